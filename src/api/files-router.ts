@@ -1,0 +1,153 @@
+// One router per API version, built from the same routes, schemas and services.
+import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import type { AppEnv } from '../env';
+import { ApiError } from '../errors';
+import { type ApiVersion, fileRecord, type Origins, uploadRecord } from '../files/records';
+import { deleteFile, downloadOwnedFile, getOwnedFile, listFiles } from '../files/service';
+import { uploadSingleFile } from '../files/upload-form';
+import {
+  ErrorSchema,
+  FileIdParamSchema,
+  FileRecordV1,
+  FileRecordV2,
+  ListQuerySchema,
+  PaginationSchema,
+  success,
+  UploadFormSchema,
+  UploadRecordV1,
+  UploadRecordV2,
+} from './schemas';
+
+/** Throws our VALIDATION_ERROR envelope instead of zod's raw result. */
+export function validationHook(result: { success: boolean; error?: z.ZodError }) {
+  if (result.success || !result.error) return;
+  const details = result.error.issues.map((issue) => ({
+    field: issue.path.join('.') || 'body',
+    message: issue.message,
+  }));
+  const first = details[0];
+  throw new ApiError('VALIDATION_ERROR', first ? `Invalid ${first.field}: ${first.message}` : undefined, { details });
+}
+
+export function origins(c: Context<AppEnv>): Origins {
+  const config = c.get('config');
+  const requestOrigin = new URL(c.req.url).origin;
+  return { api: config.PUBLIC_BASE_URL ?? requestOrigin, site: config.SITE_URL ?? requestOrigin };
+}
+
+const errors = (...statuses: number[]) =>
+  Object.fromEntries(
+    statuses.map((status) => [
+      status,
+      { description: 'Error envelope', content: { 'application/json': { schema: ErrorSchema } } },
+    ]),
+  );
+
+const json = <T extends z.ZodType>(schema: T, description: string) => ({
+  description,
+  content: { 'application/json': { schema } },
+});
+
+export function createFilesRouter(version: ApiVersion) {
+  const router = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  const UploadRecord = version === 'v1' ? UploadRecordV1 : UploadRecordV2;
+  const FileRecord = version === 'v1' ? FileRecordV1 : FileRecordV2;
+  const storage = (c: Context<AppEnv>) => ({ bucket: c.env.FILES, db: c.env.DB });
+
+  const upload = createRoute({
+    method: 'post',
+    path: '/upload',
+    summary: 'Upload one file',
+    request: { body: { required: true, content: { 'multipart/form-data': { schema: UploadFormSchema } } } },
+    responses: {
+      201: json(success(UploadRecord), 'Stored'),
+      ...errors(400, 401, 413, 415, 429),
+    },
+  });
+  // The body is streamed by the handler, not parsed by the validator.
+  router.post(upload.path, async (c) => {
+    const row = await uploadSingleFile(
+      { bucket: c.env.FILES, db: c.env.DB, config: c.get('config'), keyId: c.get('apiKey').id },
+      c.req.raw,
+    );
+    return c.json({ success: true, data: uploadRecord(row, version, origins(c)) }, 201);
+  });
+  router.openAPIRegistry.registerPath(upload);
+
+  const list = createRoute({
+    method: 'get',
+    path: '/files',
+    summary: 'List your files, newest first',
+    request: { query: ListQuerySchema },
+    responses: {
+      200: json(success(z.object({ files: z.array(FileRecord), pagination: PaginationSchema })), 'A page of files'),
+      ...errors(400, 401, 429),
+    },
+  });
+  router.openapi(list, async (c) => {
+    const { page, limit } = c.req.valid('query');
+    const { rows, pagination } = await listFiles(storage(c), c.get('apiKey').id, page, limit);
+    const base = origins(c);
+    return c.json({ success: true as const, data: { files: rows.map((row) => fileRecord(row, version, base)), pagination } }, 200);
+  });
+
+  const get = createRoute({
+    method: 'get',
+    path: '/files/{id}',
+    summary: 'Read one file record',
+    request: { params: FileIdParamSchema },
+    responses: { 200: json(success(FileRecord), 'The file record'), ...errors(401, 404, 429) },
+  });
+  router.openapi(get, async (c) => {
+    const row = await getOwnedFile(storage(c), c.req.valid('param').id, c.get('apiKey').id);
+    return c.json({ success: true as const, data: fileRecord(row, version, origins(c)) }, 200);
+  });
+
+  const download = createRoute({
+    method: 'get',
+    path: '/files/{id}/download',
+    summary: 'Download the file (HEAD, Range and If-None-Match supported)',
+    request: { params: FileIdParamSchema },
+    responses: {
+      200: { description: 'The file bytes' },
+      206: { description: 'Part of the file' },
+      304: { description: 'Not modified' },
+      ...errors(401, 404, 416, 429),
+    },
+  });
+  router.openapi(download, (c) =>
+    downloadOwnedFile(storage(c), c.req.raw, c.req.valid('param').id, c.get('apiKey').id),
+  );
+
+  const remove = createRoute({
+    method: 'delete',
+    path: '/files/{id}',
+    summary: 'Delete a file permanently',
+    request: { params: FileIdParamSchema },
+    responses: {
+      200: json(success(z.object({ message: z.string() })), 'Deleted'),
+      ...errors(401, 404, 429),
+    },
+  });
+  router.openapi(remove, async (c) => {
+    const row = await deleteFile(storage(c), c.req.valid('param').id, c.get('apiKey').id);
+    return c.json({ success: true as const, data: { message: `File ${row.id} deleted` } }, 200);
+  });
+
+  return router;
+}
+
+/** Known paths answer 405 for other methods; anything else is 404 NOT_FOUND. */
+export function addFallbacks(router: OpenAPIHono<AppEnv>, paths: Record<string, string[]>) {
+  for (const [path, methods] of Object.entries(paths)) {
+    router.all(path, (c) => {
+      throw new ApiError('METHOD_NOT_ALLOWED', `Method ${c.req.method} is not allowed here`, {
+        headers: { Allow: methods.join(', ') },
+      });
+    });
+  }
+  router.all('*', () => {
+    throw new ApiError('NOT_FOUND');
+  });
+}

@@ -1,0 +1,25 @@
+import type { Config } from './config';
+
+export type Bindings = Env & { ADMIN_TOKEN?: string };
+
+/** The key that authenticated the request, with its effective limits. */
+export type ApiKeyContext = {
+  id: string;
+  rateLimitRequests: number;
+  rateLimitWindowSeconds: number;
+  storageQuotaBytes: number;
+};
+
+export type RateLimitState = { limit: number; remaining: number; reset: number };
+
+export type AppEnv = {
+  Bindings: Bindings;
+  Variables: {
+    requestId: string;
+    config: Config;
+    apiKey: ApiKeyContext;
+    rateLimit: RateLimitState;
+    apiVersion: 'v1' | 'v2';
+    startedAt: number;
+  };
+};

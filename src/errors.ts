@@ -1,0 +1,73 @@
+import { HTTPException } from 'hono/http-exception';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+
+/** The closed set of error codes, and the one table that maps them to HTTP statuses. */
+export const ERROR_STATUS = {
+  UNAUTHORIZED: 401,
+  RATE_LIMITED: 429,
+  FILE_NOT_FOUND: 404,
+  STORAGE_EXCEEDED: 413,
+  FILE_TOO_LARGE: 413,
+  INVALID_FILE_TYPE: 415,
+  VALIDATION_ERROR: 400,
+  TOO_MANY_FILES: 400,
+  NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  RANGE_NOT_SATISFIABLE: 416,
+  UPLOAD_FAILED: 500,
+  SERVICE_UNAVAILABLE: 503,
+  INTERNAL_ERROR: 500,
+} as const satisfies Record<string, ContentfulStatusCode>;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+const DEFAULT_MESSAGE: Record<ErrorCode, string> = {
+  UNAUTHORIZED: 'Invalid or inactive API key',
+  RATE_LIMITED: 'Too many requests',
+  FILE_NOT_FOUND: 'File not found',
+  STORAGE_EXCEEDED: 'Storage limit reached',
+  FILE_TOO_LARGE: 'File is too large',
+  INVALID_FILE_TYPE: 'File type not allowed',
+  VALIDATION_ERROR: 'Invalid request',
+  TOO_MANY_FILES: 'Too many files',
+  NOT_FOUND: 'Not found',
+  METHOD_NOT_ALLOWED: 'Method not allowed',
+  RANGE_NOT_SATISFIABLE: 'Requested range not satisfiable',
+  UPLOAD_FAILED: 'Upload failed',
+  SERVICE_UNAVAILABLE: 'Service temporarily unavailable',
+  INTERNAL_ERROR: 'Internal server error',
+};
+
+export type ErrorDetail = { field: string; message: string };
+
+export class ApiError extends HTTPException {
+  readonly code: ErrorCode;
+  readonly details: ErrorDetail[] | undefined;
+  readonly headers: Record<string, string>;
+
+  constructor(
+    code: ErrorCode,
+    message?: string,
+    options: { details?: ErrorDetail[]; headers?: Record<string, string>; cause?: unknown } = {},
+  ) {
+    super(ERROR_STATUS[code], { message: message ?? DEFAULT_MESSAGE[code], cause: options.cause });
+    this.name = 'ApiError';
+    this.code = code;
+    this.details = options.details;
+    this.headers = options.headers ?? {};
+  }
+
+  get statusCode(): ContentfulStatusCode {
+    return ERROR_STATUS[this.code];
+  }
+}
+
+export const validationError = (field: string, message: string) =>
+  new ApiError('VALIDATION_ERROR', `Invalid ${field}: ${message}`, { details: [{ field, message }] });
+
+export type ErrorBody = {
+  error: string;
+  code: ErrorCode;
+  requestId?: string;
+  details?: ErrorDetail[];
+};

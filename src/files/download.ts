@@ -1,0 +1,109 @@
+// Serving a stored file: conditional requests, byte ranges, and safe headers.
+import { ApiError } from '../errors';
+import type { FileRow } from '../storage/files-repo';
+import { contentDisposition } from './names';
+
+export type DownloadPlan =
+  | { kind: 'not-modified' }
+  | { kind: 'unsatisfiable' }
+  | { kind: 'full' }
+  | { kind: 'partial'; offset: number; length: number };
+
+/** True when the request could be answered with anything but the whole file. */
+export const isConditional = (headers: Headers) =>
+  headers.has('range') || headers.has('if-none-match') || headers.has('if-modified-since');
+
+const etagMatches = (header: string, etag: string) =>
+  header
+    .split(',')
+    .map((tag) => tag.trim().replace(/^W\//, ''))
+    .some((tag) => tag === '*' || tag === etag);
+
+export function planDownload(headers: Headers, row: FileRow): DownloadPlan {
+  const ifNoneMatch = headers.get('if-none-match');
+  if (ifNoneMatch !== null) {
+    if (etagMatches(ifNoneMatch, row.etag)) return { kind: 'not-modified' };
+  } else {
+    const since = Date.parse(headers.get('if-modified-since') ?? '');
+    if (!Number.isNaN(since) && Math.floor(Date.parse(row.uploaded_at) / 1000) * 1000 <= since) {
+      return { kind: 'not-modified' };
+    }
+  }
+  const range = headers.get('range');
+  if (range === null) return { kind: 'full' };
+  const ifRange = headers.get('if-range');
+  if (ifRange !== null && ifRange.trim() !== row.etag) return { kind: 'full' };
+  return parseRange(range, row.size);
+}
+
+/** One `bytes=` range (RFC 9110 §14.1.2). Anything we do not serve as a range is served whole. */
+export function parseRange(header: string, size: number): DownloadPlan {
+  const match = /^\s*bytes\s*=\s*(\d*)\s*-\s*(\d*)\s*$/i.exec(header);
+  if (!match) return { kind: 'full' };
+  const [, startText = '', endText = ''] = match;
+  if (startText === '' && endText === '') return { kind: 'full' };
+  if (startText === '') {
+    const suffix = Number(endText);
+    if (suffix === 0 || size === 0) return { kind: 'unsatisfiable' };
+    const length = Math.min(suffix, size);
+    return { kind: 'partial', offset: size - length, length };
+  }
+  const start = Number(startText);
+  if (start >= size) return { kind: 'unsatisfiable' };
+  const end = endText === '' ? size - 1 : Math.min(Number(endText), size - 1);
+  if (end < start) return { kind: 'full' };
+  return { kind: 'partial', offset: start, length: end - start + 1 };
+}
+
+/** A 200 whole download or a 206 starting at the first byte is one download. */
+export const countsAsDownload = (plan: DownloadPlan) =>
+  plan.kind === 'full' || (plan.kind === 'partial' && plan.offset === 0);
+
+function fileHeaders(row: FileRow): Headers {
+  return new Headers({
+    'Content-Type': row.mime_type,
+    'Content-Disposition': contentDisposition(row.original_name),
+    ETag: row.etag,
+    'Last-Modified': new Date(row.uploaded_at).toUTCString(),
+    'Accept-Ranges': 'bytes',
+    'Cache-Control': 'private',
+    'X-Content-Type-Options': 'nosniff',
+    // User content never runs on our origin, whatever its type.
+    'Content-Security-Policy': 'sandbox',
+  });
+}
+
+export async function serveFile(
+  bucket: R2Bucket,
+  row: FileRow,
+  plan: DownloadPlan,
+  method: string,
+): Promise<Response> {
+  const headers = fileHeaders(row);
+  if (plan.kind === 'not-modified') {
+    for (const name of ['Content-Type', 'Content-Disposition', 'Accept-Ranges', 'X-Content-Type-Options']) headers.delete(name);
+    return new Response(null, { status: 304, headers });
+  }
+  if (plan.kind === 'unsatisfiable') {
+    throw new ApiError('RANGE_NOT_SATISFIABLE', 'Requested range not satisfiable', {
+      headers: { 'Content-Range': `bytes */${row.size}`, 'Accept-Ranges': 'bytes' },
+    });
+  }
+  const status = plan.kind === 'partial' ? 206 : 200;
+  const length = plan.kind === 'partial' ? plan.length : row.size;
+  headers.set('Content-Length', String(length));
+  if (plan.kind === 'partial') {
+    headers.set('Content-Range', `bytes ${plan.offset}-${plan.offset + plan.length - 1}/${row.size}`);
+  }
+  if (method === 'HEAD') return new Response(null, { status, headers });
+
+  const object = await bucket.get(
+    row.r2_key,
+    plan.kind === 'partial' ? { range: { offset: plan.offset, length: plan.length } } : undefined,
+  );
+  if (!object) {
+    console.error(JSON.stringify({ level: 'error', msg: 'row without blob', fileId: row.id }));
+    throw new ApiError('FILE_NOT_FOUND');
+  }
+  return new Response(object.body, { status, headers });
+}

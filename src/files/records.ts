@@ -1,0 +1,43 @@
+// Row → API record mappers: the one place that decides what each version shows.
+import type { FileRow } from '../storage/files-repo';
+
+export type ApiVersion = 'v1' | 'v2';
+
+/** Where links point: API origin (PUBLIC_BASE_URL or the request's) and site origin (SITE_URL or the request's). */
+export type Origins = { api: string; site: string };
+
+export const downloadUrl = (origins: Origins, version: ApiVersion, id: string) =>
+  `${origins.api}/api/${version}/files/${id}/download`;
+
+export const shareUrl = (origins: Origins, token: string) => `${origins.site}/share/${token}`;
+
+export function uploadRecord(row: FileRow, version: ApiVersion, origins: Origins) {
+  const base = {
+    id: row.id,
+    filename: row.filename,
+    size: row.size,
+    mimeType: row.mime_type,
+    downloadUrl: downloadUrl(origins, version, row.id),
+    shareUrl: shareUrl(origins, row.share_token),
+  };
+  return version === 'v1'
+    ? { ...base, uploadedAt: row.uploaded_at }
+    : { ...base, isPublic: row.is_public === 1, uploadedAt: row.uploaded_at };
+}
+
+export function fileRecord(row: FileRow, version: ApiVersion, origins: Origins) {
+  const base = {
+    id: row.id,
+    filename: row.filename,
+    originalName: row.original_name,
+    size: row.size,
+    mimeType: row.mime_type,
+    downloadUrl: downloadUrl(origins, version, row.id),
+    shareUrl: shareUrl(origins, row.share_token),
+    downloadCount: row.download_count,
+    uploadedAt: row.uploaded_at,
+    updatedAt: row.updated_at,
+    expiresAt: row.expires_at,
+  };
+  return version === 'v1' ? base : { ...base, isPublic: row.is_public === 1 };
+}

@@ -1,0 +1,86 @@
+// The file service: reads, downloads and deletes for one key's files. R2 and D1 together, no HTTP.
+import { ApiError } from '../errors';
+import {
+  countOwnedDownload,
+  countSharedDownload,
+  deleteOwnedFile,
+  type FileRow,
+  findOwnedFile,
+  findSharedFile,
+  incrementDownloadCount,
+  listOwnedFiles,
+} from '../storage/files-repo';
+import { isoNow } from '../time';
+import { countsAsDownload, isConditional, planDownload, serveFile } from './download';
+import { discardBlob, FILE_ID_PATTERN } from './upload';
+
+type Storage = { bucket: R2Bucket; db: D1Database };
+
+const notFound = () => new ApiError('FILE_NOT_FOUND');
+
+export async function getOwnedFile(storage: Storage, id: string, keyId: string): Promise<FileRow> {
+  if (!FILE_ID_PATTERN.test(id)) throw notFound();
+  const row = await findOwnedFile(storage.db, id, keyId, isoNow());
+  if (!row) throw notFound();
+  return row;
+}
+
+export async function listFiles(storage: Storage, keyId: string, page: number, limit: number) {
+  const { rows, total } = await listOwnedFiles(storage.db, keyId, isoNow(), page, limit);
+  const totalPages = Math.ceil(total / limit);
+  return { rows, pagination: { page, limit, total, totalPages, hasMore: page < totalPages } };
+}
+
+/** Deletes the row, then the blob: once the row is gone no reader can reach the file. */
+export async function deleteFile(storage: Storage, id: string, keyId: string): Promise<FileRow> {
+  if (!FILE_ID_PATTERN.test(id)) throw notFound();
+  const row = await deleteOwnedFile(storage.db, id, keyId, isoNow());
+  if (!row) throw notFound();
+  await discardBlob(storage.bucket, row.r2_key);
+  return row;
+}
+
+type Lookup = {
+  /** Finds the row and counts one download, in one statement. */
+  findCounting: (now: string) => Promise<FileRow | null>;
+  find: (now: string) => Promise<FileRow | null>;
+};
+
+/**
+ * Serves a download. A plain GET counts itself while it reads the row; a conditional or
+ * ranged GET counts only when it turns into a whole download or one from byte 0.
+ */
+async function download(storage: Storage, request: Request, lookup: Lookup): Promise<Response> {
+  const now = isoNow();
+  const plain = request.method === 'GET' && !isConditional(request.headers);
+  const row = plain ? await lookup.findCounting(now) : await lookup.find(now);
+  if (!row) throw notFound();
+  const plan = planDownload(request.headers, row);
+  if (!plain && request.method === 'GET' && countsAsDownload(plan)) {
+    await incrementDownloadCount(storage.db, row.id);
+  }
+  return serveFile(storage.bucket, row, plan, request.method);
+}
+
+export function downloadOwnedFile(storage: Storage, request: Request, id: string, keyId: string) {
+  if (!FILE_ID_PATTERN.test(id)) throw notFound();
+  return download(storage, request, {
+    findCounting: (now) => countOwnedDownload(storage.db, id, keyId, now),
+    find: (now) => findOwnedFile(storage.db, id, keyId, now),
+  });
+}
+
+export const SHARE_TOKEN_PATTERN = /^[A-Za-z0-9_-]{32}$/;
+
+export async function findShared(storage: Storage, token: string): Promise<FileRow | null> {
+  if (!SHARE_TOKEN_PATTERN.test(token)) return null;
+  return findSharedFile(storage.db, token, isoNow());
+}
+
+export function downloadSharedFile(storage: Storage, request: Request, token: string) {
+  if (!SHARE_TOKEN_PATTERN.test(token)) throw notFound();
+  return download(storage, request, {
+    findCounting: (now) => countSharedDownload(storage.db, token, now),
+    find: (now) => findSharedFile(storage.db, token, now),
+  });
+}

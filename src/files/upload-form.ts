@@ -1,0 +1,51 @@
+// POST /upload: one `file` part plus optional fields, streamed part by part.
+import { UploadFieldsSchema } from '../api/schemas';
+import { ApiError, validationError } from '../errors';
+import type { FileRow } from '../storage/files-repo';
+import { MultipartReader } from '../upload/multipart';
+import { discardBlob, type ReceivedFile, receiveFile, recordFile, requireMultipart, type UploadDeps, uploadError } from './upload';
+
+const FIELD_NAMES = new Set(['isPublic', 'expiresIn']);
+const MAX_FIELD_BYTES = 1024;
+const MAX_PARTS = 20;
+// Room for the multipart framing and the small fields around the file.
+const FORM_OVERHEAD_BYTES = 64 * 1024;
+
+export async function uploadSingleFile(deps: UploadDeps, request: Request): Promise<FileRow> {
+  const declaredLength = Number(request.headers.get('content-length') ?? Number.NaN);
+  if (declaredLength > deps.config.MAX_FILE_SIZE + FORM_OVERHEAD_BYTES) {
+    throw new ApiError('FILE_TOO_LARGE', 'File is larger than the maximum file size');
+  }
+  const { body, boundary } = requireMultipart(request);
+  const reader = new MultipartReader(body, boundary);
+  const fields: Record<string, string> = {};
+  let received: ReceivedFile | undefined;
+  try {
+    let parts = 0;
+    for (let part = await reader.nextPart(); part; part = await reader.nextPart()) {
+      if (++parts > MAX_PARTS) throw validationError('body', `at most ${MAX_PARTS} form parts are accepted`);
+      if (part.name === 'file') {
+        if (received) throw validationError('file', 'send exactly one file part');
+        if (part.filename === undefined) throw validationError('file', 'must be a file, not a text field');
+        received = await receiveFile(deps, reader, part);
+      } else if (FIELD_NAMES.has(part.name)) {
+        if (part.name in fields) throw validationError(part.name, 'given more than once');
+        fields[part.name] = (await reader.readText(MAX_FIELD_BYTES)).trim();
+      }
+    }
+    if (!received) throw validationError('file', 'the file part is required');
+    const parsed = UploadFieldsSchema.safeParse(fields);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw validationError(String(issue?.path[0] ?? 'body'), issue?.message ?? 'invalid');
+    }
+    return await recordFile(deps, received, {
+      isPublic: parsed.data.isPublic,
+      expiresInSeconds: parsed.data.expiresIn,
+    });
+  } catch (error) {
+    await reader.cancel();
+    if (received) await discardBlob(deps.bucket, received.blob.key);
+    throw uploadError(error);
+  }
+}

@@ -1,0 +1,113 @@
+// The upload service: multipart body → type check → R2 (streamed) → D1 row.
+import type { Config } from '../config';
+import { ApiError, validationError } from '../errors';
+import { randomBase64Url } from '../keys/key-material';
+import { blobKey, SizeLimitError, type StoredBlob, writeBlob } from '../storage/blobs';
+import { type FileRow, insertFile } from '../storage/files-repo';
+import { isoNow } from '../time';
+import { concat, MultipartError, type MultipartReader, type PartInfo, multipartBoundary } from '../upload/multipart';
+import { decideFileType, SNIFF_BYTES } from './file-type';
+import { cleanOriginalName, storedFilename } from './names';
+
+export type UploadDeps = { bucket: R2Bucket; db: D1Database; config: Config; keyId: string };
+
+/** A file whose bytes are in R2 but whose row is not written yet. */
+export type ReceivedFile = {
+  id: string;
+  originalName: string;
+  filename: string;
+  mimeType: string;
+  blob: StoredBlob;
+};
+
+export const newFileId = () => randomBase64Url(16);
+export const FILE_ID_PATTERN = /^[A-Za-z0-9_-]{22}$/;
+
+/** The boundary of a multipart request, or a 400 when the request is not one. */
+export function requireMultipart(request: Request): { body: ReadableStream<Uint8Array>; boundary: string } {
+  const boundary = multipartBoundary(request.headers.get('content-type') ?? undefined);
+  if (!boundary) throw validationError('body', 'expected multipart/form-data with a boundary');
+  if (!request.body) throw validationError('file', 'the file part is required');
+  return { body: request.body, boundary };
+}
+
+/** Maps a failure while reading the request body or writing R2 to the API's error set. */
+export function uploadError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  if (error instanceof MultipartError) return validationError('body', error.message);
+  if (error instanceof SizeLimitError) return new ApiError('FILE_TOO_LARGE', 'File is larger than the maximum file size');
+  return new ApiError('UPLOAD_FAILED', 'The file could not be stored', { cause: error });
+}
+
+/**
+ * Reads the current part (a file) from the multipart body, decides its type from its first
+ * bytes, and streams it into R2 under a fresh server-made key.
+ */
+export async function receiveFile(deps: UploadDeps, reader: MultipartReader, part: PartInfo): Promise<ReceivedFile> {
+  const originalName = cleanOriginalName(part.filename);
+  const head: Uint8Array[] = [];
+  let headBytes = 0;
+  while (headBytes < SNIFF_BYTES) {
+    const chunk = await reader.read();
+    if (!chunk) break;
+    head.push(chunk);
+    headBytes += chunk.length;
+  }
+  const sample = concat(head, headBytes);
+  const decision = decideFileType(sample.subarray(0, SNIFF_BYTES), part.contentType, originalName, deps.config.ALLOWED_FILE_TYPES);
+  if (!decision.ok) throw new ApiError('INVALID_FILE_TYPE', `File type not allowed: ${decision.reason}`);
+
+  const id = newFileId();
+  let queued: Uint8Array | undefined = sample;
+  const pull = async () => {
+    if (queued) {
+      const chunk = queued;
+      queued = undefined;
+      return chunk;
+    }
+    return reader.read();
+  };
+  const blob = await writeBlob(deps.bucket, blobKey(deps.keyId, id), pull, {
+    maxBytes: deps.config.MAX_FILE_SIZE,
+    contentType: decision.mimeType,
+    customMetadata: { keyId: deps.keyId, fileId: id },
+  });
+  return { id, originalName, filename: storedFilename(originalName, id), mimeType: decision.mimeType, blob };
+}
+
+export type RecordOptions = { isPublic: boolean; expiresInSeconds: number | undefined; now?: number };
+
+/** Writes the row for a stored blob; if the row cannot be written the blob is removed. */
+export async function recordFile(deps: UploadDeps, file: ReceivedFile, options: RecordOptions): Promise<FileRow> {
+  const now = options.now ?? Date.now();
+  const expiresIn = options.expiresInSeconds ?? deps.config.DEFAULT_EXPIRY_SECONDS;
+  const row: FileRow = {
+    id: file.id,
+    key_id: deps.keyId,
+    filename: file.filename,
+    original_name: file.originalName,
+    size: file.blob.size,
+    mime_type: file.mimeType,
+    r2_key: file.blob.key,
+    etag: file.blob.etag,
+    share_token: randomBase64Url(24),
+    is_public: options.isPublic ? 1 : 0,
+    download_count: 0,
+    uploaded_at: isoNow(now),
+    updated_at: isoNow(now),
+    expires_at: expiresIn === undefined ? null : isoNow(now + expiresIn * 1000),
+  };
+  try {
+    await insertFile(deps.db, row);
+  } catch (error) {
+    await discardBlob(deps.bucket, file.blob.key);
+    throw new ApiError('UPLOAD_FAILED', 'The file could not be recorded', { cause: error });
+  }
+  return row;
+}
+
+export async function discardBlob(bucket: R2Bucket, key: string): Promise<void> {
+  await bucket.delete(key).catch((error: unknown) => {
+    console.error(JSON.stringify({ level: 'error', msg: 'orphan blob left behind', key, error: String(error) }));
+  });
+}

@@ -1,0 +1,36 @@
+import type { Context } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import { ConfigError } from '../config';
+import type { AppEnv } from '../env';
+import { ApiError, type ErrorBody, ERROR_STATUS } from '../errors';
+
+/** Renders any failure as the error envelope. Unexpected errors never show their details. */
+export function renderError(error: Error, c: Context<AppEnv>): Response {
+  let apiError: ApiError;
+  if (error instanceof ApiError) {
+    apiError = error;
+  } else if (error instanceof HTTPException && error.status === 413) {
+    apiError = new ApiError('FILE_TOO_LARGE');
+  } else if (error instanceof HTTPException && error.status < 500) {
+    apiError = new ApiError('VALIDATION_ERROR', error.message || undefined);
+  } else {
+    const requestId = c.get('requestId');
+    console.error(
+      JSON.stringify({
+        level: 'error',
+        msg: error instanceof ConfigError ? error.message : 'unhandled error',
+        requestId,
+        error: String(error),
+        stack: error.stack,
+      }),
+    );
+    apiError = new ApiError('INTERNAL_ERROR');
+  }
+  const body: ErrorBody = { error: apiError.message, code: apiError.code };
+  const requestId = c.get('requestId');
+  if (requestId) body.requestId = requestId;
+  if (apiError.details) body.details = apiError.details;
+  const response = c.json(body, ERROR_STATUS[apiError.code]);
+  for (const [name, value] of Object.entries(apiError.headers)) response.headers.set(name, value);
+  return response;
+}

@@ -1,0 +1,117 @@
+// /admin/keys: issue, list and revoke API keys over HTTP, guarded by the ADMIN_TOKEN secret.
+import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
+import { createMiddleware } from 'hono/factory';
+import { validationHook } from '../api/files-router';
+import type { AppEnv } from '../env';
+import { ApiError } from '../errors';
+import { bearerToken } from '../middleware/auth';
+import { insertKey, type KeyRow, listKeys, revokeKey } from '../storage/keys-repo';
+import { isoNow } from '../time';
+import { newKeyMaterial, sha256Hex } from './key-material';
+
+export const CreateKeySchema = z.object({
+  name: z.string().trim().min(1).max(100),
+  rateLimitRequests: z.number().int().min(1).max(1_000_000).nullish(),
+  rateLimitWindowSeconds: z.number().int().min(1).max(86_400).nullish(),
+  storageQuotaBytes: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).nullish(),
+});
+
+const KeySchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    prefix: z.string(),
+    status: z.enum(['active', 'revoked']),
+    rateLimitRequests: z.number().int().nullable(),
+    rateLimitWindowSeconds: z.number().int().nullable(),
+    storageQuotaBytes: z.number().int().nullable(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+    revokedAt: z.string().nullable(),
+  })
+  .openapi('ApiKey');
+
+export const keyRecord = (row: KeyRow) => ({
+  id: row.id,
+  name: row.name,
+  prefix: row.prefix,
+  status: row.status,
+  rateLimitRequests: row.rate_limit_requests,
+  rateLimitWindowSeconds: row.rate_limit_window_seconds,
+  storageQuotaBytes: row.storage_quota_bytes,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+  revokedAt: row.revoked_at,
+});
+
+/** Compares hashes, so the time taken says nothing about how much of the token matched. */
+async function sameSecret(given: string, expected: string): Promise<boolean> {
+  const [a, b] = await Promise.all([sha256Hex(given), sha256Hex(expected)]);
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return diff === 0;
+}
+
+const adminAuth = () =>
+  createMiddleware<AppEnv>(async function adminAuth(c, next) {
+    const expected = c.get('config').ADMIN_TOKEN;
+    // Without ADMIN_TOKEN the admin API does not exist.
+    if (!expected) throw new ApiError('NOT_FOUND');
+    const token = bearerToken(c.req.header('authorization'));
+    if (!token || !(await sameSecret(token, expected))) {
+      throw new ApiError('UNAUTHORIZED', 'Invalid admin token', { headers: { 'WWW-Authenticate': 'Bearer' } });
+    }
+    await next();
+  });
+
+const json = <T extends z.ZodType>(schema: T, description: string) => ({
+  description,
+  content: { 'application/json': { schema } },
+});
+
+export function createAdminRouter() {
+  const router = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  router.use('*', adminAuth());
+
+  const create = createRoute({
+    method: 'post',
+    path: '/keys',
+    request: { body: { required: true, content: { 'application/json': { schema: CreateKeySchema } } } },
+    responses: {
+      201: json(
+        z.object({ success: z.literal(true), data: KeySchema.extend({ key: z.string() }) }),
+        'The new key; `key` is shown only this once',
+      ),
+    },
+  });
+  router.openapi(create, async (c) => {
+    const input = c.req.valid('json');
+    const material = await newKeyMaterial();
+    const row = await insertKey(c.env.DB, { ...material, name: input.name }, input, isoNow());
+    return c.json({ success: true as const, data: { ...keyRecord(row), key: material.key } }, 201);
+  });
+
+  const list = createRoute({
+    method: 'get',
+    path: '/keys',
+    responses: { 200: json(z.object({ success: z.literal(true), data: z.object({ keys: z.array(KeySchema) }) }), 'All keys') },
+  });
+  router.openapi(list, async (c) => {
+    const rows = await listKeys(c.env.DB);
+    return c.json({ success: true as const, data: { keys: rows.map(keyRecord) } }, 200);
+  });
+
+  const revoke = createRoute({
+    method: 'delete',
+    path: '/keys/{id}',
+    request: { params: z.object({ id: z.string() }) },
+    responses: { 200: json(z.object({ success: z.literal(true), data: KeySchema }), 'The revoked key') },
+  });
+  router.openapi(revoke, async (c) => {
+    const row = await revokeKey(c.env.DB, c.req.valid('param').id, isoNow());
+    if (!row) throw new ApiError('NOT_FOUND', 'No such key');
+    return c.json({ success: true as const, data: keyRecord(row) }, 200);
+  });
+
+  return router;
+}

@@ -1,0 +1,36 @@
+// Shared by the Worker and the Node key CLI (scripts/keys.ts): Web Crypto only, no imports.
+
+export const API_KEY_PREFIX = 'esk_';
+const API_KEY_RANDOM_BYTES = 32;
+/** esk_ + base64url of 32 bytes (43 characters). Older or longer keys still match. */
+export const API_KEY_PATTERN = /^esk_[A-Za-z0-9_-]{43,128}$/;
+
+export function randomBase64Url(bytes: number): string {
+  const buffer = crypto.getRandomValues(new Uint8Array(bytes));
+  let binary = '';
+  for (const byte of buffer) binary += String.fromCharCode(byte);
+  return btoa(binary).replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '');
+}
+
+export async function sha256Hex(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
+  return Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, '0')).join('');
+}
+
+export type NewKeyMaterial = {
+  id: string;
+  key: string;
+  keyHash: string;
+  prefix: string;
+};
+
+/** A fresh API key with its id, hash and display prefix. The key itself is shown once, then dropped. */
+export async function newKeyMaterial(): Promise<NewKeyMaterial> {
+  const key = API_KEY_PREFIX + randomBase64Url(API_KEY_RANDOM_BYTES);
+  return {
+    id: `key_${randomBase64Url(12)}`,
+    key,
+    keyHash: await sha256Hex(key),
+    prefix: key.slice(0, API_KEY_PREFIX.length + 6),
+  };
+}

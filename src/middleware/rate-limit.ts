@@ -1,0 +1,45 @@
+import { createMiddleware } from 'hono/factory';
+import type { AppEnv, RateLimitState } from '../env';
+import { ApiError } from '../errors';
+import { admitRequest } from '../limiter/client';
+
+function rateLimitHeaders(state: RateLimitState): Record<string, string> {
+  return {
+    'X-RateLimit-Limit': String(state.limit),
+    'X-RateLimit-Remaining': String(state.remaining),
+    'X-RateLimit-Reset': String(state.reset),
+  };
+}
+
+/**
+ * Asks the key's Durable Object to admit the request, and puts the X-RateLimit-* headers on
+ * whatever response follows, errors included. If the object cannot be reached the request is
+ * let through (fail open) and logged: an outage of the limiter must not take the API down.
+ */
+export const rateLimit = () =>
+  createMiddleware<AppEnv>(async function rateLimit(c, next) {
+    const key = c.get('apiKey');
+    let state: RateLimitState;
+    try {
+      const result = await admitRequest(c.env.KEY_LIMITER, key);
+      state = { limit: result.limit, remaining: result.remaining, reset: result.reset };
+      if (!result.allowed) {
+        const retryAfter = Math.max(1, result.reset - Math.floor(Date.now() / 1000));
+        throw new ApiError('RATE_LIMITED', 'Too many requests', {
+          headers: { ...rateLimitHeaders(state), 'Retry-After': String(retryAfter) },
+        });
+      }
+    } catch (error) {
+      if (error instanceof ApiError) throw error;
+      console.error(JSON.stringify({ level: 'error', msg: 'rate limiter unreachable', keyId: key.id, error: String(error) }));
+      const windowMs = key.rateLimitWindowSeconds * 1000;
+      state = {
+        limit: key.rateLimitRequests,
+        remaining: key.rateLimitRequests,
+        reset: Math.ceil((Math.floor(Date.now() / windowMs) + 1) * windowMs / 1000),
+      };
+    }
+    c.set('rateLimit', state);
+    await next();
+    for (const [name, value] of Object.entries(rateLimitHeaders(state))) c.res.headers.set(name, value);
+  });

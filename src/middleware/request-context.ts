@@ -1,0 +1,35 @@
+import { createMiddleware } from 'hono/factory';
+import { getConfig } from '../config';
+import type { AppEnv } from '../env';
+
+const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
+
+/**
+ * Gives every request an id (the client's when it sent a valid one), parses config once,
+ * and writes one JSON log line when the response is ready. Never logs headers or query strings.
+ */
+export const requestContext = () =>
+  createMiddleware<AppEnv>(async function requestContext(c, next) {
+    const startedAt = Date.now();
+    const sent = c.req.header('x-request-id');
+    const requestId = sent && CLIENT_REQUEST_ID.test(sent) ? sent : crypto.randomUUID();
+    c.set('requestId', requestId);
+    c.set('startedAt', startedAt);
+    c.set('config', getConfig(c.env));
+    await next();
+    c.res.headers.set('X-Request-Id', requestId);
+    const key = c.get('apiKey');
+    console.log(
+      JSON.stringify({
+        level: c.res.status >= 500 ? 'error' : 'info',
+        msg: 'request',
+        requestId,
+        method: c.req.method,
+        path: c.req.path,
+        status: c.res.status,
+        durationMs: Date.now() - startedAt,
+        keyId: key?.id,
+        ...(c.error ? { error: String(c.error) } : {}),
+      }),
+    );
+  });

@@ -1,0 +1,72 @@
+// R2 helpers: server-made object keys and a streaming writer with bounded memory.
+
+import { concat } from '../upload/multipart';
+
+/** R2 parts must be at least 5 MiB and equal in size except the last. */
+export const PART_SIZE = 8 * 1024 * 1024;
+
+export const blobKey = (keyId: string, fileId: string) => `files/${keyId}/${fileId}`;
+
+export type StoredBlob = { key: string; size: number; etag: string };
+
+export class SizeLimitError extends Error {
+  override name = 'SizeLimitError';
+}
+
+type Pull = () => Promise<Uint8Array | null>;
+
+/**
+ * Streams chunks into R2. A body that fits in one part is sent with a single put; a larger one
+ * goes through R2's multipart upload, one PART_SIZE buffer at a time, so memory stays at about
+ * one part whatever the file's size. Any failure aborts the upload and removes what was written.
+ */
+export async function writeBlob(
+  bucket: R2Bucket,
+  key: string,
+  pull: Pull,
+  options: { maxBytes: number; contentType: string; customMetadata?: Record<string, string> },
+): Promise<StoredBlob> {
+  const httpMetadata = { contentType: options.contentType };
+  let pending: Uint8Array[] = [];
+  let pendingBytes = 0;
+  let total = 0;
+  let upload: R2MultipartUpload | undefined;
+  const parts: R2UploadedPart[] = [];
+
+  const flushPart = async (bytes: Uint8Array) => {
+    upload ??= await bucket.createMultipartUpload(key, { httpMetadata, customMetadata: options.customMetadata });
+    parts.push(await upload.uploadPart(parts.length + 1, bytes));
+  };
+
+  try {
+    for (let chunk = await pull(); chunk; chunk = await pull()) {
+      total += chunk.length;
+      if (total > options.maxBytes) throw new SizeLimitError(`file is larger than ${options.maxBytes} bytes`);
+      pending.push(chunk);
+      pendingBytes += chunk.length;
+      while (pendingBytes >= PART_SIZE) {
+        const joined = concat(pending, pendingBytes);
+        // Copy the part out so the remainder does not pin the joined buffer.
+        await flushPart(joined.slice(0, PART_SIZE));
+        const rest = joined.subarray(PART_SIZE);
+        pending = rest.length ? [rest.slice()] : [];
+        pendingBytes = rest.length;
+      }
+    }
+    if (!upload) {
+      const object = await bucket.put(key, concat(pending, pendingBytes), {
+        httpMetadata,
+        customMetadata: options.customMetadata,
+      });
+      return { key, size: total, etag: object.httpEtag };
+    }
+    if (pendingBytes > 0) await flushPart(concat(pending, pendingBytes));
+    const object = await upload.complete(parts);
+    return { key, size: total, etag: object.httpEtag };
+  } catch (error) {
+    if (upload) await upload.abort().catch(() => undefined);
+    // A failed put may still leave a truncated object behind locally.
+    await bucket.delete(key).catch(() => undefined);
+    throw error;
+  }
+}

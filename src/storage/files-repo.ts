@@ -1,0 +1,121 @@
+// D1 access for file records. No HTTP here: callers get plain rows.
+
+export type FileRow = {
+  id: string;
+  key_id: string;
+  filename: string;
+  original_name: string;
+  size: number;
+  mime_type: string;
+  r2_key: string;
+  etag: string;
+  share_token: string;
+  is_public: number;
+  download_count: number;
+  uploaded_at: string;
+  updated_at: string;
+  expires_at: string | null;
+};
+
+const COLUMNS =
+  'id, key_id, filename, original_name, size, mime_type, r2_key, etag, share_token, is_public, download_count, uploaded_at, updated_at, expires_at';
+
+// An expired row is invisible to every read, even before the sweep deletes it.
+const live = (param: string) => `(expires_at IS NULL OR expires_at > ${param})`;
+
+export function insertFile(db: D1Database, row: FileRow): Promise<D1Result> {
+  return db
+    .prepare(
+      `INSERT INTO files (${COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)`,
+    )
+    .bind(
+      row.id,
+      row.key_id,
+      row.filename,
+      row.original_name,
+      row.size,
+      row.mime_type,
+      row.r2_key,
+      row.etag,
+      row.share_token,
+      row.is_public,
+      row.download_count,
+      row.uploaded_at,
+      row.updated_at,
+      row.expires_at,
+    )
+    .run();
+}
+
+export function findOwnedFile(db: D1Database, id: string, keyId: string, now: string) {
+  return db
+    .prepare(`SELECT ${COLUMNS} FROM files WHERE id = ?1 AND key_id = ?2 AND ${live('?3')}`)
+    .bind(id, keyId, now)
+    .first<FileRow>();
+}
+
+/** Counts one download and returns the row as it is after the increment, in one statement. */
+export function countOwnedDownload(db: D1Database, id: string, keyId: string, now: string) {
+  return db
+    .prepare(
+      `UPDATE files SET download_count = download_count + 1 WHERE id = ?1 AND key_id = ?2 AND ${live('?3')} RETURNING ${COLUMNS}`,
+    )
+    .bind(id, keyId, now)
+    .first<FileRow>();
+}
+
+export function findSharedFile(db: D1Database, token: string, now: string) {
+  return db
+    .prepare(`SELECT ${COLUMNS} FROM files WHERE share_token = ?1 AND is_public = 1 AND ${live('?2')}`)
+    .bind(token, now)
+    .first<FileRow>();
+}
+
+export function countSharedDownload(db: D1Database, token: string, now: string) {
+  return db
+    .prepare(
+      `UPDATE files SET download_count = download_count + 1 WHERE share_token = ?1 AND is_public = 1 AND ${live('?2')} RETURNING ${COLUMNS}`,
+    )
+    .bind(token, now)
+    .first<FileRow>();
+}
+
+export async function incrementDownloadCount(db: D1Database, id: string): Promise<void> {
+  await db.prepare('UPDATE files SET download_count = download_count + 1 WHERE id = ?1').bind(id).run();
+}
+
+export type FilePage = { rows: FileRow[]; total: number };
+
+/** Newest first; the total comes from a window function so a page costs one query. */
+export async function listOwnedFiles(
+  db: D1Database,
+  keyId: string,
+  now: string,
+  page: number,
+  limit: number,
+): Promise<FilePage> {
+  const { results } = await db
+    .prepare(
+      `SELECT ${COLUMNS}, COUNT(*) OVER () AS total FROM files WHERE key_id = ?1 AND ${live('?2')}
+       ORDER BY uploaded_at DESC, id DESC LIMIT ?3 OFFSET ?4`,
+    )
+    .bind(keyId, now, limit, (page - 1) * limit)
+    .all<FileRow & { total: number }>();
+  const first = results[0];
+  if (first) return { rows: results, total: first.total };
+  if (page === 1) return { rows: [], total: 0 };
+  // Past the last page the window function has no row to report on.
+  const count = await db
+    .prepare(`SELECT COUNT(*) AS total FROM files WHERE key_id = ?1 AND ${live('?2')}`)
+    .bind(keyId, now)
+    .first<{ total: number }>();
+  return { rows: [], total: count?.total ?? 0 };
+}
+
+/** Removes the caller's live row and returns it, so the blob can be deleted after. */
+export function deleteOwnedFile(db: D1Database, id: string, keyId: string, now: string) {
+  return db
+    .prepare(`DELETE FROM files WHERE id = ?1 AND key_id = ?2 AND ${live('?3')} RETURNING ${COLUMNS}`)
+    .bind(id, keyId, now)
+    .first<FileRow>();
+}

@@ -1,0 +1,72 @@
+// D1 access for API keys. Only hashes are stored; the key itself never reaches this module.
+
+export type KeyRow = {
+  id: string;
+  prefix: string;
+  name: string;
+  status: 'active' | 'revoked';
+  rate_limit_requests: number | null;
+  rate_limit_window_seconds: number | null;
+  storage_quota_bytes: number | null;
+  created_at: string;
+  updated_at: string;
+  revoked_at: string | null;
+};
+
+export type KeyOverrides = {
+  rateLimitRequests?: number | null;
+  rateLimitWindowSeconds?: number | null;
+  storageQuotaBytes?: number | null;
+};
+
+const COLUMNS =
+  'id, prefix, name, status, rate_limit_requests, rate_limit_window_seconds, storage_quota_bytes, created_at, updated_at, revoked_at';
+
+export function findActiveKeyByHash(db: D1Database, keyHash: string) {
+  return db
+    .prepare(`SELECT ${COLUMNS} FROM api_keys WHERE key_hash = ?1 AND status = 'active'`)
+    .bind(keyHash)
+    .first<KeyRow>();
+}
+
+export async function insertKey(
+  db: D1Database,
+  key: { id: string; keyHash: string; prefix: string; name: string },
+  overrides: KeyOverrides,
+  now: string,
+): Promise<KeyRow> {
+  const row = await db
+    .prepare(
+      `INSERT INTO api_keys (id, key_hash, prefix, name, status, rate_limit_requests, rate_limit_window_seconds, storage_quota_bytes, created_at, updated_at)
+       VALUES (?1, ?2, ?3, ?4, 'active', ?5, ?6, ?7, ?8, ?8) RETURNING ${COLUMNS}`,
+    )
+    .bind(
+      key.id,
+      key.keyHash,
+      key.prefix,
+      key.name,
+      overrides.rateLimitRequests ?? null,
+      overrides.rateLimitWindowSeconds ?? null,
+      overrides.storageQuotaBytes ?? null,
+      now,
+    )
+    .first<KeyRow>();
+  if (!row) throw new Error('insert into api_keys returned no row');
+  return row;
+}
+
+export async function listKeys(db: D1Database): Promise<KeyRow[]> {
+  const { results } = await db.prepare(`SELECT ${COLUMNS} FROM api_keys ORDER BY created_at, id`).all<KeyRow>();
+  return results;
+}
+
+/** Revokes by id; returns the row, or null when no such key exists. Revoking twice is harmless. */
+export function revokeKey(db: D1Database, id: string, now: string) {
+  return db
+    .prepare(
+      `UPDATE api_keys SET status = 'revoked', revoked_at = COALESCE(revoked_at, ?2), updated_at = ?2
+       WHERE id = ?1 RETURNING ${COLUMNS}`,
+    )
+    .bind(id, now)
+    .first<KeyRow>();
+}

@@ -1,0 +1,268 @@
+// A streaming multipart/form-data reader. It holds at most one source chunk plus a
+// delimiter's length of carry-over, so a part of any size passes through in bounded memory.
+
+export class MultipartError extends Error {
+  override name = 'MultipartError';
+}
+
+export type PartInfo = {
+  name: string;
+  /** Present when the part is a file (Content-Disposition carries a filename). */
+  filename: string | undefined;
+  contentType: string | undefined;
+};
+
+const CR = 13;
+const LF = 10;
+const DASH = 45;
+const encoder = new TextEncoder();
+const MAX_HEADER_BYTES = 16 * 1024;
+
+/** The boundary parameter of a multipart/form-data Content-Type, or null when there is none. */
+export function multipartBoundary(contentType: string | undefined): string | null {
+  if (!contentType) return null;
+  const [type, ...params] = splitParams(contentType);
+  if (type?.toLowerCase() !== 'multipart/form-data') return null;
+  const boundary = params.find(([key]) => key === 'boundary')?.[1];
+  if (!boundary || boundary.length > 70 || !/^[0-9A-Za-z'()+_,\-./:=? ]*[0-9A-Za-z'()+_,\-./:=?]$/.test(boundary)) {
+    return null;
+  }
+  return boundary;
+}
+
+type State = 'preamble' | 'headers' | 'body' | 'done';
+
+export class MultipartReader {
+  readonly #source: ReadableStreamDefaultReader<Uint8Array>;
+  readonly #delimiter: Uint8Array;
+  // A virtual CRLF in front lets the first boundary match the same delimiter as the others.
+  #buf: Uint8Array = new Uint8Array([CR, LF]);
+  #pos = 0;
+  #state: State = 'preamble';
+  #exhausted = false;
+
+  constructor(body: ReadableStream<Uint8Array>, boundary: string) {
+    this.#source = body.getReader();
+    this.#delimiter = encoder.encode(`\r\n--${boundary}`);
+  }
+
+  /** Moves to the next part, skipping whatever is left of the current one. Null at the end. */
+  async nextPart(): Promise<PartInfo | null> {
+    while (this.#state === 'body') await this.read();
+    if (this.#state === 'preamble') {
+      await this.#skipTo(this.#delimiter);
+      this.#state = 'headers';
+    }
+    if (this.#state === 'done') return null;
+    return this.#readHeaders();
+  }
+
+  /** The next piece of the current part's body, or null when the part has ended. */
+  async read(): Promise<Uint8Array | null> {
+    if (this.#state !== 'body') return null;
+    for (;;) {
+      const at = indexOf(this.#buf, this.#delimiter, this.#pos);
+      if (at === this.#pos) {
+        this.#pos += this.#delimiter.length;
+        this.#state = 'headers';
+        return null;
+      }
+      if (at > this.#pos) return this.#take(at);
+      // Keep back a tail that could be the start of a delimiter split across chunks.
+      const safeEnd = this.#buf.length - this.#delimiter.length + 1;
+      if (safeEnd > this.#pos) return this.#take(safeEnd);
+      if (!(await this.#fill())) throw new MultipartError('multipart body ended inside a part');
+    }
+  }
+
+  /** Reads the rest of the current part as UTF-8 text, refusing more than maxBytes. */
+  async readText(maxBytes: number): Promise<string> {
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    for (let chunk = await this.read(); chunk; chunk = await this.read()) {
+      size += chunk.length;
+      if (size > maxBytes) throw new MultipartError(`form field is longer than ${maxBytes} bytes`);
+      chunks.push(chunk);
+    }
+    return new TextDecoder().decode(concat(chunks, size));
+  }
+
+  /** Stops reading the request body (after an error, or once the answer is known). */
+  async cancel(): Promise<void> {
+    this.#state = 'done';
+    await this.#source.cancel().catch(() => undefined);
+  }
+
+  #take(end: number): Uint8Array {
+    const chunk = this.#buf.subarray(this.#pos, end);
+    this.#pos = end;
+    return chunk;
+  }
+
+  async #fill(): Promise<boolean> {
+    if (this.#exhausted) return false;
+    const { done, value } = await this.#source.read();
+    if (done) {
+      this.#exhausted = true;
+      return false;
+    }
+    const rest = this.#buf.length - this.#pos;
+    if (rest === 0) {
+      this.#buf = value;
+    } else {
+      const merged = new Uint8Array(rest + value.length);
+      merged.set(this.#buf.subarray(this.#pos));
+      merged.set(value, rest);
+      this.#buf = merged;
+    }
+    this.#pos = 0;
+    return true;
+  }
+
+  async #ensure(bytes: number): Promise<void> {
+    while (this.#buf.length - this.#pos < bytes) {
+      if (!(await this.#fill())) throw new MultipartError('multipart body ended early');
+    }
+  }
+
+  async #skipTo(pattern: Uint8Array): Promise<void> {
+    let skipped = 0;
+    for (;;) {
+      const at = indexOf(this.#buf, pattern, this.#pos);
+      if (at >= 0) {
+        this.#pos = at + pattern.length;
+        return;
+      }
+      const keep = Math.max(this.#pos, this.#buf.length - pattern.length + 1);
+      skipped += keep - this.#pos;
+      this.#pos = keep;
+      // A preamble is allowed, but a body with no boundary near its start is not multipart.
+      if (skipped > MAX_HEADER_BYTES || !(await this.#fill())) {
+        throw new MultipartError('no multipart boundary found');
+      }
+    }
+  }
+
+  async #readHeaders(): Promise<PartInfo | null> {
+    await this.#ensure(2);
+    if (this.#buf[this.#pos] === DASH && this.#buf[this.#pos + 1] === DASH) {
+      this.#state = 'done';
+      return null;
+    }
+    // Transport padding (RFC 2046) may follow a boundary before its CRLF.
+    for (;;) {
+      await this.#ensure(1);
+      const byte = this.#buf[this.#pos];
+      if (byte !== 32 && byte !== 9) break;
+      this.#pos++;
+    }
+    await this.#ensure(2);
+    if (this.#buf[this.#pos] !== CR || this.#buf[this.#pos + 1] !== LF) {
+      throw new MultipartError('malformed multipart boundary line');
+    }
+    // Search from the boundary line's own CRLF so a part with no headers (CRLF CRLF) is found too.
+    const end = new Uint8Array([CR, LF, CR, LF]);
+    for (;;) {
+      const at = indexOf(this.#buf, end, this.#pos);
+      if (at >= 0) {
+        const text = new TextDecoder().decode(this.#buf.subarray(this.#pos + 2, at));
+        this.#pos = at + end.length;
+        this.#state = 'body';
+        return parsePartHeaders(text);
+      }
+      if (this.#buf.length - this.#pos > MAX_HEADER_BYTES) throw new MultipartError('part headers are too long');
+      if (!(await this.#fill())) throw new MultipartError('multipart body ended inside part headers');
+    }
+  }
+}
+
+function parsePartHeaders(text: string): PartInfo {
+  let disposition: string | undefined;
+  let contentType: string | undefined;
+  for (const line of text.split('\r\n')) {
+    const colon = line.indexOf(':');
+    if (colon <= 0) continue;
+    const name = line.slice(0, colon).trim().toLowerCase();
+    const value = line.slice(colon + 1).trim();
+    if (name === 'content-disposition') disposition = value;
+    else if (name === 'content-type') contentType = value;
+  }
+  if (!disposition) throw new MultipartError('a part has no Content-Disposition header');
+  const [type, ...params] = splitParams(disposition);
+  if (type?.toLowerCase() !== 'form-data') throw new MultipartError('a part is not form-data');
+  const get = (key: string) => params.find(([k]) => k === key)?.[1];
+  const name = get('name');
+  if (name === undefined) throw new MultipartError('a part has no name');
+  const extended = get('filename*');
+  const filename = (extended !== undefined ? decodeExtValue(extended) : undefined) ?? get('filename');
+  return { name, filename, contentType };
+}
+
+/** Splits `type; key=value; key="quoted \" value"` into the type and [lowercased key, value] pairs. */
+export function splitParams(header: string): [string | undefined, ...[string, string][]] {
+  const semicolon = header.indexOf(';');
+  const type = (semicolon < 0 ? header : header.slice(0, semicolon)).trim();
+  const params: [string, string][] = [];
+  let i = semicolon < 0 ? header.length : semicolon + 1;
+  while (i < header.length) {
+    const eq = header.indexOf('=', i);
+    if (eq < 0) break;
+    const key = header.slice(i, eq).trim().replace(/^;+/, '').trim().toLowerCase();
+    i = eq + 1;
+    while (header[i] === ' ' || header[i] === '\t') i++;
+    let value = '';
+    if (header[i] === '"') {
+      i++;
+      while (i < header.length && header[i] !== '"') {
+        if (header[i] === '\\' && i + 1 < header.length) i++;
+        value += header[i];
+        i++;
+      }
+      i++;
+      const next = header.indexOf(';', i);
+      i = next < 0 ? header.length : next + 1;
+    } else {
+      const next = header.indexOf(';', i);
+      value = (next < 0 ? header.slice(i) : header.slice(i, next)).trim();
+      i = next < 0 ? header.length : next + 1;
+    }
+    if (key) params.push([key, value]);
+  }
+  return [type, ...params];
+}
+
+/** RFC 8187 ext-value (`UTF-8''caf%C3%A9`); undefined when it cannot be decoded. */
+function decodeExtValue(value: string): string | undefined {
+  const match = /^([A-Za-z0-9!#$%&+^_`{}~-]+)'[^']*'(.*)$/.exec(value);
+  if (!match || match[1]?.toLowerCase() !== 'utf-8') return undefined;
+  try {
+    return decodeURIComponent(match[2] ?? '');
+  } catch {
+    return undefined;
+  }
+}
+
+/** First index of pattern in haystack at or after from; -1 when it is not wholly present. */
+export function indexOf(haystack: Uint8Array, pattern: Uint8Array, from: number): number {
+  const first = pattern[0];
+  const last = haystack.length - pattern.length;
+  let i = haystack.indexOf(first ?? 0, from);
+  while (i !== -1 && i <= last) {
+    let j = 1;
+    while (j < pattern.length && haystack[i + j] === pattern[j]) j++;
+    if (j === pattern.length) return i;
+    i = haystack.indexOf(first ?? 0, i + 1);
+  }
+  return -1;
+}
+
+export function concat(chunks: Uint8Array[], size = chunks.reduce((sum, c) => sum + c.length, 0)): Uint8Array {
+  if (chunks.length === 1 && chunks[0]?.length === size) return chunks[0];
+  const out = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return out;
+}

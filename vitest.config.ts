@@ -1,0 +1,42 @@
+import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-plugin';
+import { defineConfig } from 'vitest/config';
+
+const migrations = await readD1Migrations(new URL('./migrations', import.meta.url).pathname);
+
+// Our request log lines are JSON; keep them out of test output unless they report an error.
+const quietLogs = (log: string) => !(log.startsWith('{"level":"info"') || log.includes('"msg":"request"'));
+
+export default defineConfig({
+  test: {
+    onConsoleLog: quietLogs,
+    projects: [
+      {
+        plugins: [
+          cloudflareTest({
+            remoteBindings: false,
+            wrangler: { configPath: './wrangler.toml' },
+            miniflare: {
+              bindings: { TEST_MIGRATIONS: migrations, ADMIN_TOKEN: 'test-admin-token-0123456789' },
+            },
+          }),
+        ],
+        test: {
+          name: 'worker',
+          include: ['test/**/*.test.ts'],
+          exclude: ['test/cli/**'],
+          setupFiles: ['./test/setup.ts'],
+          testTimeout: 60_000,
+        },
+      },
+      {
+        test: {
+          name: 'cli',
+          include: ['test/cli/**/*.test.ts'],
+          environment: 'node',
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+        },
+      },
+    ],
+  },
+});
