@@ -1,13 +1,14 @@
 import { Hono } from 'hono';
 import { cors } from 'hono/cors';
 import { addFallbacks, createFilesRouter } from './api/files-router';
+import { openApiDocument } from './api/openapi';
 import type { AppEnv } from './env';
 import { ApiError } from './errors';
 import { renderError } from './http/errors';
 import { createAdminRouter } from './keys/admin-router';
 import { apiKeyAuth } from './middleware/auth';
 import { rateLimit } from './middleware/rate-limit';
-import { requestContext } from './middleware/request-context';
+import { loadConfig, requestContext } from './middleware/request-context';
 import { createShareRouter } from './share/router';
 
 const FILE_PATHS = {
@@ -20,11 +21,10 @@ const FILE_PATHS = {
 export function createApp() {
   const app = new Hono<AppEnv>();
   app.onError(renderError);
-  app.notFound(() => {
-    throw new ApiError('NOT_FOUND');
-  });
+  // Returned, not thrown: a throw from notFound skips the middleware's after-steps (X-Request-Id, log line).
+  app.notFound((c) => renderError(new ApiError('NOT_FOUND'), c));
 
-  app.use('*', requestContext());
+  app.use('*', requestContext(), loadConfig());
   app.get('/health', (c) => c.json({ status: 'ok' }));
 
   app.use('/api/*', async (c, next) => {
@@ -47,9 +47,12 @@ export function createApp() {
       maxAge: 600,
     })(c, next);
   });
-  app.use('/api/*', apiKeyAuth(), rateLimit());
 
   const v1 = createFilesRouter('v1');
+  // The API description is public: registered before auth, so it never reaches it.
+  app.get('/api/v1/openapi.json', (c) => c.json(openApiDocument(v1, 'v1', new URL(c.req.url).origin)));
+
+  app.use('/api/*', apiKeyAuth(), rateLimit());
   addFallbacks(v1, FILE_PATHS);
   app.route('/api/v1', v1);
 

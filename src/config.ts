@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 export const MIB = 1024 * 1024;
 
-/** Used when ALLOWED_FILE_TYPES is empty: documents, images, audio, video, text, archives. */
+/** Used when ALLOWED_FILE_TYPES is empty: documents, images, audio, video, text, archives, plain binary data. */
 export const DEFAULT_ALLOWED_FILE_TYPES = [
   'image/*',
   'audio/*',
@@ -31,6 +31,8 @@ export const DEFAULT_ALLOWED_FILE_TYPES = [
   'application/zstd',
   'application/x-7z-compressed',
   'application/vnd.rar',
+  // Binary content no signature identifies (executables are identified and refused first).
+  'application/octet-stream',
 ];
 
 const blankToUndefined = (value: unknown) =>

@@ -1,0 +1,101 @@
+// npm run keys -- create --name NAME [--rate-limit N] [--rate-window SECONDS] [--quota BYTES]
+// npm run keys -- list
+// npm run keys -- revoke ID_OR_KEY
+// Local database by default; --remote for the deployed one; --persist-to DIR for another local state.
+import { parseArgs } from 'node:util';
+import { newKeyMaterial, sha256Hex } from '../src/keys/key-material.ts';
+import { exitOnWranglerError, literal, sql, type Target } from './wrangler.ts';
+
+const USAGE = `usage:
+  npm run keys -- create --name NAME [--rate-limit N] [--rate-window SECONDS] [--quota BYTES]
+  npm run keys -- list
+  npm run keys -- revoke ID_OR_KEY
+options: --remote (the deployed database), --persist-to DIR (another local state)`;
+
+type KeyListRow = { id: string; status: string; prefix: string; name: string; created_at: string };
+
+function fail(message: string): never {
+  console.error(`${message}\n\n${USAGE}`);
+  process.exit(2);
+}
+
+function positiveInt(value: string | undefined, flag: string): number | null {
+  if (value === undefined) return null;
+  if (!/^\d+$/.test(value)) fail(`${flag} must be a whole number`);
+  return Number(value);
+}
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    name: { type: 'string' },
+    'rate-limit': { type: 'string' },
+    'rate-window': { type: 'string' },
+    quota: { type: 'string' },
+    remote: { type: 'boolean', default: false },
+    'persist-to': { type: 'string' },
+    help: { type: 'boolean', short: 'h', default: false },
+  },
+});
+const [command, argument] = positionals;
+if (values.help || !command) {
+  console.log(USAGE);
+  process.exit(command || values.help ? 0 : 2);
+}
+const target: Target = { remote: values.remote ?? false, persistTo: values['persist-to'] };
+try {
+  await run();
+} catch (error) {
+  exitOnWranglerError(error);
+}
+
+async function run(): Promise<void> {
+  switch (command) {
+    case 'create': {
+      const name = values.name?.trim();
+      if (!name) fail('create needs --name NAME');
+      if (name.length > 100) fail('--name is at most 100 characters');
+      const rateLimit = positiveInt(values['rate-limit'], '--rate-limit');
+      const rateWindow = positiveInt(values['rate-window'], '--rate-window');
+      const quota = positiveInt(values.quota, '--quota');
+      const material = await newKeyMaterial();
+      const now = new Date().toISOString();
+      sql(
+        target,
+        `INSERT INTO api_keys (id, key_hash, prefix, name, status, rate_limit_requests, rate_limit_window_seconds, storage_quota_bytes, created_at, updated_at)
+       VALUES (${[material.id, material.keyHash, material.prefix, name, 'active'].map(literal).join(', ')}, ${literal(rateLimit)}, ${literal(rateWindow)}, ${literal(quota)}, ${literal(now)}, ${literal(now)})`,
+      );
+      console.log(`Created key ${material.id} (${name}). It is shown once; store it now:`);
+      console.log(material.key);
+      break;
+    }
+    case 'list': {
+      const rows = sql<KeyListRow>(
+        target,
+        'SELECT id, status, prefix, name, created_at FROM api_keys ORDER BY created_at, id',
+      );
+      for (const row of rows) console.log([row.id, row.status, `${row.prefix}…`, row.created_at, row.name].join('\t'));
+      if (rows.length === 0) console.error('no keys yet: npm run keys -- create --name NAME');
+      break;
+    }
+    case 'revoke': {
+      if (!argument) fail('revoke needs a key id (key_…) or the key itself (esk_…)');
+      const where = argument.startsWith('esk_')
+        ? `key_hash = ${literal(await sha256Hex(argument))}`
+        : `id = ${literal(argument)}`;
+      const now = literal(new Date().toISOString());
+      const rows = sql<{ id: string }>(
+        target,
+        `UPDATE api_keys SET status = 'revoked', revoked_at = COALESCE(revoked_at, ${now}), updated_at = ${now} WHERE ${where} RETURNING id`,
+      );
+      if (rows.length === 0) {
+        console.error('no such key');
+        process.exit(1);
+      }
+      console.log(`Revoked ${rows[0]?.id}`);
+      break;
+    }
+    default:
+      fail(`unknown command: ${command}`);
+  }
+}

@@ -1,0 +1,31 @@
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import type { AppEnv } from '../env';
+import type { ApiVersion } from '../files/records';
+
+const DESCRIPTION = `File sharing API. Every request needs \`Authorization: Bearer <API_KEY>\`.
+Errors use \`{"error": string, "code": string}\`. Rate-limit headers (\`X-RateLimit-Limit\`,
+\`X-RateLimit-Remaining\`, \`X-RateLimit-Reset\` in Unix seconds) are on every authenticated response.`;
+
+/** The OpenAPI 3.1 document of one version, generated from the schemas its router validates with. */
+const withSecurityScheme = new WeakSet<object>();
+
+export function openApiDocument(router: OpenAPIHono<AppEnv>, version: ApiVersion, origin: string) {
+  if (!withSecurityScheme.has(router)) {
+    router.openAPIRegistry.registerComponent('securitySchemes', 'apiKey', {
+      type: 'http',
+      scheme: 'bearer',
+      description: 'An API key: esk_ followed by 43 characters',
+    });
+    withSecurityScheme.add(router);
+  }
+  return router.getOpenAPI31Document({
+    openapi: '3.1.0',
+    info: {
+      title: `edgeshare API ${version}`,
+      version: version === 'v1' ? '1.0.0' : '2.0.0',
+      description: DESCRIPTION,
+    },
+    servers: [{ url: `${origin}/api/${version}` }],
+    security: [{ apiKey: [] }],
+  });
+}

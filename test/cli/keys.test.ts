@@ -1,0 +1,98 @@
+// The key CLI, end to end: real wrangler, a throwaway local D1 state.
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const root = join(import.meta.dirname, '..', '..');
+let state: string;
+
+function keys(...args: string[]): string {
+  return execFileSync(process.execPath, [join(root, 'scripts/keys.ts'), ...args, '--persist-to', state], {
+    cwd: root,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+function rows(query: string): Record<string, unknown>[] {
+  const out = execFileSync(
+    process.execPath,
+    [
+      join(root, 'node_modules/wrangler/bin/wrangler.js'),
+      'd1',
+      'execute',
+      'DB',
+      '--local',
+      '--persist-to',
+      state,
+      '--json',
+      '--command',
+      query,
+    ],
+    {
+      cwd: root,
+      encoding: 'utf8',
+      env: {
+        ...process.env,
+        WRANGLER_SEND_METRICS: 'false',
+        CLOUDFLARE_CF_FETCH_ENABLED: 'false',
+        WRANGLER_HIDE_BANNER: 'true',
+      },
+    },
+  );
+  return (JSON.parse(out) as { results: Record<string, unknown>[] }[])[0]?.results ?? [];
+}
+
+const lastLine = (text: string) => text.trim().split('\n').at(-1) ?? '';
+
+describe('npm run keys', () => {
+  beforeAll(() => {
+    state = mkdtempSync(join(tmpdir(), 'edgeshare-keys-'));
+  });
+  afterAll(() => rmSync(state, { recursive: true, force: true }));
+
+  let created: { id: string; key: string };
+
+  it('create prints the new key once, as the last line, and stores only its SHA-256', () => {
+    const out = keys('create', '--name', "ops's laptop", '--rate-limit', '5');
+    const key = lastLine(out);
+    expect(key).toMatch(/^esk_[A-Za-z0-9_-]{43}$/);
+    const [row] = rows("SELECT * FROM api_keys WHERE name = 'ops''s laptop'");
+    expect(row).toMatchObject({
+      status: 'active',
+      key_hash: createHash('sha256').update(key).digest('hex'),
+      rate_limit_requests: 5,
+      prefix: key.slice(0, 10),
+    });
+    expect(JSON.stringify(row)).not.toContain(key);
+    created = { id: String(row?.id), key };
+  });
+
+  it('list prints one line per key, starting with its id, and never the key', () => {
+    keys('create', '--name', 'second');
+    const lines = keys('list').trim().split('\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[0]?.startsWith(`${created.id}\t`)).toBe(true);
+    expect(lines[0]).toContain('active');
+    expect(lines.join('\n')).not.toContain(created.key);
+  });
+
+  it('revoke takes an id or the key itself', () => {
+    expect(keys('revoke', created.id)).toContain(created.id);
+    expect(rows(`SELECT status, revoked_at FROM api_keys WHERE id = '${created.id}'`)[0]).toMatchObject({
+      status: 'revoked',
+    });
+    const other = lastLine(keys('create', '--name', 'third'));
+    keys('revoke', other);
+    const hash = createHash('sha256').update(other).digest('hex');
+    expect(rows(`SELECT status FROM api_keys WHERE key_hash = '${hash}'`)[0]).toMatchObject({ status: 'revoked' });
+  });
+
+  it('refuses a create without a name and an unknown key to revoke', () => {
+    expect(() => keys('create')).toThrow();
+    expect(() => keys('revoke', 'key_doesnotexist')).toThrow();
+  });
+});
