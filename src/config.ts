@@ -35,11 +35,9 @@ export const DEFAULT_ALLOWED_FILE_TYPES = [
   'application/octet-stream',
 ];
 
-const blankToUndefined = (value: unknown) =>
-  typeof value === 'string' && value.trim() === '' ? undefined : value;
+const blankToUndefined = (value: unknown) => (typeof value === 'string' && value.trim() === '' ? undefined : value);
 
-const int = (min: number, max: number) =>
-  z.preprocess(blankToUndefined, z.coerce.number().int().min(min).max(max));
+const int = (min: number, max: number) => z.preprocess(blankToUndefined, z.coerce.number().int().min(min).max(max));
 
 const optionalInt = (min: number, max: number) =>
   z.preprocess(blankToUndefined, z.coerce.number().int().min(min).max(max).optional());

@@ -89,7 +89,10 @@ export function createFilesRouter(version: ApiVersion) {
     const { page, limit } = c.req.valid('query');
     const { rows, pagination } = await listFiles(storage(c), c.get('apiKey').id, page, limit);
     const base = origins(c);
-    return c.json({ success: true as const, data: { files: rows.map((row) => fileRecord(row, version, base)), pagination } }, 200);
+    return c.json(
+      { success: true as const, data: { files: rows.map((row) => fileRecord(row, version, base)), pagination } },
+      200,
+    );
   });
 
   const get = createRoute({

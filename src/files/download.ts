@@ -73,15 +73,11 @@ function fileHeaders(row: FileRow): Headers {
   });
 }
 
-export async function serveFile(
-  bucket: R2Bucket,
-  row: FileRow,
-  plan: DownloadPlan,
-  method: string,
-): Promise<Response> {
+export async function serveFile(bucket: R2Bucket, row: FileRow, plan: DownloadPlan, method: string): Promise<Response> {
   const headers = fileHeaders(row);
   if (plan.kind === 'not-modified') {
-    for (const name of ['Content-Type', 'Content-Disposition', 'Accept-Ranges', 'X-Content-Type-Options']) headers.delete(name);
+    for (const name of ['Content-Type', 'Content-Disposition', 'Accept-Ranges', 'X-Content-Type-Options'])
+      headers.delete(name);
     return new Response(null, { status: 304, headers });
   }
   if (plan.kind === 'unsatisfiable') {

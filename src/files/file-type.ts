@@ -25,7 +25,12 @@ const isZipBased = (type: string) =>
   type.startsWith('application/vnd.openxmlformats-officedocument.') ||
   type.startsWith('application/vnd.oasis.opendocument.') ||
   type.startsWith('application/vnd.ms-');
-const OLE_FAMILY = ['application/msword', 'application/vnd.ms-excel', 'application/vnd.ms-powerpoint', 'application/x-ole-storage'];
+const OLE_FAMILY = [
+  'application/msword',
+  'application/vnd.ms-excel',
+  'application/vnd.ms-powerpoint',
+  'application/x-ole-storage',
+];
 
 function detectZip(bytes: Uint8Array): Detected {
   // ODF and EPUB store an uncompressed "mimetype" entry first; jars start with META-INF/.
@@ -38,7 +43,8 @@ function detectZip(bytes: Uint8Array): Detected {
     if (declared) return { type: declared };
   }
   if (name.startsWith('META-INF/')) return { type: 'application/java-archive' };
-  if (name === 'AndroidManifest.xml' || name === 'classes.dex') return { type: 'application/vnd.android.package-archive' };
+  if (name === 'AndroidManifest.xml' || name === 'classes.dex')
+    return { type: 'application/vnd.android.package-archive' };
   return { type: 'application/zip', family: ['zip'] };
 }
 
@@ -73,10 +79,12 @@ export function detectFromBytes(bytes: Uint8Array): Detected | undefined {
   }
   if (ascii(b, 0, 5) === '%PDF-') return { type: 'application/pdf' };
   if (startsWith(b, [0x50, 0x4b, 0x03, 0x04]) || startsWith(b, [0x50, 0x4b, 0x05, 0x06])) return detectZip(b);
-  if (startsWith(b, [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1])) return { type: 'application/x-ole-storage', family: OLE_FAMILY };
+  if (startsWith(b, [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]))
+    return { type: 'application/x-ole-storage', family: OLE_FAMILY };
   if (startsWith(b, [0x1f, 0x8b])) return { type: 'application/gzip', family: ['application/x-gzip'] };
   if (startsWith(b, [0x37, 0x7a, 0xbc, 0xaf, 0x27, 0x1c])) return { type: 'application/x-7z-compressed' };
-  if (ascii(b, 0, 6) === 'Rar!\x1a\x07') return { type: 'application/vnd.rar', family: ['application/x-rar-compressed'] };
+  if (ascii(b, 0, 6) === 'Rar!\x1a\x07')
+    return { type: 'application/vnd.rar', family: ['application/x-rar-compressed'] };
   if (ascii(b, 0, 3) === 'BZh') return { type: 'application/x-bzip2' };
   if (startsWith(b, [0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00])) return { type: 'application/x-xz' };
   if (startsWith(b, [0x28, 0xb5, 0x2f, 0xfd])) return { type: 'application/zstd' };
@@ -117,7 +125,9 @@ function looksLikeText(bytes: Uint8Array): boolean {
   if (bytes.includes(0)) return false;
   try {
     // A multi-byte character cut at the end of the sample is still text.
-    new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes.subarray(0, Math.max(0, bytes.length - 3)));
+    new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(
+      bytes.subarray(0, Math.max(0, bytes.length - 3)),
+    );
     return true;
   } catch {
     return false;
@@ -126,7 +136,11 @@ function looksLikeText(bytes: Uint8Array): boolean {
 
 /** Markup a browser would render or run: recognised whatever the declared type says. */
 function detectMarkup(bytes: Uint8Array): string | undefined {
-  const head = new TextDecoder().decode(bytes.subarray(0, 1024)).replace(/^\uFEFF/, '').trimStart().toLowerCase();
+  const head = new TextDecoder()
+    .decode(bytes.subarray(0, 1024))
+    .replace(/^\uFEFF/, '')
+    .trimStart()
+    .toLowerCase();
   if (/^<svg[\s>]/.test(head) || (head.startsWith('<?xml') && head.includes('<svg'))) return 'image/svg+xml';
   if (/^<(!doctype html|html|head|body|script|iframe|meta|title|style)[\s>]/.test(head)) return 'text/html';
   if (head.startsWith('<?xml')) return 'application/xml';
@@ -185,6 +199,9 @@ const SCRIPT_TYPES = new Set([
   'application/x-bat',
   'application/x-httpd-php',
 ]);
+
+// Programs named by their extension (their bytes are recognised by detectFromBytes).
+const PROGRAM_TYPES = new Set(['application/x-msdownload', 'application/x-msi']);
 
 const GENERIC_TYPES = new Set(['', 'application/octet-stream', 'binary/octet-stream', 'application/unknown']);
 
@@ -274,9 +291,12 @@ export function decideFileType(
     mimeType = declaredOrGuess || 'application/octet-stream';
   }
 
-  if (SCRIPT_TYPES.has(mimeType) || SCRIPT_TYPES.has(declaredOrGuess)) {
-    return refuse(mimeType, `${SCRIPT_TYPES.has(mimeType) ? mimeType : declaredOrGuess} files are not allowed`);
-  }
+  // The name counts too: saved under a script's or program's name, a file runs when opened,
+  // whatever type it was declared with.
+  const runnable = [mimeType, declaredOrGuess, extensionType(filename) ?? ''].find(
+    (type) => SCRIPT_TYPES.has(type) || PROGRAM_TYPES.has(type),
+  );
+  if (runnable) return refuse(mimeType, `${runnable} files are not allowed`);
   if (!isAllowed(mimeType, allowed)) return refuse(mimeType, `${mimeType} files are not allowed`);
   return { ok: true, mimeType };
 }

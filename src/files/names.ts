@@ -13,17 +13,36 @@ export function cleanOriginalName(raw: string | undefined): string {
     .replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, '')
     .trim();
   if (name === '' || name === '.' || name === '..') name = 'file';
-  while (encoder.encode(name).length > MAX_ORIGINAL_NAME_BYTES) {
-    name = Array.from(name).slice(0, -1).join('');
+  if (encoder.encode(name).length <= MAX_ORIGINAL_NAME_BYTES) return name;
+  // Shorten the stem, not the extension, so the type a name implies survives.
+  const ext = safeExtension(name) && name.slice(name.lastIndexOf('.'));
+  const room = MAX_ORIGINAL_NAME_BYTES - encoder.encode(ext).length;
+  const stem = truncateUtf8(name.slice(0, name.length - ext.length), room);
+  return stem ? stem + ext : truncateUtf8(name, MAX_ORIGINAL_NAME_BYTES);
+}
+
+/** The longest prefix of text that fits in maxBytes of UTF-8, cut between code points. */
+function truncateUtf8(text: string, maxBytes: number): string {
+  let bytes = 0;
+  let end = 0;
+  for (const char of text) {
+    const code = char.codePointAt(0) ?? 0;
+    bytes += code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4;
+    if (bytes > maxBytes) break;
+    end += char.length;
   }
-  return name;
+  return text.slice(0, end);
 }
 
 /** The extension of a name, lowercased, as `.ext` in safe ASCII, or '' when there is none. */
 export function safeExtension(name: string): string {
   const dot = name.lastIndexOf('.');
   if (dot <= 0) return '';
-  const ext = name.slice(dot + 1).replace(/[^A-Za-z0-9]/g, '').slice(0, 16).toLowerCase();
+  const ext = name
+    .slice(dot + 1)
+    .replace(/[^A-Za-z0-9]/g, '')
+    .slice(0, 16)
+    .toLowerCase();
   return ext ? `.${ext}` : '';
 }
 

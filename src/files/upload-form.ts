@@ -3,7 +3,15 @@ import { UploadFieldsSchema } from '../api/schemas';
 import { ApiError, validationError } from '../errors';
 import type { FileRow } from '../storage/files-repo';
 import { MultipartReader } from '../upload/multipart';
-import { discardBlob, type ReceivedFile, receiveFile, recordFile, requireMultipart, type UploadDeps, uploadError } from './upload';
+import {
+  discardBlob,
+  type ReceivedFile,
+  receiveFile,
+  recordFile,
+  requireMultipart,
+  type UploadDeps,
+  uploadError,
+} from './upload';
 
 const FIELD_NAMES = new Set(['isPublic', 'expiresIn']);
 const MAX_FIELD_BYTES = 1024;

@@ -5,7 +5,7 @@ import { randomBase64Url } from '../keys/key-material';
 import { blobKey, SizeLimitError, type StoredBlob, writeBlob } from '../storage/blobs';
 import { type FileRow, insertFile } from '../storage/files-repo';
 import { isoNow } from '../time';
-import { concat, MultipartError, type MultipartReader, type PartInfo, multipartBoundary } from '../upload/multipart';
+import { concat, MultipartError, type MultipartReader, multipartBoundary, type PartInfo } from '../upload/multipart';
 import { decideFileType, SNIFF_BYTES } from './file-type';
 import { cleanOriginalName, storedFilename } from './names';
 
@@ -35,7 +35,8 @@ export function requireMultipart(request: Request): { body: ReadableStream<Uint8
 export function uploadError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   if (error instanceof MultipartError) return validationError('body', error.message);
-  if (error instanceof SizeLimitError) return new ApiError('FILE_TOO_LARGE', 'File is larger than the maximum file size');
+  if (error instanceof SizeLimitError)
+    return new ApiError('FILE_TOO_LARGE', 'File is larger than the maximum file size');
   return new ApiError('UPLOAD_FAILED', 'The file could not be stored', { cause: error });
 }
 
@@ -54,7 +55,12 @@ export async function receiveFile(deps: UploadDeps, reader: MultipartReader, par
     headBytes += chunk.length;
   }
   const sample = concat(head, headBytes);
-  const decision = decideFileType(sample.subarray(0, SNIFF_BYTES), part.contentType, originalName, deps.config.ALLOWED_FILE_TYPES);
+  const decision = decideFileType(
+    sample.subarray(0, SNIFF_BYTES),
+    part.contentType,
+    originalName,
+    deps.config.ALLOWED_FILE_TYPES,
+  );
   if (!decision.ok) throw new ApiError('INVALID_FILE_TYPE', `File type not allowed: ${decision.reason}`);
 
   const id = newFileId();

@@ -2,7 +2,7 @@ import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { ConfigError } from '../config';
 import type { AppEnv } from '../env';
-import { ApiError, type ErrorBody, ERROR_STATUS } from '../errors';
+import { ApiError, ERROR_STATUS, type ErrorBody } from '../errors';
 
 /** Renders any failure as the error envelope. Unexpected errors never show their details. */
 export function renderError(error: Error, c: Context<AppEnv>): Response {

@@ -1,7 +1,7 @@
 // /admin/keys: issue, list and revoke API keys over HTTP, guarded by the ADMIN_TOKEN secret.
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import { createMiddleware } from 'hono/factory';
-import { validationHook } from '../api/files-router';
+import { addFallbacks, validationHook } from '../api/files-router';
 import type { AppEnv } from '../env';
 import { ApiError } from '../errors';
 import { bearerToken } from '../middleware/auth';
@@ -94,7 +94,9 @@ export function createAdminRouter() {
   const list = createRoute({
     method: 'get',
     path: '/keys',
-    responses: { 200: json(z.object({ success: z.literal(true), data: z.object({ keys: z.array(KeySchema) }) }), 'All keys') },
+    responses: {
+      200: json(z.object({ success: z.literal(true), data: z.object({ keys: z.array(KeySchema) }) }), 'All keys'),
+    },
   });
   router.openapi(list, async (c) => {
     const rows = await listKeys(c.env.DB);
@@ -113,5 +115,6 @@ export function createAdminRouter() {
     return c.json({ success: true as const, data: keyRecord(row) }, 200);
   });
 
+  addFallbacks(router, { '/keys': ['GET', 'POST'], '/keys/:id': ['DELETE'] });
   return router;
 }

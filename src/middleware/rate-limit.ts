@@ -31,12 +31,14 @@ export const rateLimit = () =>
       }
     } catch (error) {
       if (error instanceof ApiError) throw error;
-      console.error(JSON.stringify({ level: 'error', msg: 'rate limiter unreachable', keyId: key.id, error: String(error) }));
+      console.error(
+        JSON.stringify({ level: 'error', msg: 'rate limiter unreachable', keyId: key.id, error: String(error) }),
+      );
       const windowMs = key.rateLimitWindowSeconds * 1000;
       state = {
         limit: key.rateLimitRequests,
         remaining: key.rateLimitRequests,
-        reset: Math.ceil((Math.floor(Date.now() / windowMs) + 1) * windowMs / 1000),
+        reset: Math.ceil(((Math.floor(Date.now() / windowMs) + 1) * windowMs) / 1000),
       };
     }
     c.set('rateLimit', state);

@@ -5,8 +5,8 @@ import type { AppEnv } from '../env';
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
 
 /**
- * Gives every request an id (the client's when it sent a valid one), parses config once,
- * and writes one JSON log line when the response is ready. Never logs headers or query strings.
+ * Gives every request an id (the client's when it sent a valid one) and writes one JSON log
+ * line when the response is ready. Never logs headers or query strings.
  */
 export const requestContext = () =>
   createMiddleware<AppEnv>(async function requestContext(c, next) {
@@ -15,7 +15,6 @@ export const requestContext = () =>
     const requestId = sent && CLIENT_REQUEST_ID.test(sent) ? sent : crypto.randomUUID();
     c.set('requestId', requestId);
     c.set('startedAt', startedAt);
-    c.set('config', getConfig(c.env));
     await next();
     c.res.headers.set('X-Request-Id', requestId);
     const key = c.get('apiKey');
@@ -32,4 +31,14 @@ export const requestContext = () =>
         ...(c.error ? { error: String(c.error) } : {}),
       }),
     );
+  });
+
+/**
+ * Parses config once per env. Kept apart from requestContext so that a bad value is answered
+ * (500) after requestContext has started: the answer still gets its X-Request-Id and log line.
+ */
+export const loadConfig = () =>
+  createMiddleware<AppEnv>(async function loadConfig(c, next) {
+    c.set('config', getConfig(c.env));
+    await next();
   });

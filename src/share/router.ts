@@ -5,7 +5,8 @@ import { downloadSharedFile, findShared } from '../files/service';
 import { notFoundPage, sharePage } from './page';
 
 const PAGE_HEADERS = {
-  'Content-Security-Policy': "default-src 'none'; img-src 'self'; media-src 'self'; style-src 'unsafe-inline'; frame-ancestors 'none'",
+  'Content-Security-Policy':
+    "default-src 'none'; img-src 'self'; media-src 'self'; style-src 'unsafe-inline'; frame-ancestors 'none'",
   'X-Content-Type-Options': 'nosniff',
   'Referrer-Policy': 'no-referrer',
   'Cache-Control': 'private, no-store',

@@ -25,9 +25,7 @@ const live = (param: string) => `(expires_at IS NULL OR expires_at > ${param})`;
 
 export function insertFile(db: D1Database, row: FileRow): Promise<D1Result> {
   return db
-    .prepare(
-      `INSERT INTO files (${COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)`,
-    )
+    .prepare(`INSERT INTO files (${COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)`)
     .bind(
       row.id,
       row.key_id,
