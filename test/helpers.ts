@@ -1,4 +1,5 @@
 import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test';
+import { expect } from 'vitest';
 import worker from '../src/index';
 import { newKeyMaterial } from '../src/keys/key-material';
 import { insertKey, type KeyOverrides } from '../src/storage/keys-repo';
@@ -29,7 +30,7 @@ export function form(files: FilePart[], fields: Record<string, string> = {}): Fo
   const data = new FormData();
   for (const [name, value] of Object.entries(fields)) data.append(name, value);
   for (const file of files) {
-    data.append(file.name ?? 'file', new File([file.content as BlobPart], file.filename, { type: file.type ?? '' }));
+    data.append(file.name ?? 'file', new File([file.content as Blob], file.filename, { type: file.type ?? '' }));
   }
   return data;
 }
@@ -41,9 +42,172 @@ export async function upload(
   version: 'v1' | 'v2' = 'v1',
 ) {
   const body = form(
-    [{ filename: file.filename ?? 'hello.txt', type: file.type ?? 'text/plain', content: file.content ?? 'hello world' }],
+    [
+      {
+        filename: file.filename ?? 'hello.txt',
+        type: file.type ?? 'text/plain',
+        content: file.content ?? 'hello world',
+      },
+    ],
     fields,
   );
   const response = await call(`/api/${version}/upload`, { method: 'POST', headers: auth, body });
   return { response, body: (await response.json()) as any };
+}
+
+// ---- Files API helpers: typed bodies, hand-built multipart, storage inspection ----
+
+export type ErrorDetail = { field: string; message: string };
+export type ErrorEnvelope = { error: string; code: string; requestId?: string; details?: ErrorDetail[] };
+export type UploadRecordV1 = {
+  id: string;
+  filename: string;
+  size: number;
+  mimeType: string;
+  downloadUrl: string;
+  shareUrl: string;
+  uploadedAt: string;
+};
+export type FileRecordV1 = UploadRecordV1 & {
+  originalName: string;
+  downloadCount: number;
+  updatedAt: string;
+  expiresAt: string | null;
+};
+export type Pagination = { page: number; limit: number; total: number; totalPages: number; hasMore: boolean };
+export type Success<T> = { success: true; data: T };
+
+/** The response body as JSON, typed by the caller. */
+export async function json<T>(response: Response): Promise<T> {
+  return (await response.json()) as T;
+}
+
+/** ISO 8601 UTC with milliseconds, the API's one time format. */
+export const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+
+const encoder = new TextEncoder();
+
+/** One part of a hand-built multipart body: its header lines exactly as given, then its bytes. */
+export type RawPart = { headers: string[]; content: string | Uint8Array };
+
+export const TEST_BOUNDARY = '----edgeshare-test-boundary-7MA4YWxkTrZu0gW';
+
+/**
+ * A multipart/form-data body built byte by byte, so a test controls every header
+ * (and can truncate or corrupt the framing). `end: false` leaves out the closing delimiter.
+ */
+export function rawMultipart(parts: RawPart[], options: { boundary?: string; end?: boolean } = {}): Uint8Array {
+  const boundary = options.boundary ?? TEST_BOUNDARY;
+  const chunks: Uint8Array[] = [];
+  for (const part of parts) {
+    chunks.push(encoder.encode(`--${boundary}\r\n${part.headers.map((line) => `${line}\r\n`).join('')}\r\n`));
+    chunks.push(typeof part.content === 'string' ? encoder.encode(part.content) : part.content);
+    chunks.push(encoder.encode('\r\n'));
+  }
+  if (options.end !== false) chunks.push(encoder.encode(`--${boundary}--\r\n`));
+  const out = new Uint8Array(chunks.reduce((sum, chunk) => sum + chunk.length, 0));
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return out;
+}
+
+/** Header lines of a file part; the filename goes between the quotes exactly as given. */
+export function filePartHeaders(filename: string, type?: string, name = 'file'): string[] {
+  const lines = [`Content-Disposition: form-data; name="${name}"; filename="${filename}"`];
+  if (type !== undefined) lines.push(`Content-Type: ${type}`);
+  return lines;
+}
+
+export const fieldPart = (name: string, value: string): RawPart => ({
+  headers: [`Content-Disposition: form-data; name="${name}"`],
+  content: value,
+});
+
+/** POSTs a hand-built multipart body with exactly the headers given (Content-Type defaults to the test boundary). */
+export function postRaw(
+  auth: Record<string, string>,
+  body: BodyInit,
+  headers: Record<string, string> = {},
+  envOverrides: Partial<Record<string, unknown>> = {},
+  path = '/api/v1/upload',
+) {
+  return call(
+    path,
+    {
+      method: 'POST',
+      headers: { 'Content-Type': `multipart/form-data; boundary=${TEST_BOUNDARY}`, ...auth, ...headers },
+      body,
+    },
+    envOverrides,
+  );
+}
+
+/** Every R2 object stored under one key's prefix. */
+export async function blobsOf(keyId: string): Promise<R2Object[]> {
+  const listed = await env.FILES.list({ prefix: `files/${keyId}/` });
+  return listed.objects;
+}
+
+/** How many file rows a key has in D1 (expired ones included). */
+export async function rowCount(keyId: string): Promise<number> {
+  const row = await env.DB.prepare('SELECT COUNT(*) AS n FROM files WHERE key_id = ?1')
+    .bind(keyId)
+    .first<{ n: number }>();
+  return row?.n ?? 0;
+}
+
+/** Marks a key revoked directly in D1. */
+export async function revokeKeyInDb(keyId: string): Promise<void> {
+  await env.DB.prepare("UPDATE api_keys SET status = 'revoked', revoked_at = ?2 WHERE id = ?1")
+    .bind(keyId, new Date().toISOString())
+    .run();
+}
+
+/** A valid 1×1 PNG. */
+export const PNG_1X1 = Uint8Array.from(
+  atob('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=='),
+  (char) => char.charCodeAt(0),
+);
+
+export async function sha256(bytes: BufferSource): Promise<string> {
+  const digest = await crypto.subtle.digest('SHA-256', bytes);
+  return Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, '0')).join('');
+}
+
+/** Uploads a small text file and returns its v1 upload record; fails the test if the upload does not succeed. */
+export async function uploadOk(
+  auth: Record<string, string>,
+  file: Partial<FilePart> = {},
+  fields: Record<string, string> = {},
+): Promise<UploadRecordV1> {
+  const { response, body } = await upload(auth, file, fields);
+  if (response.status !== 201) throw new Error(`upload failed: ${response.status} ${JSON.stringify(body)}`);
+  return (body as Success<UploadRecordV1>).data;
+}
+
+/** Reads one file record through the API. */
+export async function getRecord(auth: Record<string, string>, id: string): Promise<FileRecordV1> {
+  const response = await call(`/api/v1/files/${id}`, { headers: auth });
+  if (response.status !== 200) throw new Error(`get failed: ${response.status} ${await response.text()}`);
+  return (await json<Success<FileRecordV1>>(response)).data;
+}
+
+/** Checks the error envelope (status, code, a message) and returns the body for more checks. */
+export async function expectError(response: Response, status: number, code: string): Promise<ErrorEnvelope> {
+  expect(response.status).toBe(status);
+  expect(response.headers.get('content-type') ?? '').toMatch(/^application\/json/);
+  const body = await json<ErrorEnvelope>(response);
+  expect(body.code).toBe(code);
+  expect(typeof body.error).toBe('string');
+  expect(body.error.length).toBeGreaterThan(0);
+  return body;
+}
+
+/** Asserts that a key has neither blobs in R2 nor rows in D1 (nothing half-written). */
+export async function expectNothingStored(keyId: string): Promise<void> {
+  expect((await blobsOf(keyId)).map((object) => object.key)).toEqual([]);
+  expect(await rowCount(keyId)).toBe(0);
 }

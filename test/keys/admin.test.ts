@@ -1,0 +1,217 @@
+import { env } from 'cloudflare:test';
+import { describe, expect, it } from 'vitest';
+import { call } from '../helpers';
+
+const ADMIN = { Authorization: 'Bearer test-admin-token-0123456789' };
+
+type KeyRecord = {
+  id: string;
+  name: string;
+  prefix: string;
+  status: 'active' | 'revoked';
+  rateLimitRequests: number | null;
+  revokedAt: string | null;
+  createdAt: string;
+};
+type ErrorBody = { error: string; code: string };
+
+function adminCall(
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = ADMIN,
+  envOverrides = {},
+) {
+  const init: RequestInit = { method, headers: { ...headers } };
+  if (body !== undefined) {
+    init.body = typeof body === 'string' ? body : JSON.stringify(body);
+    (init.headers as Record<string, string>)['Content-Type'] = 'application/json';
+  }
+  return call(path, init, envOverrides);
+}
+
+async function createKeyOverHttp(body: Record<string, unknown> = { name: 'ci' }) {
+  const response = await adminCall('POST', '/admin/keys', body);
+  expect(response.status).toBe(201);
+  return ((await response.json()) as { data: KeyRecord & { key: string } }).data;
+}
+
+async function expectError(response: Response, status: number, code: string) {
+  expect(response.status).toBe(status);
+  expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+  expect(((await response.json()) as ErrorBody).code).toBe(code);
+}
+
+async function sha256Hex(text: string) {
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
+  return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, '0')).join('');
+}
+
+describe('POST /admin/keys', () => {
+  it('creates an active key, shows it once, and the key works on the API', async () => {
+    const created = await createKeyOverHttp({ name: 'ci runner' });
+    expect(created.key).toMatch(/^esk_[A-Za-z0-9_-]{43,}$/);
+    expect(created.id).toEqual(expect.any(String));
+    expect(created.name).toBe('ci runner');
+    expect(created.status).toBe('active');
+    expect(created.revokedAt).toBeNull();
+    expect(created.key.startsWith(created.prefix)).toBe(true);
+    expect(created.prefix.length).toBeLessThan(created.key.length - 32);
+
+    const files = await call('/api/v1/files', { headers: { Authorization: `Bearer ${created.key}` } });
+    expect(files.status).toBe(200);
+  });
+
+  it('issues a different key every time', async () => {
+    const a = await createKeyOverHttp();
+    const b = await createKeyOverHttp();
+    expect(a.key).not.toBe(b.key);
+    expect(a.id).not.toBe(b.id);
+  });
+
+  it('applies a per-key rate limit override', async () => {
+    const created = await createKeyOverHttp({ name: 'tight', rateLimitRequests: 1, rateLimitWindowSeconds: 3600 });
+    expect(created.rateLimitRequests).toBe(1);
+    const auth = { Authorization: `Bearer ${created.key}` };
+    expect((await call('/api/v1/files', { headers: auth })).status).toBe(200);
+    expect((await call('/api/v1/files', { headers: auth })).status).toBe(429);
+  });
+
+  it.each([
+    ['malformed JSON', '{"name": '],
+    ['a missing name', {}],
+    ['an empty name', { name: '   ' }],
+    ['a name that is not a string', { name: 42 }],
+    ['a rate limit that is not a whole number', { name: 'x', rateLimitRequests: 1.5 }],
+  ])('answers %s with 400 VALIDATION_ERROR', async (_label, body) => {
+    await expectError(await adminCall('POST', '/admin/keys', body), 400, 'VALIDATION_ERROR');
+  });
+
+  it('stores only the SHA-256 hex of the key', async () => {
+    const created = await createKeyOverHttp({ name: 'hashed' });
+    const row = await env.DB.prepare('SELECT * FROM api_keys WHERE id = ?1')
+      .bind(created.id)
+      .first<Record<string, unknown>>();
+    expect(row).not.toBeNull();
+    expect(row?.key_hash).toBe(await sha256Hex(created.key));
+    const secret = created.key.slice(created.prefix.length);
+    for (const [column, value] of Object.entries(row ?? {})) {
+      expect(String(value), column).not.toContain(created.key);
+      expect(String(value), column).not.toContain(secret);
+    }
+  });
+});
+
+describe('GET /admin/keys', () => {
+  it('lists keys with no key or hash material', async () => {
+    const created = await createKeyOverHttp({ name: 'listed' });
+    const response = await adminCall('GET', '/admin/keys');
+    expect(response.status).toBe(200);
+    const text = await response.text();
+    const keys = (JSON.parse(text) as { data: { keys: KeyRecord[] } }).data.keys;
+    const listed = keys.find((key) => key.id === created.id);
+    expect(listed).toMatchObject({ name: 'listed', prefix: created.prefix, status: 'active' });
+    expect(text).not.toContain(created.key);
+    expect(text).not.toContain(created.key.slice(created.prefix.length));
+    expect(text).not.toContain(await sha256Hex(created.key));
+    for (const key of keys) {
+      expect(Object.keys(key)).not.toContain('key');
+      expect(Object.keys(key).some((field) => /hash/i.test(field))).toBe(false);
+    }
+  });
+});
+
+describe('DELETE /admin/keys/:id', () => {
+  it('revokes the key, which is then refused like an unknown key', async () => {
+    const created = await createKeyOverHttp({ name: 'doomed' });
+    const auth = { Authorization: `Bearer ${created.key}` };
+    expect((await call('/api/v1/files', { headers: auth })).status).toBe(200);
+
+    const response = await adminCall('DELETE', `/admin/keys/${created.id}`);
+    expect(response.status).toBe(200);
+    const revoked = ((await response.json()) as { data: KeyRecord }).data;
+    expect(revoked.status).toBe('revoked');
+    expect(revoked.revokedAt).toEqual(expect.any(String));
+
+    const refused = await call('/api/v1/files', { headers: auth });
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('www-authenticate')).toMatch(/^Bearer/);
+    const body = (await refused.json()) as ErrorBody;
+    expect(body).toMatchObject({ error: 'Invalid or inactive API key', code: 'UNAUTHORIZED' });
+
+    const listed = (await (await adminCall('GET', '/admin/keys')).json()) as { data: { keys: KeyRecord[] } };
+    expect(listed.data.keys.find((key) => key.id === created.id)?.status).toBe('revoked');
+  });
+
+  it('is harmless the second time', async () => {
+    const created = await createKeyOverHttp();
+    expect((await adminCall('DELETE', `/admin/keys/${created.id}`)).status).toBe(200);
+    expect((await adminCall('DELETE', `/admin/keys/${created.id}`)).status).toBe(200);
+  });
+
+  it('answers 404 for an unknown key id', async () => {
+    await expectError(await adminCall('DELETE', '/admin/keys/key_doesnotexist'), 404, 'NOT_FOUND');
+  });
+});
+
+describe('admin authentication', () => {
+  const wrong = [
+    ['no token', {}],
+    ['a wrong token', { Authorization: 'Bearer test-admin-token-0123456788' }],
+    ['a prefix of the token', { Authorization: 'Bearer test-admin-token' }],
+    ['the token without Bearer', { Authorization: 'test-admin-token-0123456789' }],
+    ['a Basic header', { Authorization: `Basic ${btoa('admin:test-admin-token-0123456789')}` }],
+  ] as const;
+
+  it.each(wrong)('answers %s with 401 UNAUTHORIZED on every admin route', async (_label, headers) => {
+    await expectError(await adminCall('GET', '/admin/keys', undefined, headers), 401, 'UNAUTHORIZED');
+    await expectError(await adminCall('POST', '/admin/keys', { name: 'x' }, headers), 401, 'UNAUTHORIZED');
+    await expectError(await adminCall('DELETE', '/admin/keys/key_x', undefined, headers), 401, 'UNAUTHORIZED');
+  });
+
+  it('does not accept an API key as the admin token', async () => {
+    const created = await createKeyOverHttp();
+    const headers = { Authorization: `Bearer ${created.key}` };
+    await expectError(await adminCall('GET', '/admin/keys', undefined, headers), 401, 'UNAUTHORIZED');
+  });
+
+  it('creates nothing when refused', async () => {
+    const before = await env.DB.prepare('SELECT COUNT(*) AS n FROM api_keys').first<{ n: number }>();
+    await adminCall('POST', '/admin/keys', { name: 'sneaky' }, { Authorization: 'Bearer nope-nope-nope-nope' });
+    const after = await env.DB.prepare('SELECT COUNT(*) AS n FROM api_keys').first<{ n: number }>();
+    expect(after?.n).toBe(before?.n);
+  });
+});
+
+describe('with ADMIN_TOKEN unset', () => {
+  it.each([
+    ['unset', { ADMIN_TOKEN: undefined }],
+    ['empty', { ADMIN_TOKEN: '' }],
+  ])('answers 404 NOT_FOUND for every admin route when it is %s', async (_label, overrides) => {
+    for (const headers of [ADMIN, {}, { Authorization: 'Bearer ' }]) {
+      await expectError(await adminCall('GET', '/admin/keys', undefined, headers, overrides), 404, 'NOT_FOUND');
+      await expectError(await adminCall('POST', '/admin/keys', { name: 'x' }, headers, overrides), 404, 'NOT_FOUND');
+      await expectError(
+        await adminCall('DELETE', '/admin/keys/key_x', undefined, headers, overrides),
+        404,
+        'NOT_FOUND',
+      );
+      await expectError(await adminCall('GET', '/admin', undefined, headers, overrides), 404, 'NOT_FOUND');
+    }
+    const count = await env.DB.prepare("SELECT COUNT(*) AS n FROM api_keys WHERE name = 'x'").first<{ n: number }>();
+    expect(count?.n).toBe(0);
+  });
+});
+
+describe('admin routes', () => {
+  it('answers 405 METHOD_NOT_ALLOWED with Allow for a wrong method on /admin/keys', async () => {
+    const response = await adminCall('PUT', '/admin/keys');
+    await expectError(response, 405, 'METHOD_NOT_ALLOWED');
+    expect(response.headers.get('allow')).toMatch(/GET/);
+    expect(response.headers.get('allow')).toMatch(/POST/);
+  });
+
+  it('answers 404 NOT_FOUND for an unknown admin path', async () => {
+    await expectError(await adminCall('GET', '/admin/nope'), 404, 'NOT_FOUND');
+  });
+});
