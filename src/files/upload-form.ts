@@ -35,6 +35,8 @@ export async function uploadSingleFile(deps: UploadDeps, request: Request): Prom
       if (part.name === 'file') {
         if (received) throw validationError('file', 'send exactly one file part');
         if (part.filename === undefined) throw validationError('file', 'must be a file, not a text field');
+        // What a browser sends for a file input left empty: no file was chosen.
+        if (part.filename === '') continue;
         received = await receiveFile(deps, reader, part);
       } else if (FIELD_NAMES.has(part.name)) {
         if (part.name in fields) throw validationError(part.name, 'given more than once');

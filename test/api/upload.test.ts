@@ -289,6 +289,17 @@ describe('POST /api/v1/upload: malformed requests', () => {
     await expectNothingStored(keyId);
   });
 
+  it('answers 400 VALIDATION_ERROR for a file input left empty (filename="")', async () => {
+    const { id: keyId, auth } = await createKey();
+    const response = await postRaw(
+      auth,
+      rawMultipart([{ headers: filePartHeaders('', 'application/octet-stream'), content: '' }]),
+    );
+    const body = await expectError(response, 400, 'VALIDATION_ERROR');
+    expect(body.details?.map((detail) => detail.field)).toContain('file');
+    await expectNothingStored(keyId);
+  });
+
   it('answers 400 VALIDATION_ERROR for two file parts and keeps neither', async () => {
     const { id: keyId, auth } = await createKey();
     const response = await call('/api/v1/upload', {
