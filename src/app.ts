@@ -7,6 +7,7 @@ import { ApiError } from './errors';
 import { renderError } from './http/errors';
 import { createAdminRouter } from './keys/admin-router';
 import { apiKeyAuth } from './middleware/auth';
+import { perf } from './middleware/perf';
 import { rateLimit } from './middleware/rate-limit';
 import { loadConfig, requestContext } from './middleware/request-context';
 import { createShareRouter } from './share/router';
@@ -17,6 +18,7 @@ const FILE_PATHS = {
   '/files/:id': ['GET', 'HEAD', 'DELETE'],
   '/files/:id/download': ['GET', 'HEAD'],
 };
+const V2_PATHS = { '/upload/bulk': ['POST'], '/files/bulk': ['DELETE'], ...FILE_PATHS };
 
 export function createApp() {
   const app = new Hono<AppEnv>();
@@ -49,12 +51,18 @@ export function createApp() {
   });
 
   const v1 = createFilesRouter('v1');
-  // The API description is public: registered before auth, so it never reaches it.
+  const v2 = createFilesRouter('v2');
+  // The API descriptions are public: registered before auth (and _perf), so neither reaches them.
   app.get('/api/v1/openapi.json', (c) => c.json(openApiDocument(v1, 'v1', new URL(c.req.url).origin)));
+  app.get('/api/v2/openapi.json', (c) => c.json(openApiDocument(v2, 'v2', new URL(c.req.url).origin)));
 
+  // Before auth, so that its errors carry _perf too.
+  app.use('/api/v2/*', perf());
   app.use('/api/*', apiKeyAuth(), rateLimit());
   addFallbacks(v1, FILE_PATHS);
+  addFallbacks(v2, V2_PATHS);
   app.route('/api/v1', v1);
+  app.route('/api/v2', v2);
 
   app.route('/share', createShareRouter());
   app.route('/admin', createAdminRouter());

@@ -1,4 +1,5 @@
 import type { Config } from './config';
+import type { Timings } from './http/timing';
 
 export type Bindings = Env & { ADMIN_TOKEN?: string };
 
@@ -21,5 +22,7 @@ export type AppEnv = {
     rateLimit: RateLimitState;
     apiVersion: 'v1' | 'v2';
     startedAt: number;
+    /** Set on v2 requests only. */
+    timings?: Timings;
   };
 };

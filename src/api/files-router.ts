@@ -1,19 +1,20 @@
 // One router per API version, built from the same routes, schemas and services.
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
-import type { Context } from 'hono';
 import type { AppEnv } from '../env';
 import { ApiError } from '../errors';
-import { type ApiVersion, fileRecord, type Origins, uploadRecord } from '../files/records';
+import { type ApiVersion, fileRecord, uploadRecord } from '../files/records';
 import { deleteFile, downloadOwnedFile, getOwnedFile, listFiles } from '../files/service';
 import { uploadSingleFile } from '../files/upload-form';
+import { addBulkRoutes } from './bulk-routes';
+import { errorResponses, jsonResponse, origins, storage, uploadDeps } from './context';
 import {
-  ErrorSchema,
   FileIdParamSchema,
   FileRecordV1,
   FileRecordV2,
   ListQuerySchema,
   PaginationSchema,
-  success,
+  success as successV1,
+  successV2,
   UploadFormSchema,
   UploadRecordV1,
   UploadRecordV2,
@@ -30,30 +31,13 @@ export function validationHook(result: { success: boolean; error?: z.ZodError })
   throw new ApiError('VALIDATION_ERROR', first ? `Invalid ${first.field}: ${first.message}` : undefined, { details });
 }
 
-export function origins(c: Context<AppEnv>): Origins {
-  const config = c.get('config');
-  const requestOrigin = new URL(c.req.url).origin;
-  return { api: config.PUBLIC_BASE_URL ?? requestOrigin, site: config.SITE_URL ?? requestOrigin };
-}
-
-const errors = (...statuses: number[]) =>
-  Object.fromEntries(
-    statuses.map((status) => [
-      status,
-      { description: 'Error envelope', content: { 'application/json': { schema: ErrorSchema } } },
-    ]),
-  );
-
-const json = <T extends z.ZodType>(schema: T, description: string) => ({
-  description,
-  content: { 'application/json': { schema } },
-});
-
 export function createFilesRouter(version: ApiVersion) {
   const router = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   const UploadRecord = version === 'v1' ? UploadRecordV1 : UploadRecordV2;
   const FileRecord = version === 'v1' ? FileRecordV1 : FileRecordV2;
-  const storage = (c: Context<AppEnv>) => ({ bucket: c.env.FILES, db: c.env.DB });
+  const success = version === 'v1' ? successV1 : successV2;
+  // Before /files/{id}: DELETE /files/bulk must never be read as a file id.
+  if (version === 'v2') addBulkRoutes(router);
 
   const upload = createRoute({
     method: 'post',
@@ -61,16 +45,13 @@ export function createFilesRouter(version: ApiVersion) {
     summary: 'Upload one file',
     request: { body: { required: true, content: { 'multipart/form-data': { schema: UploadFormSchema } } } },
     responses: {
-      201: json(success(UploadRecord), 'Stored'),
-      ...errors(400, 401, 413, 415, 429),
+      201: jsonResponse(success(UploadRecord), 'Stored'),
+      ...errorResponses(400, 401, 413, 415, 429),
     },
   });
   // The body is streamed by the handler, not parsed by the validator.
   router.post(upload.path, async (c) => {
-    const row = await uploadSingleFile(
-      { bucket: c.env.FILES, db: c.env.DB, config: c.get('config'), keyId: c.get('apiKey').id },
-      c.req.raw,
-    );
+    const row = await uploadSingleFile(uploadDeps(c), c.req.raw);
     return c.json({ success: true, data: uploadRecord(row, version, origins(c)) }, 201);
   });
   router.openAPIRegistry.registerPath(upload);
@@ -81,8 +62,11 @@ export function createFilesRouter(version: ApiVersion) {
     summary: 'List your files, newest first',
     request: { query: ListQuerySchema },
     responses: {
-      200: json(success(z.object({ files: z.array(FileRecord), pagination: PaginationSchema })), 'A page of files'),
-      ...errors(400, 401, 429),
+      200: jsonResponse(
+        success(z.object({ files: z.array(FileRecord), pagination: PaginationSchema })),
+        'A page of files',
+      ),
+      ...errorResponses(400, 401, 429),
     },
   });
   router.openapi(list, async (c) => {
@@ -100,7 +84,7 @@ export function createFilesRouter(version: ApiVersion) {
     path: '/files/{id}',
     summary: 'Read one file record',
     request: { params: FileIdParamSchema },
-    responses: { 200: json(success(FileRecord), 'The file record'), ...errors(401, 404, 429) },
+    responses: { 200: jsonResponse(success(FileRecord), 'The file record'), ...errorResponses(401, 404, 429) },
   });
   router.openapi(get, async (c) => {
     const row = await getOwnedFile(storage(c), c.req.valid('param').id, c.get('apiKey').id);
@@ -116,7 +100,7 @@ export function createFilesRouter(version: ApiVersion) {
       200: { description: 'The file bytes' },
       206: { description: 'Part of the file' },
       304: { description: 'Not modified' },
-      ...errors(401, 404, 416, 429),
+      ...errorResponses(401, 404, 416, 429),
     },
   });
   router.openapi(download, (c) =>
@@ -129,8 +113,8 @@ export function createFilesRouter(version: ApiVersion) {
     summary: 'Delete a file permanently',
     request: { params: FileIdParamSchema },
     responses: {
-      200: json(success(z.object({ message: z.string() })), 'Deleted'),
-      ...errors(401, 404, 429),
+      200: jsonResponse(success(z.object({ message: z.string() })), 'Deleted'),
+      ...errorResponses(401, 404, 429),
     },
   });
   router.openapi(remove, async (c) => {

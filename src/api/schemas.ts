@@ -7,7 +7,7 @@ export const ErrorSchema = z
     code: z.string().openapi({ example: 'FILE_NOT_FOUND' }),
     requestId: z.string().optional(),
     details: z.array(z.object({ field: z.string(), message: z.string() })).optional(),
-    _perf: z.number().int().optional(),
+    _perf: z.number().int().optional().openapi({ description: 'v2 only' }),
   })
   .openapi('Error');
 
@@ -97,5 +97,67 @@ export const UploadFieldsSchema = z.object({
 });
 
 export const success = <T extends z.ZodType>(data: T) => z.object({ success: z.literal(true), data });
+/** v2's `_perf`: added to every v2 JSON body by the perf middleware, after the handler. */
+export const perfField = z
+  .number()
+  .int()
+  .optional()
+  .openapi({ description: 'v2: whole milliseconds spent handling the request in the Worker (always sent)' });
+
 export const successV2 = <T extends z.ZodType>(data: T) =>
-  z.object({ success: z.literal(true), data, _perf: z.number().int() });
+  z.object({ success: z.literal(true), data, _perf: perfField });
+
+export const BulkUploadFormSchema = z
+  .object({
+    files: z
+      .array(z.string().openapi({ format: 'binary' }))
+      .openapi({ description: 'The files (parts named files or files[])' }),
+    isPublic: z.enum(['true', 'false']).optional().openapi({ description: 'For every file; default true' }),
+    expiresIn: z.string().optional().openapi({ description: 'For every file: seconds, 60 to 31536000' }),
+  })
+  .openapi('BulkUploadForm');
+
+export const BulkUploadResultSchema = z
+  .object({
+    success: z.literal(true),
+    data: z.object({
+      total: z.number().int(),
+      successful: z.number().int(),
+      failed: z.number().int(),
+      results: z.array(
+        z.union([
+          z.object({ success: z.literal(true), data: UploadRecordV2 }),
+          z.object({ success: z.literal(false), filename: z.string(), error: z.string(), code: z.string() }),
+        ]),
+      ),
+    }),
+    _perf: perfField,
+  })
+  .openapi('BulkUploadResult');
+
+export const BulkDeleteRequestSchema = z
+  .object({
+    ids: z
+      .array(z.string())
+      .min(1, 'give at least one id')
+      .openapi({ description: '1 to 50 file ids; duplicates count once' }),
+  })
+  .openapi('BulkDeleteRequest');
+
+export const BulkDeleteResultSchema = z
+  .object({
+    success: z.literal(true),
+    data: z.object({
+      total: z.number().int(),
+      deleted: z.number().int(),
+      failed: z.number().int(),
+      results: z.array(
+        z.union([
+          z.object({ id: z.string(), success: z.literal(true) }),
+          z.object({ id: z.string(), success: z.literal(false), error: z.string(), code: z.string() }),
+        ]),
+      ),
+    }),
+    _perf: perfField,
+  })
+  .openapi('BulkDeleteResult');

@@ -4,6 +4,7 @@ import {
   countOwnedDownload,
   countSharedDownload,
   deleteOwnedFile,
+  deleteOwnedFiles,
   type FileRow,
   findOwnedFile,
   findSharedFile,
@@ -38,6 +39,36 @@ export async function deleteFile(storage: Storage, id: string, keyId: string): P
   if (!row) throw notFound();
   await discardBlob(storage.bucket, row.r2_key);
   return row;
+}
+
+export const MAX_BULK_DELETE = 50;
+
+export type BulkDeleteResult =
+  | { id: string; success: true }
+  | { id: string; success: false; error: string; code: 'FILE_NOT_FOUND' };
+
+/**
+ * Deletes up to 50 of the caller's files: one D1 statement for the rows, one R2 call for the
+ * blobs. Duplicates count once; unknown, malformed and other keys' ids fail as FILE_NOT_FOUND.
+ */
+export async function deleteFiles(storage: Storage, ids: string[], keyId: string): Promise<BulkDeleteResult[]> {
+  const unique = [...new Set(ids)];
+  if (unique.length > MAX_BULK_DELETE) {
+    throw new ApiError('TOO_MANY_FILES', `At most ${MAX_BULK_DELETE} ids per bulk delete`);
+  }
+  const wellFormed = unique.filter((id) => FILE_ID_PATTERN.test(id));
+  const rows = await deleteOwnedFiles(storage.db, wellFormed, keyId, isoNow());
+  if (rows.length > 0)
+    await discardBlob(
+      storage.bucket,
+      rows.map((row) => row.r2_key),
+    );
+  const deleted = new Set(rows.map((row) => row.id));
+  return unique.map((id) =>
+    deleted.has(id)
+      ? { id, success: true as const }
+      : { id, success: false as const, error: 'File not found', code: 'FILE_NOT_FOUND' as const },
+  );
 }
 
 type Lookup = {

@@ -1,20 +1,19 @@
 // POST /upload: one `file` part plus optional fields, streamed part by part.
-import { UploadFieldsSchema } from '../api/schemas';
 import { ApiError, validationError } from '../errors';
 import type { FileRow } from '../storage/files-repo';
 import { MultipartReader } from '../upload/multipart';
 import {
   discardBlob,
   type ReceivedFile,
+  readFormField,
   receiveFile,
-  recordFile,
+  recordFiles,
+  recordOptions,
   requireMultipart,
   type UploadDeps,
   uploadError,
 } from './upload';
 
-const FIELD_NAMES = new Set(['isPublic', 'expiresIn']);
-const MAX_FIELD_BYTES = 1024;
 const MAX_PARTS = 20;
 // Room for the multipart framing and the small fields around the file.
 const FORM_OVERHEAD_BYTES = 64 * 1024;
@@ -38,21 +37,14 @@ export async function uploadSingleFile(deps: UploadDeps, request: Request): Prom
         // What a browser sends for a file input left empty: no file was chosen.
         if (part.filename === '') continue;
         received = await receiveFile(deps, reader, part);
-      } else if (FIELD_NAMES.has(part.name)) {
-        if (part.name in fields) throw validationError(part.name, 'given more than once');
-        fields[part.name] = (await reader.readText(MAX_FIELD_BYTES)).trim();
+      } else {
+        await readFormField(reader, part, fields);
       }
     }
     if (!received) throw validationError('file', 'the file part is required');
-    const parsed = UploadFieldsSchema.safeParse(fields);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      throw validationError(String(issue?.path[0] ?? 'body'), issue?.message ?? 'invalid');
-    }
-    return await recordFile(deps, received, {
-      isPublic: parsed.data.isPublic,
-      expiresInSeconds: parsed.data.expiresIn,
-    });
+    const [row] = await recordFiles(deps, [received], recordOptions(fields));
+    if (!row) throw new Error('recordFiles returned no row');
+    return row;
   } catch (error) {
     await reader.cancel();
     if (received) await discardBlob(deps.bucket, received.blob.key);

@@ -1,9 +1,10 @@
 // The upload service: multipart body → type check → R2 (streamed) → D1 row.
+import { UploadFieldsSchema } from '../api/schemas';
 import type { Config } from '../config';
 import { ApiError, validationError } from '../errors';
 import { randomBase64Url } from '../keys/key-material';
-import { blobKey, SizeLimitError, type StoredBlob, writeBlob } from '../storage/blobs';
-import { type FileRow, insertFile } from '../storage/files-repo';
+import { blobKey, consumeIntoBlob, SizeLimitError, type StoredBlob } from '../storage/blobs';
+import { type FileRow, insertFiles } from '../storage/files-repo';
 import { isoNow } from '../time';
 import { concat, MultipartError, type MultipartReader, multipartBoundary, type PartInfo } from '../upload/multipart';
 import { decideFileType, SNIFF_BYTES } from './file-type';
@@ -40,11 +41,22 @@ export function uploadError(error: unknown): ApiError {
   return new ApiError('UPLOAD_FAILED', 'The file could not be stored', { cause: error });
 }
 
-/**
- * Reads the current part (a file) from the multipart body, decides its type from its first
- * bytes, and streams it into R2 under a fresh server-made key.
- */
+/** Reads one file part and stores it in R2 under a fresh server-made key. */
 export async function receiveFile(deps: UploadDeps, reader: MultipartReader, part: PartInfo): Promise<ReceivedFile> {
+  const finish = await readFilePart(deps, reader, part);
+  return finish();
+}
+
+/**
+ * Reads the current part (a file) to its end: decides its type from its first bytes and
+ * streams it into R2. Returns the call that finishes the write, so the caller can read the
+ * next part meanwhile.
+ */
+export async function readFilePart(
+  deps: UploadDeps,
+  reader: MultipartReader,
+  part: PartInfo,
+): Promise<() => Promise<ReceivedFile>> {
   const originalName = cleanOriginalName(part.filename);
   const head: Uint8Array[] = [];
   let headBytes = 0;
@@ -73,21 +85,42 @@ export async function receiveFile(deps: UploadDeps, reader: MultipartReader, par
     }
     return reader.read();
   };
-  const blob = await writeBlob(deps.bucket, blobKey(deps.keyId, id), pull, {
+  const finishBlob = await consumeIntoBlob(deps.bucket, blobKey(deps.keyId, id), pull, {
     maxBytes: deps.config.MAX_FILE_SIZE,
     contentType: decision.mimeType,
     customMetadata: { keyId: deps.keyId, fileId: id },
   });
-  return { id, originalName, filename: storedFilename(originalName, id), mimeType: decision.mimeType, blob };
+  const filename = storedFilename(originalName, id);
+  return async () => ({ id, originalName, filename, mimeType: decision.mimeType, blob: await finishBlob() });
+}
+
+const FIELD_NAMES = new Set(['isPublic', 'expiresIn']);
+const MAX_FIELD_BYTES = 1024;
+
+/** Reads a known text field into fields (once each); other parts are skipped. */
+export async function readFormField(reader: MultipartReader, part: PartInfo, fields: Record<string, string>) {
+  if (!FIELD_NAMES.has(part.name)) return;
+  if (part.name in fields) throw validationError(part.name, 'given more than once');
+  fields[part.name] = (await reader.readText(MAX_FIELD_BYTES)).trim();
+}
+
+/** isPublic and expiresIn, validated once the whole form has been read. */
+export function recordOptions(fields: Record<string, string>): RecordOptions {
+  const parsed = UploadFieldsSchema.safeParse(fields);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw validationError(String(issue?.path[0] ?? 'body'), issue?.message ?? 'invalid');
+  }
+  return { isPublic: parsed.data.isPublic, expiresInSeconds: parsed.data.expiresIn };
 }
 
 export type RecordOptions = { isPublic: boolean; expiresInSeconds: number | undefined; now?: number };
 
-/** Writes the row for a stored blob; if the row cannot be written the blob is removed. */
-export async function recordFile(deps: UploadDeps, file: ReceivedFile, options: RecordOptions): Promise<FileRow> {
+/** The row for a stored file. */
+export function fileRow(deps: UploadDeps, file: ReceivedFile, options: RecordOptions): FileRow {
   const now = options.now ?? Date.now();
   const expiresIn = options.expiresInSeconds ?? deps.config.DEFAULT_EXPIRY_SECONDS;
-  const row: FileRow = {
+  return {
     id: file.id,
     key_id: deps.keyId,
     filename: file.filename,
@@ -103,17 +136,27 @@ export async function recordFile(deps: UploadDeps, file: ReceivedFile, options: 
     updated_at: isoNow(now),
     expires_at: expiresIn === undefined ? null : isoNow(now + expiresIn * 1000),
   };
-  try {
-    await insertFile(deps.db, row);
-  } catch (error) {
-    await discardBlob(deps.bucket, file.blob.key);
-    throw new ApiError('UPLOAD_FAILED', 'The file could not be recorded', { cause: error });
-  }
-  return row;
 }
 
-export async function discardBlob(bucket: R2Bucket, key: string): Promise<void> {
-  await bucket.delete(key).catch((error: unknown) => {
-    console.error(JSON.stringify({ level: 'error', msg: 'orphan blob left behind', key, error: String(error) }));
+/**
+ * Writes the rows for stored blobs in one batch (one transaction). If they cannot be written
+ * the blobs are removed, so no blob outlives a failed request.
+ */
+export async function recordFiles(deps: UploadDeps, files: ReceivedFile[], options: RecordOptions): Promise<FileRow[]> {
+  const rows = files.map((file) => fileRow(deps, file, options));
+  if (rows.length === 0) return rows;
+  try {
+    await insertFiles(deps.db, rows);
+  } catch (error) {
+    await Promise.all(files.map((file) => discardBlob(deps.bucket, file.blob.key)));
+    throw new ApiError('UPLOAD_FAILED', 'The file could not be recorded', { cause: error });
+  }
+  return rows;
+}
+
+/** Deletes blobs that must not outlive their request; a failure is logged as an orphan. */
+export async function discardBlob(bucket: R2Bucket, keys: string | string[]): Promise<void> {
+  await bucket.delete(keys).catch((error: unknown) => {
+    console.error(JSON.stringify({ level: 'error', msg: 'orphan blob left behind', keys, error: String(error) }));
   });
 }

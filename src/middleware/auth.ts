@@ -1,6 +1,7 @@
 import { createMiddleware } from 'hono/factory';
 import type { AppEnv } from '../env';
 import { ApiError } from '../errors';
+import { measure } from '../http/timing';
 import { API_KEY_PATTERN, sha256Hex } from '../keys/key-material';
 import { findActiveKeyByHash } from '../storage/keys-repo';
 
@@ -20,7 +21,8 @@ export const apiKeyAuth = () =>
   createMiddleware<AppEnv>(async function apiKeyAuth(c, next) {
     const token = bearerToken(c.req.header('authorization'));
     if (!token || !API_KEY_PATTERN.test(token)) throw unauthorized();
-    const row = await findActiveKeyByHash(c.env.DB, await sha256Hex(token));
+    const keyHash = await sha256Hex(token);
+    const row = await measure(c.get('timings'), 'auth', () => findActiveKeyByHash(c.env.DB, keyHash));
     if (!row) throw unauthorized();
     const config = c.get('config');
     c.set('apiKey', {

@@ -1,6 +1,7 @@
 import { createMiddleware } from 'hono/factory';
 import type { AppEnv, RateLimitState } from '../env';
 import { ApiError } from '../errors';
+import { measure } from '../http/timing';
 import { admitRequest } from '../limiter/client';
 
 function rateLimitHeaders(state: RateLimitState): Record<string, string> {
@@ -21,7 +22,7 @@ export const rateLimit = () =>
     const key = c.get('apiKey');
     let state: RateLimitState;
     try {
-      const result = await admitRequest(c.env.KEY_LIMITER, key);
+      const result = await measure(c.get('timings'), 'ratelimit', () => admitRequest(c.env.KEY_LIMITER, key));
       state = { limit: result.limit, remaining: result.remaining, reset: result.reset };
       if (!result.allowed) {
         const retryAfter = Math.max(1, result.reset - Math.floor(Date.now() / 1000));

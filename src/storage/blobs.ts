@@ -20,12 +20,25 @@ type Pull = () => Promise<Uint8Array | null>;
  * goes through R2's multipart upload, one PART_SIZE buffer at a time, so memory stays at about
  * one part whatever the file's size. Any failure aborts the upload and removes what was written.
  */
-export async function writeBlob(
+export async function writeBlob(bucket: R2Bucket, key: string, pull: Pull, options: BlobOptions): Promise<StoredBlob> {
+  const finish = await consumeIntoBlob(bucket, key, pull, options);
+  return finish();
+}
+
+export type BlobOptions = { maxBytes: number; contentType: string; customMetadata?: Record<string, string> };
+
+/**
+ * The first half of writeBlob: reads the source to its end, uploading every full part on the
+ * way, and returns the call that writes the rest (the single put, or the last part and the
+ * completion). Callers that read several files from one body start the next file while the
+ * previous one finishes.
+ */
+export async function consumeIntoBlob(
   bucket: R2Bucket,
   key: string,
   pull: Pull,
-  options: { maxBytes: number; contentType: string; customMetadata?: Record<string, string> },
-): Promise<StoredBlob> {
+  options: BlobOptions,
+): Promise<() => Promise<StoredBlob>> {
   const httpMetadata = { contentType: options.contentType };
   let pending: Uint8Array[] = [];
   let pendingBytes = 0;
@@ -36,6 +49,12 @@ export async function writeBlob(
   const flushPart = async (bytes: Uint8Array) => {
     upload ??= await bucket.createMultipartUpload(key, { httpMetadata, customMetadata: options.customMetadata });
     parts.push(await upload.uploadPart(parts.length + 1, bytes));
+  };
+  const cleanUp = async (error: unknown): Promise<never> => {
+    if (upload) await upload.abort().catch(() => undefined);
+    // A failed put may still leave a truncated object behind locally.
+    await bucket.delete(key).catch(() => undefined);
+    throw error;
   };
 
   try {
@@ -53,20 +72,22 @@ export async function writeBlob(
         pendingBytes = rest.length;
       }
     }
-    if (!upload) {
-      const object = await bucket.put(key, concat(pending, pendingBytes), {
-        httpMetadata,
-        customMetadata: options.customMetadata,
-      });
-      return { key, size: total, etag: object.httpEtag };
-    }
-    if (pendingBytes > 0) await flushPart(concat(pending, pendingBytes));
-    const object = await upload.complete(parts);
-    return { key, size: total, etag: object.httpEtag };
   } catch (error) {
-    if (upload) await upload.abort().catch(() => undefined);
-    // A failed put may still leave a truncated object behind locally.
-    await bucket.delete(key).catch(() => undefined);
-    throw error;
+    return cleanUp(error);
   }
+
+  const rest = concat(pending, pendingBytes);
+  return async () => {
+    try {
+      if (!upload) {
+        const object = await bucket.put(key, rest, { httpMetadata, customMetadata: options.customMetadata });
+        return { key, size: total, etag: object.httpEtag };
+      }
+      if (rest.length > 0) await flushPart(rest);
+      const object = await upload.complete(parts);
+      return { key, size: total, etag: object.httpEtag };
+    } catch (error) {
+      return cleanUp(error);
+    }
+  };
 }

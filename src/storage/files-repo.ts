@@ -23,7 +23,14 @@ const COLUMNS =
 // An expired row is invisible to every read, even before the sweep deletes it.
 const live = (param: string) => `(expires_at IS NULL OR expires_at > ${param})`;
 
-export function insertFile(db: D1Database, row: FileRow): Promise<D1Result> {
+/** Inserts rows in one batch: all or none. */
+export async function insertFiles(db: D1Database, rows: FileRow[]): Promise<void> {
+  const statements = rows.map((row) => insertStatement(db, row));
+  if (statements.length === 1 && statements[0]) await statements[0].run();
+  else await db.batch(statements);
+}
+
+function insertStatement(db: D1Database, row: FileRow): D1PreparedStatement {
   return db
     .prepare(`INSERT INTO files (${COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)`)
     .bind(
@@ -41,8 +48,7 @@ export function insertFile(db: D1Database, row: FileRow): Promise<D1Result> {
       row.uploaded_at,
       row.updated_at,
       row.expires_at,
-    )
-    .run();
+    );
 }
 
 export function findOwnedFile(db: D1Database, id: string, keyId: string, now: string) {
@@ -116,4 +122,15 @@ export function deleteOwnedFile(db: D1Database, id: string, keyId: string, now: 
     .prepare(`DELETE FROM files WHERE id = ?1 AND key_id = ?2 AND ${live('?3')} RETURNING ${COLUMNS}`)
     .bind(id, keyId, now)
     .first<FileRow>();
+}
+
+/** Removes the caller's live rows among ids in one statement; returns the rows deleted. */
+export async function deleteOwnedFiles(db: D1Database, ids: string[], keyId: string, now: string) {
+  if (ids.length === 0) return [];
+  const placeholders = ids.map((_, index) => `?${index + 3}`).join(', ');
+  const { results } = await db
+    .prepare(`DELETE FROM files WHERE key_id = ?1 AND ${live('?2')} AND id IN (${placeholders}) RETURNING ${COLUMNS}`)
+    .bind(keyId, now, ...ids)
+    .all<FileRow>();
+  return results;
 }

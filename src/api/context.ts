@@ -1,0 +1,38 @@
+// What the versioned routers take from a request's context: storage, origins, and doc helpers.
+import type { z } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import type { AppEnv } from '../env';
+import type { Origins } from '../files/records';
+import type { UploadDeps } from '../files/upload';
+import { timed } from '../http/timing';
+import { ErrorSchema } from './schemas';
+
+export function origins(c: Context<AppEnv>): Origins {
+  const config = c.get('config');
+  const requestOrigin = new URL(c.req.url).origin;
+  return { api: config.PUBLIC_BASE_URL ?? requestOrigin, site: config.SITE_URL ?? requestOrigin };
+}
+
+/** R2 and D1 for the request; on v2 every call is timed for Server-Timing. */
+export function storage(c: Context<AppEnv>): { bucket: R2Bucket; db: D1Database } {
+  const timings = c.get('timings');
+  if (!timings) return { bucket: c.env.FILES, db: c.env.DB };
+  return { bucket: timed(c.env.FILES, 'r2', timings), db: timed(c.env.DB, 'd1', timings) };
+}
+
+export function uploadDeps(c: Context<AppEnv>): UploadDeps {
+  return { ...storage(c), config: c.get('config'), keyId: c.get('apiKey').id };
+}
+
+export const errorResponses = (...statuses: number[]) =>
+  Object.fromEntries(
+    statuses.map((status) => [
+      status,
+      { description: 'Error envelope', content: { 'application/json': { schema: ErrorSchema } } },
+    ]),
+  );
+
+export const jsonResponse = <T extends z.ZodType>(schema: T, description: string) => ({
+  description,
+  content: { 'application/json': { schema } },
+});

@@ -1,0 +1,106 @@
+// POST /upload/bulk (v2): many `files` parts, one isPublic/expiresIn for all, per-file results.
+import { ApiError, type ErrorCode, validationError } from '../errors';
+import type { FileRow } from '../storage/files-repo';
+import { MultipartError, MultipartReader } from '../upload/multipart';
+import { cleanOriginalName } from './names';
+import {
+  discardBlob,
+  type ReceivedFile,
+  readFilePart,
+  readFormField,
+  recordFiles,
+  recordOptions,
+  requireMultipart,
+  type UploadDeps,
+  uploadError,
+} from './upload';
+
+const FILE_FIELDS = new Set(['files', 'files[]']);
+const MAX_PARTS = 120;
+// Finishing writes (a small file's put, a large one's last part) that may run while the next
+// file is read: with the part being uploaded, this stays under the Workers limit of six
+// simultaneous connections.
+const MAX_FINISHING = 3;
+
+export type BulkOutcome = { ok: true; row: FileRow } | { ok: false; filename: string; error: string; code: ErrorCode };
+
+type Stored = { ok: true; file: ReceivedFile } | { ok: false; error: ApiError };
+type Slot = { filename: string; stored: Promise<Stored> };
+
+const settle = (work: Promise<ReceivedFile>): Promise<Stored> =>
+  work.then(
+    (file) => ({ ok: true as const, file }),
+    (error: unknown) => ({ ok: false as const, error: uploadError(error) }),
+  );
+
+/**
+ * Reads the files one after another from the body (it is one stream), but lets each file's
+ * final write overlap with reading the next, then records every stored file in one D1 batch.
+ * A file that fails leaves nothing behind and does not stop the others.
+ */
+export async function uploadBulk(deps: UploadDeps, request: Request, maxFiles: number): Promise<BulkOutcome[]> {
+  const { body, boundary } = requireMultipart(request);
+  const reader = new MultipartReader(body, boundary);
+  const fields: Record<string, string> = {};
+  const slots: Slot[] = [];
+  const finishing = new Set<Promise<Stored>>();
+
+  try {
+    let parts = 0;
+    for (let part = await reader.nextPart(); part; part = await reader.nextPart()) {
+      if (++parts > MAX_PARTS) throw validationError('body', `at most ${MAX_PARTS} form parts are accepted`);
+      if (!FILE_FIELDS.has(part.name)) {
+        await readFormField(reader, part, fields);
+        continue;
+      }
+      // An empty file input: nothing was chosen.
+      if (part.filename === '') continue;
+      if (slots.length >= maxFiles) {
+        throw new ApiError('TOO_MANY_FILES', `At most ${maxFiles} files per bulk upload`);
+      }
+      const filename = cleanOriginalName(part.filename ?? part.name);
+      if (part.filename === undefined) {
+        slots.push({
+          filename,
+          stored: Promise.resolve({ ok: false, error: validationError(part.name, 'must be a file, not a text field') }),
+        });
+        continue;
+      }
+      while (finishing.size >= MAX_FINISHING) await Promise.race(finishing);
+      let stored: Promise<Stored>;
+      try {
+        stored = settle((await readFilePart(deps, reader, part))());
+      } catch (error) {
+        // A broken body makes the whole request unusable; anything else fails this file only.
+        if (error instanceof MultipartError) throw error;
+        stored = Promise.resolve({ ok: false, error: uploadError(error) });
+      }
+      finishing.add(stored);
+      void stored.then(() => finishing.delete(stored));
+      slots.push({ filename, stored });
+    }
+    if (slots.length === 0) throw validationError('files', 'at least one file is required');
+    const options = recordOptions(fields);
+    const results = await Promise.all(slots.map((slot) => slot.stored));
+    const files = results.flatMap((result) => (result.ok ? [result.file] : []));
+    let rows: FileRow[] = [];
+    let recordError: ApiError | undefined;
+    try {
+      rows = await recordFiles(deps, files, options);
+    } catch (error) {
+      recordError = uploadError(error);
+    }
+    const rowsById = new Map(rows.map((row) => [row.id, row]));
+    return results.map((result, index): BulkOutcome => {
+      const row = result.ok ? rowsById.get(result.file.id) : undefined;
+      if (row) return { ok: true, row };
+      const error = result.ok ? (recordError ?? new ApiError('UPLOAD_FAILED')) : result.error;
+      return { ok: false, filename: slots[index]?.filename ?? '', error: error.message, code: error.code };
+    });
+  } catch (error) {
+    await reader.cancel();
+    const stored = await Promise.all(slots.map((slot) => slot.stored));
+    await Promise.all(stored.map((result) => (result.ok ? discardBlob(deps.bucket, result.file.blob.key) : undefined)));
+    throw uploadError(error);
+  }
+}
