@@ -26,7 +26,10 @@ export function createApp() {
   // Returned, not thrown: a throw from notFound skips the middleware's after-steps (X-Request-Id, log line).
   app.notFound((c) => renderError(new ApiError('NOT_FOUND'), c));
 
-  app.use('*', requestContext(), loadConfig());
+  // perf runs before config is parsed, so even a configuration error carries v2's _perf.
+  app.use('*', requestContext());
+  app.use('/api/v2/*', perf());
+  app.use('*', loadConfig());
   app.get('/health', (c) => c.json({ status: 'ok' }));
 
   app.use('/api/*', async (c, next) => {
@@ -56,8 +59,6 @@ export function createApp() {
   app.get('/api/v1/openapi.json', (c) => c.json(openApiDocument(v1, 'v1', new URL(c.req.url).origin)));
   app.get('/api/v2/openapi.json', (c) => c.json(openApiDocument(v2, 'v2', new URL(c.req.url).origin)));
 
-  // Before auth, so that its errors carry _perf too.
-  app.use('/api/v2/*', perf());
   app.use('/api/*', apiKeyAuth(), rateLimit());
   addFallbacks(v1, FILE_PATHS);
   addFallbacks(v2, V2_PATHS);

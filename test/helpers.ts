@@ -35,11 +35,49 @@ export function form(files: FilePart[], fields: Record<string, string> = {}): Fo
   return data;
 }
 
+/** The API versions every behaviour test runs against. */
+export const VERSIONS = ['v1', 'v2'] as const;
+export type ApiVersion = (typeof VERSIONS)[number];
+
+/** A route's path in one version: `api('v2', '/files')` is `/api/v2/files`. */
+export const api = (version: ApiVersion, path: string) => `/api/${version}${path}`;
+
+/** A record's exact field names in `version`, sorted: v2 adds isPublic to uploads, gets and list items. */
+export const fieldsFor = (version: ApiVersion, fields: readonly string[]) =>
+  (version === 'v2' ? [...fields, 'isPublic'] : [...fields]).sort();
+
+/**
+ * Checks the `_perf` contract on a JSON body: in v2 a non-negative whole number of milliseconds
+ * plus a Server-Timing header with the total; in v1 no `_perf` at all.
+ */
+export function expectPerf(version: ApiVersion, response: Response, body: unknown): void {
+  expect(typeof body === 'object' && body !== null, 'JSON body is an object').toBe(true);
+  if (version === 'v2') {
+    const perf = (body as { _perf?: unknown })._perf;
+    expect(Number.isInteger(perf), `_perf is a whole number, got ${JSON.stringify(perf)}`).toBe(true);
+    expect(perf as number).toBeGreaterThanOrEqual(0);
+    expect(response.headers.get('server-timing') ?? '').toContain('total;dur=');
+  } else {
+    expect(body).not.toHaveProperty('_perf');
+  }
+}
+
+/**
+ * Reads a JSON response of `version`, checks its `_perf` (see expectPerf) and returns the body
+ * without `_perf`, so exact shape assertions hold unchanged for both versions.
+ */
+export async function readJson<T>(version: ApiVersion, response: Response): Promise<T> {
+  const body: unknown = await response.json();
+  expectPerf(version, response, body);
+  const { _perf: _checked, ...rest } = body as Record<string, unknown>;
+  return rest as T;
+}
+
 export async function upload(
   auth: Record<string, string>,
   file: Partial<FilePart> = {},
   fields: Record<string, string> = {},
-  version: 'v1' | 'v2' = 'v1',
+  version: ApiVersion = 'v1',
 ) {
   const body = form(
     [
@@ -51,8 +89,8 @@ export async function upload(
     ],
     fields,
   );
-  const response = await call(`/api/${version}/upload`, { method: 'POST', headers: auth, body });
-  return { response, body: (await response.json()) as any };
+  const response = await call(api(version, '/upload'), { method: 'POST', headers: auth, body });
+  return { response, body: await readJson<any>(version, response) };
 }
 
 // ---- Files API helpers: typed bodies, hand-built multipart, storage inspection ----
@@ -74,6 +112,9 @@ export type FileRecordV1 = UploadRecordV1 & {
   updatedAt: string;
   expiresAt: string | null;
 };
+/** A record as either version shows it: v2 adds isPublic. */
+export type UploadRecord = UploadRecordV1 & { isPublic?: boolean };
+export type FileRecord = FileRecordV1 & { isPublic?: boolean };
 export type Pagination = { page: number; limit: number; total: number; totalPages: number; hasMore: boolean };
 export type Success<T> = { success: true; data: T };
 
@@ -177,29 +218,42 @@ export async function sha256(bytes: BufferSource): Promise<string> {
   return Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, '0')).join('');
 }
 
-/** Uploads a small text file and returns its v1 upload record; fails the test if the upload does not succeed. */
+/** Uploads a small text file through `version` and returns its upload record; fails the test if the upload does not succeed. */
 export async function uploadOk(
   auth: Record<string, string>,
   file: Partial<FilePart> = {},
   fields: Record<string, string> = {},
-): Promise<UploadRecordV1> {
-  const { response, body } = await upload(auth, file, fields);
+  version: ApiVersion = 'v1',
+): Promise<UploadRecord> {
+  const { response, body } = await upload(auth, file, fields, version);
   if (response.status !== 201) throw new Error(`upload failed: ${response.status} ${JSON.stringify(body)}`);
-  return (body as Success<UploadRecordV1>).data;
+  return (body as Success<UploadRecord>).data;
 }
 
-/** Reads one file record through the API. */
-export async function getRecord(auth: Record<string, string>, id: string): Promise<FileRecordV1> {
-  const response = await call(`/api/v1/files/${id}`, { headers: auth });
+/** Reads one file record through `version` of the API. */
+export async function getRecord(
+  auth: Record<string, string>,
+  id: string,
+  version: ApiVersion = 'v1',
+): Promise<FileRecord> {
+  const response = await call(api(version, `/files/${id}`), { headers: auth });
   if (response.status !== 200) throw new Error(`get failed: ${response.status} ${await response.text()}`);
-  return (await json<Success<FileRecordV1>>(response)).data;
+  return (await readJson<Success<FileRecord>>(version, response)).data;
 }
 
-/** Checks the error envelope (status, code, a message) and returns the body for more checks. */
-export async function expectError(response: Response, status: number, code: string): Promise<ErrorEnvelope> {
+/**
+ * Checks the error envelope (status, code, a message) and returns the body for more checks.
+ * With a version it also checks `_perf` (see readJson) and returns the body without it.
+ */
+export async function expectError(
+  response: Response,
+  status: number,
+  code: string,
+  version?: ApiVersion,
+): Promise<ErrorEnvelope> {
   expect(response.status).toBe(status);
   expect(response.headers.get('content-type') ?? '').toMatch(/^application\/json/);
-  const body = await json<ErrorEnvelope>(response);
+  const body = version ? await readJson<ErrorEnvelope>(version, response) : await json<ErrorEnvelope>(response);
   expect(body.code).toBe(code);
   expect(typeof body.error).toBe('string');
   expect(body.error.length).toBeGreaterThan(0);

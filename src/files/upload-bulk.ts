@@ -25,7 +25,7 @@ const MAX_FINISHING = 3;
 export type BulkOutcome = { ok: true; row: FileRow } | { ok: false; filename: string; error: string; code: ErrorCode };
 
 type Stored = { ok: true; file: ReceivedFile } | { ok: false; error: ApiError };
-type Slot = { filename: string; stored: Promise<Stored> };
+type Slot = { filename: string; isFile: boolean; stored: Promise<Stored> };
 
 const settle = (work: Promise<ReceivedFile>): Promise<Stored> =>
   work.then(
@@ -62,6 +62,7 @@ export async function uploadBulk(deps: UploadDeps, request: Request, maxFiles: n
       if (part.filename === undefined) {
         slots.push({
           filename,
+          isFile: false,
           stored: Promise.resolve({ ok: false, error: validationError(part.name, 'must be a file, not a text field') }),
         });
         continue;
@@ -77,9 +78,10 @@ export async function uploadBulk(deps: UploadDeps, request: Request, maxFiles: n
       }
       finishing.add(stored);
       void stored.then(() => finishing.delete(stored));
-      slots.push({ filename, stored });
+      slots.push({ filename, isFile: true, stored });
     }
-    if (slots.length === 0) throw validationError('files', 'at least one file is required');
+    // Text fields named `files` alone are no files at all.
+    if (!slots.some((slot) => slot.isFile)) throw validationError('files', 'at least one file is required');
     const options = recordOptions(fields);
     const results = await Promise.all(slots.map((slot) => slot.stored));
     const files = results.flatMap((result) => (result.ok ? [result.file] : []));

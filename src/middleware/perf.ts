@@ -8,6 +8,8 @@ import { Timings } from '../http/timing';
  */
 export const perf = () =>
   createMiddleware<AppEnv>(async function perf(c, next) {
+    // The API description is a document, not an API response.
+    if (c.req.path.endsWith('/openapi.json')) return next();
     const timings = new Timings();
     c.set('timings', timings);
     const start = performance.now();
@@ -15,6 +17,8 @@ export const perf = () =>
     const total = performance.now() - start;
     c.res.headers.set('Server-Timing', timings.header(total));
     if (!c.res.headers.get('content-type')?.startsWith('application/json')) return;
+    // A download (always sent as an attachment) is the user's bytes, even when they are JSON.
+    if (c.res.headers.has('content-disposition')) return;
     // Our JSON bodies are objects: append the field instead of parsing and re-serialising.
     const text = await c.res.text();
     const end = text.lastIndexOf('}');

@@ -1,14 +1,16 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import {
+  api,
   call,
   createKey,
   filePartHeaders,
-  json,
   postRaw,
   rawMultipart,
+  readJson,
   type Success,
-  type UploadRecordV1,
+  type UploadRecord,
+  VERSIONS,
 } from '../helpers';
 
 const MIB = 1024 * 1024;
@@ -106,15 +108,15 @@ function multipartStream(total: number): ReadableStream<Uint8Array> {
   });
 }
 
-describe('large uploads', () => {
+describe.each(VERSIONS)('large uploads (%s)', (version) => {
   it('round-trips a 32 MiB streamed upload byte for byte through R2 multipart', async () => {
     const { id: keyId, auth } = await createKey();
     const expected = await digestStream(fileStream(TOTAL));
     expect(expected.size).toBe(TOTAL);
 
-    const response = await postRaw(auth, multipartStream(TOTAL));
+    const response = await postRaw(auth, multipartStream(TOTAL), {}, {}, api(version, '/upload'));
     expect(response.status).toBe(201);
-    const { data } = await json<Success<UploadRecordV1>>(response);
+    const { data } = await readJson<Success<UploadRecord>>(version, response);
     expect(data.size).toBe(TOTAL);
     expect(data.mimeType).toBe('application/gzip');
 
@@ -122,7 +124,7 @@ describe('large uploads', () => {
     expect(object?.size).toBe(TOTAL);
     expect(object?.httpMetadata?.contentType).toBe('application/gzip');
 
-    const download = await call(`/api/v1/files/${data.id}/download`, { headers: auth });
+    const download = await call(api(version, `/files/${data.id}/download`), { headers: auth });
     expect(download.status).toBe(200);
     expect(download.headers.get('content-length')).toBe(String(TOTAL));
     const actual = await digestStream(download.body ?? new ReadableStream());
@@ -130,7 +132,7 @@ describe('large uploads', () => {
 
     // Bytes on both sides of each 8 MiB part boundary come back in the right place.
     for (const boundary of [PART_SIZE, 2 * PART_SIZE, 3 * PART_SIZE]) {
-      const ranged = await call(`/api/v1/files/${data.id}/download`, {
+      const ranged = await call(api(version, `/files/${data.id}/download`), {
         headers: { ...auth, Range: `bytes=${boundary - 8}-${boundary + 7}` },
       });
       expect(ranged.status).toBe(206);
@@ -142,14 +144,14 @@ describe('large uploads', () => {
     const { id: keyId, auth } = await createKey();
     const total = PART_SIZE + 123;
     const expected = await digestStream(fileStream(total));
-    const response = await postRaw(auth, multipartStream(total));
+    const response = await postRaw(auth, multipartStream(total), {}, {}, api(version, '/upload'));
     expect(response.status).toBe(201);
-    const { data } = await json<Success<UploadRecordV1>>(response);
+    const { data } = await readJson<Success<UploadRecord>>(version, response);
     expect(data.size).toBe(total);
     expect((await env.FILES.head(`files/${keyId}/${data.id}`))?.size).toBe(total);
-    const download = await call(`/api/v1/files/${data.id}/download`, { headers: auth });
+    const download = await call(api(version, `/files/${data.id}/download`), { headers: auth });
     expect(await digestStream(download.body ?? new ReadableStream())).toEqual(expected);
-    const tail = await call(`/api/v1/files/${data.id}/download`, { headers: { ...auth, Range: 'bytes=-130' } });
+    const tail = await call(api(version, `/files/${data.id}/download`), { headers: { ...auth, Range: 'bytes=-130' } });
     expect(new Uint8Array(await tail.arrayBuffer())).toEqual(slice(total - 130, 130));
   });
 });

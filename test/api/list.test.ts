@@ -1,20 +1,26 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import {
+  type ApiVersion,
+  api,
   call,
   createKey,
   expectError,
-  type FileRecordV1,
+  type FileRecord,
+  fieldsFor,
   getRecord,
   ISO_MS,
-  json,
+  ORIGIN,
   type Pagination,
+  readJson,
   type Success,
   uploadOk,
+  VERSIONS,
 } from '../helpers';
 
-type ListBody = Success<{ files: FileRecordV1[]; pagination: Pagination }>;
+type ListBody = Success<{ files: FileRecord[]; pagination: Pagination }>;
 
+// The seed's v1 list item fields; v2 adds isPublic.
 const LIST_ITEM_FIELDS = [
   'downloadCount',
   'downloadUrl',
@@ -29,17 +35,17 @@ const LIST_ITEM_FIELDS = [
   'uploadedAt',
 ];
 
-async function list(auth: Record<string, string>, query = '') {
-  const response = await call(`/api/v1/files${query}`, { headers: auth });
+async function list(version: ApiVersion, auth: Record<string, string>, query = '') {
+  const response = await call(api(version, `/files${query}`), { headers: auth });
   expect(response.status).toBe(200);
-  return (await json<ListBody>(response)).data;
+  return (await readJson<ListBody>(version, response)).data;
 }
 
 /** Uploads n small files one after another; returns their ids in upload order. */
-async function uploadMany(auth: Record<string, string>, n: number): Promise<string[]> {
+async function uploadMany(version: ApiVersion, auth: Record<string, string>, n: number): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 0; i < n; i++)
-    ids.push((await uploadOk(auth, { filename: `file-${i}.txt`, content: `content ${i}` })).id);
+    ids.push((await uploadOk(auth, { filename: `file-${i}.txt`, content: `content ${i}` }, {}, version)).id);
   return ids;
 }
 
@@ -48,26 +54,28 @@ async function setUploadedAt(keyId: string, at: string) {
   await env.DB.prepare('UPDATE files SET uploaded_at = ?1 WHERE key_id = ?2').bind(at, keyId).run();
 }
 
-describe('GET /api/v1/files', () => {
+describe.each(VERSIONS)('GET /api/%s/files', (version) => {
   it('lists a new key as empty, with zero totals', async () => {
     const { auth } = await createKey();
-    const data = await list(auth);
+    const data = await list(version, auth);
     expect(Object.keys(data).sort()).toEqual(['files', 'pagination']);
     expect(data.files).toEqual([]);
     expect(data.pagination).toEqual({ page: 1, limit: 10, total: 0, totalPages: 0, hasMore: false });
   });
 
-  it('answers with the success envelope and items of exactly the v1 list fields', async () => {
+  it(`answers with the success envelope and items of exactly the ${version} list fields`, async () => {
     const { auth } = await createKey();
-    const uploaded = await uploadOk(auth, { filename: 'Quarterly Report.txt', content: 'numbers' });
-    const response = await call('/api/v1/files', { headers: auth });
+    const uploaded = await uploadOk(auth, { filename: 'Quarterly Report.txt', content: 'numbers' }, {}, version);
+    const response = await call(api(version, '/files'), { headers: auth });
     expect(response.status).toBe(200);
-    const body = await json<ListBody>(response);
+    const body = await readJson<ListBody>(version, response);
     expect(Object.keys(body).sort()).toEqual(['data', 'success']);
     expect(body.success).toBe(true);
     const [item] = body.data.files;
-    expect(Object.keys(item ?? {}).sort()).toEqual(LIST_ITEM_FIELDS);
+    expect(Object.keys(item ?? {}).sort()).toEqual(fieldsFor(version, LIST_ITEM_FIELDS));
+    expect(uploaded.downloadUrl).toBe(`${ORIGIN}/api/${version}/files/${uploaded.id}/download`);
     expect(item).toEqual({
+      ...(version === 'v2' ? { isPublic: true } : {}),
       id: uploaded.id,
       filename: uploaded.filename,
       originalName: 'Quarterly Report.txt',
@@ -85,20 +93,20 @@ describe('GET /api/v1/files', () => {
 
   it('shows the same record in the list as GET /files/:id does', async () => {
     const { auth } = await createKey();
-    const uploaded = await uploadOk(auth, {}, { expiresIn: '3600' });
-    const [item] = (await list(auth)).files;
-    const record = await getRecord(auth, uploaded.id);
-    for (const field of Object.keys(record) as (keyof FileRecordV1)[]) expect(item?.[field]).toEqual(record[field]);
+    const uploaded = await uploadOk(auth, {}, { expiresIn: '3600' }, version);
+    const [item] = (await list(version, auth)).files;
+    const record = await getRecord(auth, uploaded.id, version);
+    for (const field of Object.keys(record) as (keyof FileRecord)[]) expect(item?.[field]).toEqual(record[field]);
     expect(item?.expiresAt).toMatch(ISO_MS);
   });
 
   it('defaults to page 1 with 10 items and reports pagination', async () => {
     const { auth } = await createKey();
-    const ids = await uploadMany(auth, 12);
-    const first = await list(auth);
+    const ids = await uploadMany(version, auth, 12);
+    const first = await list(version, auth);
     expect(first.files).toHaveLength(10);
     expect(first.pagination).toEqual({ page: 1, limit: 10, total: 12, totalPages: 2, hasMore: true });
-    const second = await list(auth, '?page=2');
+    const second = await list(version, auth, '?page=2');
     expect(second.files).toHaveLength(2);
     expect(second.pagination).toEqual({ page: 2, limit: 10, total: 12, totalPages: 2, hasMore: false });
     const seen = [...first.files, ...second.files].map((file) => file.id);
@@ -110,10 +118,10 @@ describe('GET /api/v1/files', () => {
     const { auth } = await createKey();
     const ids: string[] = [];
     for (let i = 0; i < 4; i++) {
-      ids.push((await uploadOk(auth, { content: `n${i}` })).id);
+      ids.push((await uploadOk(auth, { content: `n${i}` }, {}, version)).id);
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
-    const { files } = await list(auth);
+    const { files } = await list(version, auth);
     expect(files.map((file) => file.id)).toEqual([...ids].reverse());
     const times = files.map((file) => Date.parse(file.uploadedAt));
     expect(times).toEqual([...times].sort((a, b) => b - a));
@@ -121,19 +129,19 @@ describe('GET /api/v1/files', () => {
 
   it('orders files uploaded in the same millisecond by id, descending', async () => {
     const { id: keyId, auth } = await createKey();
-    const ids = await uploadMany(auth, 5);
+    const ids = await uploadMany(version, auth, 5);
     await setUploadedAt(keyId, '2026-01-01T00:00:00.000Z');
-    const { files } = await list(auth);
+    const { files } = await list(version, auth);
     const descending = [...ids].sort((a, b) => (a < b ? 1 : a > b ? -1 : 0));
     expect(files.map((file) => file.id)).toEqual(descending);
   });
 
   it('walks every file exactly once with limit=1', async () => {
     const { auth } = await createKey();
-    const ids = await uploadMany(auth, 3);
+    const ids = await uploadMany(version, auth, 3);
     const seen: string[] = [];
     for (let page = 1; page <= 3; page++) {
-      const data = await list(auth, `?page=${page}&limit=1`);
+      const data = await list(version, auth, `?page=${page}&limit=1`);
       expect(data.files).toHaveLength(1);
       expect(data.pagination).toEqual({ page, limit: 1, total: 3, totalPages: 3, hasMore: page < 3 });
       seen.push(data.files[0]?.id ?? '');
@@ -143,37 +151,37 @@ describe('GET /api/v1/files', () => {
 
   it('accepts limit=100', async () => {
     const { auth } = await createKey();
-    await uploadMany(auth, 2);
-    const data = await list(auth, '?limit=100');
+    await uploadMany(version, auth, 2);
+    const data = await list(version, auth, '?limit=100');
     expect(data.files).toHaveLength(2);
     expect(data.pagination).toEqual({ page: 1, limit: 100, total: 2, totalPages: 1, hasMore: false });
   });
 
   it('answers a page past the end with no files and the right total', async () => {
     const { auth } = await createKey();
-    await uploadMany(auth, 3);
-    const data = await list(auth, '?page=5&limit=2');
+    await uploadMany(version, auth, 3);
+    const data = await list(version, auth, '?page=5&limit=2');
     expect(data.files).toEqual([]);
     expect(data.pagination).toEqual({ page: 5, limit: 2, total: 3, totalPages: 2, hasMore: false });
   });
 
   it('shows download counts in the list', async () => {
     const { auth } = await createKey();
-    const file = await uploadOk(auth);
+    const file = await uploadOk(auth, {}, {}, version);
     for (let i = 0; i < 2; i++)
-      await (await call(`/api/v1/files/${file.id}/download`, { headers: auth })).arrayBuffer();
-    const [item] = (await list(auth)).files;
+      await (await call(api(version, `/files/${file.id}/download`), { headers: auth })).arrayBuffer();
+    const [item] = (await list(version, auth)).files;
     expect(item?.downloadCount).toBe(2);
   });
 
   it('leaves expired files out of the list and out of the total', async () => {
     const { auth } = await createKey();
-    const kept = await uploadOk(auth, { content: 'stays' });
-    const expiring = await uploadOk(auth, { content: 'goes' }, { expiresIn: '60' });
+    const kept = await uploadOk(auth, { content: 'stays' }, {}, version);
+    const expiring = await uploadOk(auth, { content: 'goes' }, { expiresIn: '60' }, version);
     await env.DB.prepare('UPDATE files SET expires_at = ?1 WHERE id = ?2')
       .bind(new Date(Date.now() - 1000).toISOString(), expiring.id)
       .run();
-    const data = await list(auth);
+    const data = await list(version, auth);
     expect(data.files.map((file) => file.id)).toEqual([kept.id]);
     expect(data.pagination.total).toBe(1);
   });
@@ -193,8 +201,8 @@ describe('GET /api/v1/files', () => {
     ['limit', '1000'],
   ])('answers 400 VALIDATION_ERROR naming %s for %s=%j, never clamping', async (field, value) => {
     const { auth } = await createKey();
-    const response = await call(`/api/v1/files?${field}=${encodeURIComponent(value)}`, { headers: auth });
-    const body = await expectError(response, 400, 'VALIDATION_ERROR');
+    const response = await call(api(version, `/files?${field}=${encodeURIComponent(value)}`), { headers: auth });
+    const body = await expectError(response, 400, 'VALIDATION_ERROR', version);
     expect(body.details?.map((detail) => detail.field)).toContain(field);
     expect(body.details?.every((detail) => typeof detail.message === 'string' && detail.message.length > 0)).toBe(true);
   });
@@ -202,20 +210,21 @@ describe('GET /api/v1/files', () => {
   it('answers 400 VALIDATION_ERROR for a repeated page parameter', async () => {
     const { auth } = await createKey();
     const body = await expectError(
-      await call('/api/v1/files?page=1&page=2', { headers: auth }),
+      await call(api(version, '/files?page=1&page=2'), { headers: auth }),
       400,
       'VALIDATION_ERROR',
+      version,
     );
     expect(body.details?.map((detail) => detail.field)).toContain('page');
   });
 
   it('answers 400 for a page beyond a safe integer and an empty page, not 500, for a huge safe one', async () => {
     const { auth } = await createKey();
-    await uploadOk(auth);
-    const tooBig = await call('/api/v1/files?page=99999999999999999999999', { headers: auth });
-    const body = await expectError(tooBig, 400, 'VALIDATION_ERROR');
+    await uploadOk(auth, {}, {}, version);
+    const tooBig = await call(api(version, '/files?page=99999999999999999999999'), { headers: auth });
+    const body = await expectError(tooBig, 400, 'VALIDATION_ERROR', version);
     expect(body.details?.map((detail) => detail.field)).toContain('page');
-    const data = await list(auth, `?page=${Number.MAX_SAFE_INTEGER}&limit=100`);
+    const data = await list(version, auth, `?page=${Number.MAX_SAFE_INTEGER}&limit=100`);
     expect(data.files).toEqual([]);
     expect(data.pagination).toMatchObject({ page: Number.MAX_SAFE_INTEGER, total: 1, hasMore: false });
   });

@@ -1,23 +1,25 @@
 import { describe, expect, it } from 'vitest';
-import { call, createKey, upload } from '../helpers';
+import { api, call, createKey, readJson, type Success, upload, VERSIONS } from '../helpers';
 
-describe('smoke', () => {
+describe.each(VERSIONS)('smoke (%s)', (version) => {
   it('uploads, lists, gets, downloads and deletes a file', async () => {
     const { auth } = await createKey();
-    const { response, body } = await upload(auth);
+    const { response, body } = await upload(auth, {}, {}, version);
     expect(response.status).toBe(201);
     expect(body.success).toBe(true);
     const id = body.data.id;
-    const list = await call('/api/v1/files', { headers: auth });
+    const list = await call(api(version, '/files'), { headers: auth });
     expect(list.status).toBe(200);
-    const listed = (await list.json()) as any;
-    expect(listed.data.files[0].id).toBe(id);
-    const download = await call(`/api/v1/files/${id}/download`, { headers: auth });
+    const listed = await readJson<Success<{ files: { id: string }[] }>>(version, list);
+    expect(listed.data.files[0]?.id).toBe(id);
+    const download = await call(api(version, `/files/${id}/download`), { headers: auth });
     expect(download.status).toBe(200);
     expect(await download.text()).toBe('hello world');
-    const removed = await call(`/api/v1/files/${id}`, { method: 'DELETE', headers: auth });
+    const removed = await call(api(version, `/files/${id}`), { method: 'DELETE', headers: auth });
     expect(removed.status).toBe(200);
-    const gone = await call(`/api/v1/files/${id}`, { headers: auth });
+    await readJson(version, removed);
+    const gone = await call(api(version, `/files/${id}`), { headers: auth });
     expect(gone.status).toBe(404);
+    await readJson(version, gone);
   });
 });

@@ -1,48 +1,48 @@
 import { describe, expect, it } from 'vitest';
-import { call, createKey, form } from '../helpers';
+import { call, createKey } from '../helpers';
+import {
+  type BulkDeleteBody,
+  type BulkUploadBody,
+  bulkDelete,
+  bulkUpload,
+  expectPerf,
+  type FileRecordV2,
+  filesForm,
+  HTML_AS_PNG,
+  json,
+  serverTiming,
+  textFile,
+} from './v2-helpers';
 
 describe('v2 smoke', () => {
-  it('bulk uploads, reads with _perf and Server-Timing, and bulk deletes', async () => {
+  it('bulk uploads, lists with _perf and Server-Timing, and bulk deletes', async () => {
     const { auth } = await createKey();
-    const body = form(
-      [
-        { name: 'files', filename: 'a.txt', type: 'text/plain', content: 'aaa' },
-        { name: 'files', filename: 'evil.png', type: 'image/png', content: '<html><script>x</script></html>' },
-        { name: 'files[]', filename: 'c.txt', type: 'text/plain', content: 'ccc' },
-      ],
+    const form = filesForm(
+      [{ ...textFile('a.txt', 'aaa'), name: 'files' }, HTML_AS_PNG, { ...textFile('c.txt', 'ccc'), name: 'files[]' }],
       { isPublic: 'false' },
     );
-    const response = await call('/api/v2/upload/bulk', { method: 'POST', headers: auth, body });
-    const json = (await response.json()) as any;
-    expect(response.status).toBe(201);
-    expect(json.data).toMatchObject({ total: 3, successful: 2, failed: 1 });
-    expect(json.data.results[1]).toMatchObject({ success: false, filename: 'evil.png', code: 'INVALID_FILE_TYPE' });
-    expect(json.data.results[0].data.isPublic).toBe(false);
-    expect(Number.isInteger(json._perf)).toBe(true);
-    expect(response.headers.get('server-timing')).toMatch(/total;dur=/);
-    expect(response.headers.get('server-timing')).toMatch(/r2;dur=/);
-    expect(response.headers.get('server-timing')).toMatch(/d1;dur=/);
+    const uploaded = await bulkUpload(auth, form);
+    const result = await json<BulkUploadBody>(uploaded);
+    expect(uploaded.status).toBe(201);
+    expect(result.data).toMatchObject({ total: 3, successful: 2, failed: 1 });
+    expect(result.data.results[1]).toMatchObject({ success: false, filename: 'photo.png', code: 'INVALID_FILE_TYPE' });
+    expectPerf(result);
+    const spans = serverTiming(uploaded);
+    for (const name of ['total', 'r2', 'd1']) expect(spans.has(name), name).toBe(true);
+    const ids = result.data.results.flatMap((item) => (item.success ? [item.data.id] : []));
+    expect(result.data.results.flatMap((item) => (item.success ? [item.data.isPublic] : []))).toEqual([false, false]);
 
-    const list = await call('/api/v2/files', { headers: auth });
-    const listed = (await list.json()) as any;
-    expect(listed.data.files).toHaveLength(2);
-    expect(listed.data.files[0].isPublic).toBe(false);
-    expect(listed.data.files[0].downloadUrl).toContain('/api/v2/files/');
+    const list = await json<{ data: { files: FileRecordV2[] } }>(await call('/api/v2/files', { headers: auth }));
+    expect(list.data.files.map((file) => file.id).sort()).toEqual([...ids].sort());
+    expect(list.data.files.every((file) => !file.isPublic && file.downloadUrl.includes('/api/v2/files/'))).toBe(true);
 
-    const ids = [json.data.results[0].data.id, json.data.results[2].data.id, 'unknown', json.data.results[0].data.id];
-    const removed = await call('/api/v2/files/bulk', {
-      method: 'DELETE',
-      headers: { ...auth, 'content-type': 'application/json' },
-      body: JSON.stringify({ ids }),
-    });
-    const result = (await removed.json()) as any;
+    const removed = await bulkDelete(auth, { ids: [...ids, 'unknown', ids[0]] });
+    const deleted = await json<BulkDeleteBody>(removed);
     expect(removed.status).toBe(200);
-    expect(result.data).toMatchObject({ total: 3, deleted: 2, failed: 1 });
-    expect(Number.isInteger(result._perf)).toBe(true);
+    expect(deleted.data).toMatchObject({ total: 3, deleted: 2, failed: 1 });
+    expectPerf(deleted);
 
-    const unauthorized = await call('/api/v2/files');
-    expect(((await unauthorized.json()) as any)._perf).toBeTypeOf('number');
-    const v1 = await call('/api/v1/files', { headers: auth });
-    expect(((await v1.json()) as any)._perf).toBeUndefined();
+    expectPerf(await json(await call('/api/v2/files')));
+    expect(await json(await call('/api/v1/files', { headers: auth }))).not.toHaveProperty('_perf');
   });
 });
