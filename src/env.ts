@@ -1,5 +1,6 @@
 import type { Config } from './config';
 import type { Timings } from './http/timing';
+import type { QuotaTicket } from './limiter/client';
 
 export type Bindings = Env & { ADMIN_TOKEN?: string };
 
@@ -24,5 +25,7 @@ export type AppEnv = {
     startedAt: number;
     /** Set on v2 requests only. */
     timings?: Timings;
+    /** Set on uploads that announced their length: storage reserved while admitting them. */
+    quota?: QuotaTicket;
   };
 };

@@ -5,6 +5,7 @@ import type { AppEnv } from '../env';
 import { validationError } from '../errors';
 import { uploadRecord } from '../files/records';
 import { deleteFiles } from '../files/service';
+import { withQuota } from '../files/upload';
 import { uploadBulk } from '../files/upload-bulk';
 import { errorResponses, jsonResponse, origins, storage, uploadDeps } from './context';
 import {
@@ -30,7 +31,8 @@ export function addBulkRoutes(router: OpenAPIHono<AppEnv>) {
   });
   // Streamed by the handler, not parsed by the validator.
   router.post(bulkUpload.path, async (c) => {
-    const outcomes = await uploadBulk(uploadDeps(c), c.req.raw, c.get('config').MAX_BULK_FILES);
+    const maxFiles = c.get('config').MAX_BULK_FILES;
+    const outcomes = await withQuota(uploadDeps(c), (deps) => uploadBulk(deps, c.req.raw, maxFiles));
     const base = origins(c);
     const results = outcomes.map((outcome) =>
       outcome.ok

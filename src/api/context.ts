@@ -3,8 +3,10 @@ import type { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { AppEnv } from '../env';
 import type { Origins } from '../files/records';
+import type { RemovalDeps } from '../files/removal';
 import type { UploadDeps } from '../files/upload';
 import { timed } from '../http/timing';
+import { QuotaTicket } from '../limiter/client';
 import { ErrorSchema } from './schemas';
 
 export function origins(c: Context<AppEnv>): Origins {
@@ -13,15 +15,23 @@ export function origins(c: Context<AppEnv>): Origins {
   return { api: config.PUBLIC_BASE_URL ?? requestOrigin, site: config.SITE_URL ?? requestOrigin };
 }
 
-/** R2 and D1 for the request; on v2 every call is timed for Server-Timing. */
-export function storage(c: Context<AppEnv>): { bucket: R2Bucket; db: D1Database } {
+/** R2, D1 and the key limiters for the request; on v2 every storage call is timed for Server-Timing. */
+export function storage(c: Context<AppEnv>): RemovalDeps {
   const timings = c.get('timings');
-  if (!timings) return { bucket: c.env.FILES, db: c.env.DB };
-  return { bucket: timed(c.env.FILES, 'r2', timings), db: timed(c.env.DB, 'd1', timings) };
+  const limiter = c.env.KEY_LIMITER;
+  if (!timings) return { bucket: c.env.FILES, db: c.env.DB, limiter };
+  return { bucket: timed(c.env.FILES, 'r2', timings), db: timed(c.env.DB, 'd1', timings), limiter };
 }
 
 export function uploadDeps(c: Context<AppEnv>): UploadDeps {
-  return { ...storage(c), config: c.get('config'), keyId: c.get('apiKey').id };
+  const key = c.get('apiKey');
+  return {
+    ...storage(c),
+    config: c.get('config'),
+    keyId: key.id,
+    // The rate limiter may already hold a reservation made in the same call that admitted us.
+    quota: c.get('quota') ?? new QuotaTicket(c.env.KEY_LIMITER, key),
+  };
 }
 
 export const errorResponses = (...statuses: number[]) =>

@@ -4,6 +4,7 @@ import type { AppEnv } from '../env';
 import { ApiError } from '../errors';
 import { type ApiVersion, fileRecord, uploadRecord } from '../files/records';
 import { deleteFile, downloadOwnedFile, getOwnedFile, listFiles } from '../files/service';
+import { withQuota } from '../files/upload';
 import { uploadSingleFile } from '../files/upload-form';
 import { addBulkRoutes } from './bulk-routes';
 import { errorResponses, jsonResponse, origins, storage, uploadDeps } from './context';
@@ -51,7 +52,7 @@ export function createFilesRouter(version: ApiVersion) {
   });
   // The body is streamed by the handler, not parsed by the validator.
   router.post(upload.path, async (c) => {
-    const row = await uploadSingleFile(uploadDeps(c), c.req.raw);
+    const row = await withQuota(uploadDeps(c), (deps) => uploadSingleFile(deps, c.req.raw));
     return c.json({ success: true, data: uploadRecord(row, version, origins(c)) }, 201);
   });
   router.openAPIRegistry.registerPath(upload);

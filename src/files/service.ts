@@ -13,7 +13,8 @@ import {
 } from '../storage/files-repo';
 import { isoNow } from '../time';
 import { countsAsDownload, isConditional, planDownload, serveFile } from './download';
-import { discardBlob, FILE_ID_PATTERN } from './upload';
+import { type RemovalDeps, removeBlobsOf } from './removal';
+import { FILE_ID_PATTERN } from './upload';
 
 type Storage = { bucket: R2Bucket; db: D1Database };
 
@@ -32,12 +33,15 @@ export async function listFiles(storage: Storage, keyId: string, page: number, l
   return { rows, pagination: { page, limit, total, totalPages, hasMore: page < totalPages } };
 }
 
-/** Deletes the row, then the blob: once the row is gone no reader can reach the file. */
-export async function deleteFile(storage: Storage, id: string, keyId: string): Promise<FileRow> {
+/**
+ * Deletes the row, then the blob (a failed blob delete is recorded for the sweep), and gives
+ * the bytes back to the key's quota. Once the row is gone no reader can reach the file.
+ */
+export async function deleteFile(storage: RemovalDeps, id: string, keyId: string): Promise<FileRow> {
   if (!FILE_ID_PATTERN.test(id)) throw notFound();
   const row = await deleteOwnedFile(storage.db, id, keyId, isoNow());
   if (!row) throw notFound();
-  await discardBlob(storage.bucket, row.r2_key);
+  await removeBlobsOf(storage, [row]);
   return row;
 }
 
@@ -51,18 +55,14 @@ export type BulkDeleteResult =
  * Deletes up to 50 of the caller's files: one D1 statement for the rows, one R2 call for the
  * blobs. Duplicates count once; unknown, malformed and other keys' ids fail as FILE_NOT_FOUND.
  */
-export async function deleteFiles(storage: Storage, ids: string[], keyId: string): Promise<BulkDeleteResult[]> {
+export async function deleteFiles(storage: RemovalDeps, ids: string[], keyId: string): Promise<BulkDeleteResult[]> {
   const unique = [...new Set(ids)];
   if (unique.length > MAX_BULK_DELETE) {
     throw new ApiError('TOO_MANY_FILES', `At most ${MAX_BULK_DELETE} ids per bulk delete`);
   }
   const wellFormed = unique.filter((id) => FILE_ID_PATTERN.test(id));
   const rows = await deleteOwnedFiles(storage.db, wellFormed, keyId, isoNow());
-  if (rows.length > 0)
-    await discardBlob(
-      storage.bucket,
-      rows.map((row) => row.r2_key),
-    );
+  await removeBlobsOf(storage, rows);
   const deleted = new Set(rows.map((row) => row.id));
   return unique.map((id) =>
     deleted.has(id)

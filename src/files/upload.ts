@@ -3,6 +3,7 @@ import { UploadFieldsSchema } from '../api/schemas';
 import type { Config } from '../config';
 import { ApiError, validationError } from '../errors';
 import { randomBase64Url } from '../keys/key-material';
+import type { QuotaTicket } from '../limiter/client';
 import { blobKey, consumeIntoBlob, SizeLimitError, type StoredBlob } from '../storage/blobs';
 import { type FileRow, insertFiles } from '../storage/files-repo';
 import { isoNow } from '../time';
@@ -10,7 +11,7 @@ import { concat, MultipartError, type MultipartReader, multipartBoundary, type P
 import { decideFileType, SNIFF_BYTES } from './file-type';
 import { cleanOriginalName, storedFilename } from './names';
 
-export type UploadDeps = { bucket: R2Bucket; db: D1Database; config: Config; keyId: string };
+export type UploadDeps = { bucket: R2Bucket; db: D1Database; config: Config; keyId: string; quota: QuotaTicket };
 
 /** A file whose bytes are in R2 but whose row is not written yet. */
 export type ReceivedFile = {
@@ -85,13 +86,28 @@ export async function readFilePart(
     }
     return reader.read();
   };
-  const finishBlob = await consumeIntoBlob(deps.bucket, blobKey(deps.keyId, id), pull, {
-    maxBytes: deps.config.MAX_FILE_SIZE,
-    contentType: decision.mimeType,
-    customMetadata: { keyId: deps.keyId, fileId: id },
-  });
-  const filename = storedFilename(originalName, id);
-  return async () => ({ id, originalName, filename, mimeType: decision.mimeType, blob: await finishBlob() });
+  // Each file's bytes count against the key's quota as they arrive (see docs/limits.md).
+  const quota = deps.quota;
+  try {
+    const finishBlob = await consumeIntoBlob(deps.bucket, blobKey(deps.keyId, id), pull, {
+      maxBytes: deps.config.MAX_FILE_SIZE,
+      contentType: decision.mimeType,
+      customMetadata: { keyId: deps.keyId, fileId: id },
+      onBytes: (total) => quota.need(id, total),
+    });
+    const filename = storedFilename(originalName, id);
+    return async () => {
+      try {
+        return { id, originalName, filename, mimeType: decision.mimeType, blob: await finishBlob() };
+      } catch (error) {
+        quota.drop(id);
+        throw error;
+      }
+    };
+  } catch (error) {
+    quota.drop(id);
+    throw error;
+  }
 }
 
 const FIELD_NAMES = new Set(['isPublic', 'expiresIn']);
@@ -144,14 +160,37 @@ export function fileRow(deps: UploadDeps, file: ReceivedFile, options: RecordOpt
  */
 export async function recordFiles(deps: UploadDeps, files: ReceivedFile[], options: RecordOptions): Promise<FileRow[]> {
   const rows = files.map((file) => fileRow(deps, file, options));
-  if (rows.length === 0) return rows;
   try {
-    await insertFiles(deps.db, rows);
+    if (rows.length > 0) await insertFiles(deps.db, rows);
   } catch (error) {
     await Promise.all(files.map((file) => discardBlob(deps.bucket, file.blob.key)));
+    await deps.quota.release();
     throw new ApiError('UPLOAD_FAILED', 'The file could not be recorded', { cause: error });
   }
+  await settleQuota(
+    deps,
+    rows.reduce((sum, row) => sum + row.size, 0),
+  );
   return rows;
+}
+
+/** Runs an upload; if it fails as a whole, whatever storage it reserved is given back. */
+export async function withQuota<T>(deps: UploadDeps, upload: (deps: UploadDeps) => Promise<T>): Promise<T> {
+  try {
+    return await upload(deps);
+  } catch (error) {
+    await deps.quota.release();
+    throw error;
+  }
+}
+
+/** The stored bytes become used. The files exist by now, so a failure here is only logged. */
+async function settleQuota(deps: UploadDeps, bytes: number): Promise<void> {
+  await deps.quota.settle(bytes).catch((error: unknown) => {
+    console.error(
+      JSON.stringify({ level: 'error', msg: 'quota not settled', keyId: deps.keyId, bytes, error: String(error) }),
+    );
+  });
 }
 
 /** Deletes blobs that must not outlive their request; a failure is logged as an orphan. */

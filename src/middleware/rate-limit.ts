@@ -2,7 +2,7 @@ import { createMiddleware } from 'hono/factory';
 import type { AppEnv, RateLimitState } from '../env';
 import { ApiError } from '../errors';
 import { measure } from '../http/timing';
-import { admitRequest } from '../limiter/client';
+import { admitRequest, QuotaTicket } from '../limiter/client';
 
 function rateLimitHeaders(state: RateLimitState): Record<string, string> {
   return {
@@ -10,6 +10,18 @@ function rateLimitHeaders(state: RateLimitState): Record<string, string> {
     'X-RateLimit-Remaining': String(state.remaining),
     'X-RateLimit-Reset': String(state.reset),
   };
+}
+
+const UPLOAD_PATH = /\/upload(\/bulk)?$/;
+
+/**
+ * An upload's Content-Length bounds the bytes it can store, so the call that admits it also
+ * reserves that much (given back, less what was stored, when it ends).
+ */
+function announcedUploadBytes(request: Request, path: string): number | undefined {
+  if (request.method !== 'POST' || !UPLOAD_PATH.test(path)) return undefined;
+  const length = Number(request.headers.get('content-length') ?? Number.NaN);
+  return Number.isSafeInteger(length) && length > 0 ? length : undefined;
 }
 
 /**
@@ -22,8 +34,12 @@ export const rateLimit = () =>
     const key = c.get('apiKey');
     let state: RateLimitState;
     try {
-      const result = await measure(c.get('timings'), 'ratelimit', () => admitRequest(c.env.KEY_LIMITER, key));
+      const reserveBytes = announcedUploadBytes(c.req.raw, c.req.path);
+      const result = await measure(c.get('timings'), 'ratelimit', () =>
+        admitRequest(c.env.KEY_LIMITER, key, reserveBytes),
+      );
       state = { limit: result.limit, remaining: result.remaining, reset: result.reset };
+      if (result.reservation) c.set('quota', new QuotaTicket(c.env.KEY_LIMITER, key, result.reservation));
       if (!result.allowed) {
         const retryAfter = Math.max(1, result.reset - Math.floor(Date.now() / 1000));
         throw new ApiError('RATE_LIMITED', 'Too many requests', {

@@ -25,7 +25,13 @@ export async function writeBlob(bucket: R2Bucket, key: string, pull: Pull, optio
   return finish();
 }
 
-export type BlobOptions = { maxBytes: number; contentType: string; customMetadata?: Record<string, string> };
+export type BlobOptions = {
+  maxBytes: number;
+  contentType: string;
+  customMetadata?: Record<string, string>;
+  /** Called with the bytes read so far before they are kept; throws to stop (e.g. quota). */
+  onBytes?: (total: number) => Promise<void>;
+};
 
 /**
  * The first half of writeBlob: reads the source to its end, uploading every full part on the
@@ -61,6 +67,7 @@ export async function consumeIntoBlob(
     for (let chunk = await pull(); chunk; chunk = await pull()) {
       total += chunk.length;
       if (total > options.maxBytes) throw new SizeLimitError(`file is larger than ${options.maxBytes} bytes`);
+      await options.onBytes?.(total);
       pending.push(chunk);
       pendingBytes += chunk.length;
       while (pendingBytes >= PART_SIZE) {

@@ -1,0 +1,132 @@
+// The scheduled sweep: expired files, blobs whose delete failed, and drift between R2 and D1.
+// Every step is bounded, so one run stays within a Worker's subrequest limits; running it
+// again only continues where the last run stopped.
+import { giveBack, removeBlobsOf } from '../files/removal';
+import type { LimiterNamespace } from '../limiter/client';
+import { isoNow } from '../time';
+
+export type SweepDeps = { db: D1Database; bucket: R2Bucket; limiter: LimiterNamespace; now?: number };
+
+export type SweepReport = {
+  expired: number;
+  retriedBlobDeletes: number;
+  orphanBlobs: number;
+  rowsWithoutBlob: number;
+};
+
+export const SWEEP_LIMITS = { expiredBatch: 100, expiredBatches: 5, retryBatch: 100, listPage: 500 };
+/** Blobs and rows younger than this are never judged: their upload may still be under way. */
+export const SETTLE_MS = 60 * 60 * 1000;
+
+type GoneRow = { id: string; key_id: string; r2_key: string; size: number };
+
+export async function sweep(deps: SweepDeps): Promise<SweepReport> {
+  const now = deps.now ?? Date.now();
+  return {
+    expired: await sweepExpired(deps, now),
+    retriedBlobDeletes: await retryBlobDeletes(deps),
+    ...(await reconcileStorage(deps, now)),
+  };
+}
+
+/** Deletes expired rows in bounded batches, then their blobs, and gives their bytes back. */
+async function sweepExpired(deps: SweepDeps, now: number): Promise<number> {
+  let total = 0;
+  for (let batch = 0; batch < SWEEP_LIMITS.expiredBatches; batch++) {
+    const { results } = await deps.db
+      .prepare(
+        `DELETE FROM files WHERE id IN (
+           SELECT id FROM files WHERE expires_at IS NOT NULL AND expires_at <= ?1 ORDER BY expires_at LIMIT ?2
+         ) RETURNING id, key_id, r2_key, size`,
+      )
+      .bind(isoNow(now), SWEEP_LIMITS.expiredBatch)
+      .all<GoneRow>();
+    if (results.length === 0) break;
+    await removeBlobsOf(deps, results, now);
+    total += results.length;
+    if (results.length < SWEEP_LIMITS.expiredBatch) break;
+  }
+  return total;
+}
+
+async function retryBlobDeletes(deps: SweepDeps): Promise<number> {
+  const { results } = await deps.db
+    .prepare('SELECT r2_key FROM blob_deletions ORDER BY failed_at LIMIT ?1')
+    .bind(SWEEP_LIMITS.retryBatch)
+    .all<{ r2_key: string }>();
+  if (results.length === 0) return 0;
+  const keys = results.map((row) => row.r2_key);
+  try {
+    await deps.bucket.delete(keys);
+  } catch (error) {
+    console.error(
+      JSON.stringify({ level: 'error', msg: 'blob delete retry failed', count: keys.length, error: String(error) }),
+    );
+    await deps.db
+      .prepare(`UPDATE blob_deletions SET attempts = attempts + 1 WHERE r2_key IN (${placeholders(keys.length)})`)
+      .bind(...keys)
+      .run();
+    return 0;
+  }
+  await deps.db
+    .prepare(`DELETE FROM blob_deletions WHERE r2_key IN (${placeholders(keys.length)})`)
+    .bind(...keys)
+    .run();
+  return keys.length;
+}
+
+const placeholders = (count: number, first = 1) =>
+  Array.from({ length: count }, (_, index) => `?${index + first}`).join(', ');
+
+/**
+ * Walks the bucket one listing page per run and compares it with the rows for the same key
+ * range: blobs with no row (older than an hour) are deleted; rows whose blob is gone (older
+ * than an hour) are deleted and their bytes given back. The position is kept in sweep_state.
+ */
+async function reconcileStorage(
+  deps: SweepDeps,
+  now: number,
+): Promise<{ orphanBlobs: number; rowsWithoutBlob: number }> {
+  const state = await deps.db
+    .prepare("SELECT name, value FROM sweep_state WHERE name IN ('r2_cursor', 'r2_after')")
+    .all<{ name: string; value: string }>();
+  const saved = new Map(state.results.map((row) => [row.name, row.value]));
+  const after = saved.get('r2_after') ?? '';
+  const page = await deps.bucket.list({
+    prefix: 'files/',
+    limit: SWEEP_LIMITS.listPage,
+    cursor: saved.get('r2_cursor'),
+  });
+  const last = page.objects.at(-1)?.key;
+  const upTo = page.truncated && last ? last : '\uffff';
+
+  const { results: rows } = await deps.db
+    .prepare('SELECT id, key_id, r2_key, size, uploaded_at FROM files WHERE r2_key > ?1 AND r2_key <= ?2 LIMIT ?3')
+    .bind(after, upTo, SWEEP_LIMITS.listPage * 2)
+    .all<GoneRow & { uploaded_at: string }>();
+
+  const cutoff = now - SETTLE_MS;
+  const rowKeys = new Set(rows.map((row) => row.r2_key));
+  const blobKeys = new Set(page.objects.map((object) => object.key));
+  const orphans = page.objects.filter((object) => !rowKeys.has(object.key) && object.uploaded.getTime() < cutoff);
+  const missing = rows.filter((row) => !blobKeys.has(row.r2_key) && Date.parse(row.uploaded_at) < cutoff);
+
+  if (orphans.length > 0) await deps.bucket.delete(orphans.map((object) => object.key));
+  if (missing.length > 0) {
+    const ids = missing.map((row) => row.id);
+    const { results: gone } = await deps.db
+      .prepare(`DELETE FROM files WHERE id IN (${placeholders(ids.length)}) RETURNING id, key_id, r2_key, size`)
+      .bind(...ids)
+      .all<GoneRow>();
+    await giveBack(deps.limiter, gone);
+  }
+
+  const save = deps.db.prepare(
+    'INSERT INTO sweep_state (name, value) VALUES (?1, ?2) ON CONFLICT (name) DO UPDATE SET value = ?2',
+  );
+  const clear = deps.db.prepare("DELETE FROM sweep_state WHERE name IN ('r2_cursor', 'r2_after')");
+  await (page.truncated && last
+    ? deps.db.batch([save.bind('r2_cursor', page.cursor), save.bind('r2_after', last)])
+    : clear.run());
+  return { orphanBlobs: orphans.length, rowsWithoutBlob: missing.length };
+}
