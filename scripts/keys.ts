@@ -1,6 +1,7 @@
 // npm run keys -- create --name NAME [--rate-limit N] [--rate-window SECONDS] [--quota BYTES]
 // npm run keys -- list
 // npm run keys -- revoke ID_OR_KEY
+// npm run keys -- set ID_OR_KEY [--rate-limit N|default] [--rate-window SECONDS|default] [--quota BYTES|default]
 // Local database by default; --remote for the deployed one; --persist-to DIR for another local state.
 import { parseArgs } from 'node:util';
 import { newKeyMaterial, sha256Hex } from '../src/keys/key-material.ts';
@@ -10,6 +11,7 @@ const USAGE = `usage:
   npm run keys -- create --name NAME [--rate-limit N] [--rate-window SECONDS] [--quota BYTES]
   npm run keys -- list
   npm run keys -- revoke ID_OR_KEY
+  npm run keys -- set ID_OR_KEY [--rate-limit N|default] [--rate-window SECONDS|default] [--quota BYTES|default]
 options: --remote (the deployed database), --persist-to DIR (another local state)`;
 
 type KeyListRow = { id: string; status: string; prefix: string; name: string; created_at: string };
@@ -22,7 +24,19 @@ function fail(message: string): never {
 function positiveInt(value: string | undefined, flag: string): number | null {
   if (value === undefined) return null;
   if (!/^\d+$/.test(value)) fail(`${flag} must be a whole number`);
+  // A quota may be 0 (read-only key); a rate limit or window of 0 would refuse everything.
+  if (flag !== '--quota' && Number(value) === 0) fail(`${flag} must be at least 1`);
   return Number(value);
+}
+
+/** A `set` value: a whole number, or `default` to clear the override (NULL). */
+function overrideValue(value: string, flag: string): string {
+  return value === 'default' ? 'NULL' : String(positiveInt(value, flag));
+}
+
+/** The WHERE clause that picks a key by its id (key_…) or by the key itself (esk_…). */
+async function keyWhere(idOrKey: string): Promise<string> {
+  return idOrKey.startsWith('esk_') ? `key_hash = ${literal(await sha256Hex(idOrKey))}` : `id = ${literal(idOrKey)}`;
 }
 
 const { values, positionals } = parseArgs({
@@ -80,9 +94,7 @@ async function run(): Promise<void> {
     }
     case 'revoke': {
       if (!argument) fail('revoke needs a key id (key_…) or the key itself (esk_…)');
-      const where = argument.startsWith('esk_')
-        ? `key_hash = ${literal(await sha256Hex(argument))}`
-        : `id = ${literal(argument)}`;
+      const where = await keyWhere(argument);
       const now = literal(new Date().toISOString());
       const rows = sql<{ id: string }>(
         target,
@@ -93,6 +105,29 @@ async function run(): Promise<void> {
         process.exit(1);
       }
       console.log(`Revoked ${rows[0]?.id}`);
+      break;
+    }
+    case 'set': {
+      if (!argument) fail('set needs a key id (key_…) or the key itself (esk_…)');
+      const columns: [string, string | undefined, string][] = [
+        ['rate_limit_requests', values['rate-limit'], '--rate-limit'],
+        ['rate_limit_window_seconds', values['rate-window'], '--rate-window'],
+        ['storage_quota_bytes', values.quota, '--quota'],
+      ];
+      const sets = columns.flatMap(([column, value, flag]) =>
+        value === undefined ? [] : [`${column} = ${overrideValue(value, flag)}`],
+      );
+      if (sets.length === 0) fail('set needs at least one of --rate-limit, --rate-window, --quota');
+      const now = literal(new Date().toISOString());
+      const rows = sql<{ id: string }>(
+        target,
+        `UPDATE api_keys SET ${sets.join(', ')}, updated_at = ${now} WHERE ${await keyWhere(argument)} RETURNING id`,
+      );
+      if (rows.length === 0) {
+        console.error('no such key');
+        process.exit(1);
+      }
+      console.log(`Updated ${rows[0]?.id}`);
       break;
     }
     default:

@@ -5,16 +5,19 @@ import { addFallbacks, validationHook } from '../api/files-router';
 import type { AppEnv } from '../env';
 import { ApiError } from '../errors';
 import { bearerToken } from '../middleware/auth';
-import { insertKey, type KeyRow, listKeys, revokeKey } from '../storage/keys-repo';
+import { insertKey, type KeyRow, listKeys, revokeKey, updateKeyOverrides } from '../storage/keys-repo';
 import { isoNow } from '../time';
 import { newKeyMaterial, sha256Hex } from './key-material';
 
-export const CreateKeySchema = z.object({
-  name: z.string().trim().min(1).max(100),
+const OverridesSchema = z.object({
   rateLimitRequests: z.number().int().min(1).max(1_000_000).nullish(),
   rateLimitWindowSeconds: z.number().int().min(1).max(86_400).nullish(),
   storageQuotaBytes: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).nullish(),
 });
+
+export const CreateKeySchema = OverridesSchema.extend({ name: z.string().trim().min(1).max(100) });
+/** null clears an override (back to the configured default); an absent field is left as it is. */
+export const UpdateKeySchema = OverridesSchema;
 
 const KeySchema = z
   .object({
@@ -103,6 +106,21 @@ export function createAdminRouter() {
     return c.json({ success: true as const, data: { keys: rows.map(keyRecord) } }, 200);
   });
 
+  const update = createRoute({
+    method: 'patch',
+    path: '/keys/{id}',
+    request: {
+      params: z.object({ id: z.string() }),
+      body: { required: true, content: { 'application/json': { schema: UpdateKeySchema } } },
+    },
+    responses: { 200: json(z.object({ success: z.literal(true), data: KeySchema }), 'The updated key') },
+  });
+  router.openapi(update, async (c) => {
+    const row = await updateKeyOverrides(c.env.DB, c.req.valid('param').id, c.req.valid('json'), isoNow());
+    if (!row) throw new ApiError('NOT_FOUND', 'No such key');
+    return c.json({ success: true as const, data: keyRecord(row) }, 200);
+  });
+
   const revoke = createRoute({
     method: 'delete',
     path: '/keys/{id}',
@@ -115,6 +133,6 @@ export function createAdminRouter() {
     return c.json({ success: true as const, data: keyRecord(row) }, 200);
   });
 
-  addFallbacks(router, { '/keys': ['GET', 'POST'], '/keys/:id': ['DELETE'] });
+  addFallbacks(router, { '/keys': ['GET', 'POST'], '/keys/:id': ['PATCH', 'DELETE'] });
   return router;
 }

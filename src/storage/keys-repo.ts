@@ -70,3 +70,28 @@ export function revokeKey(db: D1Database, id: string, now: string) {
     .bind(id, now)
     .first<KeyRow>();
 }
+
+/** Sets or clears (null) a key's overrides; fields left undefined keep their value. */
+export function updateKeyOverrides(db: D1Database, id: string, overrides: KeyOverrides, now: string) {
+  const value = (field: number | null | undefined) => (field === undefined ? 0 : 1);
+  return db
+    .prepare(
+      `UPDATE api_keys SET
+         rate_limit_requests = CASE WHEN ?2 THEN ?3 ELSE rate_limit_requests END,
+         rate_limit_window_seconds = CASE WHEN ?4 THEN ?5 ELSE rate_limit_window_seconds END,
+         storage_quota_bytes = CASE WHEN ?6 THEN ?7 ELSE storage_quota_bytes END,
+         updated_at = ?8
+       WHERE id = ?1 RETURNING ${COLUMNS}`,
+    )
+    .bind(
+      id,
+      value(overrides.rateLimitRequests),
+      overrides.rateLimitRequests ?? null,
+      value(overrides.rateLimitWindowSeconds),
+      overrides.rateLimitWindowSeconds ?? null,
+      value(overrides.storageQuotaBytes),
+      overrides.storageQuotaBytes ?? null,
+      now,
+    )
+    .first<KeyRow>();
+}

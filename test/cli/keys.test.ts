@@ -91,6 +91,27 @@ describe('npm run keys', () => {
     expect(rows(`SELECT status FROM api_keys WHERE key_hash = '${hash}'`)[0]).toMatchObject({ status: 'revoked' });
   });
 
+  it("set changes a key's overrides, and `default` clears one", () => {
+    const key = lastLine(keys('create', '--name', 'tuned'));
+    expect(keys('set', key, '--rate-limit', '7', '--quota', '1000')).toContain('Updated');
+    const hash = createHash('sha256').update(key).digest('hex');
+    expect(rows(`SELECT rate_limit_requests, storage_quota_bytes FROM api_keys WHERE key_hash = '${hash}'`)[0]).toEqual(
+      {
+        rate_limit_requests: 7,
+        storage_quota_bytes: 1000,
+      },
+    );
+    keys('set', key, '--rate-limit', 'default');
+    expect(rows(`SELECT rate_limit_requests, storage_quota_bytes FROM api_keys WHERE key_hash = '${hash}'`)[0]).toEqual(
+      {
+        rate_limit_requests: null,
+        storage_quota_bytes: 1000,
+      },
+    );
+    expect(() => keys('set', key)).toThrow();
+    expect(() => keys('set', key, '--rate-limit', '0')).toThrow();
+  });
+
   it('refuses a create without a name and an unknown key to revoke', () => {
     expect(() => keys('create')).toThrow();
     expect(() => keys('revoke', 'key_doesnotexist')).toThrow();

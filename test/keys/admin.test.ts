@@ -121,6 +121,41 @@ describe('GET /admin/keys', () => {
   });
 });
 
+describe('PATCH /admin/keys/:id', () => {
+  it("changes a key's overrides, which take effect on its next request", async () => {
+    const created = await createKeyOverHttp({ name: 'tunable' });
+    const auth = { Authorization: `Bearer ${created.key}` };
+    expect((await call('/api/v1/files', { headers: auth })).headers.get('x-ratelimit-limit')).toBe('100');
+
+    const response = await adminCall('PATCH', `/admin/keys/${created.id}`, {
+      rateLimitRequests: 2,
+      storageQuotaBytes: 5000,
+    });
+    expect(response.status).toBe(200);
+    const updated = ((await response.json()) as { data: KeyRecord & { storageQuotaBytes: number | null } }).data;
+    expect(updated).toMatchObject({ id: created.id, rateLimitRequests: 2, storageQuotaBytes: 5000 });
+    expect((await call('/api/v1/files', { headers: auth })).headers.get('x-ratelimit-limit')).toBe('2');
+  });
+
+  it('clears an override with null and leaves absent fields alone', async () => {
+    const created = await createKeyOverHttp({ name: 'clear', rateLimitRequests: 5, storageQuotaBytes: 9 });
+    const response = await adminCall('PATCH', `/admin/keys/${created.id}`, { rateLimitRequests: null });
+    const updated = ((await response.json()) as { data: KeyRecord & { storageQuotaBytes: number | null } }).data;
+    expect(updated.rateLimitRequests).toBeNull();
+    expect(updated.storageQuotaBytes).toBe(9);
+  });
+
+  it('answers 404 for an unknown key and 400 for a bad value', async () => {
+    await expectError(await adminCall('PATCH', '/admin/keys/key_nope', { rateLimitRequests: 3 }), 404, 'NOT_FOUND');
+    const created = await createKeyOverHttp();
+    await expectError(
+      await adminCall('PATCH', `/admin/keys/${created.id}`, { rateLimitRequests: 0 }),
+      400,
+      'VALIDATION_ERROR',
+    );
+  });
+});
+
 describe('DELETE /admin/keys/:id', () => {
   it('revokes the key, which is then refused like an unknown key', async () => {
     const created = await createKeyOverHttp({ name: 'doomed' });
