@@ -3,6 +3,7 @@ import { expect } from 'vitest';
 import worker from '../src/index';
 import { newKeyMaterial } from '../src/keys/key-material';
 import { insertKey, type KeyOverrides } from '../src/storage/keys-repo';
+import { concat } from '../src/upload/multipart';
 
 export const ORIGIN = 'http://edgeshare.test';
 
@@ -123,6 +124,20 @@ export async function json<T>(response: Response): Promise<T> {
   return (await response.json()) as T;
 }
 
+/** The seed's get fields; list items add originalName (get may show it too); v2 adds isPublic. */
+export const GET_FIELDS = [
+  'downloadCount',
+  'downloadUrl',
+  'expiresAt',
+  'filename',
+  'id',
+  'mimeType',
+  'shareUrl',
+  'size',
+  'updatedAt',
+  'uploadedAt',
+];
+
 /** ISO 8601 UTC with milliseconds, the API's one time format. */
 export const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
@@ -146,13 +161,7 @@ export function rawMultipart(parts: RawPart[], options: { boundary?: string; end
     chunks.push(encoder.encode('\r\n'));
   }
   if (options.end !== false) chunks.push(encoder.encode(`--${boundary}--\r\n`));
-  const out = new Uint8Array(chunks.reduce((sum, chunk) => sum + chunk.length, 0));
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return out;
+  return concat(chunks);
 }
 
 /** Header lines of a file part; the filename goes between the quotes exactly as given. */

@@ -8,6 +8,7 @@ import {
   expectError,
   type FileRecord,
   fieldsFor,
+  GET_FIELDS,
   getRecord,
   ORIGIN,
   type Pagination,
@@ -18,19 +19,6 @@ import {
   VERSIONS,
 } from '../helpers';
 
-// The seed's get fields; list items add originalName, which get may show too. v2 adds isPublic to both.
-const GET_FIELDS = [
-  'downloadCount',
-  'downloadUrl',
-  'expiresAt',
-  'filename',
-  'id',
-  'mimeType',
-  'shareUrl',
-  'size',
-  'updatedAt',
-  'uploadedAt',
-];
 const LIST_ITEM_FIELDS = [...GET_FIELDS, 'originalName'];
 
 const downloadUrlIn = (version: ApiVersion, id: string) => `${ORIGIN}/api/${version}/files/${id}/download`;

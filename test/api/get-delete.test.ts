@@ -9,6 +9,7 @@ import {
   expectError,
   type FileRecord,
   fieldsFor,
+  GET_FIELDS,
   ISO_MS,
   ORIGIN,
   readJson,
@@ -17,20 +18,6 @@ import {
   uploadOk,
   VERSIONS,
 } from '../helpers';
-
-// The seed's get fields; v2 adds isPublic, and originalName is allowed in both.
-const GET_FIELDS = [
-  'downloadCount',
-  'downloadUrl',
-  'expiresAt',
-  'filename',
-  'id',
-  'mimeType',
-  'shareUrl',
-  'size',
-  'updatedAt',
-  'uploadedAt',
-];
 
 const shareToken = (shareUrl: string) => new URL(shareUrl).pathname.split('/').pop() ?? '';
 const withoutRequestId = ({ requestId: _ignored, ...rest }: ErrorEnvelope) => rest;

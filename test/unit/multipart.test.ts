@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MultipartError, MultipartReader, multipartBoundary, type PartInfo } from '../../src/upload/multipart';
+import { concat, MultipartError, MultipartReader, multipartBoundary, type PartInfo } from '../../src/upload/multipart';
 
 const BOUNDARY = '----edgeshareBoundary7MA4YWxkTrZu0gW';
 const encoder = new TextEncoder();
@@ -8,15 +8,7 @@ const bytes = (text: string) => encoder.encode(text);
 type Part = { headers: string[]; body: Uint8Array };
 type ReadPart = PartInfo & { body: Uint8Array };
 
-function join(chunks: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(chunks.reduce((sum, chunk) => sum + chunk.length, 0));
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return out;
-}
+const join = (chunks: Uint8Array[]) => concat(chunks);
 
 /** A multipart body built by hand: every byte of the framing is under the test's control. */
 function build(parts: Part[], { preamble = '', epilogue = '', boundary = BOUNDARY, close = true } = {}): Uint8Array {

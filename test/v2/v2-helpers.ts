@@ -3,7 +3,7 @@
 import { env } from 'cloudflare:test';
 import { expect } from 'vitest';
 import { blobKey } from '../../src/storage/blobs';
-import { call } from '../helpers';
+import { call, TEST_BOUNDARY } from '../helpers';
 
 export type Auth = Record<string, string>;
 export type EnvOverrides = Partial<Record<string, unknown>>;
@@ -255,26 +255,8 @@ export function failingBatchDb(inner: D1Database): D1Database {
   });
 }
 
-const encoder = new TextEncoder();
-export const BOUNDARY = '----edgeshare-v2-boundary-Zq81uXk3';
-
-/** A multipart body built byte by byte, so a test can truncate it anywhere. */
-export function rawMultipart(parts: { headers: string[]; content: string | Uint8Array }[]): Uint8Array {
-  const chunks: Uint8Array[] = [];
-  for (const part of parts) {
-    chunks.push(encoder.encode(`--${BOUNDARY}\r\n${part.headers.map((line) => `${line}\r\n`).join('')}\r\n`));
-    chunks.push(bytesOf(part.content));
-    chunks.push(encoder.encode('\r\n'));
-  }
-  chunks.push(encoder.encode(`--${BOUNDARY}--\r\n`));
-  const out = new Uint8Array(chunks.reduce((sum, chunk) => sum + chunk.length, 0));
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return out;
-}
+export { rawMultipart } from '../helpers';
+export const BOUNDARY = TEST_BOUNDARY;
 
 export const rawFilePart = (filename: string, content: string | Uint8Array, name = 'files') => ({
   headers: [`Content-Disposition: form-data; name="${name}"; filename="${filename}"`, 'Content-Type: text/plain'],
