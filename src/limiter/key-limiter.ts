@@ -71,8 +71,10 @@ export class KeyLimiter extends DurableObject<Env> {
 
   /** The upload is stored: `bytes` become used and the rest of the reservation is given back. */
   async settle(request: { keyId: string; reservationId: string; bytes: number }): Promise<void> {
-    const used = await this.#used(request.keyId);
-    this.ctx.storage.kv.put(USED_KEY, used + request.bytes);
+    const known = this.ctx.storage.kv.get<number>(USED_KEY);
+    // Unknown until now: the sum of the rows already includes the files just written.
+    if (known === undefined) await this.#used(request.keyId);
+    else this.ctx.storage.kv.put(USED_KEY, known + request.bytes);
     this.release(request.reservationId);
   }
 
@@ -85,8 +87,10 @@ export class KeyLimiter extends DurableObject<Env> {
 
   /** Files were deleted or expired: their bytes are free again. */
   async free(request: { keyId: string; bytes: number }): Promise<void> {
-    const used = await this.#used(request.keyId);
-    this.ctx.storage.kv.put(USED_KEY, Math.max(0, used - request.bytes));
+    const known = this.ctx.storage.kv.get<number>(USED_KEY);
+    // Unknown until now: the rows are already deleted, so their sum is the truth as it is.
+    if (known === undefined) await this.#used(request.keyId);
+    else this.ctx.storage.kv.put(USED_KEY, Math.max(0, known - request.bytes));
   }
 
   async usage(keyId: string): Promise<Usage> {

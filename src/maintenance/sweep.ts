@@ -22,11 +22,20 @@ type GoneRow = { id: string; key_id: string; r2_key: string; size: number };
 
 export async function sweep(deps: SweepDeps): Promise<SweepReport> {
   const now = deps.now ?? Date.now();
-  return {
-    expired: await sweepExpired(deps, now),
-    retriedBlobDeletes: await retryBlobDeletes(deps),
-    ...(await reconcileStorage(deps, now)),
-  };
+  // Each step stands alone: one failing (it is logged) does not stop the others.
+  const expired = await step('expired', () => sweepExpired(deps, now), 0);
+  const retriedBlobDeletes = await step('blob deletes', () => retryBlobDeletes(deps), 0);
+  const drift = await step('drift', () => reconcileStorage(deps, now), { orphanBlobs: 0, rowsWithoutBlob: 0 });
+  return { expired, retriedBlobDeletes, ...drift };
+}
+
+async function step<T>(name: string, work: () => Promise<T>, fallback: T): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    console.error(JSON.stringify({ level: 'error', msg: `sweep step failed: ${name}`, error: String(error) }));
+    return fallback;
+  }
 }
 
 /** Deletes expired rows in bounded batches, then their blobs, and gives their bytes back. */
@@ -75,6 +84,8 @@ async function retryBlobDeletes(deps: SweepDeps): Promise<number> {
   return keys.length;
 }
 
+const MAX_BOUND = 100;
+
 const placeholders = (count: number, first = 1) =>
   Array.from({ length: count }, (_, index) => `?${index + first}`).join(', ');
 
@@ -101,23 +112,36 @@ async function reconcileStorage(
   const upTo = page.truncated && last ? last : '\uffff';
 
   const { results: rows } = await deps.db
-    .prepare('SELECT id, key_id, r2_key, size, uploaded_at FROM files WHERE r2_key > ?1 AND r2_key <= ?2 LIMIT ?3')
+    .prepare(
+      'SELECT id, key_id, r2_key, size, uploaded_at FROM files WHERE r2_key > ?1 AND r2_key <= ?2 ORDER BY r2_key LIMIT ?3',
+    )
     .bind(after, upTo, SWEEP_LIMITS.listPage * 2)
     .all<GoneRow & { uploaded_at: string }>();
+  // When the range holds more rows than were read, a blob past the last row read may still
+  // have its row: such blobs are judged on a later pass, never taken for orphans.
+  const judgedUpTo = rows.length === SWEEP_LIMITS.listPage * 2 ? (rows.at(-1)?.r2_key ?? upTo) : upTo;
 
   const cutoff = now - SETTLE_MS;
   const rowKeys = new Set(rows.map((row) => row.r2_key));
   const blobKeys = new Set(page.objects.map((object) => object.key));
-  const orphans = page.objects.filter((object) => !rowKeys.has(object.key) && object.uploaded.getTime() < cutoff);
+  const orphans = page.objects.filter(
+    (object) => object.key <= judgedUpTo && !rowKeys.has(object.key) && object.uploaded.getTime() < cutoff,
+  );
   const missing = rows.filter((row) => !blobKeys.has(row.r2_key) && Date.parse(row.uploaded_at) < cutoff);
 
   if (orphans.length > 0) await deps.bucket.delete(orphans.map((object) => object.key));
   if (missing.length > 0) {
-    const ids = missing.map((row) => row.id);
-    const { results: gone } = await deps.db
-      .prepare(`DELETE FROM files WHERE id IN (${placeholders(ids.length)}) RETURNING id, key_id, r2_key, size`)
-      .bind(...ids)
-      .all<GoneRow>();
+    // D1 binds at most 100 parameters a statement: one statement per 100 ids, in one batch.
+    const statements = [];
+    for (let start = 0; start < missing.length; start += MAX_BOUND) {
+      const ids = missing.slice(start, start + MAX_BOUND).map((row) => row.id);
+      statements.push(
+        deps.db
+          .prepare(`DELETE FROM files WHERE id IN (${placeholders(ids.length)}) RETURNING id, key_id, r2_key, size`)
+          .bind(...ids),
+      );
+    }
+    const gone = (await deps.db.batch<GoneRow>(statements)).flatMap((result) => result.results);
     await giveBack(deps.limiter, gone);
   }
 
