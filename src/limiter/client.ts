@@ -34,7 +34,7 @@ export async function freeBytes(namespace: LimiterNamespace, keyId: string, byte
 
 export const storageExceeded = () => new ApiError('STORAGE_EXCEEDED', 'Storage limit reached for this API key');
 
-// Ask for at least this much at a time, so a large upload makes few calls.
+// The most a ticket asks for beyond what it needs: a large upload still makes few calls.
 const RESERVE_STEP = 8 * 1024 * 1024;
 
 /**
@@ -67,7 +67,9 @@ export class QuotaTicket {
     const reservation = await this.#call((limiter) =>
       limiter.reserve({
         keyId: this.#key.id,
-        want: Math.max(total - this.#granted, RESERVE_STEP),
+        // What is needed, plus as much again as was granted so far (at most RESERVE_STEP): an
+        // upload holds about what it has read, so it cannot crowd out the key's other uploads.
+        want: Math.max(total - this.#granted, Math.min(this.#granted, RESERVE_STEP)),
         quota: this.#key.storageQuotaBytes,
         reservationId: this.#reservationId,
       }),

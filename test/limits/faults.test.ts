@@ -1,0 +1,221 @@
+// Faults between R2 and D1: each test wraps a binding (a bucket whose put or delete fails, a
+// database whose insert fails) and checks that nothing is half-written, that the quota stays
+// exact, and that the sweep repairs what a request could not (docs/limits.md, "R2 and D1").
+import { env } from 'cloudflare:test';
+import { describe, expect, it } from 'vitest';
+import { randomBase64Url } from '../../src/keys/key-material';
+import { blobKey } from '../../src/storage/blobs';
+import { call } from '../helpers';
+import {
+  blobDeletionsOf,
+  blobKeys,
+  bulkUploadSized,
+  deleteBulk,
+  deleteOne,
+  expectAccountSettled,
+  expectError,
+  expectStored,
+  failingDeleteBucket,
+  failingFilesInsertDb,
+  failingPutBucket,
+  keysFor,
+  newKey,
+  rowIds,
+  runCron,
+  seedFiles,
+  succeeded,
+  sweepAt,
+  sweepUntilQuiet,
+  textBytes,
+  tokenOf,
+  uploadSized,
+  uploadSizedOk,
+  usage,
+} from './limits-helpers-store';
+
+const HOUR = 60 * 60 * 1000;
+
+describe('R2 put fails', () => {
+  for (const when of ['before', 'after'] as const) {
+    it(`fails only that file of a bulk upload, with nothing left of it (put fails ${when} writing)`, async () => {
+      const key = await newKey(`bulk put fails ${when}`);
+      const { bucket, calls } = failingPutBucket(env.FILES, 3, { afterWrite: when === 'after' });
+      const sizes = [1_000, 1_100, 1_200, 1_300, 1_400];
+      const data = await bulkUploadSized(key.auth, sizes, { FILES: bucket });
+      expect(calls.put).toBe(5);
+      expect(data.results.map((item) => (item.success ? 'ok' : item.code))).toEqual([
+        'ok',
+        'ok',
+        'UPLOAD_FAILED',
+        'ok',
+        'ok',
+      ]);
+      expect(data.results[2]).toMatchObject({ success: false, filename: 'f2.txt' });
+      expect(data).toMatchObject({ total: 5, successful: 4, failed: 1 });
+      // The four stored files, and no blob or row for the one that failed.
+      await expectStored(
+        key.id,
+        succeeded(data.results).map((file) => file.id),
+      );
+      await expectAccountSettled(key.id, 1_000 + 1_100 + 1_300 + 1_400);
+    });
+  }
+
+  it('answers 500 UPLOAD_FAILED for a single upload and stores and reserves nothing', async () => {
+    const key = await newKey('single put fails', 10_000);
+    const kept = await uploadSizedOk(key.auth, 1_000);
+    for (const version of ['v1', 'v2'] as const) {
+      const { bucket } = failingPutBucket(env.FILES, 1, { afterWrite: true });
+      await expectError(
+        await uploadSized(key.auth, 2_000, { version, overrides: { FILES: bucket } }),
+        500,
+        'UPLOAD_FAILED',
+      );
+    }
+    await expectStored(key.id, [kept.id]);
+    await expectAccountSettled(key.id, 1_000);
+  });
+});
+
+describe('D1 insert fails after the blob was written', () => {
+  it('answers 500 UPLOAD_FAILED and leaves no blob, no row and no reservation', async () => {
+    const key = await newKey('insert fails', 10_000);
+    const kept = await uploadSizedOk(key.auth, 1_000);
+    for (const version of ['v1', 'v2'] as const) {
+      const { db, calls } = failingFilesInsertDb(env.DB);
+      const response = await uploadSized(key.auth, 2_000, { version, overrides: { DB: db } });
+      await expectError(response, 500, 'UPLOAD_FAILED');
+      expect(calls.inserts).toBe(1);
+    }
+    await expectStored(key.id, [kept.id]);
+    await expectAccountSettled(key.id, 1_000);
+  });
+
+  it('fails every file of a bulk upload (one batch) and removes all their blobs', async () => {
+    const key = await newKey('bulk insert fails', 10_000);
+    const { db, calls } = failingFilesInsertDb(env.DB);
+    const data = await bulkUploadSized(key.auth, [100, 200, 300], { DB: db });
+    expect(calls.inserts).toBe(1);
+    expect(data.results.map((item) => (item.success ? 'ok' : item.code))).toEqual([
+      'UPLOAD_FAILED',
+      'UPLOAD_FAILED',
+      'UPLOAD_FAILED',
+    ]);
+    await expectStored(key.id, []);
+    await expectAccountSettled(key.id, 0);
+  });
+});
+
+describe('R2 delete fails after the row was deleted', () => {
+  it('answers 200, the file is gone for readers, the blob is recorded and the cron removes it', async () => {
+    const key = await newKey('delete fails');
+    const file = await uploadSizedOk(key.auth, 1_500);
+    const kept = await uploadSizedOk(key.auth, 500);
+    const { bucket, calls } = failingDeleteBucket(env.FILES);
+
+    const response = await deleteOne(key.auth, file.id, 'v2', { FILES: bucket });
+    expect(response.status).toBe(200);
+    expect(calls.delete).toBe(1);
+    await expectError(await call(`/api/v1/files/${file.id}`, { headers: key.auth }), 404, 'FILE_NOT_FOUND');
+    await expectError(await call(`/share/${tokenOf(file.shareUrl)}/download`), 404, 'FILE_NOT_FOUND');
+    const page = await call(`/share/${tokenOf(file.shareUrl)}`);
+    expect(page.status).toBe(404);
+    await page.body?.cancel();
+    // The row is gone and its bytes given back; only the blob waits, on record, for the sweep.
+    expect(await rowIds(key.id)).toEqual([kept.id]);
+    expect(await blobKeys(key.id)).toEqual(keysFor(key.id, [file.id, kept.id]));
+    expect(await blobDeletionsOf(key.id)).toEqual([blobKey(key.id, file.id)]);
+    await expectAccountSettled(key.id, 500);
+
+    await runCron();
+    await expectStored(key.id, [kept.id]);
+    expect(await blobDeletionsOf(key.id)).toEqual([]);
+    await expectAccountSettled(key.id, 500);
+  });
+
+  it('does the same for a bulk delete, and keeps the record while the retry fails too', async () => {
+    const key = await newKey('bulk delete fails');
+    const files = await Promise.all([700, 800, 900].map((size) => uploadSizedOk(key.auth, size)));
+    const [first, second, kept] = files.map((file) => file.id);
+    const { bucket } = failingDeleteBucket(env.FILES);
+
+    const response = await deleteBulk(key.auth, [first ?? '', second ?? ''], { FILES: bucket });
+    expect(response.status).toBe(200);
+    expect((await response.json<{ data: { deleted: number } }>()).data.deleted).toBe(2);
+    for (const id of [first, second]) {
+      await expectError(await call(`/api/v2/files/${id}`, { headers: key.auth }), 404, 'FILE_NOT_FOUND');
+    }
+    const recorded = keysFor(key.id, [first ?? '', second ?? '']);
+    expect(await blobDeletionsOf(key.id)).toEqual(recorded);
+    await expectAccountSettled(key.id, 900);
+
+    // A sweep whose delete fails as well keeps the record (one more attempt) and the blobs.
+    await sweepAt(Date.now(), failingDeleteBucket(env.FILES).bucket);
+    const { results } = await env.DB.prepare('SELECT attempts FROM blob_deletions WHERE key_id = ?1')
+      .bind(key.id)
+      .all<{ attempts: number }>();
+    expect(results).toEqual([{ attempts: 2 }, { attempts: 2 }]);
+    expect(await blobKeys(key.id)).toHaveLength(3);
+
+    await runCron();
+    await expectStored(key.id, [kept ?? '']);
+    expect(await blobDeletionsOf(key.id)).toEqual([]);
+    await expectAccountSettled(key.id, 900);
+  });
+});
+
+describe('the sweep reconciles R2 with D1', () => {
+  it('removes orphan blobs and rows without a blob once they are an hour old, and gives the bytes back', async () => {
+    const key = await newKey('drift');
+    // An orphan put straight into R2, and one left by an upload whose insert and cleanup both failed.
+    const planted = blobKey(key.id, 'AAAAAAAAAAAAAAAAAAAAAA');
+    await env.FILES.put(planted, textBytes(50));
+    const { db } = failingFilesInsertDb(env.DB);
+    const { bucket } = failingDeleteBucket(env.FILES);
+    await expectError(await uploadSized(key.auth, 60, { overrides: { DB: db, FILES: bucket } }), 500, 'UPLOAD_FAILED');
+    const orphans = await blobKeys(key.id);
+    expect(orphans).toHaveLength(2);
+    // A row whose blob has gone, next to a file that is whole.
+    const lost = await uploadSizedOk(key.auth, 1_234);
+    const kept = await uploadSizedOk(key.auth, 321);
+    await env.FILES.delete(blobKey(key.id, lost.id));
+    await expectAccountSettled(key.id, 1_555);
+
+    // Younger than an hour: their upload could still be under way, so nothing is judged yet.
+    await sweepUntilQuiet(Date.now());
+    expect(await rowIds(key.id)).toEqual([lost.id, kept.id].sort());
+    expect(await blobKeys(key.id)).toEqual([...orphans, blobKey(key.id, kept.id)].sort());
+    expect((await usage(key.id)).usedBytes).toBe(1_555);
+
+    // Two hours on: the orphans are deleted, the blobless row too, and its bytes are free again.
+    const later = Date.now() + 2 * HOUR;
+    const reports = await sweepUntilQuiet(later);
+    expect(reports.reduce((sum, report) => sum + report.orphanBlobs, 0)).toBeGreaterThanOrEqual(2);
+    expect(reports.reduce((sum, report) => sum + report.rowsWithoutBlob, 0)).toBeGreaterThanOrEqual(1);
+    await expectStored(key.id, [kept.id]);
+    await expectAccountSettled(key.id, 321);
+
+    // Running it again changes nothing more.
+    const again = await sweepAt(later);
+    expect(again).toEqual({ expired: 0, retriedBlobDeletes: 0, orphanBlobs: 0, rowsWithoutBlob: 0 });
+    await expectStored(key.id, [kept.id]);
+    await expectAccountSettled(key.id, 321);
+  });
+
+  it('never takes a whole file for an orphan, however many rows without a blob share its listing page', async () => {
+    const key = await newKey('many blobless rows');
+    // More rows whose blobs are gone (an R2 incident) than the sweep reads for one page (1,000)
+    // and binds in one statement (100), sorting before a whole file.
+    const idStartingWith = (first: string) => `${first}${randomBase64Url(16).slice(1)}`;
+    await seedFiles(
+      key.id,
+      Array.from({ length: 1_001 }, () => ({ size: 1, blob: false, id: idStartingWith('-') })),
+    );
+    const [whole] = await seedFiles(key.id, [{ size: 4_321, id: idStartingWith('z') }]);
+    expect(await usage(key.id)).toEqual({ usedBytes: 1_001 + 4_321, reservedBytes: 0 });
+
+    await sweepUntilQuiet(Date.now() + 2 * HOUR);
+    await expectStored(key.id, [whole?.id ?? '']);
+    await expectAccountSettled(key.id, 4_321);
+  });
+});

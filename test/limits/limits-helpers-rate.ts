@@ -1,0 +1,126 @@
+// Helpers for the rate-limit tests: header readers, aligned windows, and a limiter that cannot be reached.
+import { env, runInDurableObject } from 'cloudflare:test';
+import { expect } from 'vitest';
+import type { KeyLimiter } from '../../src/limiter/key-limiter';
+import { type ApiVersion, api, call, expectError, form } from '../helpers';
+
+/** An hour-long window: a test never straddles a window boundary, so counts cannot reset mid-test. */
+export const HOUR = 3600;
+
+export type RateHeaders = { limit: number; remaining: number; reset: number };
+
+/** The X-RateLimit-* headers of a response, each checked to be a whole number. */
+export function rateHeaders(response: Response): RateHeaders {
+  const read = (name: string) => {
+    const value = response.headers.get(name);
+    expect(value, `${name} on a ${response.status}`).toMatch(/^\d+$/);
+    return Number(value);
+  };
+  return {
+    limit: read('x-ratelimit-limit'),
+    remaining: read('x-ratelimit-remaining'),
+    reset: read('x-ratelimit-reset'),
+  };
+}
+
+/** Unix seconds at which the window holding `nowMs` ends, windows aligned to multiples of their length. */
+export const alignedReset = (nowMs: number, windowSeconds: number) =>
+  (Math.floor(nowMs / 1000 / windowSeconds) + 1) * windowSeconds;
+
+/**
+ * Checks that `reset` is the end of the aligned window around a request sent between `beforeMs`
+ * and `afterMs` (either end, should the request straddle a boundary).
+ */
+export function expectAlignedReset(reset: number, windowSeconds: number, beforeMs: number, afterMs: number) {
+  expect(String(reset)).toMatch(/^\d{10}$/);
+  expect(reset % windowSeconds).toBe(0);
+  expect([alignedReset(beforeMs, windowSeconds), alignedReset(afterMs, windowSeconds)]).toContain(reset);
+}
+
+/** A 429 RATE_LIMITED with Retry-After (whole seconds, 1 … window) and Remaining 0. */
+export async function expectRefused(response: Response, limit: number, windowSeconds: number, version?: ApiVersion) {
+  await expectError(response, 429, 'RATE_LIMITED', version);
+  const retryAfter = response.headers.get('retry-after') ?? '';
+  expect(retryAfter).toMatch(/^\d+$/);
+  expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
+  expect(Number(retryAfter)).toBeLessThanOrEqual(windowSeconds);
+  const headers = rateHeaders(response);
+  expect(headers.limit).toBe(limit);
+  expect(headers.remaining).toBe(0);
+  // Retry-After points at the end of the window the Reset header names.
+  expect(Math.abs(Math.floor(Date.now() / 1000) + Number(retryAfter) - headers.reset)).toBeLessThanOrEqual(2);
+}
+
+/** Sends `count` requests at once; `make(i)` gives the i-th request's path and init. */
+export function burst(count: number, make: (i: number) => [string, RequestInit?]): Promise<Response[]> {
+  return Promise.all(Array.from({ length: count }, (_, i) => call(...make(i))));
+}
+
+export const listRequest = (version: ApiVersion, auth: Record<string, string>): [string, RequestInit] => [
+  api(version, '/files'),
+  { headers: auth },
+];
+
+export const uploadRequest = (
+  version: ApiVersion,
+  auth: Record<string, string>,
+  filename = 'note.txt',
+): [string, RequestInit] => [
+  api(version, '/upload'),
+  { method: 'POST', headers: auth, body: form([{ filename, type: 'text/plain', content: `content of ${filename}` }]) },
+];
+
+/** An id that is well formed but names no file. */
+export const MISSING_ID = 'AAAAAAAAAAAAAAAAAAAAAA';
+
+/** A CORS preflight, as a browser sends it (optionally with extra headers). */
+export const preflight = (path: string, headers: Record<string, string> = {}) =>
+  call(path, {
+    method: 'OPTIONS',
+    headers: {
+      Origin: 'https://app.example',
+      'Access-Control-Request-Method': 'GET',
+      'Access-Control-Request-Headers': 'authorization',
+      ...headers,
+    },
+  });
+
+export const limiterOf = (name: string) => env.KEY_LIMITER.getByName(name);
+
+/** Everything the key's object keeps in its storage, as [key, value] pairs. */
+export function storedEntries(name: string): Promise<[string, unknown][]> {
+  return runInDurableObject(limiterOf(name), (_instance: KeyLimiter, state) => [...state.storage.kv.list()]);
+}
+
+/** The window the key's object holds, if any. */
+export async function storedWindow(name: string): Promise<{ start: number; count: number } | undefined> {
+  const entries = await storedEntries(name);
+  return entries.find(([key]) => key === 'window')?.[1] as { start: number; count: number } | undefined;
+}
+
+/**
+ * A KEY_LIMITER binding whose objects cannot be reached: every stub method rejects, as an RPC
+ * call to an object that is down or overloaded would. `calls` counts the attempts.
+ */
+export function unreachableLimiter() {
+  const calls: string[] = [];
+  const stub = new Proxy(
+    {},
+    {
+      get(_target, property) {
+        // Not a thenable: a stub is never awaited itself.
+        if (typeof property !== 'string' || property === 'then') return undefined;
+        return (..._args: unknown[]) => {
+          calls.push(property);
+          return Promise.reject(new Error('Durable Object is overloaded (injected fault)'));
+        };
+      },
+    },
+  );
+  const namespace = {
+    getByName: () => stub,
+    idFromName: (name: string) => env.KEY_LIMITER.idFromName(name),
+    get: () => stub,
+  };
+  return { binding: namespace as unknown as typeof env.KEY_LIMITER, calls };
+}

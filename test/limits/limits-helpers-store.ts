@@ -1,0 +1,370 @@
+// Helpers for the quota, expiry and fault tests: keys with limits, uploads of exact sizes
+// (buffered or streamed without a Content-Length), direct D1/R2 inspection and seeding, the
+// sweep, and thin fault-injecting wrappers around the FILES and DB bindings.
+import { createExecutionContext, createScheduledController, env, waitOnExecutionContext } from 'cloudflare:test';
+import { expect } from 'vitest';
+import worker from '../../src/index';
+import { randomBase64Url } from '../../src/keys/key-material';
+import type { Usage } from '../../src/limiter/key-limiter';
+import { type SweepReport, sweep } from '../../src/maintenance/sweep';
+import { blobKey } from '../../src/storage/blobs';
+import { type FileRow, insertFiles } from '../../src/storage/files-repo';
+import { call, createKey, filePartHeaders, type RawPart, rawMultipart, TEST_BOUNDARY } from '../helpers';
+
+export type Auth = Record<string, string>;
+export type EnvOverrides = Partial<Record<string, unknown>>;
+export type Version = 'v1' | 'v2';
+export type TestKey = Awaited<ReturnType<typeof createKey>>;
+export type ErrorBody = { error: string; code: string };
+
+/** A key with its own storage quota (or the configured one) and room for bursts of requests. */
+export function newKey(name: string, storageQuotaBytes?: number): Promise<TestKey> {
+  return createKey(name, { storageQuotaBytes: storageQuotaBytes ?? null, rateLimitRequests: 100_000 });
+}
+
+// ---- bodies ----
+
+/** `size` bytes of printable ASCII (detected as text/plain); `seed` varies the content. */
+export function textBytes(size: number, seed = 'x'): Uint8Array {
+  const line = new TextEncoder().encode(`${seed} lorem ipsum dolor sit amet\n`);
+  const out = new Uint8Array(size);
+  for (let offset = 0; offset < size; offset += line.length) out.set(line.subarray(0, size - offset), offset);
+  return out;
+}
+
+export const textFile = (filename: string, size: number) => ({ filename, content: textBytes(size, filename) });
+
+/** A multipart body of text files (part name `name`) plus fields, as one buffer. */
+export function multipartOf(
+  files: { filename: string; content: Uint8Array }[],
+  fields: Record<string, string> = {},
+  name = 'file',
+): Uint8Array {
+  const parts: RawPart[] = Object.entries(fields).map(([field, value]) => ({
+    headers: [`Content-Disposition: form-data; name="${field}"`],
+    content: value,
+  }));
+  for (const file of files)
+    parts.push({ headers: filePartHeaders(file.filename, 'text/plain', name), content: file.content });
+  return rawMultipart(parts);
+}
+
+/** A stream of `bytes` in chunks: a body with no Content-Length (sent chunked). */
+export function streamOf(bytes: Uint8Array, chunkSize = 64 * 1024): ReadableStream<Uint8Array> {
+  let offset = 0;
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (offset >= bytes.length) {
+        controller.close();
+        return;
+      }
+      controller.enqueue(bytes.slice(offset, offset + chunkSize));
+      offset += chunkSize;
+    },
+  });
+}
+
+const MULTIPART = { 'Content-Type': `multipart/form-data; boundary=${TEST_BOUNDARY}` };
+
+/**
+ * POSTs a multipart body to `path`. A buffer goes with its Content-Length, so the request
+ * reserves that much storage as it is admitted; `streamed` sends a stream with none, so the
+ * upload reserves as its bytes arrive.
+ */
+export function postMultipart(
+  auth: Auth,
+  path: string,
+  body: Uint8Array,
+  options: { streamed?: boolean; overrides?: EnvOverrides } = {},
+): Promise<Response> {
+  const init: RequestInit = { method: 'POST', headers: { ...MULTIPART, ...auth } };
+  if (options.streamed) {
+    init.body = streamOf(body);
+    // The point of a streamed body: the Worker cannot know its length up front.
+    expect(new Request('http://check.test', { ...init, body: streamOf(body) }).headers.has('content-length')).toBe(
+      false,
+    );
+  } else {
+    // What an HTTP client sends with a buffered body (a Request built here would not show it).
+    init.headers = { ...init.headers, 'Content-Length': String(body.length) };
+    init.body = body;
+  }
+  return call(path, init, options.overrides);
+}
+
+/** Uploads one text file of `size` bytes through `version`; returns the response. */
+export function uploadSized(
+  auth: Auth,
+  size: number,
+  options: { version?: Version; fields?: Record<string, string>; streamed?: boolean; overrides?: EnvOverrides } = {},
+): Promise<Response> {
+  const body = multipartOf([textFile(`file-${size}.txt`, size)], options.fields);
+  return postMultipart(auth, `/api/${options.version ?? 'v1'}/upload`, body, options);
+}
+
+export type Uploaded = { id: string; size: number; shareUrl: string; uploadedAt: string };
+
+/** Uploads one text file of `size` bytes; fails the test unless 201. */
+export async function uploadSizedOk(
+  auth: Auth,
+  size: number,
+  options: { version?: Version; fields?: Record<string, string>; overrides?: EnvOverrides } = {},
+): Promise<Uploaded> {
+  const response = await uploadSized(auth, size, options);
+  const body = await response.json<{ data: Uploaded }>();
+  expect(response.status, JSON.stringify(body)).toBe(201);
+  return body.data;
+}
+
+export type BulkItem =
+  | { success: true; data: Uploaded }
+  | { success: false; filename: string; error: string; code: string };
+export type BulkUploadBody = {
+  success: boolean;
+  data: { total: number; successful: number; failed: number; results: BulkItem[] };
+};
+
+/** A v2 bulk upload of text files with the given sizes, named f0.txt, f1.txt, …; must answer 201. */
+export async function bulkUploadSized(auth: Auth, sizes: number[], overrides: EnvOverrides = {}) {
+  const files = sizes.map((size, index) => textFile(`f${index}.txt`, size));
+  const response = await postMultipart(auth, '/api/v2/upload/bulk', multipartOf(files, {}, 'files'), { overrides });
+  const body = await response.json<BulkUploadBody>();
+  expect(response.status, JSON.stringify(body)).toBe(201);
+  expect(body.data.results).toHaveLength(sizes.length);
+  return body.data;
+}
+
+export const succeeded = (results: BulkItem[]) => results.flatMap((item) => (item.success ? [item.data] : []));
+
+export function deleteOne(auth: Auth, id: string, version: Version = 'v1', overrides: EnvOverrides = {}) {
+  return call(`/api/${version}/files/${id}`, { method: 'DELETE', headers: auth }, overrides);
+}
+
+export function deleteBulk(auth: Auth, ids: string[], overrides: EnvOverrides = {}) {
+  return call(
+    '/api/v2/files/bulk',
+    { method: 'DELETE', headers: { ...auth, 'Content-Type': 'application/json' }, body: JSON.stringify({ ids }) },
+    overrides,
+  );
+}
+
+/** Status and code of an error envelope. */
+export async function expectError(response: Response, status: number, code: string): Promise<void> {
+  const body = await response.json<ErrorBody>();
+  expect({ status: response.status, code: body.code }).toEqual({ status, code });
+}
+
+export const tokenOf = (shareUrl: string) => new URL(shareUrl).pathname.replace(/^\/share\//, '');
+
+// ---- the key's account, rows and blobs ----
+
+export function usage(keyId: string): Promise<Usage> {
+  return env.KEY_LIMITER.getByName(keyId).usage(keyId);
+}
+
+export async function rowsSum(keyId: string): Promise<number> {
+  const row = await env.DB.prepare('SELECT COALESCE(SUM(size), 0) AS total FROM files WHERE key_id = ?1')
+    .bind(keyId)
+    .first<{ total: number }>();
+  return row?.total ?? 0;
+}
+
+/** Ids of a key's rows in D1 (expired ones included), sorted. */
+export async function rowIds(keyId: string): Promise<string[]> {
+  const { results } = await env.DB.prepare('SELECT id FROM files WHERE key_id = ?1 ORDER BY id')
+    .bind(keyId)
+    .all<{ id: string }>();
+  return results.map((row) => row.id);
+}
+
+/** Object keys under the key's prefix in R2, sorted (every page of the listing). */
+export async function blobKeys(keyId: string): Promise<string[]> {
+  const keys: string[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await env.FILES.list({ prefix: `files/${keyId}/`, cursor });
+    keys.push(...page.objects.map((object) => object.key));
+    cursor = page.truncated ? page.cursor : undefined;
+  } while (cursor);
+  return keys.sort();
+}
+
+export const keysFor = (keyId: string, ids: string[]) => ids.map((id) => blobKey(keyId, id)).sort();
+
+/** Exactly these files are stored for the key: a row and a blob each, nothing else. */
+export async function expectStored(keyId: string, ids: string[]): Promise<void> {
+  expect(await rowIds(keyId)).toEqual([...ids].sort());
+  expect(await blobKeys(keyId)).toEqual(keysFor(keyId, ids));
+}
+
+/** The account agrees with D1 and no upload holds a reservation. */
+export async function expectAccountSettled(keyId: string, usedBytes?: number): Promise<void> {
+  const sum = await rowsSum(keyId);
+  if (usedBytes !== undefined) expect(sum).toBe(usedBytes);
+  expect(await usage(keyId)).toEqual({ usedBytes: sum, reservedBytes: 0 });
+}
+
+export async function blobDeletionsOf(keyId: string): Promise<string[]> {
+  const { results } = await env.DB.prepare('SELECT r2_key FROM blob_deletions WHERE key_id = ?1 ORDER BY r2_key')
+    .bind(keyId)
+    .all<{ r2_key: string }>();
+  return results.map((row) => row.r2_key);
+}
+
+export async function setExpiresAt(ids: string[], expiresAt: string): Promise<void> {
+  await env.DB.batch(
+    ids.map((id) => env.DB.prepare('UPDATE files SET expires_at = ?2 WHERE id = ?1').bind(id, expiresAt)),
+  );
+}
+
+export type SeedSpec = { size: number; expiresAt?: string | null; uploadedAt?: string; blob?: boolean; id?: string };
+
+/**
+ * Writes file rows straight into D1 (and, unless `blob: false`, their blobs into R2), as files
+ * stored before this code ran would be. Returns the rows.
+ */
+export async function seedFiles(keyId: string, specs: SeedSpec[]): Promise<FileRow[]> {
+  const rows = specs.map((spec): FileRow => {
+    const id = spec.id ?? randomBase64Url(16);
+    const uploadedAt = spec.uploadedAt ?? new Date().toISOString();
+    return {
+      id,
+      key_id: keyId,
+      filename: `seeded_${id}.txt`,
+      original_name: 'seeded.txt',
+      size: spec.size,
+      mime_type: 'text/plain',
+      r2_key: blobKey(keyId, id),
+      etag: `"${id}"`,
+      share_token: randomBase64Url(24),
+      is_public: 1,
+      download_count: 0,
+      uploaded_at: uploadedAt,
+      updated_at: uploadedAt,
+      expires_at: spec.expiresAt ?? null,
+    };
+  });
+  for (let start = 0; start < rows.length; start += 100) await insertFiles(env.DB, rows.slice(start, start + 100));
+  const withBlobs = rows.filter((_, index) => specs[index]?.blob !== false);
+  for (let start = 0; start < withBlobs.length; start += 50) {
+    await Promise.all(
+      withBlobs
+        .slice(start, start + 50)
+        .map((row) => env.FILES.put(row.r2_key, textBytes(row.size), { customMetadata: { keyId, fileId: row.id } })),
+    );
+  }
+  return rows;
+}
+
+// ---- the sweep ----
+
+/** Runs the Worker's scheduled handler (the cron) once, with the real bindings and clock. */
+export async function runCron(): Promise<void> {
+  const ctx = createExecutionContext();
+  await worker.scheduled(createScheduledController(), env, ctx);
+  await waitOnExecutionContext(ctx);
+}
+
+/** One sweep at a chosen time (e.g. two hours ahead, to judge blobs and rows older than an hour). */
+export function sweepAt(now: number, bucket: R2Bucket = env.FILES): Promise<SweepReport> {
+  return sweep({ db: env.DB, bucket, limiter: env.KEY_LIMITER, now });
+}
+
+const quiet = (report: SweepReport) => Object.values(report).every((count) => count === 0);
+
+/**
+ * Sweeps until a whole pass over the bucket (the listing cursor back at the start) changes
+ * nothing: the sweep reads one listing page per run, and storage is shared by the file's tests.
+ */
+export async function sweepUntilQuiet(now: number): Promise<SweepReport[]> {
+  const reports: SweepReport[] = [];
+  let quietSinceStart = false;
+  for (let run = 0; run < 50; run++) {
+    const atStart = (await sweepCursor()) === undefined;
+    if (atStart) quietSinceStart = true;
+    const report = await sweepAt(now);
+    reports.push(report);
+    if (!quiet(report)) quietSinceStart = false;
+    if (quietSinceStart && (await sweepCursor()) === undefined) return reports;
+  }
+  throw new Error(`sweep did not settle: ${JSON.stringify(reports)}`);
+}
+
+async function sweepCursor(): Promise<string | undefined> {
+  const row = await env.DB.prepare("SELECT value FROM sweep_state WHERE name = 'r2_cursor'").first<{ value: string }>();
+  return row?.value;
+}
+
+// ---- fault-injecting wrappers: thin proxies that delegate everything they do not break ----
+
+function delegate<T extends object>(inner: T, overrides: Partial<Record<PropertyKey, unknown>>): T {
+  return new Proxy(inner, {
+    get(target, property) {
+      if (Object.hasOwn(overrides, property)) return overrides[property];
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
+/**
+ * An R2 bucket whose `failOn`-th put (1-based) rejects; the calls are counted. With `afterWrite`
+ * the object is written first (a reply lost on the way back), so the caller must remove it.
+ */
+export function failingPutBucket(inner: R2Bucket, failOn: number, options: { afterWrite?: boolean } = {}) {
+  const calls = { put: 0 };
+  const put = async (...args: Parameters<R2Bucket['put']>) => {
+    if (++calls.put !== failOn) return inner.put(...args);
+    if (options.afterWrite) await inner.put(...args);
+    throw new Error('injected R2 put failure');
+  };
+  return { bucket: delegate(inner, { put }), calls };
+}
+
+/** An R2 bucket whose delete always rejects (the object stays); the calls are counted. */
+export function failingDeleteBucket(inner: R2Bucket) {
+  const calls = { delete: 0 };
+  const bucket = delegate(inner, {
+    delete: () => {
+      calls.delete++;
+      return Promise.reject(new Error('injected R2 delete failure'));
+    },
+  });
+  return { bucket, calls };
+}
+
+const INSERT_FILES = /^\s*INSERT\s+INTO\s+files\b/i;
+// Marks a wrapped statement; read through any proxy the Worker adds around it (v2 timing).
+const FAILS = Symbol('fails');
+
+/**
+ * A D1 database on which any statement inserting into `files` fails when it runs, alone or in a
+ * batch (the R2 write before it has happened by then). Every other statement delegates.
+ */
+export function failingFilesInsertDb(inner: D1Database) {
+  const calls = { inserts: 0 };
+  const reject = () => {
+    calls.inserts++;
+    return Promise.reject(new Error('injected D1 insert failure'));
+  };
+  const wrapStatement = (statement: D1PreparedStatement): D1PreparedStatement => {
+    const wrapped = delegate(statement, {
+      bind: (...values: unknown[]) => wrapStatement(statement.bind(...values)),
+      run: reject,
+      all: reject,
+      first: reject,
+      raw: reject,
+      [FAILS]: true,
+    });
+    return wrapped;
+  };
+  const db = delegate(inner, {
+    prepare: (query: string) => {
+      const statement = inner.prepare(query);
+      return INSERT_FILES.test(query) ? wrapStatement(statement) : statement;
+    },
+    batch: (statements: D1PreparedStatement[]) =>
+      statements.some((statement) => Reflect.get(statement, FAILS) === true) ? reject() : inner.batch(statements),
+  });
+  return { db, calls };
+}
