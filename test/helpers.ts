@@ -138,6 +138,9 @@ export const GET_FIELDS = [
   'uploadedAt',
 ];
 
+/** The seed's v1 list item fields (v2 adds isPublic). */
+export const LIST_ITEM_FIELDS = [...GET_FIELDS, 'originalName'];
+
 /** ISO 8601 UTC with milliseconds, the API's one time format. */
 export const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 

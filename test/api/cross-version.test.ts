@@ -10,6 +10,7 @@ import {
   fieldsFor,
   GET_FIELDS,
   getRecord,
+  LIST_ITEM_FIELDS,
   ORIGIN,
   type Pagination,
   readJson,
@@ -18,8 +19,6 @@ import {
   uploadOk,
   VERSIONS,
 } from '../helpers';
-
-const LIST_ITEM_FIELDS = [...GET_FIELDS, 'originalName'];
 
 const downloadUrlIn = (version: ApiVersion, id: string) => `${ORIGIN}/api/${version}/files/${id}/download`;
 

@@ -10,6 +10,7 @@ import {
   fieldsFor,
   getRecord,
   ISO_MS,
+  LIST_ITEM_FIELDS,
   ORIGIN,
   type Pagination,
   readJson,
@@ -19,21 +20,6 @@ import {
 } from '../helpers';
 
 type ListBody = Success<{ files: FileRecord[]; pagination: Pagination }>;
-
-// The seed's v1 list item fields; v2 adds isPublic.
-const LIST_ITEM_FIELDS = [
-  'downloadCount',
-  'downloadUrl',
-  'expiresAt',
-  'filename',
-  'id',
-  'mimeType',
-  'originalName',
-  'shareUrl',
-  'size',
-  'updatedAt',
-  'uploadedAt',
-];
 
 async function list(version: ApiVersion, auth: Record<string, string>, query = '') {
   const response = await call(api(version, `/files${query}`), { headers: auth });
