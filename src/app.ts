@@ -56,8 +56,12 @@ export function createApp() {
   const v1 = createFilesRouter('v1');
   const v2 = createFilesRouter('v2');
   // The API descriptions are public: registered before auth (and _perf), so neither reaches them.
-  app.get('/api/v1/openapi.json', (c) => c.json(openApiDocument(v1, 'v1', new URL(c.req.url).origin)));
-  app.get('/api/v2/openapi.json', (c) => c.json(openApiDocument(v2, 'v2', new URL(c.req.url).origin)));
+  for (const [version, router] of [
+    ['v1', v1],
+    ['v2', v2],
+  ] as const) {
+    app.get(`/api/${version}/openapi.json`, (c) => c.json(openApiDocument(router, version, new URL(c.req.url).origin)));
+  }
 
   app.use('/api/*', apiKeyAuth(), rateLimit());
   addFallbacks(v1, FILE_PATHS);

@@ -1,4 +1,5 @@
 import { createApp } from './app';
+import { log } from './log';
 import { sweep } from './maintenance/sweep';
 
 export { KeyLimiter } from './limiter/key-limiter';
@@ -10,7 +11,7 @@ export default {
   /** Cron (wrangler.toml [triggers]): expired files, failed blob deletes, R2/D1 drift. */
   async scheduled(_controller, env, ctx) {
     const run = sweep({ db: env.DB, bucket: env.FILES, limiter: env.KEY_LIMITER }).then((report) =>
-      console.log(JSON.stringify({ level: 'info', msg: 'sweep', ...report })),
+      log('info', 'sweep', report),
     );
     ctx.waitUntil(run);
     await run;

@@ -1,5 +1,6 @@
 // Serving a stored file: conditional requests, byte ranges, and safe headers.
 import { ApiError } from '../errors';
+import { log } from '../log';
 import type { FileRow } from '../storage/files-repo';
 import { contentDisposition } from './names';
 
@@ -98,7 +99,7 @@ export async function serveFile(bucket: R2Bucket, row: FileRow, plan: DownloadPl
     plan.kind === 'partial' ? { range: { offset: plan.offset, length: plan.length } } : undefined,
   );
   if (!object) {
-    console.error(JSON.stringify({ level: 'error', msg: 'row without blob', fileId: row.id }));
+    log('error', 'row without blob', { fileId: row.id });
     throw new ApiError('FILE_NOT_FOUND');
   }
   return new Response(object.body, { status, headers });

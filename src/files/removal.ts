@@ -1,5 +1,6 @@
 // After rows are deleted: their blobs go, and their bytes return to the owners' quota.
 import { freeBytes, type LimiterNamespace } from '../limiter/client';
+import { log } from '../log';
 import { isoNow } from '../time';
 
 export type RemovalDeps = { db: D1Database; bucket: R2Bucket; limiter: LimiterNamespace };
@@ -29,14 +30,7 @@ export async function deleteBlobsOrRecord(
   try {
     await bucket.delete(rows.map((row) => row.r2_key));
   } catch (error) {
-    console.error(
-      JSON.stringify({
-        level: 'error',
-        msg: 'blob delete failed, recorded for retry',
-        count: rows.length,
-        error: String(error),
-      }),
-    );
+    log('error', 'blob delete failed, recorded for retry', { count: rows.length, error: String(error) });
     const insert = db.prepare(
       `INSERT INTO blob_deletions (r2_key, key_id, failed_at) VALUES (?1, ?2, ?3)
        ON CONFLICT (r2_key) DO UPDATE SET attempts = attempts + 1, failed_at = ?3`,

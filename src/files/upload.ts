@@ -4,6 +4,7 @@ import type { Config } from '../config';
 import { ApiError, validationError } from '../errors';
 import { randomBase64Url } from '../keys/key-material';
 import type { QuotaTicket } from '../limiter/client';
+import { log } from '../log';
 import { blobKey, consumeIntoBlob, SizeLimitError, type StoredBlob } from '../storage/blobs';
 import { type FileRow, insertFiles } from '../storage/files-repo';
 import { isoNow } from '../time';
@@ -187,15 +188,13 @@ export async function withQuota<T>(deps: UploadDeps, upload: (deps: UploadDeps) 
 /** The stored bytes become used. The files exist by now, so a failure here is only logged. */
 async function settleQuota(deps: UploadDeps, bytes: number): Promise<void> {
   await deps.quota.settle(bytes).catch((error: unknown) => {
-    console.error(
-      JSON.stringify({ level: 'error', msg: 'quota not settled', keyId: deps.keyId, bytes, error: String(error) }),
-    );
+    log('error', 'quota not settled', { keyId: deps.keyId, bytes, error: String(error) });
   });
 }
 
 /** Deletes blobs that must not outlive their request; a failure is logged as an orphan. */
 export async function discardBlob(bucket: R2Bucket, keys: string | string[]): Promise<void> {
   await bucket.delete(keys).catch((error: unknown) => {
-    console.error(JSON.stringify({ level: 'error', msg: 'orphan blob left behind', keys, error: String(error) }));
+    log('error', 'orphan blob left behind', { keys, error: String(error) });
   });
 }

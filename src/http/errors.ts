@@ -3,6 +3,7 @@ import { HTTPException } from 'hono/http-exception';
 import { ConfigError } from '../config';
 import type { AppEnv } from '../env';
 import { ApiError, ERROR_STATUS, type ErrorBody } from '../errors';
+import { log } from '../log';
 
 /** Renders any failure as the error envelope. Unexpected errors never show their details. */
 export function renderError(error: Error, c: Context<AppEnv>): Response {
@@ -14,16 +15,11 @@ export function renderError(error: Error, c: Context<AppEnv>): Response {
   } else if (error instanceof HTTPException && error.status < 500) {
     apiError = new ApiError('VALIDATION_ERROR', error.message || undefined);
   } else {
-    const requestId = c.get('requestId');
-    console.error(
-      JSON.stringify({
-        level: 'error',
-        msg: error instanceof ConfigError ? error.message : 'unhandled error',
-        requestId,
-        error: String(error),
-        stack: error.stack,
-      }),
-    );
+    log('error', error instanceof ConfigError ? error.message : 'unhandled error', {
+      requestId: c.get('requestId'),
+      error: String(error),
+      stack: error.stack,
+    });
     apiError = new ApiError('INTERNAL_ERROR');
   }
   const body: ErrorBody = { error: apiError.message, code: apiError.code };

@@ -1,6 +1,7 @@
 // /admin/keys: issue, list and revoke API keys over HTTP, guarded by the ADMIN_TOKEN secret.
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import { createMiddleware } from 'hono/factory';
+import { jsonResponse } from '../api/context';
 import { addFallbacks, validationHook } from '../api/files-router';
 import type { AppEnv } from '../env';
 import { ApiError } from '../errors';
@@ -67,11 +68,6 @@ const adminAuth = () =>
     await next();
   });
 
-const json = <T extends z.ZodType>(schema: T, description: string) => ({
-  description,
-  content: { 'application/json': { schema } },
-});
-
 export function createAdminRouter() {
   const router = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   router.use('*', adminAuth());
@@ -81,7 +77,7 @@ export function createAdminRouter() {
     path: '/keys',
     request: { body: { required: true, content: { 'application/json': { schema: CreateKeySchema } } } },
     responses: {
-      201: json(
+      201: jsonResponse(
         z.object({ success: z.literal(true), data: KeySchema.extend({ key: z.string() }) }),
         'The new key; `key` is shown only this once',
       ),
@@ -98,7 +94,10 @@ export function createAdminRouter() {
     method: 'get',
     path: '/keys',
     responses: {
-      200: json(z.object({ success: z.literal(true), data: z.object({ keys: z.array(KeySchema) }) }), 'All keys'),
+      200: jsonResponse(
+        z.object({ success: z.literal(true), data: z.object({ keys: z.array(KeySchema) }) }),
+        'All keys',
+      ),
     },
   });
   router.openapi(list, async (c) => {
@@ -113,7 +112,7 @@ export function createAdminRouter() {
       params: z.object({ id: z.string() }),
       body: { required: true, content: { 'application/json': { schema: UpdateKeySchema } } },
     },
-    responses: { 200: json(z.object({ success: z.literal(true), data: KeySchema }), 'The updated key') },
+    responses: { 200: jsonResponse(z.object({ success: z.literal(true), data: KeySchema }), 'The updated key') },
   });
   router.openapi(update, async (c) => {
     const row = await updateKeyOverrides(c.env.DB, c.req.valid('param').id, c.req.valid('json'), isoNow());
@@ -125,7 +124,7 @@ export function createAdminRouter() {
     method: 'delete',
     path: '/keys/{id}',
     request: { params: z.object({ id: z.string() }) },
-    responses: { 200: json(z.object({ success: z.literal(true), data: KeySchema }), 'The revoked key') },
+    responses: { 200: jsonResponse(z.object({ success: z.literal(true), data: KeySchema }), 'The revoked key') },
   });
   router.openapi(revoke, async (c) => {
     const row = await revokeKey(c.env.DB, c.req.valid('param').id, isoNow());

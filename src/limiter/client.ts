@@ -1,6 +1,7 @@
 // The only code that talks to a key's Durable Object: routes and services go through here.
 import type { ApiKeyContext } from '../env';
 import { ApiError } from '../errors';
+import { log } from '../log';
 import type { AdmitResult, KeyLimiter, Reservation } from './key-limiter';
 
 export type LimiterNamespace = DurableObjectNamespace<KeyLimiter>;
@@ -26,9 +27,7 @@ export async function freeBytes(namespace: LimiterNamespace, keyId: string, byte
   await limiterOf(namespace, keyId)
     .free({ keyId, bytes })
     .catch((error: unknown) => {
-      console.error(
-        JSON.stringify({ level: 'error', msg: 'quota not given back', keyId, bytes, error: String(error) }),
-      );
+      log('error', 'quota not given back', { keyId, bytes, error: String(error) });
     });
 }
 

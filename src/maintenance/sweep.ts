@@ -3,6 +3,8 @@
 // again only continues where the last run stopped.
 import { giveBack, removeBlobsOf } from '../files/removal';
 import type { LimiterNamespace } from '../limiter/client';
+import { log } from '../log';
+import { placeholders } from '../storage/files-repo';
 import { isoNow } from '../time';
 
 export type SweepDeps = { db: D1Database; bucket: R2Bucket; limiter: LimiterNamespace; now?: number };
@@ -33,7 +35,7 @@ async function step<T>(name: string, work: () => Promise<T>, fallback: T): Promi
   try {
     return await work();
   } catch (error) {
-    console.error(JSON.stringify({ level: 'error', msg: `sweep step failed: ${name}`, error: String(error) }));
+    log('error', `sweep step failed: ${name}`, { error: String(error) });
     return fallback;
   }
 }
@@ -68,9 +70,7 @@ async function retryBlobDeletes(deps: SweepDeps): Promise<number> {
   try {
     await deps.bucket.delete(keys);
   } catch (error) {
-    console.error(
-      JSON.stringify({ level: 'error', msg: 'blob delete retry failed', count: keys.length, error: String(error) }),
-    );
+    log('error', 'blob delete retry failed', { count: keys.length, error: String(error) });
     await deps.db
       .prepare(`UPDATE blob_deletions SET attempts = attempts + 1 WHERE r2_key IN (${placeholders(keys.length)})`)
       .bind(...keys)
@@ -85,9 +85,6 @@ async function retryBlobDeletes(deps: SweepDeps): Promise<number> {
 }
 
 const MAX_BOUND = 100;
-
-const placeholders = (count: number, first = 1) =>
-  Array.from({ length: count }, (_, index) => `?${index + first}`).join(', ');
 
 /**
  * Walks the bucket one listing page per run and compares it with the rows for the same key

@@ -3,6 +3,7 @@ import type { AppEnv, RateLimitState } from '../env';
 import { ApiError } from '../errors';
 import { measure } from '../http/timing';
 import { admitRequest, QuotaTicket } from '../limiter/client';
+import { log } from '../log';
 
 function rateLimitHeaders(state: RateLimitState): Record<string, string> {
   return {
@@ -48,9 +49,7 @@ export const rateLimit = () =>
       }
     } catch (error) {
       if (error instanceof ApiError) throw error;
-      console.error(
-        JSON.stringify({ level: 'error', msg: 'rate limiter unreachable', keyId: key.id, error: String(error) }),
-      );
+      log('error', 'rate limiter unreachable', { keyId: key.id, error: String(error) });
       const windowMs = key.rateLimitWindowSeconds * 1000;
       state = {
         limit: key.rateLimitRequests,

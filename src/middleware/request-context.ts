@@ -1,6 +1,7 @@
 import { createMiddleware } from 'hono/factory';
 import { getConfig } from '../config';
 import type { AppEnv } from '../env';
+import { log } from '../log';
 
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
 
@@ -18,19 +19,15 @@ export const requestContext = () =>
     await next();
     c.res.headers.set('X-Request-Id', requestId);
     const key = c.get('apiKey');
-    console.log(
-      JSON.stringify({
-        level: c.res.status >= 500 ? 'error' : 'info',
-        msg: 'request',
-        requestId,
-        method: c.req.method,
-        path: c.req.path,
-        status: c.res.status,
-        durationMs: Date.now() - startedAt,
-        keyId: key?.id,
-        ...(c.error ? { error: String(c.error) } : {}),
-      }),
-    );
+    log(c.res.status >= 500 ? 'error' : 'info', 'request', {
+      requestId,
+      method: c.req.method,
+      path: c.req.path,
+      status: c.res.status,
+      durationMs: Date.now() - startedAt,
+      keyId: key?.id,
+      ...(c.error ? { error: String(c.error) } : {}),
+    });
   });
 
 /**

@@ -21,6 +21,10 @@ const COLUMNS =
   'id, key_id, filename, original_name, size, mime_type, r2_key, etag, share_token, is_public, download_count, uploaded_at, updated_at, expires_at';
 
 // An expired row is invisible to every read, even before the sweep deletes it.
+/** `?first, ?first+1, …`: numbered parameters for an IN list (D1 allows 100 per statement). */
+export const placeholders = (count: number, first = 1) =>
+  Array.from({ length: count }, (_, index) => `?${index + first}`).join(', ');
+
 const live = (param: string) => `(expires_at IS NULL OR expires_at > ${param})`;
 
 /** Inserts rows in one batch: all or none. */
@@ -127,9 +131,10 @@ export function deleteOwnedFile(db: D1Database, id: string, keyId: string, now: 
 /** Removes the caller's live rows among ids in one statement; returns the rows deleted. */
 export async function deleteOwnedFiles(db: D1Database, ids: string[], keyId: string, now: string) {
   if (ids.length === 0) return [];
-  const placeholders = ids.map((_, index) => `?${index + 3}`).join(', ');
   const { results } = await db
-    .prepare(`DELETE FROM files WHERE key_id = ?1 AND ${live('?2')} AND id IN (${placeholders}) RETURNING ${COLUMNS}`)
+    .prepare(
+      `DELETE FROM files WHERE key_id = ?1 AND ${live('?2')} AND id IN (${placeholders(ids.length, 3)}) RETURNING ${COLUMNS}`,
+    )
     .bind(keyId, now, ...ids)
     .all<FileRow>();
   return results;
