@@ -2,7 +2,7 @@ import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { ConfigError } from '../config';
 import type { AppEnv } from '../env';
-import { ApiError, ERROR_STATUS, type ErrorBody } from '../errors';
+import { ApiError, ERROR_STATUS, type ErrorBody, validationError } from '../errors';
 import { log } from '../log';
 
 /** Renders any failure as the error envelope. Unexpected errors never show their details. */
@@ -13,7 +13,8 @@ export function renderError(error: Error, c: Context<AppEnv>): Response {
   } else if (error instanceof HTTPException && error.status === 413) {
     apiError = new ApiError('FILE_TOO_LARGE');
   } else if (error instanceof HTTPException && error.status < 500) {
-    apiError = new ApiError('VALIDATION_ERROR', error.message || undefined);
+    // Hono's own 400s (malformed JSON, say) are about the body: name it, like every validation error.
+    apiError = validationError('body', error.message || 'invalid');
   } else {
     log('error', error instanceof ConfigError ? error.message : 'unhandled error', {
       requestId: c.get('requestId'),

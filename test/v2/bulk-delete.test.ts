@@ -134,7 +134,7 @@ describe('DELETE /api/v2/files/bulk', () => {
 
 describe('DELETE /api/v2/files/bulk: invalid requests delete nothing', () => {
   const cases: [string, (id: string) => { body: string; type?: string; field?: string }][] = [
-    ['bad JSON', (id) => ({ body: `{"ids": ["${id}"` })],
+    ['bad JSON', (id) => ({ body: `{"ids": ["${id}"`, field: 'body' })],
     ['a text/plain body', (id) => ({ body: JSON.stringify({ ids: [id] }), type: 'text/plain' })],
     ['a form body', (id) => ({ body: `ids=${id}`, type: 'application/x-www-form-urlencoded' })],
     ['ids as a string', (id) => ({ body: JSON.stringify({ ids: id }), field: 'ids' })],
