@@ -20,9 +20,6 @@ export type AppEnv = {
     requestId: string;
     config: Config;
     apiKey: ApiKeyContext;
-    rateLimit: RateLimitState;
-    apiVersion: 'v1' | 'v2';
-    startedAt: number;
     /** Set on v2 requests only. */
     timings?: Timings;
     /** Set on uploads that announced their length: storage reserved while admitting them. */

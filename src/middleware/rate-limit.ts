@@ -57,7 +57,6 @@ export const rateLimit = () =>
         reset: Math.ceil(((Math.floor(Date.now() / windowMs) + 1) * windowMs) / 1000),
       };
     }
-    c.set('rateLimit', state);
     await next();
     for (const [name, value] of Object.entries(rateLimitHeaders(state))) c.res.headers.set(name, value);
   });

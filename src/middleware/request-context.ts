@@ -15,7 +15,6 @@ export const requestContext = () =>
     const sent = c.req.header('x-request-id');
     const requestId = sent && CLIENT_REQUEST_ID.test(sent) ? sent : crypto.randomUUID();
     c.set('requestId', requestId);
-    c.set('startedAt', startedAt);
     await next();
     c.res.headers.set('X-Request-Id', requestId);
     const key = c.get('apiKey');
