@@ -16,7 +16,7 @@ export default defineConfig({
             remoteBindings: false,
             wrangler: { configPath: './wrangler.toml' },
             miniflare: {
-              bindings: { TEST_MIGRATIONS: migrations, ADMIN_TOKEN: 'test-admin-token-0123456789' },
+              bindings: { TEST_MIGRATIONS: migrations, ADMIN_TOKEN: 'test-admin-token-0123456789abcdefghij' },
             },
           }),
         ],

@@ -9,9 +9,18 @@ export const ORIGIN = 'http://edgeshare.test';
 
 export type TestEnv = typeof env;
 
-/** Sends a request through the Worker's own fetch handler, with real local bindings. */
+const octet = () => Math.floor(Math.random() * 256);
+/** A random private IPv4 address: one of 16 million, so two requests practically never share one. */
+export const someAddress = () => `10.${octet()}.${octet()}.${octet()}`;
+
+/**
+ * Sends a request through the Worker's own fetch handler, with real local bindings. Each
+ * request comes from its own client address (CF-Connecting-IP) unless the test sets one, so
+ * tests that send bad keys on purpose are not throttled by each other's failures.
+ */
 export async function call(path: string, init: RequestInit = {}, envOverrides: Partial<Record<string, unknown>> = {}) {
   const request = new Request(path.startsWith('http') ? path : `${ORIGIN}${path}`, init);
+  if (!request.headers.has('cf-connecting-ip')) request.headers.set('cf-connecting-ip', someAddress());
   const ctx = createExecutionContext();
   const response = await worker.fetch(request, { ...env, ...envOverrides } as TestEnv, ctx);
   await waitOnExecutionContext(ctx);

@@ -5,7 +5,8 @@ import { jsonResponse } from '../api/context';
 import { addFallbacks, validationHook } from '../api/files-router';
 import type { AppEnv } from '../env';
 import { ApiError } from '../errors';
-import { bearerToken } from '../middleware/auth';
+import { clientAddress, recordFailure, refuseIfBlocked } from '../limiter/guard';
+import { bearerToken, unauthorized } from '../middleware/auth';
 import { insertKey, type KeyRow, listKeys, revokeKey, updateKeyOverrides } from '../storage/keys-repo';
 import { isoNow } from '../time';
 import { newKeyMaterial, sha256Hex } from './key-material';
@@ -14,6 +15,7 @@ const OverridesSchema = z.object({
   rateLimitRequests: z.number().int().min(1).max(1_000_000).nullish(),
   rateLimitWindowSeconds: z.number().int().min(1).max(86_400).nullish(),
   storageQuotaBytes: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).nullish(),
+  maxFiles: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).nullish(),
 });
 
 export const CreateKeySchema = OverridesSchema.extend({ name: z.string().trim().min(1).max(100) });
@@ -29,6 +31,7 @@ const KeySchema = z
     rateLimitRequests: z.number().int().nullable(),
     rateLimitWindowSeconds: z.number().int().nullable(),
     storageQuotaBytes: z.number().int().nullable(),
+    maxFiles: z.number().int().nullable(),
     createdAt: z.string(),
     updatedAt: z.string(),
     revokedAt: z.string().nullable(),
@@ -43,6 +46,7 @@ export const keyRecord = (row: KeyRow) => ({
   rateLimitRequests: row.rate_limit_requests,
   rateLimitWindowSeconds: row.rate_limit_window_seconds,
   storageQuotaBytes: row.storage_quota_bytes,
+  maxFiles: row.max_files,
   createdAt: row.created_at,
   updatedAt: row.updated_at,
   revokedAt: row.revoked_at,
@@ -61,9 +65,19 @@ const adminAuth = () =>
     const expected = c.get('config').ADMIN_TOKEN;
     // Without ADMIN_TOKEN the admin API does not exist.
     if (!expected) throw new ApiError('NOT_FOUND');
-    const token = bearerToken(c.req.header('authorization'));
+    const header = c.req.header('authorization');
+    if (!header) throw unauthorized('Invalid admin token');
+    const address = clientAddress(c.req.raw.headers);
+    refuseIfBlocked(address, 'admin');
+    const token = bearerToken(header);
     if (!token || !(await sameSecret(token, expected))) {
-      throw new ApiError('UNAUTHORIZED', 'Invalid admin token', { headers: { 'WWW-Authenticate': 'Bearer' } });
+      throw await recordFailure(
+        c.env.AUTH_GUARD,
+        c.get('config'),
+        address,
+        'admin',
+        unauthorized('Invalid admin token'),
+      );
     }
     await next();
   });

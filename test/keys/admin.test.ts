@@ -1,8 +1,8 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { call } from '../helpers';
+import { call, form } from '../helpers';
 
-const ADMIN = { Authorization: 'Bearer test-admin-token-0123456789' };
+const ADMIN = { Authorization: 'Bearer test-admin-token-0123456789abcdefghij' };
 
 type KeyRecord = {
   id: string;
@@ -145,6 +145,19 @@ describe('PATCH /admin/keys/:id', () => {
     expect(updated.storageQuotaBytes).toBe(9);
   });
 
+  it('sets and clears the file-count limit (maxFiles), which applies to the next upload', async () => {
+    const created = await createKeyOverHttp({ name: 'few files', maxFiles: 1 });
+    expect(created).toMatchObject({ maxFiles: 1 });
+    const auth = { Authorization: `Bearer ${created.key}` };
+    const upload = () =>
+      call('/api/v1/upload', { method: 'POST', headers: auth, body: form([{ filename: 'a.txt', content: 'a' }]) });
+    expect((await upload()).status).toBe(201);
+    await expectError(await upload(), 413, 'STORAGE_EXCEEDED');
+    const response = await adminCall('PATCH', `/admin/keys/${created.id}`, { maxFiles: null });
+    expect(((await response.json()) as { data: { maxFiles: number | null } }).data.maxFiles).toBeNull();
+    expect((await upload()).status).toBe(201);
+  });
+
   it('answers 404 for an unknown key and 400 for a bad value', async () => {
     await expectError(await adminCall('PATCH', '/admin/keys/key_nope', { rateLimitRequests: 3 }), 404, 'NOT_FOUND');
     const created = await createKeyOverHttp();
@@ -178,6 +191,32 @@ describe('DELETE /admin/keys/:id', () => {
     expect(listed.data.keys.find((key) => key.id === created.id)?.status).toBe('revoked');
   });
 
+  it('stops the key’s share links at once (decision: revoked keys serve nothing), keeping the files stored', async () => {
+    const created = await createKeyOverHttp({ name: 'sharer' });
+    const auth = { Authorization: `Bearer ${created.key}` };
+    const uploaded = await call('/api/v1/upload', {
+      method: 'POST',
+      headers: auth,
+      body: form([{ filename: 'shared.txt', content: 'shared words' }]),
+    });
+    const { data } = (await uploaded.json()) as { data: { id: string; shareUrl: string } };
+    const share = new URL(data.shareUrl).pathname;
+    expect((await call(share)).status).toBe(200);
+    expect((await call(`${share}/download`)).status).toBe(200);
+
+    expect((await adminCall('DELETE', `/admin/keys/${created.id}`)).status).toBe(200);
+    const page = await call(share, { headers: { Accept: 'text/html' } });
+    expect(page.status).toBe(404);
+    expect(await page.text()).toContain('Not found');
+    await expectError(await call(`${share}/download`), 404, 'FILE_NOT_FOUND');
+    await expectError(await call(`${share}/view`), 404, 'FILE_NOT_FOUND');
+    // Nothing is deleted: the row and the blob stay (docs/limits.md, "Revoked keys").
+    const row = await env.DB.prepare('SELECT r2_key FROM files WHERE id = ?1')
+      .bind(data.id)
+      .first<{ r2_key: string }>();
+    expect(await env.FILES.head(row?.r2_key ?? '')).not.toBeNull();
+  });
+
   it('is harmless the second time', async () => {
     const created = await createKeyOverHttp();
     expect((await adminCall('DELETE', `/admin/keys/${created.id}`)).status).toBe(200);
@@ -192,10 +231,10 @@ describe('DELETE /admin/keys/:id', () => {
 describe('admin authentication', () => {
   const wrong = [
     ['no token', {}],
-    ['a wrong token', { Authorization: 'Bearer test-admin-token-0123456788' }],
+    ['a wrong token', { Authorization: 'Bearer test-admin-token-0123456789abcdefghik' }],
     ['a prefix of the token', { Authorization: 'Bearer test-admin-token' }],
-    ['the token without Bearer', { Authorization: 'test-admin-token-0123456789' }],
-    ['a Basic header', { Authorization: `Basic ${btoa('admin:test-admin-token-0123456789')}` }],
+    ['the token without Bearer', { Authorization: 'test-admin-token-0123456789abcdefghij' }],
+    ['a Basic header', { Authorization: `Basic ${btoa('admin:test-admin-token-0123456789abcdefghij')}` }],
   ] as const;
 
   it.each(wrong)('answers %s with 401 UNAUTHORIZED on every admin route', async (_label, headers) => {

@@ -1,0 +1,24 @@
+import { DurableObject } from 'cloudflare:workers';
+
+export type FailureRequest = { scope: 'api' | 'admin'; limit: number; windowSeconds: number; now?: number };
+/** `blocked` once the address has failed more than `limit` times in the window; `reset` in Unix seconds. */
+export type FailureResult = { blocked: boolean; failures: number; reset: number };
+
+type WindowState = { start: number; count: number };
+
+/**
+ * One object per client address (see guard.ts for how addresses are grouped). It counts failed
+ * authentications in fixed windows, separately for API keys and the admin token. Only failures
+ * reach it: a request with a good key never does.
+ */
+export class AuthGuard extends DurableObject<Env> {
+  fail(request: FailureRequest): FailureResult {
+    const now = request.now ?? Date.now();
+    const windowMs = request.windowSeconds * 1000;
+    const start = Math.floor(now / windowMs) * windowMs;
+    const stored = this.ctx.storage.kv.get<WindowState>(request.scope);
+    const count = (stored && stored.start === start ? stored.count : 0) + 1;
+    this.ctx.storage.kv.put(request.scope, { start, count } satisfies WindowState);
+    return { blocked: count > request.limit, failures: count, reset: Math.ceil((start + windowMs) / 1000) };
+  }
+}

@@ -1,0 +1,88 @@
+// Failed authentication is throttled per client address (AUTH_FAILURE_LIMIT per
+// AUTH_FAILURE_WINDOW_SECONDS for API keys, a fifth of that for the admin token): past it the
+// address gets 429 before any key is checked. Good keys never reach the guard.
+import { describe, expect, it } from 'vitest';
+import { getConfig } from '../../src/config';
+import { clientAddress } from '../../src/limiter/guard';
+import { call, createKey, someAddress } from '../helpers';
+
+const BAD_KEY = `esk_${'A'.repeat(43)}`;
+const from = (address: string, headers: Record<string, string> = {}) => ({
+  headers: { 'CF-Connecting-IP': address, ...headers },
+});
+
+async function status(path: string, address: string, authorization?: string) {
+  const response = await call(path, from(address, authorization ? { Authorization: authorization } : {}));
+  await response.body?.cancel();
+  return { status: response.status, retryAfter: response.headers.get('retry-after') };
+}
+
+describe('failed API keys from one address', () => {
+  it('get 401 up to AUTH_FAILURE_LIMIT in a window, then 429 with Retry-After for every key, good ones too', async () => {
+    const address = someAddress();
+    const good = await createKey('victim of its neighbour');
+    const seen = [];
+    for (let i = 0; i < 20; i++) seen.push((await status('/api/v1/files', address, `Bearer ${BAD_KEY}`)).status);
+    expect(seen).toEqual(Array(20).fill(401));
+    // Garbage tokens count too; the 21st failure is refused.
+    const blocked = await status('/api/v2/files', address, 'Bearer not-a-key');
+    expect(blocked.status).toBe(429);
+    expect(Number(blocked.retryAfter)).toBeGreaterThanOrEqual(1);
+    expect(Number(blocked.retryAfter)).toBeLessThanOrEqual(60);
+    const body = await (await call('/api/v1/files', from(address, { Authorization: `Bearer ${BAD_KEY}` }))).json<{
+      code: string;
+    }>();
+    expect(body.code).toBe('RATE_LIMITED');
+    // Once blocked, the address is refused before any key is looked at: guessing gains nothing.
+    expect((await status('/api/v1/files', address, good.auth.Authorization)).status).toBe(429);
+    // Other addresses are untouched, and good keys from them work.
+    expect((await status('/api/v1/files', someAddress(), `Bearer ${BAD_KEY}`)).status).toBe(401);
+    expect((await status('/api/v1/files', someAddress(), good.auth.Authorization)).status).toBe(200);
+  });
+
+  it('does not count requests that carry no credentials at all', async () => {
+    const address = someAddress();
+    for (let i = 0; i < 25; i++) expect((await status('/api/v1/files', address)).status).toBe(401);
+    expect((await status('/api/v1/files', address, `Bearer ${BAD_KEY}`)).status).toBe(401);
+  });
+
+  it('follows AUTH_FAILURE_LIMIT', async () => {
+    const address = someAddress();
+    const overrides = { AUTH_FAILURE_LIMIT: '2' };
+    const send = async () => {
+      const response = await call('/api/v1/files', from(address, { Authorization: `Bearer ${BAD_KEY}` }), overrides);
+      await response.body?.cancel();
+      return response.status;
+    };
+    expect([await send(), await send(), await send()]).toEqual([401, 401, 429]);
+  });
+});
+
+describe('failed admin tokens from one address', () => {
+  it('get 401 up to a fifth of AUTH_FAILURE_LIMIT, then 429', async () => {
+    const address = someAddress();
+    const seen = [];
+    for (let i = 0; i < 5; i++) seen.push((await status('/admin/keys', address, 'Bearer wrong-admin-token')).status);
+    expect(seen).toEqual([401, 401, 401, 401, 429]);
+    // The right token from that address is refused too until the window ends.
+    const right = `Bearer ${'test-admin-token-0123456789abcdefghij'}`;
+    expect((await status('/admin/keys', address, right)).status).toBe(429);
+    expect((await status('/admin/keys', someAddress(), right)).status).toBe(200);
+  });
+
+  it('require ADMIN_TOKEN to be at least 32 characters: a shorter one is a configuration error', () => {
+    expect(() => getConfig({ ADMIN_TOKEN: 'x'.repeat(31) })).toThrow(/ADMIN_TOKEN: must be at least 32 characters/);
+    expect(getConfig({ ADMIN_TOKEN: 'x'.repeat(32) }).ADMIN_TOKEN).toHaveLength(32);
+  });
+});
+
+describe('clientAddress', () => {
+  it('groups IPv6 clients by their /64 and keeps IPv4 addresses whole', () => {
+    const of = (value?: string) => clientAddress(new Headers(value ? { 'CF-Connecting-IP': value } : {}));
+    expect(of('198.51.100.7')).toBe('198.51.100.7');
+    expect(of('2001:db8:1:2:aaaa::1')).toBe('2001:db8:1:2::/64');
+    expect(of('2001:db8:1:2:ffff:ffff:ffff:ffff')).toBe('2001:db8:1:2::/64');
+    expect(of('2001:db8::1')).toBe('2001:db8:0:0::/64');
+    expect(of()).toBe('local');
+  });
+});
