@@ -37,7 +37,17 @@ export function createApp() {
     return cors({
       origin: origins.includes('*') ? '*' : origins,
       allowMethods: ['GET', 'HEAD', 'POST', 'DELETE', 'OPTIONS'],
-      allowHeaders: ['Authorization', 'Content-Type', 'Range', 'If-None-Match', 'X-Request-Id'],
+      // Every request header the API honours, so a browser's preflight lets them through.
+      allowHeaders: [
+        'Authorization',
+        'Content-Type',
+        'Range',
+        'If-None-Match',
+        'If-Modified-Since',
+        'If-Range',
+        'X-Request-Id',
+      ],
+      // Beyond the safelisted ones (Content-Length, Content-Type, Last-Modified, …): what clients read.
       exposeHeaders: [
         'X-RateLimit-Limit',
         'X-RateLimit-Remaining',
@@ -45,7 +55,12 @@ export function createApp() {
         'Retry-After',
         'Content-Disposition',
         'Content-Range',
+        'Accept-Ranges',
         'ETag',
+        'Content-Length',
+        'Last-Modified',
+        'Allow',
+        'WWW-Authenticate',
         'Server-Timing',
         'X-Request-Id',
       ],

@@ -5,9 +5,10 @@ import type { AppEnv } from '../env';
 import { validationError } from '../errors';
 import { uploadRecord } from '../files/records';
 import { deleteFiles } from '../files/service';
-import { withQuota } from '../files/upload';
 import { uploadBulk } from '../files/upload-bulk';
+import { inSession } from '../files/upload-session';
 import { errorResponses, jsonResponse, origins, storage, uploadDeps } from './context';
+import { addFallbacks } from './fallbacks';
 import {
   BulkDeleteRequestSchema,
   BulkDeleteResultSchema,
@@ -32,7 +33,8 @@ export function addBulkRoutes(router: OpenAPIHono<AppEnv>) {
   // Streamed by the handler, not parsed by the validator.
   router.post(bulkUpload.path, async (c) => {
     const maxFiles = c.get('config').MAX_BULK_FILES;
-    const outcomes = await withQuota(uploadDeps(c), (deps) => uploadBulk(deps, c.req.raw, maxFiles));
+    const deps = uploadDeps(c);
+    const outcomes = await inSession(deps.session, () => uploadBulk(deps, c.req.raw, maxFiles));
     const base = origins(c);
     const results = outcomes.map((outcome) =>
       outcome.ok
@@ -72,4 +74,6 @@ export function addBulkRoutes(router: OpenAPIHono<AppEnv>) {
       200,
     );
   });
+  // Before /files/{id} too: GET /files/bulk is this path with the wrong method, not a file id.
+  addFallbacks(router, { '/files/bulk': ['DELETE'] }, false);
 }

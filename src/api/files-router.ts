@@ -4,9 +4,12 @@ import type { AppEnv } from '../env';
 import { ApiError } from '../errors';
 import { type ApiVersion, fileRecord, uploadRecord } from '../files/records';
 import { deleteFile, downloadOwnedFile, getOwnedFile, listFiles } from '../files/service';
-import { withQuota } from '../files/upload';
 import { uploadSingleFile } from '../files/upload-form';
+import { inSession } from '../files/upload-session';
 import { addBulkRoutes } from './bulk-routes';
+
+export { addFallbacks } from './fallbacks';
+
 import { errorResponses, jsonResponse, origins, storage, uploadDeps } from './context';
 import {
   FileIdParamSchema,
@@ -22,12 +25,16 @@ import {
 } from './schemas';
 
 /** Throws our VALIDATION_ERROR envelope instead of zod's raw result. */
-export function validationHook(result: { success: boolean; error?: z.ZodError }) {
+export function validationHook(result: { success: boolean; error?: z.ZodError; data?: unknown; target?: string }) {
   if (result.success || !result.error) return;
-  const details = result.error.issues.map((issue) => ({
-    field: issue.path.join('.') || 'body',
-    message: issue.message,
-  }));
+  const input =
+    result.target === 'query' && typeof result.data === 'object' ? (result.data as Record<string, unknown>) : {};
+  const details = result.error.issues.map((issue) => {
+    const field = issue.path.join('.') || 'body';
+    // A repeated query parameter arrives as an array: say so, not "expected string".
+    const repeated = issue.path.length === 1 && Array.isArray(input[field]);
+    return { field, message: repeated ? `${field} was given more than once` : issue.message };
+  });
   const first = details[0];
   throw new ApiError('VALIDATION_ERROR', first ? `Invalid ${first.field}: ${first.message}` : undefined, { details });
 }
@@ -52,7 +59,8 @@ export function createFilesRouter(version: ApiVersion) {
   });
   // The body is streamed by the handler, not parsed by the validator.
   router.post(upload.path, async (c) => {
-    const row = await withQuota(uploadDeps(c), (deps) => uploadSingleFile(deps, c.req.raw));
+    const deps = uploadDeps(c);
+    const row = await inSession(deps.session, () => uploadSingleFile(deps, c.req.raw));
     return c.json({ success: true, data: uploadRecord(row, version, origins(c)) }, 201);
   });
   router.openAPIRegistry.registerPath(upload);
@@ -124,18 +132,4 @@ export function createFilesRouter(version: ApiVersion) {
   });
 
   return router;
-}
-
-/** Known paths answer 405 for other methods; anything else is 404 NOT_FOUND. */
-export function addFallbacks(router: OpenAPIHono<AppEnv>, paths: Record<string, string[]>) {
-  for (const [path, methods] of Object.entries(paths)) {
-    router.all(path, (c) => {
-      throw new ApiError('METHOD_NOT_ALLOWED', `Method ${c.req.method} is not allowed here`, {
-        headers: { Allow: methods.join(', ') },
-      });
-    });
-  }
-  router.all('*', () => {
-    throw new ApiError('NOT_FOUND');
-  });
 }

@@ -11,15 +11,17 @@ export const ErrorSchema = z
   })
   .openapi('Error');
 
-const positiveInt = (name: string, fallback: number, max?: number) =>
-  z
+const positiveInt = (name: string, fallback: number, max?: number) => {
+  const bounded = z.number().int().min(1, `${name} must be at least 1`);
+  return z
     .string()
-    .regex(/^\d+$/, `${name} must be a whole number`)
+    .regex(/^[+-]?\d+$/, `${name} must be a whole number`)
     .transform(Number)
-    .pipe(max === undefined ? z.number().int().min(1) : z.number().int().min(1).max(max))
+    .pipe(max === undefined ? bounded : bounded.max(max, `${name} must be at most ${max}`))
     .optional()
     .default(fallback)
     .openapi({ type: 'integer', minimum: 1, maximum: max, default: fallback, param: { name, in: 'query' } });
+};
 
 export const ListQuerySchema = z.object({
   page: positiveInt('page', 1),

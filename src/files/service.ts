@@ -72,8 +72,8 @@ export async function deleteFiles(storage: RemovalDeps, ids: string[], keyId: st
 }
 
 type Lookup = {
-  /** Finds the row and counts one download, in one statement. */
-  findCounting: (now: string) => Promise<FileRow | null>;
+  /** Finds the row and counts one download, in one statement; absent for reads that never count. */
+  findCounting?: (now: string) => Promise<FileRow | null>;
   find: (now: string) => Promise<FileRow | null>;
 };
 
@@ -83,11 +83,12 @@ type Lookup = {
  */
 async function download(storage: Storage, request: Request, lookup: Lookup): Promise<Response> {
   const now = isoNow();
-  const plain = request.method === 'GET' && !isConditional(request.headers);
-  const row = plain ? await lookup.findCounting(now) : await lookup.find(now);
+  const counting = request.method === 'GET' && lookup.findCounting !== undefined;
+  const plain = counting && !isConditional(request.headers);
+  const row = plain && lookup.findCounting ? await lookup.findCounting(now) : await lookup.find(now);
   if (!row) throw notFound();
   const plan = planDownload(request.headers, row);
-  if (!plain && request.method === 'GET' && countsAsDownload(plan)) {
+  if (counting && !plain && countsAsDownload(plan)) {
     await incrementDownloadCount(storage.db, row.id);
   }
   return serveFile(storage.bucket, row, plan, request.method);
@@ -108,10 +109,13 @@ export async function findShared(storage: Storage, token: string): Promise<FileR
   return findSharedFile(storage.db, token, isoNow());
 }
 
-export function downloadSharedFile(storage: Storage, request: Request, token: string) {
+/** A share-link download; `view` (the share page's preview) never counts as a download. */
+export function downloadSharedFile(storage: Storage, request: Request, token: string, view = false) {
   if (!SHARE_TOKEN_PATTERN.test(token)) throw notFound();
-  return download(storage, request, {
-    findCounting: (now) => countSharedDownload(storage.db, token, now),
-    find: (now) => findSharedFile(storage.db, token, now),
-  });
+  const find = (now: string) => findSharedFile(storage.db, token, now);
+  return download(
+    storage,
+    request,
+    view ? { find } : { find, findCounting: (now) => countSharedDownload(storage.db, token, now) },
+  );
 }

@@ -12,6 +12,9 @@ export function renderError(error: Error, c: Context<AppEnv>): Response {
     apiError = error;
   } else if (error instanceof HTTPException && error.status === 413) {
     apiError = new ApiError('FILE_TOO_LARGE');
+  } else if (error instanceof HTTPException && error.status === 415) {
+    // A JSON route's validator found another Content-Type.
+    apiError = validationError('body', 'must be JSON, sent with Content-Type: application/json');
   } else if (error instanceof HTTPException && error.status < 500) {
     // Hono's own 400s (malformed JSON, say) are about the body: name it, like every validation error.
     apiError = validationError('body', error.message || 'invalid');

@@ -5,9 +5,12 @@ import { log } from '../log';
 
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
 
+/** The path as logged: share tokens are secrets, so their segment is replaced by its route name. */
+export const loggedPath = (path: string) => path.replace(/^\/share\/[^/]+/, '/share/:token');
+
 /**
  * Gives every request an id (the client's when it sent a valid one) and writes one JSON log
- * line when the response is ready. Never logs headers or query strings.
+ * line when the response is ready. Never logs headers, query strings or share tokens.
  */
 export const requestContext = () =>
   createMiddleware<AppEnv>(async function requestContext(c, next) {
@@ -21,7 +24,7 @@ export const requestContext = () =>
     log(c.res.status >= 500 ? 'error' : 'info', 'request', {
       requestId,
       method: c.req.method,
-      path: c.req.path,
+      path: loggedPath(c.req.path),
       status: c.res.status,
       durationMs: Date.now() - startedAt,
       keyId: key?.id,

@@ -1,21 +1,11 @@
 import { html } from 'hono/html';
+import { formatBytes } from '../http/format';
 import type { FileRow } from '../storage/files-repo';
 
 const STYLE = `body{font-family:system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem;color:#1a1a1a}
 h1{font-size:1.4rem;word-break:break-all}dl{display:grid;grid-template-columns:max-content 1fr;gap:.3rem 1rem}
 dt{color:#666}a.button{display:inline-block;margin-top:1.5rem;padding:.6rem 1.2rem;background:#f38020;color:#fff;
 border-radius:.3rem;text-decoration:none}.preview{margin-top:1.5rem;max-width:100%}`;
-
-export function formatSize(bytes: number): string {
-  const units = ['bytes', 'KB', 'MB', 'GB', 'TB'];
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return unit === 0 ? `${bytes} bytes` : `${value.toFixed(1)} ${units[unit]}`;
-}
 
 function preview(row: FileRow, src: string) {
   const type = row.mime_type;
@@ -27,7 +17,7 @@ function preview(row: FileRow, src: string) {
 }
 
 /** The share page. Every value from the file record is HTML-escaped by the html tag. */
-export function sharePage(row: FileRow, downloadPath: string, previewText?: string) {
+export function sharePage(row: FileRow, paths: { download: string; view: string }, previewText?: string) {
   return html`<!doctype html>
 <html lang="en">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
@@ -35,12 +25,12 @@ export function sharePage(row: FileRow, downloadPath: string, previewText?: stri
 <body>
 <h1>${row.original_name}</h1>
 <dl>
-<dt>Size</dt><dd>${formatSize(row.size)}</dd>
+<dt>Size</dt><dd>${formatBytes(row.size)}</dd>
 <dt>Type</dt><dd>${row.mime_type}</dd>
 <dt>Uploaded</dt><dd><time datetime="${row.uploaded_at}">${row.uploaded_at}</time></dd>
 </dl>
-<a class="button" href="${downloadPath}" download>Download</a>
-${previewText === undefined ? preview(row, downloadPath) : html`<pre class="preview">${previewText}</pre>`}
+<a class="button" href="${paths.download}" download>Download</a>
+${previewText === undefined ? preview(row, paths.view) : html`<pre class="preview">${previewText}</pre>`}
 </body>
 </html>`;
 }

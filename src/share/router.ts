@@ -26,20 +26,27 @@ export function createShareRouter() {
       const object = await c.env.FILES.get(row.r2_key, { range: { offset: 0, length: TEXT_PREVIEW_BYTES } });
       if (object) text = await object.text();
     }
-    return c.html(sharePage(row, `/share/${row.share_token}/download`, text), 200, PAGE_HEADERS);
+    const base = `/share/${row.share_token}`;
+    return c.html(sharePage(row, { download: `${base}/download`, view: `${base}/view` }, text), 200, PAGE_HEADERS);
   });
 
-  router.get('/:token/download', async (c) => {
-    try {
-      return await downloadSharedFile({ bucket: c.env.FILES, db: c.env.DB }, c.req.raw, c.req.param('token'));
-    } catch (error) {
-      const wantsHtml = (c.req.header('accept') ?? '').includes('text/html');
-      if (error instanceof ApiError && error.code === 'FILE_NOT_FOUND' && wantsHtml) {
-        return c.html(notFoundPage, 404, PAGE_HEADERS);
+  // The Download button: counts. The page's preview: the same bytes and headers, never counted.
+  for (const [path, view] of [
+    ['/:token/download', false],
+    ['/:token/view', true],
+  ] as const) {
+    router.get(path, async (c) => {
+      try {
+        return await downloadSharedFile({ bucket: c.env.FILES, db: c.env.DB }, c.req.raw, c.req.param('token'), view);
+      } catch (error) {
+        const wantsHtml = (c.req.header('accept') ?? '').includes('text/html');
+        if (error instanceof ApiError && error.code === 'FILE_NOT_FOUND' && wantsHtml) {
+          return c.html(notFoundPage, 404, PAGE_HEADERS);
+        }
+        throw error;
       }
-      throw error;
-    }
-  });
+    });
+  }
 
   return router;
 }

@@ -26,6 +26,8 @@ export const placeholders = (count: number, first = 1) =>
   Array.from({ length: count }, (_, index) => `?${index + first}`).join(', ');
 
 const live = (param: string) => `(expires_at IS NULL OR expires_at > ${param})`;
+// A share link serves only while its owner's key is active: revoking a key stops its links at once.
+const SHARED = `is_public = 1 AND key_id IN (SELECT id FROM api_keys WHERE status = 'active')`;
 
 /** Inserts rows in one batch: all or none. */
 export async function insertFiles(db: D1Database, rows: FileRow[]): Promise<void> {
@@ -74,7 +76,7 @@ export function countOwnedDownload(db: D1Database, id: string, keyId: string, no
 
 export function findSharedFile(db: D1Database, token: string, now: string) {
   return db
-    .prepare(`SELECT ${COLUMNS} FROM files WHERE share_token = ?1 AND is_public = 1 AND ${live('?2')}`)
+    .prepare(`SELECT ${COLUMNS} FROM files WHERE share_token = ?1 AND ${SHARED} AND ${live('?2')}`)
     .bind(token, now)
     .first<FileRow>();
 }
@@ -82,7 +84,7 @@ export function findSharedFile(db: D1Database, token: string, now: string) {
 export function countSharedDownload(db: D1Database, token: string, now: string) {
   return db
     .prepare(
-      `UPDATE files SET download_count = download_count + 1 WHERE share_token = ?1 AND is_public = 1 AND ${live('?2')} RETURNING ${COLUMNS}`,
+      `UPDATE files SET download_count = download_count + 1 WHERE share_token = ?1 AND ${SHARED} AND ${live('?2')} RETURNING ${COLUMNS}`,
     )
     .bind(token, now)
     .first<FileRow>();

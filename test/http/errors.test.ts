@@ -165,6 +165,27 @@ describe('CORS', () => {
     expect((await call('/api/v1/files', { headers: auth })).status).toBe(200);
   });
 
+  it('lets through every request header the API honours, and exposes what clients read', async () => {
+    const preflight = await call('/api/v2/files/x/download', {
+      method: 'OPTIONS',
+      headers: {
+        Origin: 'https://app.example',
+        'Access-Control-Request-Method': 'GET',
+        'Access-Control-Request-Headers': 'authorization,range,if-none-match,if-modified-since,if-range,x-request-id',
+      },
+    });
+    const allowed = (preflight.headers.get('access-control-allow-headers') ?? '').toLowerCase().split(/,\s*/);
+    for (const name of ['authorization', 'range', 'if-none-match', 'if-modified-since', 'if-range', 'x-request-id']) {
+      expect(allowed).toContain(name);
+    }
+    const { auth } = await createKey();
+    const response = await call('/api/v1/files', { headers: { ...auth, Origin: 'https://app.example' } });
+    const exposed = (response.headers.get('access-control-expose-headers') ?? '').toLowerCase().split(/,\s*/);
+    for (const name of ['etag', 'content-range', 'accept-ranges', 'content-length', 'retry-after', 'x-request-id']) {
+      expect(exposed).toContain(name);
+    }
+  });
+
   it('exposes the rate-limit headers, Content-Disposition and Server-Timing on normal responses', async () => {
     const { auth } = await createKey();
     const response = await call('/api/v1/files', { headers: { ...auth, Origin: 'https://app.example' } });

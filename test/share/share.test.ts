@@ -1,6 +1,6 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { call, createKey, upload } from '../helpers';
+import { call, createKey, PNG_1X1, upload } from '../helpers';
 
 type Uploaded = { id: string; shareUrl: string; size: number; mimeType: string };
 type ErrorBody = { error: string; code: string };
@@ -83,6 +83,26 @@ describe('GET /share/:token', () => {
     const file = await uploadFile(auth, {});
     expect((await call(`/share/${file.token}`)).status).toBe(200);
     expect(await downloadCount(auth, file.id)).toBe(0);
+  });
+
+  it('loads its preview from a route that never counts; the Download button’s route counts', async () => {
+    const { auth } = await createKey();
+    const { response, body } = await upload(auth, { filename: 'dot.png', type: 'image/png', content: PNG_1X1 });
+    expect(response.status).toBe(201);
+    const token = tokenOf(body.data.shareUrl);
+    const page = await (await call(`/share/${token}`)).text();
+    const preview = /<img class="preview" src="([^"]+)"/.exec(page)?.[1] ?? '';
+    expect(preview).toBe(`/share/${token}/view`);
+    // What a browser does with the page: load the preview, as often as the page is viewed.
+    for (let i = 0; i < 3; i++) {
+      const image = await call(preview);
+      expect(image.status).toBe(200);
+      expect(image.headers.get('content-type')).toBe('image/png');
+      expect(new Uint8Array(await image.arrayBuffer())).toEqual(PNG_1X1);
+    }
+    expect(await downloadCount(auth, body.data.id)).toBe(0);
+    await (await call(`/share/${token}/download`)).arrayBuffer();
+    expect(await downloadCount(auth, body.data.id)).toBe(1);
   });
 
   it('never previews an SVG inline on the page', async () => {

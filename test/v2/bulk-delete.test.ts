@@ -170,9 +170,13 @@ describe('DELETE /api/v2/files/bulk: invalid requests delete nothing', () => {
 });
 
 describe('/files/bulk is never a file id', () => {
-  it('answers GET /api/v2/files/bulk and its download with 404 FILE_NOT_FOUND', async () => {
+  it('answers GET and HEAD /api/v2/files/bulk with 405 and Allow: DELETE, and its download with 404', async () => {
     const { auth } = await keyWithFiles(1);
-    expectPerf(await expectError(await call('/api/v2/files/bulk', { headers: auth }), 404, 'FILE_NOT_FOUND'));
+    const get = await call('/api/v2/files/bulk', { headers: auth });
+    expect(get.headers.get('allow')).toBe('DELETE');
+    expectPerf(await expectError(get, 405, 'METHOD_NOT_ALLOWED'));
+    const head = await call('/api/v2/files/bulk', { method: 'HEAD', headers: auth });
+    expect({ status: head.status, allow: head.headers.get('allow') }).toEqual({ status: 405, allow: 'DELETE' });
     await expectError(await call('/api/v2/files/bulk/download', { headers: auth }), 404, 'FILE_NOT_FOUND');
   });
 
