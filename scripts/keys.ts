@@ -1,17 +1,17 @@
-// npm run keys -- create --name NAME [--rate-limit N] [--rate-window SECONDS] [--quota BYTES]
+// npm run keys -- create --name NAME [--rate-limit N] [--rate-window SECONDS] [--quota BYTES] [--max-files N]
 // npm run keys -- list
 // npm run keys -- revoke ID_OR_KEY
-// npm run keys -- set ID_OR_KEY [--rate-limit N|default] [--rate-window SECONDS|default] [--quota BYTES|default]
+// npm run keys -- set ID_OR_KEY [--rate-limit N|default] [--rate-window SECONDS|default] [--quota BYTES|default] [--max-files N|default]
 // Local database by default; --remote for the deployed one; --persist-to DIR for another local state.
 import { parseArgs } from 'node:util';
 import { newKeyMaterial, sha256Hex } from '../src/keys/key-material.ts';
 import { exitOnWranglerError, literal, sql, type Target } from './wrangler.ts';
 
 const USAGE = `usage:
-  npm run keys -- create --name NAME [--rate-limit N] [--rate-window SECONDS] [--quota BYTES]
+  npm run keys -- create --name NAME [--rate-limit N] [--rate-window SECONDS] [--quota BYTES] [--max-files N]
   npm run keys -- list
   npm run keys -- revoke ID_OR_KEY
-  npm run keys -- set ID_OR_KEY [--rate-limit N|default] [--rate-window SECONDS|default] [--quota BYTES|default]
+  npm run keys -- set ID_OR_KEY [--rate-limit N|default] [--rate-window SECONDS|default] [--quota BYTES|default] [--max-files N|default]
 options: --remote (the deployed database), --persist-to DIR (another local state)`;
 
 type KeyListRow = { id: string; status: string; prefix: string; name: string; created_at: string };
@@ -24,8 +24,8 @@ function fail(message: string): never {
 function positiveInt(value: string | undefined, flag: string): number | null {
   if (value === undefined) return null;
   if (!/^\d+$/.test(value)) fail(`${flag} must be a whole number`);
-  // A quota may be 0 (read-only key); a rate limit or window of 0 would refuse everything.
-  if (flag !== '--quota' && Number(value) === 0) fail(`${flag} must be at least 1`);
+  // A quota or file limit may be 0 (read-only key); a rate limit or window of 0 would refuse everything.
+  if (flag !== '--quota' && flag !== '--max-files' && Number(value) === 0) fail(`${flag} must be at least 1`);
   return Number(value);
 }
 
@@ -46,6 +46,7 @@ const { values, positionals } = parseArgs({
     'rate-limit': { type: 'string' },
     'rate-window': { type: 'string' },
     quota: { type: 'string' },
+    'max-files': { type: 'string' },
     remote: { type: 'boolean', default: false },
     'persist-to': { type: 'string' },
     help: { type: 'boolean', short: 'h', default: false },
@@ -72,12 +73,13 @@ async function run(): Promise<void> {
       const rateLimit = positiveInt(values['rate-limit'], '--rate-limit');
       const rateWindow = positiveInt(values['rate-window'], '--rate-window');
       const quota = positiveInt(values.quota, '--quota');
+      const maxFiles = positiveInt(values['max-files'], '--max-files');
       const material = await newKeyMaterial();
       const now = new Date().toISOString();
       sql(
         target,
-        `INSERT INTO api_keys (id, key_hash, prefix, name, status, rate_limit_requests, rate_limit_window_seconds, storage_quota_bytes, created_at, updated_at)
-       VALUES (${[material.id, material.keyHash, material.prefix, name, 'active'].map(literal).join(', ')}, ${literal(rateLimit)}, ${literal(rateWindow)}, ${literal(quota)}, ${literal(now)}, ${literal(now)})`,
+        `INSERT INTO api_keys (id, key_hash, prefix, name, status, rate_limit_requests, rate_limit_window_seconds, storage_quota_bytes, max_files, created_at, updated_at)
+       VALUES (${[material.id, material.keyHash, material.prefix, name, 'active'].map(literal).join(', ')}, ${literal(rateLimit)}, ${literal(rateWindow)}, ${literal(quota)}, ${literal(maxFiles)}, ${literal(now)}, ${literal(now)})`,
       );
       console.log(`Created key ${material.id} (${name}). It is shown once; store it now:`);
       console.log(material.key);
@@ -113,11 +115,12 @@ async function run(): Promise<void> {
         ['rate_limit_requests', values['rate-limit'], '--rate-limit'],
         ['rate_limit_window_seconds', values['rate-window'], '--rate-window'],
         ['storage_quota_bytes', values.quota, '--quota'],
+        ['max_files', values['max-files'], '--max-files'],
       ];
       const sets = columns.flatMap(([column, value, flag]) =>
         value === undefined ? [] : [`${column} = ${overrideValue(value, flag)}`],
       );
-      if (sets.length === 0) fail('set needs at least one of --rate-limit, --rate-window, --quota');
+      if (sets.length === 0) fail('set needs at least one of --rate-limit, --rate-window, --quota, --max-files');
       const now = literal(new Date().toISOString());
       const rows = sql<{ id: string }>(
         target,

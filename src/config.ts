@@ -57,6 +57,10 @@ const configSchema = z.object({
   RATE_LIMIT_WINDOW_SECONDS: int(1, 86_400).default(60),
   STORAGE_QUOTA_BYTES: int(0, Number.MAX_SAFE_INTEGER).default(1024 * MIB),
   MAX_FILE_SIZE: int(1, Number.MAX_SAFE_INTEGER).default(100 * MIB),
+  MAX_FILES_PER_KEY: int(0, Number.MAX_SAFE_INTEGER).default(100_000),
+  UPLOAD_TIMEOUT_SECONDS: int(1, 86_400).default(3600),
+  AUTH_FAILURE_LIMIT: int(1, 1_000_000).default(20),
+  AUTH_FAILURE_WINDOW_SECONDS: int(1, 86_400).default(60),
   MAX_BULK_FILES: int(1, 50).default(10),
   ALLOWED_FILE_TYPES: z.preprocess(
     blankToUndefined,
@@ -86,10 +90,22 @@ const configSchema = z.object({
           .filter(Boolean),
       ),
   ),
-  ADMIN_TOKEN: z.preprocess(blankToUndefined, z.string().min(16).optional()),
+  ADMIN_TOKEN: z.preprocess(blankToUndefined, z.string().min(32, 'must be at least 32 characters').optional()),
 });
 
 export type Config = z.output<typeof configSchema>;
+
+/**
+ * How long an upload may hold its blobs before it must have recorded them: the upload's own
+ * deadline (UPLOAD_TIMEOUT_SECONDS), plus margins. A hold in the key's object outlives the
+ * longest request by HOLD_MARGIN_MS; the sweep judges a blob without a row only once it is older
+ * than the longest request plus ORPHAN_MARGIN_MS, so no upload still running can lose its blobs.
+ */
+const HOLD_MARGIN_MS = 10 * 60 * 1000;
+const ORPHAN_MARGIN_MS = 60 * 60 * 1000;
+export const uploadTimeoutMs = (config: Config) => config.UPLOAD_TIMEOUT_SECONDS * 1000;
+export const holdTtlMs = (config: Config) => uploadTimeoutMs(config) + HOLD_MARGIN_MS;
+export const orphanGraceMs = (config: Config) => uploadTimeoutMs(config) + ORPHAN_MARGIN_MS;
 
 export class ConfigError extends Error {
   override name = 'ConfigError';

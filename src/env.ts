@@ -1,6 +1,6 @@
 import type { Config } from './config';
 import type { Timings } from './http/timing';
-import type { QuotaTicket } from './limiter/client';
+import type { Grant } from './limiter/key-limiter';
 
 export type Bindings = Env & { ADMIN_TOKEN?: string };
 
@@ -10,6 +10,9 @@ export type ApiKeyContext = {
   rateLimitRequests: number;
   rateLimitWindowSeconds: number;
   storageQuotaBytes: number;
+  maxFiles: number;
+  /** How long a storage hold of this key's uploads may live (see config.holdTtlMs). */
+  holdTtlMs: number;
 };
 
 export type RateLimitState = { limit: number; remaining: number; reset: number };
@@ -22,7 +25,7 @@ export type AppEnv = {
     apiKey: ApiKeyContext;
     /** Set on v2 requests only. */
     timings?: Timings;
-    /** Set on uploads that announced their length: storage reserved while admitting them. */
-    quota?: QuotaTicket;
+    /** Set on uploads that announced their length: storage held while admitting them. */
+    grant?: Grant;
   };
 };

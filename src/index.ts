@@ -1,7 +1,9 @@
 import { createApp } from './app';
+import { getConfig, orphanGraceMs } from './config';
 import { log } from './log';
 import { sweep } from './maintenance/sweep';
 
+export { AuthGuard } from './limiter/auth-guard';
 export { KeyLimiter } from './limiter/key-limiter';
 
 const app = createApp();
@@ -10,7 +12,8 @@ export default {
   fetch: app.fetch,
   /** Cron (wrangler.toml [triggers]): expired files, failed blob deletes, R2/D1 drift. */
   async scheduled(_controller, env, ctx) {
-    const run = sweep({ db: env.DB, bucket: env.FILES, limiter: env.KEY_LIMITER }).then((report) =>
+    const graceMs = orphanGraceMs(getConfig(env));
+    const run = sweep({ db: env.DB, bucket: env.FILES, limiter: env.KEY_LIMITER, graceMs }).then((report) =>
       log('info', 'sweep', report),
     );
     ctx.waitUntil(run);

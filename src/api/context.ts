@@ -1,10 +1,12 @@
 // What the versioned routers take from a request's context: storage, origins, and doc helpers.
 import type { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
+import { uploadTimeoutMs } from '../config';
 import type { AppEnv } from '../env';
 import type { Origins } from '../files/records';
 import type { RemovalDeps } from '../files/removal';
 import type { UploadDeps } from '../files/upload';
+import { UploadSession } from '../files/upload-session';
 import { timed } from '../http/timing';
 import { QuotaTicket } from '../limiter/client';
 import { ErrorSchema } from './schemas';
@@ -23,15 +25,21 @@ export function storage(c: Context<AppEnv>): RemovalDeps {
   return { bucket: timed(c.env.FILES, 'r2', timings), db: timed(c.env.DB, 'd1', timings), limiter };
 }
 
+/** Storage plus the upload's session: its deadline, its quota ticket, and cleanup that outlives the request. */
 export function uploadDeps(c: Context<AppEnv>): UploadDeps {
   const key = c.get('apiKey');
-  return {
-    ...storage(c),
-    config: c.get('config'),
-    keyId: key.id,
-    // The rate limiter may already hold a reservation made in the same call that admitted us.
-    quota: c.get('quota') ?? new QuotaTicket(c.env.KEY_LIMITER, key),
-  };
+  const config = c.get('config');
+  const deps = storage(c);
+  const session = new UploadSession({
+    bucket: deps.bucket,
+    // The rate limiter may already hold storage, granted in the same call that admitted us.
+    quota: new QuotaTicket(c.env.KEY_LIMITER, key, c.get('grant')),
+    deadline: Date.now() + uploadTimeoutMs(config),
+    timeoutSeconds: config.UPLOAD_TIMEOUT_SECONDS,
+    signal: c.req.raw.signal,
+    waitUntil: (promise) => c.executionCtx.waitUntil(promise),
+  });
+  return { ...deps, config, key, session };
 }
 
 export const errorResponses = (...statuses: number[]) =>

@@ -1,10 +1,10 @@
 // After rows are deleted: their blobs go, and their bytes return to the owners' quota.
-import { freeBytes, type LimiterNamespace } from '../limiter/client';
+import { freeFiles, type LimiterNamespace } from '../limiter/client';
 import { log } from '../log';
 import { isoNow } from '../time';
 
 export type RemovalDeps = { db: D1Database; bucket: R2Bucket; limiter: LimiterNamespace };
-export type RemovedRow = { key_id: string; r2_key: string; size: number };
+export type RemovedRow = { id: string; key_id: string; r2_key: string; size: number; expires_at: string | null };
 
 /** Deletes the blobs of rows already removed, records failures for a retry, frees quota. */
 export async function removeBlobsOf(deps: RemovalDeps, rows: RemovedRow[], now = Date.now()): Promise<void> {
@@ -13,11 +13,12 @@ export async function removeBlobsOf(deps: RemovalDeps, rows: RemovedRow[], now =
   await giveBack(deps.limiter, rows);
 }
 
-/** Frees the bytes of deleted rows in each owner's account: one call per key. */
-export async function giveBack(limiter: LimiterNamespace, rows: { key_id: string; size: number }[]): Promise<void> {
-  const bytesByKey = new Map<string, number>();
-  for (const row of rows) bytesByKey.set(row.key_id, (bytesByKey.get(row.key_id) ?? 0) + row.size);
-  await Promise.all([...bytesByKey].map(([keyId, bytes]) => freeBytes(limiter, keyId, bytes)));
+/** Takes deleted rows off their owners' accounts: one call per key. */
+export function giveBack(limiter: LimiterNamespace, rows: Omit<RemovedRow, 'r2_key'>[]): Promise<void> {
+  return freeFiles(
+    limiter,
+    rows.map((row) => ({ keyId: row.key_id, id: row.id, size: row.size, expiresAt: row.expires_at })),
+  );
 }
 
 /** One R2 call for up to 1,000 keys; if it fails, the keys go to blob_deletions for the sweep. */

@@ -4,7 +4,6 @@ import type { FileRow } from '../storage/files-repo';
 import { MultipartError, MultipartReader } from '../upload/multipart';
 import { cleanOriginalName } from './names';
 import {
-  discardBlob,
   type ReceivedFile,
   readFilePart,
   readFormField,
@@ -49,6 +48,7 @@ export async function uploadBulk(deps: UploadDeps, request: Request, maxFiles: n
     let parts = 0;
     for (let part = await reader.nextPart(); part; part = await reader.nextPart()) {
       if (++parts > MAX_PARTS) throw validationError('body', `at most ${MAX_PARTS} form parts are accepted`);
+      deps.session.check();
       if (!FILE_FIELDS.has(part.name)) {
         await readFormField(reader, part, fields);
         continue;
@@ -85,24 +85,28 @@ export async function uploadBulk(deps: UploadDeps, request: Request, maxFiles: n
     const options = recordOptions(fields);
     const results = await Promise.all(slots.map((slot) => slot.stored));
     const files = results.flatMap((result) => (result.ok ? [result.file] : []));
-    let rows: FileRow[] = [];
+    let recorded: Awaited<ReturnType<typeof recordFiles>> = { rows: [], refused: new Map() };
     let recordError: ApiError | undefined;
     try {
-      rows = await recordFiles(deps, files, options);
+      recorded = await recordFiles(deps, files, options);
     } catch (error) {
       recordError = uploadError(error);
+      // Out of time: the request as a whole failed, not its files one by one.
+      if (recordError.code === 'REQUEST_TIMEOUT') throw recordError;
     }
-    const rowsById = new Map(rows.map((row) => [row.id, row]));
+    const rowsById = new Map(recorded.rows.map((row) => [row.id, row]));
     return results.map((result, index): BulkOutcome => {
       const row = result.ok ? rowsById.get(result.file.id) : undefined;
       if (row) return { ok: true, row };
-      const error = result.ok ? (recordError ?? new ApiError('UPLOAD_FAILED')) : result.error;
+      const error = result.ok
+        ? (recorded.refused.get(result.file.id) ?? recordError ?? new ApiError('UPLOAD_FAILED'))
+        : result.error;
       return { ok: false, filename: slots[index]?.filename ?? '', error: error.message, code: error.code };
     });
   } catch (error) {
     await reader.cancel();
-    const stored = await Promise.all(slots.map((slot) => slot.stored));
-    await Promise.all(stored.map((result) => (result.ok ? discardBlob(deps.bucket, result.file.blob.key) : undefined)));
+    // Writes still finishing end before the session deletes what this request owns.
+    await Promise.all(slots.map((slot) => slot.stored));
     throw uploadError(error);
   }
 }

@@ -1,9 +1,9 @@
 // POST /upload: one `file` part plus optional fields, streamed part by part.
-import { ApiError, validationError } from '../errors';
+import { validationError } from '../errors';
 import type { FileRow } from '../storage/files-repo';
 import { MultipartReader } from '../upload/multipart';
 import {
-  discardBlob,
+  fileTooLarge,
   type ReceivedFile,
   readFormField,
   receiveFile,
@@ -20,9 +20,7 @@ const FORM_OVERHEAD_BYTES = 64 * 1024;
 
 export async function uploadSingleFile(deps: UploadDeps, request: Request): Promise<FileRow> {
   const declaredLength = Number(request.headers.get('content-length') ?? Number.NaN);
-  if (declaredLength > deps.config.MAX_FILE_SIZE + FORM_OVERHEAD_BYTES) {
-    throw new ApiError('FILE_TOO_LARGE', 'File is larger than the maximum file size');
-  }
+  if (declaredLength > deps.config.MAX_FILE_SIZE + FORM_OVERHEAD_BYTES) throw fileTooLarge(deps.config.MAX_FILE_SIZE);
   const { body, boundary } = requireMultipart(request);
   const reader = new MultipartReader(body, boundary);
   const fields: Record<string, string> = {};
@@ -31,6 +29,7 @@ export async function uploadSingleFile(deps: UploadDeps, request: Request): Prom
     let parts = 0;
     for (let part = await reader.nextPart(); part; part = await reader.nextPart()) {
       if (++parts > MAX_PARTS) throw validationError('body', `at most ${MAX_PARTS} form parts are accepted`);
+      deps.session.check();
       if (part.name === 'file') {
         if (received) throw validationError('file', 'send exactly one file part');
         if (part.filename === undefined) throw validationError('file', 'must be a file, not a text field');
@@ -42,12 +41,12 @@ export async function uploadSingleFile(deps: UploadDeps, request: Request): Prom
       }
     }
     if (!received) throw validationError('file', 'the file part is required');
-    const [row] = await recordFiles(deps, [received], recordOptions(fields));
-    if (!row) throw new Error('recordFiles returned no row');
+    const { rows, refused } = await recordFiles(deps, [received], recordOptions(fields));
+    const row = rows[0];
+    if (!row) throw refused.get(received.id) ?? new Error('recordFiles returned no row');
     return row;
   } catch (error) {
     await reader.cancel();
-    if (received) await discardBlob(deps.bucket, received.blob.key);
     throw uploadError(error);
   }
 }

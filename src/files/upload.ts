@@ -1,18 +1,27 @@
 // The upload service: multipart body → type check → R2 (streamed) → D1 row.
 import { UploadFieldsSchema } from '../api/schemas';
 import type { Config } from '../config';
+import type { ApiKeyContext } from '../env';
 import { ApiError, validationError } from '../errors';
+import { formatBytes } from '../http/format';
 import { randomBase64Url } from '../keys/key-material';
-import type { QuotaTicket } from '../limiter/client';
-import { log } from '../log';
+import { freeFiles, type LimiterNamespace, storageExceeded } from '../limiter/client';
 import { blobKey, consumeIntoBlob, SizeLimitError, type StoredBlob } from '../storage/blobs';
 import { type FileRow, insertFiles } from '../storage/files-repo';
 import { isoNow } from '../time';
 import { concat, MultipartError, type MultipartReader, multipartBoundary, type PartInfo } from '../upload/multipart';
 import { decideFileType, SNIFF_BYTES } from './file-type';
 import { cleanOriginalName, storedFilename } from './names';
+import type { UploadSession } from './upload-session';
 
-export type UploadDeps = { bucket: R2Bucket; db: D1Database; config: Config; keyId: string; quota: QuotaTicket };
+export type UploadDeps = {
+  bucket: R2Bucket;
+  db: D1Database;
+  limiter: LimiterNamespace;
+  config: Config;
+  key: ApiKeyContext;
+  session: UploadSession;
+};
 
 /** A file whose bytes are in R2 but whose row is not written yet. */
 export type ReceivedFile = {
@@ -38,10 +47,15 @@ export function requireMultipart(request: Request): { body: ReadableStream<Uint8
 export function uploadError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   if (error instanceof MultipartError) return validationError('body', error.message);
-  if (error instanceof SizeLimitError)
-    return new ApiError('FILE_TOO_LARGE', 'File is larger than the maximum file size');
+  if (error instanceof SizeLimitError) return fileTooLarge(error.maxBytes);
   return new ApiError('UPLOAD_FAILED', 'The file could not be stored', { cause: error });
 }
+
+export const fileTooLarge = (maxBytes: number) =>
+  new ApiError(
+    'FILE_TOO_LARGE',
+    `File is larger than the maximum file size of ${maxBytes} bytes (${formatBytes(maxBytes)})`,
+  );
 
 /** Reads one file part and stores it in R2 under a fresh server-made key. */
 export async function receiveFile(deps: UploadDeps, reader: MultipartReader, part: PartInfo): Promise<ReceivedFile> {
@@ -88,13 +102,14 @@ export async function readFilePart(
     return reader.read();
   };
   // Each file's bytes count against the key's quota as they arrive (see docs/limits.md).
-  const quota = deps.quota;
+  const quota = deps.session.quota;
   try {
-    const finishBlob = await consumeIntoBlob(deps.bucket, blobKey(deps.keyId, id), pull, {
+    const finishBlob = await consumeIntoBlob(deps.bucket, blobKey(deps.key.id, id), pull, {
       maxBytes: deps.config.MAX_FILE_SIZE,
       contentType: decision.mimeType,
-      customMetadata: { keyId: deps.keyId, fileId: id },
+      customMetadata: { keyId: deps.key.id, fileId: id },
       onBytes: (total) => quota.need(id, total),
+      owner: deps.session,
     });
     const filename = storedFilename(originalName, id);
     return async () => {
@@ -139,7 +154,7 @@ export function fileRow(deps: UploadDeps, file: ReceivedFile, options: RecordOpt
   const expiresIn = options.expiresInSeconds ?? deps.config.DEFAULT_EXPIRY_SECONDS;
   return {
     id: file.id,
-    key_id: deps.keyId,
+    key_id: deps.key.id,
     filename: file.filename,
     original_name: file.originalName,
     size: file.blob.size,
@@ -156,45 +171,35 @@ export function fileRow(deps: UploadDeps, file: ReceivedFile, options: RecordOpt
 }
 
 /**
- * Writes the rows for stored blobs in one batch (one transaction). If they cannot be written
- * the blobs are removed, so no blob outlives a failed request.
+ * Makes stored blobs permanent: the key's account commits the files that fit (the quota and
+ * the file limit are enforced there), then their rows go in one batch (one transaction). Files
+ * the account refused fail with STORAGE_EXCEEDED; if the rows cannot be written the files are
+ * taken off the account again. Blobs without a row are left to the session to delete.
  */
-export async function recordFiles(deps: UploadDeps, files: ReceivedFile[], options: RecordOptions): Promise<FileRow[]> {
+export async function recordFiles(
+  deps: UploadDeps,
+  files: ReceivedFile[],
+  options: RecordOptions,
+): Promise<{ rows: FileRow[]; refused: Map<string, ApiError> }> {
   const rows = files.map((file) => fileRow(deps, file, options));
-  try {
-    if (rows.length > 0) await insertFiles(deps.db, rows);
-  } catch (error) {
-    await Promise.all(files.map((file) => discardBlob(deps.bucket, file.blob.key)));
-    await deps.quota.release();
-    throw new ApiError('UPLOAD_FAILED', 'The file could not be recorded', { cause: error });
-  }
-  await settleQuota(
-    deps,
-    rows.reduce((sum, row) => sum + row.size, 0),
-  );
-  return rows;
-}
-
-/** Runs an upload; if it fails as a whole, whatever storage it reserved is given back. */
-export async function withQuota<T>(deps: UploadDeps, upload: (deps: UploadDeps) => Promise<T>): Promise<T> {
-  try {
-    return await upload(deps);
-  } catch (error) {
-    await deps.quota.release();
-    throw error;
-  }
-}
-
-/** The stored bytes become used. The files exist by now, so a failure here is only logged. */
-async function settleQuota(deps: UploadDeps, bytes: number): Promise<void> {
-  await deps.quota.settle(bytes).catch((error: unknown) => {
-    log('error', 'quota not settled', { keyId: deps.keyId, bytes, error: String(error) });
-  });
-}
-
-/** Deletes blobs that must not outlive their request; a failure is logged as an orphan. */
-export async function discardBlob(bucket: R2Bucket, keys: string | string[]): Promise<void> {
-  await bucket.delete(keys).catch((error: unknown) => {
-    log('error', 'orphan blob left behind', { keys, error: String(error) });
+  return deps.session.record(async (recorded) => {
+    const refused = new Map<string, ApiError>();
+    if (rows.length === 0) return { rows, refused };
+    const { accepted, refused: over } = await deps.session.quota.commit(
+      rows.map((row) => ({ id: row.id, size: row.size, expiresAt: row.expires_at })),
+    );
+    for (const [id, exceeded] of over) refused.set(id, storageExceeded(deps.key, exceeded));
+    const kept = rows.filter((row) => accepted.has(row.id));
+    try {
+      if (kept.length > 0) await insertFiles(deps.db, kept);
+    } catch (error) {
+      await freeFiles(
+        deps.limiter,
+        kept.map((row) => ({ keyId: row.key_id, id: row.id, size: row.size, expiresAt: row.expires_at })),
+      );
+      throw new ApiError('UPLOAD_FAILED', 'The file could not be recorded', { cause: error });
+    }
+    recorded(kept.map((row) => row.r2_key));
+    return { rows: kept, refused };
   });
 }

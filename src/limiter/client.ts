@@ -1,113 +1,140 @@
 // The only code that talks to a key's Durable Object: routes and services go through here.
 import type { ApiKeyContext } from '../env';
 import { ApiError } from '../errors';
+import { formatBytes } from '../http/format';
 import { log } from '../log';
-import type { AdmitResult, KeyLimiter, Reservation } from './key-limiter';
+import type { AccountFile, AdmitResult, Exceeded, Grant, KeyLimiter, QuotaLimits } from './key-limiter';
 
 export type LimiterNamespace = DurableObjectNamespace<KeyLimiter>;
 
 const limiterOf = (namespace: LimiterNamespace, keyId: string) => namespace.getByName(keyId);
 
-/** Admits one request; with `reserveBytes`, also reserves storage for it in the same call. */
+export const quotaLimits = (key: ApiKeyContext): QuotaLimits => ({
+  quotaBytes: key.storageQuotaBytes,
+  maxFiles: key.maxFiles,
+  holdTtlMs: key.holdTtlMs,
+});
+
+/** Admits one request; with `hold`, also holds storage for an upload's declared bound in the same call. */
 export function admitRequest(
   namespace: LimiterNamespace,
   key: ApiKeyContext,
-  reserveBytes?: number,
+  hold?: { bytes: number; files: number },
 ): Promise<AdmitResult> {
   return limiterOf(namespace, key.id).admit({
     limit: key.rateLimitRequests,
     windowSeconds: key.rateLimitWindowSeconds,
-    reserve:
-      reserveBytes === undefined ? undefined : { keyId: key.id, want: reserveBytes, quota: key.storageQuotaBytes },
+    hold: hold && { keyId: key.id, ...hold, limits: quotaLimits(key) },
   });
 }
 
-export async function freeBytes(namespace: LimiterNamespace, keyId: string, bytes: number): Promise<void> {
-  if (bytes <= 0) return;
-  await limiterOf(namespace, keyId)
-    .free({ keyId, bytes })
-    .catch((error: unknown) => {
-      log('error', 'quota not given back', { keyId, bytes, error: String(error) });
-    });
+/** Takes deleted files off their owners' accounts: one call per key. A failure is logged. */
+export async function freeFiles(namespace: LimiterNamespace, files: (AccountFile & { keyId: string })[]) {
+  const byKey = new Map<string, AccountFile[]>();
+  for (const { keyId, ...file } of files) byKey.set(keyId, [...(byKey.get(keyId) ?? []), file]);
+  await Promise.all(
+    [...byKey].map(([keyId, owned]) =>
+      limiterOf(namespace, keyId)
+        .free({ keyId, files: owned })
+        .catch((error: unknown) => {
+          log('error', 'quota not given back', { keyId, files: owned.length, error: String(error) });
+        }),
+    ),
+  );
 }
 
-export const storageExceeded = () => new ApiError('STORAGE_EXCEEDED', 'Storage limit reached for this API key');
+/** The 413 for a key at its limit, stating the limit. */
+export function storageExceeded(key: ApiKeyContext, exceeded: Exceeded): ApiError {
+  return exceeded === 'files'
+    ? new ApiError('STORAGE_EXCEEDED', `File limit reached: this API key may keep at most ${key.maxFiles} files`)
+    : new ApiError(
+        'STORAGE_EXCEEDED',
+        `Storage limit reached: this API key may store at most ${key.storageQuotaBytes} bytes (${formatBytes(key.storageQuotaBytes)})`,
+      );
+}
 
-// The most a ticket asks for beyond what it needs: a large upload still makes few calls.
-const RESERVE_STEP = 8 * 1024 * 1024;
+// Headroom asked for beyond what is needed: an eighth of it, between 256 KiB and 8 MiB. A large
+// upload makes few calls; parallel uploads hold little more than they have read.
+const MIN_AHEAD = 256 * 1024;
+const MAX_AHEAD = 8 * 1024 * 1024;
+const MAX_AHEAD_FILES = 10;
 
 /**
  * The storage one upload request may use. Each file being written states how many bytes it
- * has so far; when the total passes what the key's object granted, the ticket asks for more,
- * and refuses (STORAGE_EXCEEDED) when the quota has no room. Parallel uploads of one key can
- * therefore never pass its quota together.
+ * has so far; past what the key's object granted, the ticket asks again, and refuses
+ * (STORAGE_EXCEEDED) when the key has no room. Commit makes the files count, and is where the
+ * quota is finally enforced.
  */
 export class QuotaTicket {
   readonly #namespace: LimiterNamespace;
   readonly #key: ApiKeyContext;
-  #reservationId: string | undefined;
-  #granted = 0;
+  #grant: Grant | undefined;
   readonly #needs = new Map<string, number>();
 
-  constructor(namespace: LimiterNamespace, key: ApiKeyContext, initial?: Reservation) {
+  constructor(namespace: LimiterNamespace, key: ApiKeyContext, grant?: Grant) {
     this.#namespace = namespace;
     this.#key = key;
-    if (initial) {
-      this.#reservationId = initial.id;
-      this.#granted = initial.granted;
-    }
+    this.#grant = grant;
   }
 
-  /** Records that `file` now holds `bytes`; throws STORAGE_EXCEEDED when that cannot be covered. */
+  /** Records that `file` now holds `bytes`; throws STORAGE_EXCEEDED when the key has no room for it. */
   async need(file: string, bytes: number): Promise<void> {
     this.#needs.set(file, bytes);
-    const total = this.#total();
-    if (total <= this.#granted) return;
-    const reservation = await this.#call((limiter) =>
+    const needBytes = this.#bytes();
+    const needFiles = this.#needs.size;
+    if (this.#grant && needBytes <= this.#grant.bytes && needFiles <= this.#grant.files) return;
+    const result = await this.#call((limiter) =>
       limiter.reserve({
         keyId: this.#key.id,
-        // What is needed, plus as much again as was granted so far (at most RESERVE_STEP): an
-        // upload holds about what it has read, so it cannot crowd out the key's other uploads.
-        want: Math.max(total - this.#granted, Math.min(this.#granted, RESERVE_STEP)),
-        quota: this.#key.storageQuotaBytes,
-        reservationId: this.#reservationId,
+        holdId: this.#grant?.id,
+        needBytes,
+        needFiles,
+        aheadBytes: Math.min(MAX_AHEAD, Math.max(MIN_AHEAD, Math.floor(needBytes / 8))),
+        aheadFiles: Math.min(MAX_AHEAD_FILES, needFiles),
+        limits: quotaLimits(this.#key),
       }),
     );
-    this.#reservationId = reservation.id;
-    this.#granted += reservation.granted;
-    if (total > this.#granted) {
+    if (!result.grant) {
       this.#needs.delete(file);
-      throw storageExceeded();
+      throw storageExceeded(this.#key, result.exceeded ?? 'bytes');
     }
+    this.#grant = result.grant;
   }
 
-  /** The file failed: its bytes no longer count (the granted room stays for the others). */
+  /** The file failed: it no longer counts (the granted room stays for the others). */
   drop(file: string): void {
     this.#needs.delete(file);
   }
 
-  /** The stored files' bytes become used; the rest of the reservation is given back. */
-  async settle(bytes: number): Promise<void> {
-    const reservationId = this.#reservationId;
-    // No reservation means no byte was ever needed: only empty files were stored.
-    if (!reservationId) return;
-    this.#reservationId = undefined;
-    this.#granted = 0;
-    await this.#call((limiter) => limiter.settle({ keyId: this.#key.id, reservationId, bytes }));
+  /**
+   * Makes stored files count, in order, while they fit; returns the ids the account took (the
+   * others are over the quota or the file limit). Ends the hold.
+   */
+  async commit(files: AccountFile[]): Promise<{ accepted: Set<string>; refused: Map<string, Exceeded> }> {
+    const holdId = this.#grant?.id;
+    this.#grant = undefined;
+    this.#needs.clear();
+    const result = await this.#call((limiter) =>
+      limiter.commit({ keyId: this.#key.id, holdId, files, limits: quotaLimits(this.#key) }),
+    );
+    return {
+      accepted: new Set(result.accepted),
+      refused: new Map(result.refused.map((entry) => [entry.id, entry.exceeded])),
+    };
   }
 
-  /** Nothing was stored: give the whole reservation back. */
+  /** Nothing more will be committed: give the hold back. Never throws. */
   async release(): Promise<void> {
-    const reservationId = this.#reservationId;
-    if (!reservationId) return;
-    this.#reservationId = undefined;
-    this.#granted = 0;
+    const holdId = this.#grant?.id;
+    this.#grant = undefined;
+    this.#needs.clear();
+    if (!holdId) return;
     await limiterOf(this.#namespace, this.#key.id)
-      .release(reservationId)
-      .catch(() => undefined);
+      .release(holdId)
+      .catch((error: unknown) => log('error', 'hold not released', { keyId: this.#key.id, error: String(error) }));
   }
 
-  #total(): number {
+  #bytes(): number {
     let total = 0;
     for (const bytes of this.#needs.values()) total += bytes;
     return total;

@@ -1,11 +1,19 @@
 import { DurableObject } from 'cloudflare:workers';
 
+/** A key's storage limits, as the Worker resolved them (per-key overrides or the configured defaults). */
+export type QuotaLimits = {
+  quotaBytes: number;
+  maxFiles: number;
+  /** A hold older than this belongs to a request that can no longer be running (see docs/limits.md). */
+  holdTtlMs: number;
+};
+
 export type AdmitRequest = {
   limit: number;
   windowSeconds: number;
   now?: number;
-  /** Reserve storage in the same call (an upload that announced its length). */
-  reserve?: ReserveRequest;
+  /** Hold storage in the same call: an upload that announced its length. */
+  hold?: HoldRequest;
 };
 
 export type AdmitResult = {
@@ -14,30 +22,86 @@ export type AdmitResult = {
   remaining: number;
   /** Unix seconds (UTC) when the current window ends. */
   reset: number;
-  reservation?: Reservation;
+  grant?: Grant;
 };
 
-export type ReserveRequest = { keyId: string; want: number; quota: number; reservationId?: string };
-/** Bytes granted to one upload request; granted may be less than wanted (0 when the key is full). */
-export type Reservation = { id: string; granted: number };
-export type Usage = { usedBytes: number; reservedBytes: number };
+/** An upload's declared upper bound: its Content-Length, and how many files it may hold. */
+export type HoldRequest = { keyId: string; bytes: number; files: number; limits: QuotaLimits };
+
+/**
+ * What one upload request may use without asking again: totals over all its files. The hold
+ * itself counts the upload's real needs (or its declared bound), never the grant's headroom.
+ */
+export type Grant = { id: string; bytes: number; files: number };
+
+export type ReserveRequest = {
+  keyId: string;
+  holdId?: string;
+  /** Bytes and files the request holds right now (files read so far, not yet committed). */
+  needBytes: number;
+  needFiles: number;
+  /** Headroom asked for beyond the need, so a streaming upload asks rarely. */
+  aheadBytes: number;
+  aheadFiles: number;
+  limits: QuotaLimits;
+  now?: number;
+};
+
+export type Exceeded = 'bytes' | 'files';
+/** Either a grant, or which limit the need would pass. */
+export type ReserveResult = { grant: Grant | null; exceeded: Exceeded | null };
+
+/** A stored file as the account sees it. `expiresAt` is ISO 8601 or null. */
+export type AccountFile = { id: string; size: number; expiresAt: string | null };
+
+export type CommitRequest = { keyId: string; holdId?: string; files: AccountFile[]; limits: QuotaLimits; now?: number };
+export type CommitResult = { accepted: string[]; refused: { id: string; exceeded: Exceeded }[] };
+
+export type Usage = { usedBytes: number; files: number; heldBytes: number; heldFiles: number };
 
 type WindowState = { start: number; count: number };
-type Held = { bytes: number; at: number };
+type Account = { bytes: number; files: number };
+type Hold = {
+  seq: number;
+  at: number;
+  needBytes: number;
+  needFiles: number;
+  declaredBytes: number;
+  declaredFiles: number;
+};
 
 const WINDOW_KEY = 'window';
-const USED_KEY = 'used';
-const HELD_KEY = 'reservations';
-// A reservation whose upload never settles (its Worker died) gives its bytes back after this.
-const RESERVATION_TTL_MS = 60 * 60 * 1000;
+// Version 2 of the account (bytes and files of live files, expiry tracked here). An object that
+// only has the version-1 `used` value rebuilds it from D1 once.
+const ACCOUNT_KEY = 'account';
+const HOLDS_KEY = 'holds';
+const SEQ_KEY = 'seq';
+
+const holdBytes = (hold: Hold) => Math.max(hold.needBytes, hold.declaredBytes);
+const holdFiles = (hold: Hold) => Math.max(hold.needFiles, hold.declaredFiles);
 
 /**
  * One object per API key (named by the key's id). It counts requests in fixed windows aligned
- * to multiples of the window length, and keeps the key's storage account: bytes used by stored
- * files plus bytes reserved by uploads in flight. The object handles one call at a time, so
+ * to multiples of the window length, and keeps the key's storage account: bytes and number of
+ * its live files, plus holds of uploads in flight. The object handles one call at a time, so
  * both are exact however many requests race for them.
+ *
+ * The account is the only judge of the quota: an upload's files are committed here before their
+ * rows are written, and a commit is refused when it would pass the quota or the file limit,
+ * whatever happened to holds. Holds only let uploads stop early: an upload asks again when it
+ * passes its grant, and is refused when what it needs does not fit beside the account and what
+ * older holds need. Older holds come first, so parallel uploads that fit are accepted rather
+ * than refusing each other.
+ * Files with an expiry leave the account the moment they expire (table `expiring`).
  */
 export class KeyLimiter extends DurableObject<Env> {
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    ctx.storage.sql.exec(`CREATE TABLE IF NOT EXISTS expiring (
+      file_id TEXT PRIMARY KEY, expires_at INTEGER NOT NULL, size INTEGER NOT NULL)`);
+    ctx.storage.sql.exec('CREATE INDEX IF NOT EXISTS expiring_by_time ON expiring (expires_at)');
+  }
+
   async admit(request: AdmitRequest): Promise<AdmitResult> {
     const now = request.now ?? Date.now();
     const windowMs = request.windowSeconds * 1000;
@@ -52,86 +116,238 @@ export class KeyLimiter extends DurableObject<Env> {
     }
     this.ctx.storage.kv.put(WINDOW_KEY, { start, count: count + 1 } satisfies WindowState);
     const result: AdmitResult = { allowed: true, limit: request.limit, remaining: request.limit - count - 1, reset };
-    if (request.reserve) result.reservation = await this.reserve(request.reserve);
+    if (request.hold) result.grant = await this.#open(request.hold, now);
     return result;
   }
 
-  /** Grants up to `want` more bytes to a reservation (a new one without reservationId). */
-  async reserve(request: ReserveRequest): Promise<Reservation> {
-    const used = await this.#used(request.keyId);
-    const held = this.#held();
-    const id = request.reservationId ?? crypto.randomUUID();
-    const reserved = Object.values(held).reduce((sum, entry) => sum + entry.bytes, 0);
-    const granted = Math.max(0, Math.min(request.want, request.quota - used - reserved));
-    const entry = held[id] ?? { bytes: 0, at: Date.now() };
-    held[id] = { bytes: entry.bytes + granted, at: Date.now() };
-    this.ctx.storage.kv.put(HELD_KEY, held);
-    return { id, granted };
-  }
-
-  /** The upload is stored: `bytes` become used and the rest of the reservation is given back. */
-  async settle(request: { keyId: string; reservationId: string; bytes: number }): Promise<void> {
-    const known = this.ctx.storage.kv.get<number>(USED_KEY);
-    // Unknown until now: the sum of the rows already includes the files just written.
-    if (known === undefined) await this.#used(request.keyId);
-    else this.ctx.storage.kv.put(USED_KEY, known + request.bytes);
-    this.release(request.reservationId);
-  }
-
-  release(reservationId: string): void {
-    const held = this.#held();
-    if (!(reservationId in held)) return;
-    delete held[reservationId];
-    this.ctx.storage.kv.put(HELD_KEY, held);
-  }
-
-  /** Files were deleted or expired: their bytes are free again. */
-  async free(request: { keyId: string; bytes: number }): Promise<void> {
-    const known = this.ctx.storage.kv.get<number>(USED_KEY);
-    // Unknown until now: the rows are already deleted, so their sum is the truth as it is.
-    if (known === undefined) await this.#used(request.keyId);
-    else this.ctx.storage.kv.put(USED_KEY, Math.max(0, known - request.bytes));
-  }
-
-  async usage(keyId: string): Promise<Usage> {
-    const usedBytes = await this.#used(keyId);
-    const reservedBytes = Object.values(this.#held()).reduce((sum, entry) => sum + entry.bytes, 0);
-    return { usedBytes, reservedBytes };
-  }
-
-  /** Sets used bytes from the sum of the key's rows (see docs/quota.md). */
-  reconcile(usedBytes: number): void {
-    this.ctx.storage.kv.put(USED_KEY, usedBytes);
-  }
-
-  /** Reservations of uploads that never settled are dropped after RESERVATION_TTL_MS. */
-  #held(): Record<string, Held> {
-    const held = this.ctx.storage.kv.get<Record<string, Held>>(HELD_KEY) ?? {};
-    const cutoff = Date.now() - RESERVATION_TTL_MS;
-    for (const [id, entry] of Object.entries(held)) if (entry.at < cutoff) delete held[id];
-    return held;
+  /** Updates what a hold needs; refuses when the need does not fit beside the account and older holds. */
+  async reserve(request: ReserveRequest): Promise<ReserveResult> {
+    const now = request.now ?? Date.now();
+    const account = (await this.#account(request.keyId, now)).account;
+    const holds = this.#holds(now, request.limits.holdTtlMs);
+    const id = request.holdId && holds[request.holdId] ? request.holdId : crypto.randomUUID();
+    const hold = holds[id] ?? this.#newHold(now);
+    const room = this.#room(account, holds, hold.seq, request.limits);
+    if (request.needBytes > room.bytes) return { grant: null, exceeded: 'bytes' };
+    if (request.needFiles > room.files) return { grant: null, exceeded: 'files' };
+    hold.needBytes = request.needBytes;
+    hold.needFiles = request.needFiles;
+    holds[id] = hold;
+    this.ctx.storage.kv.put(HOLDS_KEY, holds);
+    return {
+      exceeded: null,
+      grant: {
+        id,
+        bytes: Math.max(request.needBytes, Math.min(request.needBytes + request.aheadBytes, room.bytes)),
+        files: Math.max(request.needFiles, Math.min(request.needFiles + request.aheadFiles, room.files)),
+      },
+    };
   }
 
   /**
-   * Used bytes; the first time, the sum of the key's rows in D1 (a key that had files before
-   * its object existed starts from the truth). Other calls wait while that query runs.
+   * Makes stored files count, in order, as long as each fits the quota and the file limit;
+   * the rest are refused. The hold (if any) ends here. Called before the files' rows are
+   * written, so a row never exists for bytes the account refused.
    */
-  async #used(keyId: string): Promise<number> {
-    const known = this.ctx.storage.kv.get<number>(USED_KEY);
-    if (known !== undefined) return known;
-    let used = 0;
-    await this.ctx.blockConcurrencyWhile(async () => {
-      const again = this.ctx.storage.kv.get<number>(USED_KEY);
-      if (again !== undefined) {
-        used = again;
-        return;
+  async commit(request: CommitRequest): Promise<CommitResult> {
+    const now = request.now ?? Date.now();
+    const { account } = await this.#account(request.keyId, now);
+    const result: CommitResult = { accepted: [], refused: [] };
+    for (const file of request.files) {
+      if (account.bytes + file.size > request.limits.quotaBytes) {
+        result.refused.push({ id: file.id, exceeded: 'bytes' });
+      } else if (account.files + 1 > request.limits.maxFiles) {
+        result.refused.push({ id: file.id, exceeded: 'files' });
+      } else {
+        account.bytes += file.size;
+        account.files += 1;
+        result.accepted.push(file.id);
+        const expiresAt = file.expiresAt === null ? Number.NaN : Date.parse(file.expiresAt);
+        if (expiresAt > now) {
+          this.ctx.storage.sql.exec(
+            'INSERT OR REPLACE INTO expiring (file_id, expires_at, size) VALUES (?, ?, ?)',
+            file.id,
+            expiresAt,
+            file.size,
+          );
+        }
       }
-      const row = await this.env.DB.prepare('SELECT COALESCE(SUM(size), 0) AS used FROM files WHERE key_id = ?1')
-        .bind(keyId)
-        .first<{ used: number }>();
-      used = row?.used ?? 0;
-      this.ctx.storage.kv.put(USED_KEY, used);
-    });
-    return used;
+    }
+    this.ctx.storage.kv.put(ACCOUNT_KEY, account);
+    if (request.holdId) this.release(request.holdId);
+    return result;
+  }
+
+  release(holdId: string): void {
+    const holds = this.ctx.storage.kv.get<Record<string, Hold>>(HOLDS_KEY) ?? {};
+    if (!(holdId in holds)) return;
+    delete holds[holdId];
+    this.ctx.storage.kv.put(HOLDS_KEY, holds);
+  }
+
+  /**
+   * Files were deleted (or their rows removed by the sweep): they no longer count. A file that
+   * has already expired left the account when it expired, so it is not taken off twice.
+   */
+  async free(request: { keyId: string; files: AccountFile[]; now?: number }): Promise<void> {
+    const now = request.now ?? Date.now();
+    const { account, fresh } = await this.#account(request.keyId, now);
+    // Rebuilt just now from D1, where the rows are already gone: the account is the truth as it is.
+    if (fresh) return;
+    for (const file of request.files) {
+      if (file.expiresAt !== null && Date.parse(file.expiresAt) <= now) continue;
+      account.bytes = Math.max(0, account.bytes - file.size);
+      account.files = Math.max(0, account.files - 1);
+      this.ctx.storage.sql.exec('DELETE FROM expiring WHERE file_id = ?', file.id);
+    }
+    this.ctx.storage.kv.put(ACCOUNT_KEY, account);
+  }
+
+  /**
+   * Files' expiry changed (their rows already carry the new one): they leave the account when
+   * the new time comes, at once if it has passed, or never (null). `previous` is the expiry they
+   * had, so a file that had already left the account is counted again if it lives on.
+   */
+  async reschedule(request: {
+    keyId: string;
+    files: (AccountFile & { previous: string | null })[];
+    now?: number;
+  }): Promise<void> {
+    const now = request.now ?? Date.now();
+    const { account, fresh } = await this.#account(request.keyId, now);
+    // Rebuilt just now from D1, which already holds the new expiry.
+    if (fresh) return;
+    for (const file of request.files) {
+      const before = file.previous === null ? Number.POSITIVE_INFINITY : Date.parse(file.previous);
+      const after = file.expiresAt === null ? Number.POSITIVE_INFINITY : Date.parse(file.expiresAt);
+      const counted = before > now;
+      this.ctx.storage.sql.exec('DELETE FROM expiring WHERE file_id = ?', file.id);
+      if (after > now && after !== Number.POSITIVE_INFINITY) {
+        this.ctx.storage.sql.exec(
+          'INSERT INTO expiring (file_id, expires_at, size) VALUES (?, ?, ?)',
+          file.id,
+          after,
+          file.size,
+        );
+      }
+      const delta = (after > now ? 1 : 0) - (counted ? 1 : 0);
+      account.bytes = Math.max(0, account.bytes + delta * file.size);
+      account.files = Math.max(0, account.files + delta);
+    }
+    this.ctx.storage.kv.put(ACCOUNT_KEY, account);
+  }
+
+  async usage(request: { keyId: string; limits?: QuotaLimits; now?: number }): Promise<Usage> {
+    const now = request.now ?? Date.now();
+    const { account } = await this.#account(request.keyId, now);
+    const holds = Object.values(this.#holds(now, request.limits?.holdTtlMs ?? Number.POSITIVE_INFINITY));
+    return {
+      usedBytes: account.bytes,
+      files: account.files,
+      heldBytes: holds.reduce((sum, hold) => sum + holdBytes(hold), 0),
+      heldFiles: holds.reduce((sum, hold) => sum + holdFiles(hold), 0),
+    };
+  }
+
+  /** Opens a hold for an upload's declared bound (as much of it as fits). */
+  async #open(request: HoldRequest, now: number): Promise<Grant> {
+    const account = (await this.#account(request.keyId, now)).account;
+    const holds = this.#holds(now, request.limits.holdTtlMs);
+    const id = crypto.randomUUID();
+    const hold = this.#newHold(now);
+    const room = this.#room(account, holds, hold.seq, request.limits);
+    hold.declaredBytes = Math.max(0, Math.min(request.bytes, room.bytes));
+    hold.declaredFiles = Math.max(0, Math.min(request.files, room.files));
+    holds[id] = hold;
+    this.ctx.storage.kv.put(HOLDS_KEY, holds);
+    return { id, bytes: hold.declaredBytes, files: hold.declaredFiles };
+  }
+
+  #newHold(now: number): Hold {
+    const seq = (this.ctx.storage.kv.get<number>(SEQ_KEY) ?? 0) + 1;
+    this.ctx.storage.kv.put(SEQ_KEY, seq);
+    return { seq, at: now, needBytes: 0, needFiles: 0, declaredBytes: 0, declaredFiles: 0 };
+  }
+
+  /**
+   * What is left for a hold: the limits less the account and what every older hold needs.
+   * A declared bound (a Content-Length, which counts the form's framing too) only sizes a grant;
+   * counting it here would refuse a file that fits exactly. The commit is exact either way.
+   */
+  #room(account: Account, holds: Record<string, Hold>, seq: number, limits: QuotaLimits) {
+    let bytes = limits.quotaBytes - account.bytes;
+    let files = limits.maxFiles - account.files;
+    for (const hold of Object.values(holds)) {
+      if (hold.seq >= seq) continue;
+      bytes -= hold.needBytes;
+      files -= hold.needFiles;
+    }
+    return { bytes, files };
+  }
+
+  /** Holds of live requests; those past the TTL (their Worker died) are dropped. */
+  #holds(now: number, ttlMs: number): Record<string, Hold> {
+    const holds = this.ctx.storage.kv.get<Record<string, Hold>>(HOLDS_KEY) ?? {};
+    for (const [id, hold] of Object.entries(holds)) if (hold.at < now - ttlMs) delete holds[id];
+    return holds;
+  }
+
+  /**
+   * The account, with files that have expired by `now` taken off. The first time, it is built
+   * from the key's live rows in D1 (a key that had files before its object existed starts from
+   * the truth); `fresh` says so. Other calls wait while that runs.
+   */
+  async #account(keyId: string, now: number): Promise<{ account: Account; fresh: boolean }> {
+    let account = this.ctx.storage.kv.get<Account>(ACCOUNT_KEY);
+    let fresh = false;
+    if (!account) {
+      await this.ctx.blockConcurrencyWhile(async () => {
+        account = this.ctx.storage.kv.get<Account>(ACCOUNT_KEY) ?? (await this.#load(keyId, now));
+        fresh = true;
+      });
+    }
+    if (!account) throw new Error('account not loaded');
+    const due = this.ctx.storage.sql
+      .exec<{ n: number; bytes: number }>(
+        'SELECT COUNT(*) AS n, COALESCE(SUM(size), 0) AS bytes FROM expiring WHERE expires_at <= ?',
+        now,
+      )
+      .one();
+    if (due.n > 0) {
+      this.ctx.storage.sql.exec('DELETE FROM expiring WHERE expires_at <= ?', now);
+      account.bytes = Math.max(0, account.bytes - due.bytes);
+      account.files = Math.max(0, account.files - due.n);
+      this.ctx.storage.kv.put(ACCOUNT_KEY, account);
+    }
+    return { account, fresh };
+  }
+
+  async #load(keyId: string, now: number): Promise<Account> {
+    const at = new Date(now).toISOString();
+    const live = '(expires_at IS NULL OR expires_at > ?2)';
+    const [totals, expiring] = await this.env.DB.batch([
+      this.env.DB.prepare(
+        `SELECT COUNT(*) AS n, COALESCE(SUM(size), 0) AS bytes FROM files WHERE key_id = ?1 AND ${live}`,
+      ).bind(keyId, at),
+      this.env.DB.prepare('SELECT id, size, expires_at FROM files WHERE key_id = ?1 AND expires_at > ?2').bind(
+        keyId,
+        at,
+      ),
+    ]);
+    const total = (totals?.results[0] as { n: number; bytes: number } | undefined) ?? { n: 0, bytes: 0 };
+    this.ctx.storage.sql.exec('DELETE FROM expiring');
+    for (const row of (expiring?.results ?? []) as { id: string; size: number; expires_at: string }[]) {
+      this.ctx.storage.sql.exec(
+        'INSERT INTO expiring (file_id, expires_at, size) VALUES (?, ?, ?)',
+        row.id,
+        Date.parse(row.expires_at),
+        row.size,
+      );
+    }
+    const account = { bytes: total.bytes, files: total.n };
+    this.ctx.storage.kv.put(ACCOUNT_KEY, account);
+    this.ctx.storage.kv.delete('used');
+    this.ctx.storage.kv.delete('reservations');
+    return account;
   }
 }

@@ -1,34 +1,47 @@
 // The scheduled sweep: expired files, blobs whose delete failed, and drift between R2 and D1.
 // Every step is bounded, so one run stays within a Worker's subrequest limits; running it
 // again only continues where the last run stopped.
-import { giveBack, removeBlobsOf } from '../files/removal';
+import { deleteBlobsOrRecord, giveBack } from '../files/removal';
 import type { LimiterNamespace } from '../limiter/client';
 import { log } from '../log';
 import { placeholders } from '../storage/files-repo';
 import { isoNow } from '../time';
 
-export type SweepDeps = { db: D1Database; bucket: R2Bucket; limiter: LimiterNamespace; now?: number };
+export type SweepDeps = {
+  db: D1Database;
+  bucket: R2Bucket;
+  limiter: LimiterNamespace;
+  /** Blobs without a row younger than this may belong to an upload still running (config.orphanGraceMs). */
+  graceMs: number;
+  now?: number;
+  /** Wall-clock budget for the expiry step (ms); tests shrink it. */
+  budgetMs?: number;
+};
 
 export type SweepReport = {
   expired: number;
+  /** True when expired files were left for the next run (the budget ran out). */
+  expiredLeft: boolean;
   retriedBlobDeletes: number;
   orphanBlobs: number;
   rowsWithoutBlob: number;
 };
 
-export const SWEEP_LIMITS = { expiredBatch: 100, expiredBatches: 5, retryBatch: 100, listPage: 500 };
-/** Blobs and rows younger than this are never judged: their upload may still be under way. */
-export const SETTLE_MS = 60 * 60 * 1000;
+// A batch deletes up to 500 rows (one D1 statement) and their blobs (one R2 call, at most 1,000
+// keys); batches repeat until no expired file is left or the budget is spent. Two subrequests
+// a batch: within 20 s a run clears tens of thousands of files, far more than keys can upload
+// in the 10 minutes between runs at their rate limits (see docs/limits.md).
+export const SWEEP_LIMITS = { expiredBatch: 500, budgetMs: 20_000, maxBatches: 400, retryBatch: 100, listPage: 500 };
 
-type GoneRow = { id: string; key_id: string; r2_key: string; size: number };
+type GoneRow = { id: string; key_id: string; r2_key: string; size: number; expires_at: string | null };
 
 export async function sweep(deps: SweepDeps): Promise<SweepReport> {
   const now = deps.now ?? Date.now();
   // Each step stands alone: one failing (it is logged) does not stop the others.
-  const expired = await step('expired', () => sweepExpired(deps, now), 0);
+  const expiry = await step('expired', () => sweepExpired(deps, now), { expired: 0, expiredLeft: true });
   const retriedBlobDeletes = await step('blob deletes', () => retryBlobDeletes(deps), 0);
   const drift = await step('drift', () => reconcileStorage(deps, now), { orphanBlobs: 0, rowsWithoutBlob: 0 });
-  return { expired, retriedBlobDeletes, ...drift };
+  return { ...expiry, retriedBlobDeletes, ...drift };
 }
 
 async function step<T>(name: string, work: () => Promise<T>, fallback: T): Promise<T> {
@@ -40,24 +53,30 @@ async function step<T>(name: string, work: () => Promise<T>, fallback: T): Promi
   }
 }
 
-/** Deletes expired rows in bounded batches, then their blobs, and gives their bytes back. */
-async function sweepExpired(deps: SweepDeps, now: number): Promise<number> {
-  let total = 0;
-  for (let batch = 0; batch < SWEEP_LIMITS.expiredBatches; batch++) {
+/**
+ * Deletes expired rows batch by batch, oldest expiry first (so no key's backlog holds up
+ * another's), then their blobs. Their bytes already left the owners' accounts when they
+ * expired (the key's object tracks expiry), so nothing is given back here.
+ */
+async function sweepExpired(deps: SweepDeps, now: number): Promise<{ expired: number; expiredLeft: boolean }> {
+  const started = Date.now();
+  const budget = deps.budgetMs ?? SWEEP_LIMITS.budgetMs;
+  let expired = 0;
+  for (let batch = 0; batch < SWEEP_LIMITS.maxBatches; batch++) {
+    if (Date.now() - started > budget) return { expired, expiredLeft: true };
     const { results } = await deps.db
       .prepare(
         `DELETE FROM files WHERE id IN (
            SELECT id FROM files WHERE expires_at IS NOT NULL AND expires_at <= ?1 ORDER BY expires_at LIMIT ?2
-         ) RETURNING id, key_id, r2_key, size`,
+         ) RETURNING id, key_id, r2_key, size, expires_at`,
       )
       .bind(isoNow(now), SWEEP_LIMITS.expiredBatch)
       .all<GoneRow>();
-    if (results.length === 0) break;
-    await removeBlobsOf(deps, results, now);
-    total += results.length;
-    if (results.length < SWEEP_LIMITS.expiredBatch) break;
+    if (results.length > 0) await deleteBlobsOrRecord(deps.db, deps.bucket, results, now);
+    expired += results.length;
+    if (results.length < SWEEP_LIMITS.expiredBatch) return { expired, expiredLeft: false };
   }
-  return total;
+  return { expired, expiredLeft: true };
 }
 
 async function retryBlobDeletes(deps: SweepDeps): Promise<number> {
@@ -88,8 +107,9 @@ const MAX_BOUND = 100;
 
 /**
  * Walks the bucket one listing page per run and compares it with the rows for the same key
- * range: blobs with no row (older than an hour) are deleted; rows whose blob is gone (older
- * than an hour) are deleted and their bytes given back. The position is kept in sweep_state.
+ * range: blobs with no row are deleted once older than the grace (no upload can still be
+ * running for them: see config.orphanGraceMs); rows whose blob is gone (as old) are deleted and
+ * their bytes given back. The position is kept in sweep_state.
  */
 async function reconcileStorage(
   deps: SweepDeps,
@@ -110,7 +130,7 @@ async function reconcileStorage(
 
   const { results: rows } = await deps.db
     .prepare(
-      'SELECT id, key_id, r2_key, size, uploaded_at FROM files WHERE r2_key > ?1 AND r2_key <= ?2 ORDER BY r2_key LIMIT ?3',
+      'SELECT id, key_id, r2_key, size, expires_at, uploaded_at FROM files WHERE r2_key > ?1 AND r2_key <= ?2 ORDER BY r2_key LIMIT ?3',
     )
     .bind(after, upTo, SWEEP_LIMITS.listPage * 2)
     .all<GoneRow & { uploaded_at: string }>();
@@ -118,7 +138,7 @@ async function reconcileStorage(
   // have its row: such blobs are judged on a later pass, never taken for orphans.
   const judgedUpTo = rows.length === SWEEP_LIMITS.listPage * 2 ? (rows.at(-1)?.r2_key ?? upTo) : upTo;
 
-  const cutoff = now - SETTLE_MS;
+  const cutoff = now - deps.graceMs;
   const rowKeys = new Set(rows.map((row) => row.r2_key));
   const blobKeys = new Set(page.objects.map((object) => object.key));
   const orphans = page.objects.filter(
@@ -134,7 +154,9 @@ async function reconcileStorage(
       const ids = missing.slice(start, start + MAX_BOUND).map((row) => row.id);
       statements.push(
         deps.db
-          .prepare(`DELETE FROM files WHERE id IN (${placeholders(ids.length)}) RETURNING id, key_id, r2_key, size`)
+          .prepare(
+            `DELETE FROM files WHERE id IN (${placeholders(ids.length)}) RETURNING id, key_id, r2_key, size, expires_at`,
+          )
           .bind(...ids),
       );
     }

@@ -1,8 +1,10 @@
+import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
+import type { Config } from '../config';
 import type { AppEnv, RateLimitState } from '../env';
 import { ApiError } from '../errors';
 import { measure } from '../http/timing';
-import { admitRequest, QuotaTicket } from '../limiter/client';
+import { admitRequest } from '../limiter/client';
 import { log } from '../log';
 
 function rateLimitHeaders(state: RateLimitState): Record<string, string> {
@@ -13,16 +15,22 @@ function rateLimitHeaders(state: RateLimitState): Record<string, string> {
   };
 }
 
-const UPLOAD_PATH = /\/upload(\/bulk)?$/;
+/** The upload routes, and how many files each may store: only these hold storage when admitted. */
+const UPLOAD_ROUTES: Record<string, (config: Config) => number> = {
+  '/api/v1/upload': () => 1,
+  '/api/v2/upload': () => 1,
+  '/api/v2/upload/bulk': (config) => config.MAX_BULK_FILES,
+};
 
 /**
  * An upload's Content-Length bounds the bytes it can store, so the call that admits it also
- * reserves that much (given back, less what was stored, when it ends).
+ * holds that much (given back, less what was stored, when it ends).
  */
-function announcedUploadBytes(request: Request, path: string): number | undefined {
-  if (request.method !== 'POST' || !UPLOAD_PATH.test(path)) return undefined;
-  const length = Number(request.headers.get('content-length') ?? Number.NaN);
-  return Number.isSafeInteger(length) && length > 0 ? length : undefined;
+function announcedUpload(c: Context<AppEnv>): { bytes: number; files: number } | undefined {
+  const files = UPLOAD_ROUTES[c.req.path];
+  if (c.req.method !== 'POST' || !files) return undefined;
+  const length = Number(c.req.header('content-length') ?? Number.NaN);
+  return Number.isSafeInteger(length) && length > 0 ? { bytes: length, files: files(c.get('config')) } : undefined;
 }
 
 /**
@@ -35,12 +43,11 @@ export const rateLimit = () =>
     const key = c.get('apiKey');
     let state: RateLimitState;
     try {
-      const reserveBytes = announcedUploadBytes(c.req.raw, c.req.path);
       const result = await measure(c.get('timings'), 'ratelimit', () =>
-        admitRequest(c.env.KEY_LIMITER, key, reserveBytes),
+        admitRequest(c.env.KEY_LIMITER, key, announcedUpload(c)),
       );
       state = { limit: result.limit, remaining: result.remaining, reset: result.reset };
-      if (result.reservation) c.set('quota', new QuotaTicket(c.env.KEY_LIMITER, key, result.reservation));
+      if (result.grant) c.set('grant', result.grant);
       if (!result.allowed) {
         const retryAfter = Math.max(1, result.reset - Math.floor(Date.now() / 1000));
         throw new ApiError('RATE_LIMITED', 'Too many requests', {

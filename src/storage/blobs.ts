@@ -11,6 +11,12 @@ export type StoredBlob = { key: string; size: number; etag: string };
 
 export class SizeLimitError extends Error {
   override name = 'SizeLimitError';
+  readonly maxBytes: number;
+
+  constructor(maxBytes: number) {
+    super(`file is larger than ${maxBytes} bytes`);
+    this.maxBytes = maxBytes;
+  }
 }
 
 type Pull = () => Promise<Uint8Array | null>;
@@ -31,6 +37,15 @@ export type BlobOptions = {
   customMetadata?: Record<string, string>;
   /** Called with the bytes read so far before they are kept; throws to stop (e.g. quota). */
   onBytes?: (total: number) => Promise<void>;
+  /** The request that owns the blob until its row exists (see files/upload-session.ts). */
+  owner?: BlobOwner;
+};
+
+export type BlobOwner = {
+  own(key: string, abort?: () => Promise<void>): void;
+  disown(key: string): void;
+  /** Throws when the owner may no longer store anything. */
+  check(): void;
 };
 
 /**
@@ -52,21 +67,29 @@ export async function consumeIntoBlob(
   let upload: R2MultipartUpload | undefined;
   const parts: R2UploadedPart[] = [];
 
+  const owner = options.owner;
   const flushPart = async (bytes: Uint8Array) => {
-    upload ??= await bucket.createMultipartUpload(key, { httpMetadata, customMetadata: options.customMetadata });
+    if (!upload) {
+      const created = await bucket.createMultipartUpload(key, { httpMetadata, customMetadata: options.customMetadata });
+      upload = created;
+      owner?.own(key, () => created.abort());
+    }
     parts.push(await upload.uploadPart(parts.length + 1, bytes));
   };
   const cleanUp = async (error: unknown): Promise<never> => {
     if (upload) await upload.abort().catch(() => undefined);
     // A failed put may still leave a truncated object behind locally.
     await bucket.delete(key).catch(() => undefined);
+    owner?.disown(key);
     throw error;
   };
 
   try {
+    owner?.own(key);
     for (let chunk = await pull(); chunk; chunk = await pull()) {
+      owner?.check();
       total += chunk.length;
-      if (total > options.maxBytes) throw new SizeLimitError(`file is larger than ${options.maxBytes} bytes`);
+      if (total > options.maxBytes) throw new SizeLimitError(options.maxBytes);
       await options.onBytes?.(total);
       pending.push(chunk);
       pendingBytes += chunk.length;
@@ -86,6 +109,7 @@ export async function consumeIntoBlob(
   const rest = concat(pending, pendingBytes);
   return async () => {
     try {
+      owner?.check();
       if (!upload) {
         const object = await bucket.put(key, rest, { httpMetadata, customMetadata: options.customMetadata });
         return { key, size: total, etag: object.httpEtag };

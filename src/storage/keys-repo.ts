@@ -8,6 +8,7 @@ export type KeyRow = {
   rate_limit_requests: number | null;
   rate_limit_window_seconds: number | null;
   storage_quota_bytes: number | null;
+  max_files: number | null;
   created_at: string;
   updated_at: string;
   revoked_at: string | null;
@@ -17,10 +18,11 @@ export type KeyOverrides = {
   rateLimitRequests?: number | null;
   rateLimitWindowSeconds?: number | null;
   storageQuotaBytes?: number | null;
+  maxFiles?: number | null;
 };
 
 const COLUMNS =
-  'id, prefix, name, status, rate_limit_requests, rate_limit_window_seconds, storage_quota_bytes, created_at, updated_at, revoked_at';
+  'id, prefix, name, status, rate_limit_requests, rate_limit_window_seconds, storage_quota_bytes, max_files, created_at, updated_at, revoked_at';
 
 export function findActiveKeyByHash(db: D1Database, keyHash: string) {
   return db
@@ -37,8 +39,8 @@ export async function insertKey(
 ): Promise<KeyRow> {
   const row = await db
     .prepare(
-      `INSERT INTO api_keys (id, key_hash, prefix, name, status, rate_limit_requests, rate_limit_window_seconds, storage_quota_bytes, created_at, updated_at)
-       VALUES (?1, ?2, ?3, ?4, 'active', ?5, ?6, ?7, ?8, ?8) RETURNING ${COLUMNS}`,
+      `INSERT INTO api_keys (id, key_hash, prefix, name, status, rate_limit_requests, rate_limit_window_seconds, storage_quota_bytes, max_files, created_at, updated_at)
+       VALUES (?1, ?2, ?3, ?4, 'active', ?5, ?6, ?7, ?8, ?9, ?9) RETURNING ${COLUMNS}`,
     )
     .bind(
       key.id,
@@ -48,6 +50,7 @@ export async function insertKey(
       overrides.rateLimitRequests ?? null,
       overrides.rateLimitWindowSeconds ?? null,
       overrides.storageQuotaBytes ?? null,
+      overrides.maxFiles ?? null,
       now,
     )
     .first<KeyRow>();
@@ -80,6 +83,7 @@ export function updateKeyOverrides(db: D1Database, id: string, overrides: KeyOve
          rate_limit_requests = CASE WHEN ?2 THEN ?3 ELSE rate_limit_requests END,
          rate_limit_window_seconds = CASE WHEN ?4 THEN ?5 ELSE rate_limit_window_seconds END,
          storage_quota_bytes = CASE WHEN ?6 THEN ?7 ELSE storage_quota_bytes END,
+         max_files = CASE WHEN ?9 THEN ?10 ELSE max_files END,
          updated_at = ?8
        WHERE id = ?1 RETURNING ${COLUMNS}`,
     )
@@ -92,6 +96,8 @@ export function updateKeyOverrides(db: D1Database, id: string, overrides: KeyOve
       value(overrides.storageQuotaBytes),
       overrides.storageQuotaBytes ?? null,
       now,
+      value(overrides.maxFiles),
+      overrides.maxFiles ?? null,
     )
     .first<KeyRow>();
 }

@@ -101,7 +101,14 @@ export class MultipartReader {
 
   async #fill(): Promise<boolean> {
     if (this.#exhausted) return false;
-    const { done, value } = await this.#source.read();
+    let next: ReadableStreamReadResult<Uint8Array>;
+    try {
+      next = await this.#source.read();
+    } catch {
+      // The client went away, or the connection broke: the body is incomplete, not our fault.
+      throw new MultipartError('the request body could not be read to its end');
+    }
+    const { done, value } = next;
     if (done) {
       this.#exhausted = true;
       return false;

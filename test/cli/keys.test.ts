@@ -112,6 +112,17 @@ describe('npm run keys', () => {
     expect(() => keys('set', key, '--rate-limit', '0')).toThrow();
   });
 
+  it('sets the file-count limit at creation and later with --max-files (0 allowed, default clears it)', () => {
+    const key = lastLine(keys('create', '--name', 'few files', '--max-files', '0'));
+    const hash = createHash('sha256').update(key).digest('hex');
+    const maxFiles = () => rows(`SELECT max_files FROM api_keys WHERE key_hash = '${hash}'`)[0];
+    expect(maxFiles()).toEqual({ max_files: 0 });
+    keys('set', key, '--max-files', '25');
+    expect(maxFiles()).toEqual({ max_files: 25 });
+    keys('set', key, '--max-files', 'default');
+    expect(maxFiles()).toEqual({ max_files: null });
+  });
+
   it('refuses a create without a name and an unknown key to revoke', () => {
     expect(() => keys('create')).toThrow();
     expect(() => keys('revoke', 'key_doesnotexist')).toThrow();

@@ -1,7 +1,8 @@
 // Expiry: expiresIn and DEFAULT_EXPIRY_SECONDS set expiresAt; an expired file is gone for every
-// read at once; the cron removes expired rows and blobs in bounded batches and frees their bytes.
+// read at once and off its key's quota at once; the cron removes expired rows and blobs in
+// batches until none is left or its time budget is spent.
 import { describe, expect, it } from 'vitest';
-import { call } from '../helpers';
+import { call, createKey } from '../helpers';
 import {
   type Auth,
   blobDeletionsOf,
@@ -19,6 +20,7 @@ import {
   runCron,
   seedFiles,
   setExpiresAt,
+  sweepAt,
   sweepUntilQuiet,
   textBytes,
   tokenOf,
@@ -128,9 +130,28 @@ describe('an expired file', () => {
       await expectError(await deleteOne(key.auth, expired.id, version), 404, 'FILE_NOT_FOUND');
     }
 
-    // No sweep has run: the row and blob are still there, and still counted until one does.
+    // No sweep has run: the row and blob are still there, but the bytes left the quota already.
     await expectStored(key.id, [expired.id, live.id]);
-    await expectAccountSettled(key.id, 500);
+    await expectAccountSettled(key.id, 200);
+  });
+
+  it('gives its bytes and its file slot back to the quota the moment it expires, before any sweep', async () => {
+    const key = await createKey('expiry frees quota', {
+      storageQuotaBytes: 1_000,
+      maxFiles: 2,
+      rateLimitRequests: 100_000,
+    });
+    const soon = await uploadSizedOk(key.auth, 600, { fields: { expiresIn: '60' } });
+    await uploadSizedOk(key.auth, 300);
+    // Full: 600 + 300 of 1,000 bytes, and 2 of 2 files.
+    await expectError(await uploadSized(key.auth, 200), 413, 'STORAGE_EXCEEDED');
+    expect(await usage(key.id, Date.now() + 59_000)).toMatchObject({ usedBytes: 900, files: 2 });
+    // Once its expiry has passed the key's object has taken it off: no sweep has run.
+    await setExpiresAt([soon.id], ago(1));
+    expect(await usage(key.id)).toMatchObject({ usedBytes: 300, files: 1 });
+    await uploadSizedOk(key.auth, 650);
+    await expectAccountSettled(key.id, 950);
+    expect(await rowIds(key.id)).toHaveLength(3);
   });
 });
 
@@ -144,8 +165,11 @@ describe('the expiry cron', () => {
       uploadSizedOk(key.auth, 700, { fields: { expiresIn: '3600' } }),
     ]);
     const ids = (files: (Uploaded | undefined)[]) => files.map((file) => file?.id ?? '');
-    await setExpiresAt(ids([gone1, gone2]), ago(60_000));
     await expectAccountSettled(key.id, 5_200);
+    await setExpiresAt(ids([gone1, gone2]), ago(60_000));
+    // Expired: off the quota at once, though the rows and blobs are still there.
+    await expectAccountSettled(key.id, 2_200);
+    expect(await rowIds(key.id)).toHaveLength(4);
 
     await runCron();
     await expectStored(key.id, ids([lasting, later]));
@@ -160,39 +184,52 @@ describe('the expiry cron', () => {
     await expectAccountSettled(key.id, 2_200);
   });
 
-  it('works in bounded batches: at most 500 expired files a run, the rest on the next run', async () => {
+  it('keeps up: one run clears every expired file of every key, oldest expiry first, in batches', async () => {
     // Start from a bucket and database with nothing left to sweep from earlier tests.
     await sweepUntilQuiet(Date.now());
-    const key = await newKey('many expired');
-    const expired = await seedFiles(
-      key.id,
-      Array.from({ length: 510 }, (_, index) => ({
+    const busy = await newKey('many expired');
+    const quiet = await newKey('few expired');
+    // One key's backlog (more than two batches) expired before the other key's few files.
+    await seedFiles(
+      busy.id,
+      Array.from({ length: 1_205 }, (_, index) => ({
         size: 10,
-        uploadedAt: ago(120_000),
-        expiresAt: ago(60_000 - index),
+        uploadedAt: ago(300_000),
+        expiresAt: ago(120_000 - index),
       })),
     );
-    const [kept] = await seedFiles(key.id, [{ size: 100, expiresAt: new Date(Date.now() + 3_600_000).toISOString() }]);
-    const keptId = kept?.id ?? '';
-    // The key's account starts from its rows (see quota.test.ts), before anything is swept.
-    expect(await usage(key.id)).toEqual({ usedBytes: 5_200, reservedBytes: 0 });
-
-    await runCron();
-    const left = await rowIds(key.id);
-    expect(left).toHaveLength(11);
-    expect(left).toContain(keptId);
-    expect(await blobKeys(key.id)).toEqual(keysFor(key.id, left));
-    await expectAccountSettled(key.id, 200);
-    // The oldest expiries go first.
-    expect(left.filter((id) => id !== keptId).sort()).toEqual(
-      expired
-        .slice(500)
-        .map((row) => row.id)
-        .sort(),
+    await seedFiles(
+      quiet.id,
+      Array.from({ length: 5 }, () => ({ size: 10, uploadedAt: ago(300_000), expiresAt: ago(1_000) })),
     );
+    const [kept] = await seedFiles(busy.id, [{ size: 100, expiresAt: new Date(Date.now() + 3_600_000).toISOString() }]);
+    // The accounts start from the live rows: expired files never counted.
+    expect(await usage(busy.id)).toMatchObject({ usedBytes: 100, files: 1 });
 
-    await runCron();
-    await expectStored(key.id, [keptId]);
-    await expectAccountSettled(key.id, 100);
+    const report = await sweepAt(Date.now());
+    expect(report).toMatchObject({ expired: 1_210, expiredLeft: false });
+    await expectStored(busy.id, [kept?.id ?? '']);
+    await expectStored(quiet.id, []);
+    await expectAccountSettled(busy.id, 100);
+  });
+
+  it('stops at its time budget and leaves the rest, oldest first, for the next run', async () => {
+    await sweepUntilQuiet(Date.now());
+    const key = await newKey('budget');
+    await seedFiles(
+      key.id,
+      Array.from({ length: 600 }, (_, index) => ({
+        size: 1,
+        uploadedAt: ago(300_000),
+        expiresAt: ago(120_000 - index),
+      })),
+    );
+    // A budget already spent: not one batch.
+    expect(await sweepAt(Date.now(), undefined, -1)).toMatchObject({ expired: 0, expiredLeft: true });
+    expect(await rowIds(key.id)).toHaveLength(600);
+    // A normal run takes the first batch (500, the oldest expiries) and the rest in a second.
+    const report = await sweepAt(Date.now());
+    expect(report).toMatchObject({ expired: 600, expiredLeft: false });
+    await expectStored(key.id, []);
   });
 });

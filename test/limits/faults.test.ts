@@ -2,7 +2,7 @@
 // database whose insert fails) and checks that nothing is half-written, that the quota stays
 // exact, and that the sweep repairs what a request could not (docs/limits.md, "R2 and D1").
 import { env } from 'cloudflare:test';
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { randomBase64Url } from '../../src/keys/key-material';
 import { blobKey } from '../../src/storage/blobs';
 import { call } from '../helpers';
@@ -18,6 +18,7 @@ import {
   failingDeleteBucket,
   failingFilesInsertDb,
   failingPutBucket,
+  GRACE_MS,
   keysFor,
   newKey,
   rowIds,
@@ -33,7 +34,17 @@ import {
   usage,
 } from './limits-helpers-store';
 
-const HOUR = 60 * 60 * 1000;
+// The faults injected here are expected to be logged as errors: collect those lines (so a green
+// run reads green) and check the ones that tell an operator what happened.
+let errorLog: string[] = [];
+beforeEach(() => {
+  errorLog = [];
+  vi.spyOn(console, 'error').mockImplementation((line: unknown) => void errorLog.push(String(line)));
+});
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+const logged = (msg: string) => errorLog.filter((line) => line.includes(`"msg":"${msg}"`)).length;
 
 describe('R2 put fails', () => {
   for (const when of ['before', 'after'] as const) {
@@ -126,6 +137,7 @@ describe('R2 delete fails after the row was deleted', () => {
     expect(await blobKeys(key.id)).toEqual(keysFor(key.id, [file.id, kept.id]));
     expect(await blobDeletionsOf(key.id)).toEqual([blobKey(key.id, file.id)]);
     await expectAccountSettled(key.id, 500);
+    expect(logged('blob delete failed, recorded for retry')).toBe(1);
 
     await runCron();
     await expectStored(key.id, [kept.id]);
@@ -156,6 +168,7 @@ describe('R2 delete fails after the row was deleted', () => {
       .all<{ attempts: number }>();
     expect(results).toEqual([{ attempts: 2 }, { attempts: 2 }]);
     expect(await blobKeys(key.id)).toHaveLength(3);
+    expect(logged('blob delete retry failed')).toBe(1);
 
     await runCron();
     await expectStored(key.id, [kept ?? '']);
@@ -165,7 +178,7 @@ describe('R2 delete fails after the row was deleted', () => {
 });
 
 describe('the sweep reconciles R2 with D1', () => {
-  it('removes orphan blobs and rows without a blob once they are an hour old, and gives the bytes back', async () => {
+  it('removes orphan blobs and rows without a blob once older than the grace, and gives the bytes back', async () => {
     const key = await newKey('drift');
     // An orphan put straight into R2, and one left by an upload whose insert and cleanup both failed.
     const planted = blobKey(key.id, 'AAAAAAAAAAAAAAAAAAAAAA');
@@ -175,20 +188,21 @@ describe('the sweep reconciles R2 with D1', () => {
     await expectError(await uploadSized(key.auth, 60, { overrides: { DB: db, FILES: bucket } }), 500, 'UPLOAD_FAILED');
     const orphans = await blobKeys(key.id);
     expect(orphans).toHaveLength(2);
+    expect(logged('orphan blob left behind')).toBeGreaterThanOrEqual(1);
     // A row whose blob has gone, next to a file that is whole.
     const lost = await uploadSizedOk(key.auth, 1_234);
     const kept = await uploadSizedOk(key.auth, 321);
     await env.FILES.delete(blobKey(key.id, lost.id));
     await expectAccountSettled(key.id, 1_555);
 
-    // Younger than an hour: their upload could still be under way, so nothing is judged yet.
-    await sweepUntilQuiet(Date.now());
+    // Younger than the grace (the longest upload, plus an hour): nothing is judged yet.
+    await sweepUntilQuiet(Date.now() + GRACE_MS - 60_000);
     expect(await rowIds(key.id)).toEqual([lost.id, kept.id].sort());
     expect(await blobKeys(key.id)).toEqual([...orphans, blobKey(key.id, kept.id)].sort());
     expect((await usage(key.id)).usedBytes).toBe(1_555);
 
-    // Two hours on: the orphans are deleted, the blobless row too, and its bytes are free again.
-    const later = Date.now() + 2 * HOUR;
+    // Past the grace: the orphans are deleted, the blobless row too, and its bytes are free again.
+    const later = Date.now() + GRACE_MS + 60_000;
     const reports = await sweepUntilQuiet(later);
     expect(reports.reduce((sum, report) => sum + report.orphanBlobs, 0)).toBeGreaterThanOrEqual(2);
     expect(reports.reduce((sum, report) => sum + report.rowsWithoutBlob, 0)).toBeGreaterThanOrEqual(1);
@@ -197,7 +211,13 @@ describe('the sweep reconciles R2 with D1', () => {
 
     // Running it again changes nothing more.
     const again = await sweepAt(later);
-    expect(again).toEqual({ expired: 0, retriedBlobDeletes: 0, orphanBlobs: 0, rowsWithoutBlob: 0 });
+    expect(again).toEqual({
+      expired: 0,
+      expiredLeft: false,
+      retriedBlobDeletes: 0,
+      orphanBlobs: 0,
+      rowsWithoutBlob: 0,
+    });
     await expectStored(key.id, [kept.id]);
     await expectAccountSettled(key.id, 321);
   });
@@ -212,9 +232,9 @@ describe('the sweep reconciles R2 with D1', () => {
       Array.from({ length: 1_001 }, () => ({ size: 1, blob: false, id: idStartingWith('-') })),
     );
     const [whole] = await seedFiles(key.id, [{ size: 4_321, id: idStartingWith('z') }]);
-    expect(await usage(key.id)).toEqual({ usedBytes: 1_001 + 4_321, reservedBytes: 0 });
+    expect(await usage(key.id)).toEqual({ usedBytes: 1_001 + 4_321, files: 1_002, heldBytes: 0, heldFiles: 0 });
 
-    await sweepUntilQuiet(Date.now() + 2 * HOUR);
+    await sweepUntilQuiet(Date.now() + GRACE_MS + 60_000);
     await expectStored(key.id, [whole?.id ?? '']);
     await expectAccountSettled(key.id, 4_321);
   });

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { limiterOf, storedEntries, storedWindow } from './limits-helpers-rate';
 
-const STORAGE_KEYS = ['reservations', 'used', 'window'];
+const STORAGE_KEYS = ['account', 'holds', 'seq', 'window'];
 
 /** A fresh object for each test: names are never reused. */
 const fresh = () => {
@@ -90,17 +90,107 @@ describe('KeyLimiter storage', () => {
     expect(entries).toEqual([['window', { start: T0 + 5 * 60_000, count: 3 }]]);
   });
 
-  it('keeps nothing but the window, the used bytes and the reservations', async () => {
+  it('keeps a few small values: the window, the account, the holds and their sequence', async () => {
     const { name, limiter } = fresh();
     const keyId = name;
-    await limiter.admit({ limit: 5, windowSeconds: 60, now: T0, reserve: { keyId, want: 100, quota: 1000 } });
-    const reservation = await limiter.reserve({ keyId, want: 50, quota: 1000 });
-    await limiter.settle({ keyId, reservationId: reservation.id, bytes: 40 });
+    const admitted = await limiter.admit({
+      limit: 5,
+      windowSeconds: 60,
+      now: T0,
+      hold: { keyId, bytes: 100, files: 1, limits: LIMITS },
+    });
+    await limiter.commit({
+      keyId,
+      holdId: admitted.grant?.id,
+      files: [{ id: 'a', size: 40, expiresAt: null }],
+      limits: LIMITS,
+    });
     await limiter.admit({ limit: 5, windowSeconds: 60, now: T0 + 120_000 });
     await limiter.admit({ limit: 5, windowSeconds: 60, now: T0 + 121_000 });
 
     const entries = new Map(await storedEntries(name));
     expect([...entries.keys()].sort()).toEqual(STORAGE_KEYS);
     expect(entries.get('window')).toEqual({ start: T0 + 120_000, count: 2 });
+    expect(entries.get('account')).toEqual({ bytes: 40, files: 1 });
+    expect(entries.get('holds')).toEqual({});
+  });
+});
+
+const LIMITS = { quotaBytes: 1_000, maxFiles: 5, holdTtlMs: 60_000 };
+const file = (id: string, size: number, expiresAt: string | null = null) => ({ id, size, expiresAt });
+
+describe('KeyLimiter storage account', () => {
+  it('commits files in order while they fit the quota and the file limit, refusing the rest', async () => {
+    const { name: keyId, limiter } = fresh();
+    const result = await limiter.commit({
+      keyId,
+      files: [file('a', 600), file('b', 500), file('c', 400), file('d', 0), file('e', 0), file('f', 0), file('g', 0)],
+      limits: LIMITS,
+    });
+    expect(result.accepted).toEqual(['a', 'c', 'd', 'e', 'f']);
+    expect(result.refused).toEqual([
+      { id: 'b', exceeded: 'bytes' },
+      { id: 'g', exceeded: 'files' },
+    ]);
+    expect(await limiter.usage({ keyId })).toEqual({ usedBytes: 1_000, files: 5, heldBytes: 0, heldFiles: 0 });
+  });
+
+  it('puts older holds first: a younger hold is refused what an older one needs, never the reverse', async () => {
+    const { name: keyId, limiter } = fresh();
+    const reserve = (holdId: string | undefined, needBytes: number) =>
+      limiter.reserve({ keyId, holdId, needBytes, needFiles: 1, aheadBytes: 0, aheadFiles: 0, limits: LIMITS });
+    const older = (await reserve(undefined, 100)).grant?.id;
+    const younger = (await reserve(undefined, 100)).grant?.id;
+    expect(older && younger).toBeTruthy();
+    // The younger grows to 800: room, since the older needs only 100.
+    expect((await reserve(younger, 800)).grant).toMatchObject({ bytes: 800 });
+    // The older grows to 500: it comes first, so it gets it, although the younger holds 800.
+    expect((await reserve(older, 500)).grant).toMatchObject({ bytes: 500 });
+    // The younger, asking again, no longer fits beside the older.
+    expect(await reserve(younger, 801)).toEqual({ grant: null, exceeded: 'bytes' });
+    expect((await reserve(younger, 500)).grant).toMatchObject({ bytes: 500 });
+  });
+
+  it('takes an expiring file off the account the moment it expires, and frees it only once', async () => {
+    const { name: keyId, limiter } = fresh();
+    const expiresAt = new Date(T0 + 60_000).toISOString();
+    await limiter.commit({ keyId, files: [file('x', 300, expiresAt), file('y', 200)], limits: LIMITS, now: T0 });
+    expect(await limiter.usage({ keyId, now: T0 + 59_999 })).toMatchObject({ usedBytes: 500, files: 2 });
+    expect(await limiter.usage({ keyId, now: T0 + 60_000 })).toMatchObject({ usedBytes: 200, files: 1 });
+    // The sweep deleting the expired row later does not take it off again.
+    await limiter.free({ keyId, files: [file('x', 300, expiresAt)], now: T0 + 70_000 });
+    expect(await limiter.usage({ keyId, now: T0 + 70_000 })).toMatchObject({ usedBytes: 200, files: 1 });
+    // Deleting a live file does.
+    await limiter.free({ keyId, files: [file('y', 200)], now: T0 + 70_000 });
+    expect(await limiter.usage({ keyId, now: T0 + 70_000 })).toMatchObject({ usedBytes: 0, files: 0 });
+  });
+
+  it('follows a changed expiry: sooner, later, never, and back to life', async () => {
+    const { name: keyId, limiter } = fresh();
+    const at = (ms: number) => new Date(T0 + ms).toISOString();
+    await limiter.commit({ keyId, files: [file('x', 300, at(60_000))], limits: LIMITS, now: T0 });
+    await limiter.reschedule({ keyId, files: [{ ...file('x', 300, at(120_000)), previous: at(60_000) }], now: T0 });
+    expect(await limiter.usage({ keyId, now: T0 + 90_000 })).toMatchObject({ usedBytes: 300 });
+    await limiter.reschedule({ keyId, files: [{ ...file('x', 300, null), previous: at(120_000) }], now: T0 + 90_000 });
+    expect(await limiter.usage({ keyId, now: T0 + 500_000 })).toMatchObject({ usedBytes: 300 });
+    await limiter.reschedule({ keyId, files: [{ ...file('x', 300, at(0)), previous: null }], now: T0 + 500_000 });
+    expect(await limiter.usage({ keyId, now: T0 + 500_000 })).toMatchObject({ usedBytes: 0, files: 0 });
+  });
+
+  it('drops holds older than their lifetime, so a dead upload cannot keep the room', async () => {
+    const { name: keyId, limiter } = fresh();
+    await limiter.reserve({
+      keyId,
+      needBytes: 900,
+      needFiles: 1,
+      aheadBytes: 0,
+      aheadFiles: 0,
+      limits: LIMITS,
+      now: T0,
+    });
+    expect(await limiter.usage({ keyId, limits: LIMITS, now: T0 + 1 })).toMatchObject({ heldBytes: 900 });
+    expect(await limiter.usage({ keyId, limits: LIMITS, now: T0 + LIMITS.holdTtlMs + 1 })).toMatchObject({
+      heldBytes: 0,
+    });
   });
 });

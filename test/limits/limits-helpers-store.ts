@@ -3,6 +3,7 @@
 // sweep, and thin fault-injecting wrappers around the FILES and DB bindings.
 import { createExecutionContext, createScheduledController, env, waitOnExecutionContext } from 'cloudflare:test';
 import { expect } from 'vitest';
+import { getConfig, orphanGraceMs } from '../../src/config';
 import worker from '../../src/index';
 import { randomBase64Url } from '../../src/keys/key-material';
 import type { Usage } from '../../src/limiter/key-limiter';
@@ -64,7 +65,54 @@ export function streamOf(bytes: Uint8Array, chunkSize = 64 * 1024): ReadableStre
   });
 }
 
-const MULTIPART = { 'Content-Type': `multipart/form-data; boundary=${TEST_BOUNDARY}` };
+export const MULTIPART = { 'Content-Type': `multipart/form-data; boundary=${TEST_BOUNDARY}` };
+
+/**
+ * A body that sends everything before `marker` at once, then waits: `open()` sends the rest,
+ * `fail()` breaks the body instead (a client gone mid-upload). No Content-Length.
+ */
+export function gatedBody(body: Uint8Array, marker: string) {
+  const at = indexOfText(body, marker);
+  if (at < 0) throw new Error(`marker ${marker} not in body`);
+  let open: () => void = () => undefined;
+  let fail: (error: Error) => void = () => undefined;
+  const gate = new Promise<void>((resolve, reject) => {
+    open = resolve;
+    fail = reject;
+  });
+  // Nobody may be waiting on the gate when it fails: keep that from being an unhandled rejection.
+  gate.catch(() => undefined);
+  const pieces = [body.slice(0, at), body.slice(at)];
+  let sent = 0;
+  const stream = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const piece = pieces[sent];
+      if (!piece) return controller.close();
+      if (sent === 1) await gate;
+      sent++;
+      controller.enqueue(piece);
+    },
+  });
+  return { stream, open: () => open(), fail: (error = new Error('client went away')) => fail(error) };
+}
+
+function indexOfText(bytes: Uint8Array, text: string): number {
+  const needle = new TextEncoder().encode(text);
+  outer: for (let i = 0; i + needle.length <= bytes.length; i++) {
+    for (let j = 0; j < needle.length; j++) if (bytes[i + j] !== needle[j]) continue outer;
+    return i;
+  }
+  return -1;
+}
+
+/** Waits until `check` holds (polling), or fails the test after `ms`. */
+export async function eventually(check: () => Promise<boolean>, ms = 5_000): Promise<void> {
+  const until = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error('condition not reached in time');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
 
 /**
  * POSTs a multipart body to `path`. A buffer goes with its Content-Length, so the request
@@ -158,15 +206,23 @@ export const tokenOf = (shareUrl: string) => new URL(shareUrl).pathname.replace(
 
 // ---- the key's account, rows and blobs ----
 
-export function usage(keyId: string): Promise<Usage> {
-  return env.KEY_LIMITER.getByName(keyId).usage(keyId);
+/** The key's account, read from its object (at `now`, default the real clock). */
+export function usage(keyId: string, now?: number): Promise<Usage> {
+  return env.KEY_LIMITER.getByName(keyId).usage({ keyId, now });
+}
+
+/** Bytes and number of the key's live (unexpired) rows. */
+export async function liveRows(keyId: string, now = Date.now()): Promise<{ bytes: number; files: number }> {
+  const row = await env.DB.prepare(
+    'SELECT COALESCE(SUM(size), 0) AS bytes, COUNT(*) AS files FROM files WHERE key_id = ?1 AND (expires_at IS NULL OR expires_at > ?2)',
+  )
+    .bind(keyId, new Date(now).toISOString())
+    .first<{ bytes: number; files: number }>();
+  return row ?? { bytes: 0, files: 0 };
 }
 
 export async function rowsSum(keyId: string): Promise<number> {
-  const row = await env.DB.prepare('SELECT COALESCE(SUM(size), 0) AS total FROM files WHERE key_id = ?1')
-    .bind(keyId)
-    .first<{ total: number }>();
-  return row?.total ?? 0;
+  return (await liveRows(keyId)).bytes;
 }
 
 /** Ids of a key's rows in D1 (expired ones included), sorted. */
@@ -197,11 +253,11 @@ export async function expectStored(keyId: string, ids: string[]): Promise<void> 
   expect(await blobKeys(keyId)).toEqual(keysFor(keyId, ids));
 }
 
-/** The account agrees with D1 and no upload holds a reservation. */
+/** The account agrees with the live rows in D1 and no upload holds storage. */
 export async function expectAccountSettled(keyId: string, usedBytes?: number): Promise<void> {
-  const sum = await rowsSum(keyId);
-  if (usedBytes !== undefined) expect(sum).toBe(usedBytes);
-  expect(await usage(keyId)).toEqual({ usedBytes: sum, reservedBytes: 0 });
+  const live = await liveRows(keyId);
+  if (usedBytes !== undefined) expect(live.bytes).toBe(usedBytes);
+  expect(await usage(keyId)).toEqual({ usedBytes: live.bytes, files: live.files, heldBytes: 0, heldFiles: 0 });
 }
 
 export async function blobDeletionsOf(keyId: string): Promise<string[]> {
@@ -211,10 +267,26 @@ export async function blobDeletionsOf(keyId: string): Promise<string[]> {
   return results.map((row) => row.r2_key);
 }
 
+/**
+ * Moves files' expiry, as changing it through the API does: the rows first, then the owners'
+ * accounts (which take expired files off the moment they expire).
+ */
 export async function setExpiresAt(ids: string[], expiresAt: string): Promise<void> {
+  const before = await env.DB.batch(
+    ids.map((id) => env.DB.prepare('SELECT id, key_id, size, expires_at FROM files WHERE id = ?1').bind(id)),
+  );
   await env.DB.batch(
     ids.map((id) => env.DB.prepare('UPDATE files SET expires_at = ?2 WHERE id = ?1').bind(id, expiresAt)),
   );
+  const rows = before.flatMap(
+    (result) => result.results as { id: string; key_id: string; size: number; expires_at: string | null }[],
+  );
+  for (const row of rows) {
+    await env.KEY_LIMITER.getByName(row.key_id).reschedule({
+      keyId: row.key_id,
+      files: [{ id: row.id, size: row.size, expiresAt, previous: row.expires_at }],
+    });
+  }
 }
 
 export type SeedSpec = { size: number; expiresAt?: string | null; uploadedAt?: string; blob?: boolean; id?: string };
@@ -265,12 +337,15 @@ export async function runCron(): Promise<void> {
   await waitOnExecutionContext(ctx);
 }
 
-/** One sweep at a chosen time (e.g. two hours ahead, to judge blobs and rows older than an hour). */
-export function sweepAt(now: number, bucket: R2Bucket = env.FILES): Promise<SweepReport> {
-  return sweep({ db: env.DB, bucket, limiter: env.KEY_LIMITER, now });
+/** How old a blob without a row must be before the sweep deletes it, with the test configuration. */
+export const GRACE_MS = orphanGraceMs(getConfig(env));
+
+/** One sweep at a chosen time (e.g. past GRACE_MS ahead, to judge blobs and rows as orphans). */
+export function sweepAt(now: number, bucket: R2Bucket = env.FILES, budgetMs?: number): Promise<SweepReport> {
+  return sweep({ db: env.DB, bucket, limiter: env.KEY_LIMITER, now, graceMs: GRACE_MS, budgetMs });
 }
 
-const quiet = (report: SweepReport) => Object.values(report).every((count) => count === 0);
+const quiet = (report: SweepReport) => Object.values(report).every((value) => value === 0 || value === false);
 
 /**
  * Sweeps until a whole pass over the bucket (the listing cursor back at the start) changes

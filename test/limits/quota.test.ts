@@ -3,6 +3,7 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { MIB } from '../../src/config';
+import { createKey } from '../helpers';
 import {
   blobKeys,
   bulkUploadSized,
@@ -246,5 +247,91 @@ describe('MAX_FILE_SIZE while streaming', () => {
     expect(await rowIds(key.id)).toEqual([]);
     expect(await rowsSum(key.id)).toBe(0);
     await expectAccountSettled(key.id, 0);
+  });
+});
+
+describe('file-count limit (MAX_FILES_PER_KEY)', () => {
+  const keyWith = (name: string, storageQuotaBytes: number | null, maxFiles: number | null) =>
+    createKey(name, { storageQuotaBytes, maxFiles, rateLimitRequests: 100_000 });
+
+  it('stops empty files from piling up on a key whose quota is 0, with 413 stating the limit', async () => {
+    const key = await keyWith('quota 0', 0, 2);
+    await uploadSizedOk(key.auth, 0);
+    await uploadSizedOk(key.auth, 0, { version: 'v2' });
+    const response = await uploadSized(key.auth, 0);
+    const body = await response.json<{ code: string; error: string }>();
+    expect({ status: response.status, code: body.code }).toEqual({ status: 413, code: 'STORAGE_EXCEEDED' });
+    expect(body.error).toContain('at most 2 files');
+    expect(await rowIds(key.id)).toHaveLength(2);
+    await expectAccountSettled(key.id, 0);
+    // A byte more than the quota is refused, stating the quota.
+    const over = await (await uploadSized(key.auth, 1)).json<{ error: string }>();
+    expect(over.error).toContain('0 bytes');
+  });
+
+  it('counts a bulk upload file by file, and frees a slot when a file is deleted', async () => {
+    const key = await keyWith('three files', null, 3);
+    const first = await uploadSizedOk(key.auth, 10);
+    const data = await bulkUploadSized(key.auth, [20, 30, 40]);
+    expect(data.results.map((item) => (item.success ? 'ok' : item.code))).toEqual(['ok', 'ok', 'STORAGE_EXCEEDED']);
+    await expectError(await uploadSized(key.auth, 1), 413, 'STORAGE_EXCEEDED');
+    expect((await deleteOne(key.auth, first.id)).status).toBe(200);
+    await uploadSizedOk(key.auth, 5);
+    expect(await rowIds(key.id)).toHaveLength(3);
+    expect(await usage(key.id)).toMatchObject({ files: 3, heldFiles: 0 });
+  });
+
+  it('applies MAX_FILES_PER_KEY to keys without their own limit', async () => {
+    const key = await keyWith('configured file limit', null, null);
+    const overrides = { MAX_FILES_PER_KEY: '1' };
+    await uploadSizedOk(key.auth, 10, { overrides });
+    await expectError(await uploadSized(key.auth, 10, { overrides }), 413, 'STORAGE_EXCEEDED');
+    await uploadSizedOk(key.auth, 10);
+  });
+});
+
+describe('holding storage at admission', () => {
+  it('holds nothing for a POST to a path that is not an upload route, even one ending in /upload/bulk', async () => {
+    const key = await newKey('not a route', 10_000);
+    const body = multipartOf([{ filename: 'a.txt', content: textBytes(9_000) }], {}, 'files');
+    for (const [path, status] of [
+      ['/api/v1/upload/bulk', 404],
+      ['/api/v2/upload/bulk/upload', 404],
+      ['/api/v2/files/upload', 405],
+    ] as const) {
+      const response = await postMultipart(key.auth, path, body);
+      expect(response.status, path).toBe(status);
+    }
+    expect(await usage(key.id)).toMatchObject({ heldBytes: 0, heldFiles: 0 });
+    // So the room is all there for a real upload.
+    await uploadSizedOk(key.auth, 9_900);
+  });
+
+  it('accepts as many parallel streamed uploads as fit: 5 of 16 when the quota holds exactly 5', async () => {
+    const size = 100_000;
+    const key = await newKey('sixteen streams', 5 * size);
+    const responses = await Promise.all(
+      Array.from({ length: 16 }, (_, index) =>
+        uploadSized(key.auth, size, { streamed: true, version: index % 2 ? 'v2' : 'v1' }),
+      ),
+    );
+    const stored: string[] = [];
+    for (const response of responses) {
+      if (response.status === 201) stored.push((await response.json<{ data: Uploaded }>()).data.id);
+      else await expectError(response, 413, 'STORAGE_EXCEEDED');
+    }
+    expect(stored).toHaveLength(5);
+    await expectStored(key.id, stored);
+    await expectAccountSettled(key.id, 5 * size);
+  });
+
+  it('accepts as many parallel uploads with a Content-Length as fit exactly, despite the form framing', async () => {
+    const size = 100_000;
+    const key = await newKey('sixteen buffered', 5 * size);
+    const responses = await Promise.all(Array.from({ length: 16 }, () => uploadSized(key.auth, size)));
+    const statuses = responses.map((response) => response.status);
+    expect(statuses.filter((status) => status === 201)).toHaveLength(5);
+    expect(statuses.filter((status) => status === 413)).toHaveLength(11);
+    await expectAccountSettled(key.id, 5 * size);
   });
 });
