@@ -1,9 +1,12 @@
+import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import {
   type ApiVersion,
   api,
   call,
   createKey,
+  expectError,
+  expectNothingStored,
   filePartHeaders,
   form,
   getRecord,
@@ -15,6 +18,7 @@ import {
   type UploadRecord,
   VERSIONS,
 } from '../helpers';
+import { type BulkUploadBody, bulkUpload, filesForm } from '../v2/v2-helpers';
 
 const utf8Bytes = (text: string) => new TextEncoder().encode(text).length;
 const SAFE_STORED_NAME = /^[A-Za-z0-9._-]+$/;
@@ -256,5 +260,133 @@ describe.each(VERSIONS)('upload through %s', (version) => {
       expect(utf8Bytes(originalName)).toBeLessThanOrEqual(255);
       expect(originalName.endsWith('.txt')).toBe(true);
     });
+  });
+});
+
+// Files that run when opened (src/files/runnable.ts): refused by name, declared type or content,
+// whatever ALLOWED_FILE_TYPES says.
+const PERMISSIVE_TYPES = { ALLOWED_FILE_TYPES: 'text/*,application/*,image/*,audio/*,video/*' };
+const LNK = Uint8Array.from([0x4c, 0, 0, 0, 0x01, 0x14, 0x02, 0x00, 0, 0, 0, 0, 0xc0, 0, 0, 0, 0, 0, 0, 0x46]);
+
+describe.each(VERSIONS)('runnable files through %s', (version) => {
+  const send = (
+    auth: Record<string, string>,
+    filename: string,
+    type: string,
+    content: string | Uint8Array,
+    envOverrides = {},
+  ) =>
+    call(
+      api(version, '/upload'),
+      { method: 'POST', headers: auth, body: form([{ filename, type, content }]) },
+      envOverrides,
+    );
+
+  it.each([
+    ['report.hta', 'text/html'],
+    ['invoice.vbs', 'text/plain'],
+    ['invoice.VBE', 'text/plain'],
+    ['setup.wsf', 'application/xml'],
+    ['run.wsh', 'text/plain'],
+    ['run.jse', 'text/plain'],
+    ['settings.reg', 'text/plain'],
+    ['link.url', 'text/plain'],
+    ['holiday.scr', 'application/octet-stream'],
+    ['panel.cpl', 'application/octet-stream'],
+    ['start.command', 'text/plain'],
+    ['app.desktop', 'text/plain'],
+    ['tool.AppImage', 'application/octet-stream'],
+    ['old.pif', 'application/octet-stream'],
+    ['deploy.application', 'application/xml'],
+    ['clock.gadget', 'application/zip'],
+    ['patch.msp', 'application/octet-stream'],
+    ['lib.jar', 'application/zip'],
+    ['invoice.pdf.exe', 'application/pdf'],
+    ['disk.iso', 'application/octet-stream'],
+  ])('refuses %s (declared %s) with 415 INVALID_FILE_TYPE and stores nothing', async (filename, type) => {
+    const key = await createKey();
+    const body = await expectError(
+      await send(key.auth, filename, type, 'harmless looking text'),
+      415,
+      'INVALID_FILE_TYPE',
+      version,
+    );
+    expect(body.error).toContain('not allowed');
+    await expectNothingStored(key.id);
+  });
+
+  it.each([
+    ['application/x-msdownload', 'notes.txt'],
+    ['application/hta', 'page.html'],
+    ['application/x-ms-shortcut', 'photo.jpg'],
+    ['application/java-archive', 'archive.zip'],
+    ['application/x-sh', 'readme'],
+    ['text/vbscript', 'notes.txt'],
+    ['application/x-apple-diskimage', 'backup.bin'],
+  ])('refuses the declared type %s under the harmless name %s', async (type, filename) => {
+    const key = await createKey();
+    await expectError(await send(key.auth, filename, type, 'harmless looking text'), 415, 'INVALID_FILE_TYPE', version);
+    await expectNothingStored(key.id);
+  });
+
+  it('refuses a Windows shortcut recognised by its bytes, named and declared as a photo', async () => {
+    const key = await createKey();
+    await expectError(
+      await send(key.auth, 'photo.jpg', 'application/octet-stream', LNK),
+      415,
+      'INVALID_FILE_TYPE',
+      version,
+    );
+    await expectNothingStored(key.id);
+  });
+
+  it('refuses runnable files even when ALLOWED_FILE_TYPES admits every application/* and text/* type', async () => {
+    const key = await createKey();
+    for (const [filename, type, content] of [
+      ['run.vbs', 'text/plain', 'MsgBox "hi"'],
+      ['notes.txt', 'application/x-msdownload', 'MZ'],
+      ['photo.jpg', 'application/octet-stream', LNK],
+    ] as const) {
+      const response = await send(key.auth, filename, type, content, PERMISSIVE_TYPES);
+      await expectError(response, 415, 'INVALID_FILE_TYPE', version);
+    }
+    await expectNothingStored(key.id);
+    // The same override still admits ordinary files.
+    const ok = await send(key.auth, 'notes.txt', 'text/plain', 'plain words', PERMISSIVE_TYPES);
+    expect(ok.status).toBe(201);
+    await ok.arrayBuffer();
+  });
+
+  it('still accepts ordinary archives and a name that only ends in .txt', async () => {
+    const key = await createKey();
+    for (const filename of ['backup.7z', 'logs.tar', 'setup.exe.txt']) {
+      const response = await send(key.auth, filename, 'application/octet-stream', 'x'.repeat(16));
+      expect(response.status, filename).toBe(201);
+      await response.arrayBuffer();
+    }
+  });
+});
+
+describe('runnable files in a bulk upload (v2)', () => {
+  it('fails only the runnable file, with INVALID_FILE_TYPE, and stores the others', async () => {
+    const { id: keyId, auth } = await createKey();
+    const response = await bulkUpload(
+      auth,
+      filesForm([
+        { filename: 'a.txt', type: 'text/plain', content: 'a' },
+        { filename: 'invoice.pdf.vbs', type: 'text/plain', content: 'MsgBox "hi"' },
+        { filename: 'c.txt', type: 'text/plain', content: 'c' },
+      ]),
+    );
+    expect(response.status).toBe(201);
+    const { data } = (await response.json()) as BulkUploadBody;
+    expect(data).toMatchObject({ total: 3, successful: 2, failed: 1 });
+    expect(data.results[1]).toMatchObject({ success: false, filename: 'invoice.pdf.vbs', code: 'INVALID_FILE_TYPE' });
+    const stored = data.results.flatMap((result) => (result.success ? [result.data.filename] : []));
+    expect(stored.map((name) => name.split('_')[0])).toEqual(['a', 'c']);
+    const rows = await env.DB.prepare('SELECT original_name FROM files WHERE key_id = ?1 ORDER BY original_name')
+      .bind(keyId)
+      .all<{ original_name: string }>();
+    expect(rows.results.map((row) => row.original_name)).toEqual(['a.txt', 'c.txt']);
   });
 });

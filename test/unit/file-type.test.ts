@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_ALLOWED_FILE_TYPES } from '../../src/config';
 import { decideFileType, detectFromBytes, isActiveContent } from '../../src/files/file-type';
 import { cleanOriginalName, contentDisposition, storedFilename } from '../../src/files/names';
+import { RUNNABLE_EXTENSIONS, RUNNABLE_MEDIA_TYPES } from '../../src/files/runnable';
 import { randomBase64Url } from '../../src/keys/key-material';
 import { splitParams } from '../../src/upload/multipart';
 
@@ -264,9 +265,143 @@ describe('decideFileType with a custom allow-list', () => {
     expect(decide(SAMPLES.shebang, 'text/plain', 'a.txt', ['text/*']).ok).toBe(false);
   });
 
-  it('admits executables only when the list names them', () => {
-    expect(decide(SAMPLES.elf, 'application/octet-stream', 'tool', ['application/*']).ok).toBe(true);
-    expect(decide(SAMPLES.elf, 'application/octet-stream', 'tool', ['image/*', 'text/*']).ok).toBe(false);
+  it('never admits executables, even when the list names their type', () => {
+    expect(decide(SAMPLES.elf, 'application/octet-stream', 'tool', ['application/*']).ok).toBe(false);
+    expect(decide(SAMPLES.elf, 'application/octet-stream', 'tool', ['application/x-executable']).ok).toBe(false);
+    expect(decide(SAMPLES.mz, '', 'setup', ['application/x-msdownload']).ok).toBe(false);
+  });
+});
+
+// Everything the README promises to refuse, checked against the one list in src/files/runnable.ts.
+const PERMISSIVE = ['text/*', 'application/*', 'image/*', 'audio/*', 'video/*', 'font/*', 'model/*'];
+const UNKNOWN_BINARY = of([1, 2, 3, 0, 5, 6]);
+
+describe('runnable files', () => {
+  it('lists every type the hardening issue and Gmail name, and the Unix and script ones', () => {
+    const named = [
+      // the issue
+      'hta vbs vbe wsf wsh jse reg lnk url scr cpl command desktop appimage pif application gadget msp jar',
+      // Gmail's blocked attachments
+      'ade adp apk appx appxbundle bat cab chm cmd com cpl diagcab dll dmg exe hta ins isp jar jnlp js jse lib lnk',
+      'mde msc msi msix msixbundle msp mst nsh pif ps1 scr sct shb sys vb vbe vbs vxd wsc wsf wsh xll',
+      // Unix and macOS, and scripts
+      'sh bash zsh csh ksh command tool desktop appimage run py pl rb php phar',
+      // disk images
+      'iso img vhd vhdx',
+    ].flatMap((group) => group.split(' '));
+    expect(named.filter((extension) => !RUNNABLE_EXTENSIONS.includes(extension))).toEqual([]);
+  });
+
+  it('keeps the lists tidy: lowercase, no dots, no repeats, valid media types', () => {
+    for (const extension of RUNNABLE_EXTENSIONS) expect(extension).toMatch(/^[a-z0-9][a-z0-9-]*$/);
+    expect(new Set(RUNNABLE_EXTENSIONS).size).toBe(RUNNABLE_EXTENSIONS.length);
+    for (const type of RUNNABLE_MEDIA_TYPES) expect(type).toMatch(/^[a-z]+\/[a-z0-9.+-]+$/);
+    expect(new Set(RUNNABLE_MEDIA_TYPES).size).toBe(RUNNABLE_MEDIA_TYPES.length);
+  });
+
+  describe.each(RUNNABLE_EXTENSIONS)('.%s', (extension) => {
+    it('is refused by name whatever the content, declared type or allow-list', () => {
+      for (const [head, declared] of [
+        [text('harmless text'), 'text/plain'],
+        [text('harmless text'), 'application/octet-stream'],
+        [text('harmless text'), ''],
+        [UNKNOWN_BINARY, 'application/octet-stream'],
+        [SAMPLES.png, 'image/png'],
+      ] as const) {
+        for (const allowed of [DEFAULT_ALLOWED_FILE_TYPES, PERMISSIVE]) {
+          const decision = decide(head, declared, `report.${extension}`, allowed);
+          expect(decision.ok, `${declared} as report.${extension}`).toBe(false);
+          if (!decision.ok) expect(decision.reason).toContain(`.${extension} files are not allowed`);
+        }
+      }
+    });
+
+    it('is refused in any case, after another extension, and with trailing dots or spaces', () => {
+      for (const name of [
+        `REPORT.${extension.toUpperCase()}`,
+        `Report.${extension[0]?.toUpperCase()}${extension.slice(1)}`,
+        `invoice.pdf.${extension}`,
+        `photo.jpg.${extension}`,
+        `report.${extension}.`,
+        `report.${extension} .. `,
+      ]) {
+        expect(decide(text('harmless text'), 'text/plain', name, PERMISSIVE).ok, name).toBe(false);
+      }
+    });
+
+    it('counts only as the last extension: report.<ext>.txt is text', () => {
+      expect(decide(text('harmless text'), 'text/plain', `report.${extension}.txt`)).toEqual({
+        ok: true,
+        mimeType: 'text/plain',
+      });
+    });
+  });
+
+  it.each(RUNNABLE_MEDIA_TYPES)('refuses %s when declared, whatever the name, content or allow-list', (type) => {
+    for (const [head, filename] of [
+      [UNKNOWN_BINARY, 'blob.bin'],
+      [text('harmless text'), 'notes'],
+      [text('harmless text'), 'notes.txt'],
+      [new Uint8Array(), 'empty'],
+    ] as const) {
+      for (const declared of [type, type.toUpperCase(), `${type}; charset=utf-8`]) {
+        for (const allowed of [DEFAULT_ALLOWED_FILE_TYPES, PERMISSIVE, [type]]) {
+          expect(decide(head, declared, filename, allowed).ok, `${declared} ${filename}`).toBe(false);
+        }
+      }
+    }
+  });
+
+  it('recognises a Windows shortcut by its bytes and refuses it under any name', () => {
+    const lnk = padded(of([0x4c, 0, 0, 0, 0x01, 0x14, 0x02, 0x00, 0, 0, 0, 0, 0xc0, 0, 0, 0, 0, 0, 0, 0x46]));
+    expect(detectFromBytes(lnk)?.type).toBe('application/x-ms-shortcut');
+    for (const [declared, filename] of [
+      ['application/octet-stream', 'holiday.jpg'],
+      ['', 'readme'],
+      ['application/pdf', 'invoice.pdf'],
+    ] as const) {
+      expect(decide(lnk, declared, filename, PERMISSIVE).ok, filename).toBe(false);
+    }
+  });
+
+  it.each([
+    ['elf', 'application/x-executable'],
+    ['mz', 'application/x-msdownload'],
+    ['machO', 'application/x-mach-binary'],
+    ['wasm', 'application/wasm'],
+    ['shebang', 'text/x-shellscript'],
+  ] as const)('refuses %s content named as harmless data, whatever the allow-list', (sample, type) => {
+    expect(RUNNABLE_MEDIA_TYPES).toContain(type);
+    for (const allowed of [DEFAULT_ALLOWED_FILE_TYPES, PERMISSIVE, [type]]) {
+      expect(decide(SAMPLES[sample], 'application/octet-stream', 'data.bin', allowed).ok).toBe(false);
+    }
+  });
+
+  it('refuses a jar or an APK by its bytes, even named and declared as a zip', () => {
+    const jar = zip('META-INF/MANIFEST.MF', 'Manifest-Version: 1.0');
+    const apk = zip('AndroidManifest.xml', '');
+    for (const head of [jar, apk]) {
+      expect(decide(head, 'application/octet-stream', 'archive.zip', PERMISSIVE).ok).toBe(false);
+      expect(decide(head, 'application/zip', 'archive.zip', PERMISSIVE).ok).toBe(false);
+    }
+  });
+
+  it.each(['zip', 'tar', 'gz', 'tgz', 'bz2', 'xz', 'zst', '7z', 'rar'])(
+    'keeps ordinary .%s archives allowed',
+    (extension) => {
+      expect(decide(UNKNOWN_BINARY, 'application/octet-stream', `backup.${extension}`).ok).toBe(true);
+    },
+  );
+
+  it('accepts real zip and gzip archives', () => {
+    expect(decide(SAMPLES.zip, 'application/zip', 'a.zip')).toEqual({ ok: true, mimeType: 'application/zip' });
+    expect(decide(SAMPLES.gzip, '', 'a.tar.gz')).toEqual({ ok: true, mimeType: 'application/gzip' });
+  });
+
+  it('does not mistake names that merely contain a runnable word', () => {
+    for (const name of ['exe', 'my.exe-notes.txt', 'bash-history.txt', 'script.js.md', 'jar']) {
+      expect(decide(text('harmless text'), 'text/plain', name).ok, name).toBe(true);
+    }
   });
 });
 
