@@ -2,6 +2,7 @@
 import { ApiError } from '../errors';
 import { log } from '../log';
 import type { FileRow } from '../storage/files-repo';
+import { normalizeMediaType } from './file-type';
 import { contentDisposition } from './names';
 
 export type DownloadPlan =
@@ -62,7 +63,8 @@ export const countsAsDownload = (plan: DownloadPlan) =>
 
 function fileHeaders(row: FileRow): Headers {
   return new Headers({
-    'Content-Type': row.mime_type,
+    // Rows written before uploads validated the declared type may hold one no header can carry.
+    'Content-Type': normalizeMediaType(row.mime_type) || 'application/octet-stream',
     'Content-Disposition': contentDisposition(row.original_name),
     ETag: row.etag,
     'Last-Modified': new Date(row.uploaded_at).toUTCString(),

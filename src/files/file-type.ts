@@ -177,8 +177,23 @@ const EXTENSION_TYPES: Record<string, string> = {
 
 const GENERIC_TYPES = new Set(['', 'application/octet-stream', 'binary/octet-stream', 'application/unknown']);
 
+// RFC 9110 §8.3.1: type "/" subtype, both tokens (§5.6.2). Nothing else can travel back in a
+// Content-Type header, so nothing else is stored.
+const TOKEN = "[!#$%&'*+.^_`|~0-9A-Za-z-]+";
+const MEDIA_TYPE = new RegExp(`^${TOKEN}/${TOKEN}$`);
+
+/** True for a bare `type/subtype` made of RFC 9110 tokens (no parameters). */
+export const isMediaType = (value: string) => MEDIA_TYPE.test(value);
+
+/**
+ * A declared Content-Type as we store it: the `type/subtype` lowercased, parameters dropped.
+ * Anything that is not a valid media type (control characters, non-ASCII, a missing half) is no
+ * declared type at all, '', so the type then comes from the bytes or the name.
+ */
 export function normalizeMediaType(value: string | undefined): string {
-  return (value ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+  // Only spaces and tabs are whitespace around a media type (OWS).
+  const essence = (value ?? '').split(';', 1)[0]?.replace(/^[ \t]+|[ \t]+$/g, '') ?? '';
+  return isMediaType(essence) ? essence.toLowerCase() : '';
 }
 
 function extensionType(filename: string): string | undefined {

@@ -10,6 +10,7 @@ import {
   filePartHeaders,
   form,
   getRecord,
+  PNG_1X1,
   postRaw,
   type RawPart,
   rawMultipart,
@@ -388,5 +389,102 @@ describe('runnable files in a bulk upload (v2)', () => {
       .bind(keyId)
       .all<{ original_name: string }>();
     expect(rows.results.map((row) => row.original_name)).toEqual(['a.txt', 'c.txt']);
+  });
+});
+
+// A declared part Content-Type is stored only as a valid `type/subtype`; anything else counts as
+// no declared type. Every 201 file must download, whatever its part header said.
+const SANE_CONTENT_TYPE = /^[!#$%&'*+.^_`|~0-9a-z-]+\/[!#$%&'*+.^_`|~0-9a-z-]+$/;
+
+describe.each(VERSIONS)('declared media types through %s', (version) => {
+  async function expectDownloads(auth: Record<string, string>, id: string, content: string, type: string) {
+    const response = await call(api(version, `/files/${id}/download`), { headers: auth });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe(type);
+    expect(await response.text()).toBe(content);
+  }
+
+  it.each([
+    ['NUL', 'text/plain\u0000'],
+    ['\\x01', 'text/pl\u0001ain'],
+    ['\\x1f', 'text/plain\u001f'],
+    ['DEL', 'te\u007fxt/plain'],
+    ['a lone CR', 'text/plain\rX-Injected: 1'],
+    ['a lone LF', 'text/plain\nX-Injected: 1'],
+    ['a tab inside', 'text/pl\tain'],
+    ['a trailing tab', 'text/plain\t'],
+    ['non-ASCII', 'tëxt/plain'],
+    ['a charset', 'text/plain; charset=utf-8'],
+    ['empty parameters', 'text/plain;;'],
+    ['no type', '/plain'],
+    ['no subtype', 'text/'],
+    ['nothing', ''],
+  ])('stores a text file declared with %s as text/plain, and it downloads', async (_label, declared) => {
+    const { auth } = await createKey();
+    const content = 'hello, declared types';
+    const file = await uploadRawPart(version, auth, {
+      headers: filePartHeaders('notes.txt', declared),
+      content,
+    });
+    expect(file.mimeType).toBe('text/plain');
+    const row = await env.DB.prepare('SELECT mime_type FROM files WHERE id = ?1').bind(file.id).first();
+    expect(row?.mime_type).toMatch(SANE_CONTENT_TYPE);
+    await expectDownloads(auth, file.id, content, 'text/plain');
+  });
+
+  it('types a PNG by its bytes when its declared type is broken', async () => {
+    const { auth } = await createKey();
+    const response = await postRaw(
+      auth,
+      rawMultipart([{ headers: filePartHeaders('pixel', 'image/png\u0000'), content: PNG_1X1 }]),
+      {},
+      {},
+      api(version, '/upload'),
+    );
+    expect(response.status).toBe(201);
+    const { data } = await readJson<Success<UploadRecord>>(version, response);
+    expect(data.mimeType).toBe('image/png');
+    const download = await call(api(version, `/files/${data.id}/download`), { headers: auth });
+    expect(download.status).toBe(200);
+    expect(download.headers.get('content-type')).toBe('image/png');
+    expect(new Uint8Array(await download.arrayBuffer())).toEqual(PNG_1X1);
+  });
+
+  it('still refuses a runnable type declared with parameters and odd case', async () => {
+    const { id, auth } = await createKey();
+    const response = await postRaw(
+      auth,
+      rawMultipart([{ headers: filePartHeaders('notes.txt', 'Application/X-MSDownload; x=1'), content: 'MZ' }]),
+      {},
+      {},
+      api(version, '/upload'),
+    );
+    await expectError(response, 415, 'INVALID_FILE_TYPE', version);
+    await expectNothingStored(id);
+  });
+
+  it.each([
+    ['text/plain\u0000', 'application/octet-stream'],
+    ['text/plain\r\nX-Injected: 1', 'application/octet-stream'],
+    ['text/pl\u0001ain', 'application/octet-stream'],
+    ['tëxt/plain', 'application/octet-stream'],
+    ['', 'application/octet-stream'],
+    ['Text/Plain; charset=utf-8', 'text/plain'],
+  ])('serves a stored row whose mime_type is %j as %s', async (stored, served) => {
+    const { auth } = await createKey();
+    const file = await uploadRawPart(version, auth, {
+      headers: filePartHeaders('old.txt', 'text/plain'),
+      content: 'old',
+    });
+    await env.DB.prepare('UPDATE files SET mime_type = ?1 WHERE id = ?2').bind(stored, file.id).run();
+    for (const path of [api(version, `/files/${file.id}/download`), `${new URL(file.shareUrl).pathname}/download`]) {
+      for (const method of ['GET', 'HEAD']) {
+        const response = await call(path, { method, headers: auth });
+        expect(response.status, `${method} ${path}`).toBe(200);
+        expect(response.headers.get('content-type')).toBe(served);
+        expect(response.headers.get('x-injected')).toBeNull();
+        expect(await response.text()).toBe(method === 'GET' ? 'old' : '');
+      }
+    }
   });
 });

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_ALLOWED_FILE_TYPES } from '../../src/config';
-import { decideFileType, detectFromBytes, isActiveContent } from '../../src/files/file-type';
+import {
+  decideFileType,
+  detectFromBytes,
+  isActiveContent,
+  isMediaType,
+  normalizeMediaType,
+} from '../../src/files/file-type';
 import { cleanOriginalName, contentDisposition, storedFilename } from '../../src/files/names';
 import { RUNNABLE_EXTENSIONS, RUNNABLE_MEDIA_TYPES } from '../../src/files/runnable';
 import { randomBase64Url } from '../../src/keys/key-material';
@@ -92,6 +98,47 @@ describe('detectFromBytes', () => {
   });
 });
 
+describe('normalizeMediaType', () => {
+  it.each([
+    ['text/plain', 'text/plain'],
+    ['Text/Plain', 'text/plain'],
+    ['text/plain; charset=utf-8', 'text/plain'],
+    ['text/plain;;', 'text/plain'],
+    [' \ttext/plain\t ', 'text/plain'],
+    ['application/vnd.api+json', 'application/vnd.api+json'],
+    ["application/x-!#$%&'*+.^_`|~-1", "application/x-!#$%&'*+.^_`|~-1"],
+  ])('turns %j into %j', (raw, expected) => {
+    expect(normalizeMediaType(raw)).toBe(expected);
+    expect(isMediaType(expected)).toBe(true);
+  });
+
+  it.each([
+    'text/plain\u0000',
+    'text/pl\u0001ain',
+    'text/plain\u001f',
+    'te\u007fxt/plain',
+    'text/pl\tain',
+    'text/plain\r\nX-Injected: 1',
+    'text/plain\nX-Injected: 1',
+    'tëxt/plain',
+    'text/plai\u212a', // the Kelvin sign lowercases to an ASCII k: refused before lowercasing
+    'text/plain\u00a0',
+    '/plain',
+    'text/',
+    'text',
+    'text/plain/x',
+    'text /plain',
+    '',
+    ';charset=utf-8',
+  ])('treats %j as no declared type', (raw) => {
+    expect(normalizeMediaType(raw)).toBe('');
+  });
+
+  it('treats a missing header as no declared type', () => {
+    expect(normalizeMediaType(undefined)).toBe('');
+  });
+});
+
 describe('decideFileType with the default allow-list', () => {
   it.each([
     ['png', 'image/png', 'a.png', 'image/png'],
@@ -117,6 +164,12 @@ describe('decideFileType with the default allow-list', () => {
     ['wav', 'audio/x-wav', 'a.wav', 'audio/wav'],
   ] as const)('accepts %s declared as "%s" (%s) and stores it as %s', (sample, declared, filename, expected) => {
     expect(decide(SAMPLES[sample], declared, filename)).toEqual({ ok: true, mimeType: expected });
+  });
+
+  it('decides from the bytes or the name when the declared type is not a valid media type', () => {
+    expect(decide(text('hello'), 'text/plain\u0000', 'a.txt')).toEqual({ ok: true, mimeType: 'text/plain' });
+    expect(decide(SAMPLES.png, 'image/png\r\nX: y', 'a.png')).toEqual({ ok: true, mimeType: 'image/png' });
+    expect(decide(text('a,b\n'), 'te\u007fxt/csv', 'data.csv')).toEqual({ ok: true, mimeType: 'text/csv' });
   });
 
   it('ignores parameters and case in the declared type', () => {
