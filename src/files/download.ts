@@ -65,7 +65,7 @@ function fileHeaders(row: FileRow): Headers {
   return new Headers({
     // Rows written before uploads validated the declared type may hold one no header can carry.
     'Content-Type': normalizeMediaType(row.mime_type) || 'application/octet-stream',
-    'Content-Disposition': contentDisposition(row.original_name),
+    'Content-Disposition': contentDisposition(row.original_name, row.filename),
     ETag: row.etag,
     'Last-Modified': new Date(row.uploaded_at).toUTCString(),
     'Accept-Ranges': 'bytes',

@@ -95,7 +95,44 @@ describe.each(VERSIONS)('upload through %s', (version) => {
       expect((await getRecord(auth, file.id, version)).originalName).toBe(name);
       expect(file.filename).toMatch(SAFE_STORED_NAME);
       const { fallback } = await expectDisposition(version, auth, file.id, name);
-      expect(fallback).toMatch(/^[\x20-\x7e]+\.txt$/);
+      expect(fallback).toBe(file.filename);
+    });
+
+    it('transliterates the ASCII fallback and the stored name alike (résumé → resume)', async () => {
+      const { auth } = await createKey();
+      const name = 'résumé 名前 🎉.txt';
+      const response = await call(api(version, '/upload'), {
+        method: 'POST',
+        headers: auth,
+        body: form([{ filename: name, type: 'text/plain', content: 'cv' }]),
+      });
+      expect(response.status).toBe(201);
+      const { data } = await readJson<Success<UploadRecord>>(version, response);
+      expect(data.filename).toMatch(/^resume_[A-Za-z0-9_-]{22}\.txt$/);
+      const { fallback } = await expectDisposition(version, auth, data.id, name);
+      expect(fallback).toBe('resume.txt');
+      // The share link names the file the same way.
+      const shared = await call(`${new URL(data.shareUrl).pathname}/download`);
+      expect(shared.headers.get('content-disposition')).toBe(
+        (await call(api(version, `/files/${data.id}/download`), { headers: auth })).headers.get('content-disposition'),
+      );
+      await shared.arrayBuffer();
+    });
+
+    it('uses the stored filename as the fallback when no character of the name has an ASCII form', async () => {
+      const { auth } = await createKey();
+      const file = await uploadRawPart(version, auth, extFilePart('名前.txt'));
+      expect(file.filename).toMatch(/^file_[A-Za-z0-9_-]{22}\.txt$/);
+      const { fallback } = await expectDisposition(version, auth, file.id, '名前.txt');
+      expect(fallback).toBe(file.filename);
+    });
+
+    it('keeps a plain ASCII name unchanged in the fallback', async () => {
+      const { auth } = await createKey();
+      const name = "Q3 report (final) v2 [draft] #1 it's ok.txt";
+      const file = await uploadRawPart(version, auth, extFilePart(name));
+      const { fallback } = await expectDisposition(version, auth, file.id, name);
+      expect(fallback).toBe(name);
     });
   });
 

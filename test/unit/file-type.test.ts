@@ -7,7 +7,7 @@ import {
   isMediaType,
   normalizeMediaType,
 } from '../../src/files/file-type';
-import { cleanOriginalName, contentDisposition, storedFilename } from '../../src/files/names';
+import { asciiFallback, cleanOriginalName, contentDisposition, storedFilename } from '../../src/files/names';
 import { RUNNABLE_EXTENSIONS, RUNNABLE_MEDIA_TYPES } from '../../src/files/runnable';
 import { randomBase64Url } from '../../src/keys/key-material';
 import { splitParams } from '../../src/upload/multipart';
@@ -579,7 +579,7 @@ describe('contentDisposition', () => {
   ];
 
   it.each(hostile)('writes a well-formed header for %j', (name) => {
-    const header = contentDisposition(name);
+    const header = contentDisposition(name, storedFilename(name, randomBase64Url(16)));
     expect(() => new Headers({ 'Content-Disposition': header })).not.toThrow();
     expect(header).not.toMatch(/[\r\n\u0000]/);
     expect(header).toMatch(/^attachment; filename="[^"\\]*"; filename\*=UTF-8''[A-Za-z0-9!#$&+.^_`|~%-]*$/);
@@ -594,12 +594,70 @@ describe('contentDisposition', () => {
   });
 
   it('keeps a plain ASCII name readable in the fallback', () => {
-    expect(contentDisposition('report 2024.pdf')).toBe(
+    expect(contentDisposition('report 2024.pdf', 'report-2024_x.pdf')).toBe(
       `attachment; filename="report 2024.pdf"; filename*=UTF-8''report%202024.pdf`,
     );
   });
 
+  it.each([
+    'report 2024.pdf',
+    'a  b.txt',
+    '__init__.txt',
+    '-dash-.txt',
+    '.htaccess',
+    'no extension',
+    "it's (done) [v2] {x} ~ok~ @home #1 $5 & co! +more=less ^up `tick` |pipe|.tar.gz",
+  ])('leaves the printable ASCII name %j unchanged in the fallback', (name) => {
+    expect(asciiFallback(name, 'stored_x.txt')).toBe(name);
+  });
+
+  it('transliterates résumé and drops what has no ASCII form, in line with the stored name', () => {
+    const name = 'résumé 名前 🎉.txt';
+    const stored = storedFilename(name, randomBase64Url(16));
+    expect(stored.startsWith('resume_')).toBe(true);
+    expect(stored.endsWith('.txt')).toBe(true);
+    expect(contentDisposition(name, stored)).toBe(
+      `attachment; filename="resume.txt"; filename*=UTF-8''r%C3%A9sum%C3%A9%20%E5%90%8D%E5%89%8D%20%F0%9F%8E%89.txt`,
+    );
+  });
+
+  it.each([
+    ['Straße.txt', 'Strasse.txt', 'strasse_'],
+    ['Æsir og Øl.txt', 'AEsir og Ol.txt', 'aesir-og-ol_'],
+    ['Łódź đak þorn.pdf', 'Lodz dak thorn.pdf', 'lodz-dak-thorn_'],
+    ['naïve café.tar.gz', 'naive cafe.tar.gz', 'naive-cafe-tar_'],
+    ['ﬁle ™ Ｆｕｌｌ.txt', 'file TM Full.txt', 'file-tm-full_'],
+    ['Bob’s résumé – final.docx', "Bob's resume - final.docx", 'bob-s-resume-final_'],
+    ['résumé - 名前 - final.doc', 'resume final.doc', 'resume-final_'],
+    ['Ünïcödé — 報告書.txt', 'Unicode.txt', 'unicode_'],
+    ['report.テキスト', 'report', 'report_'],
+  ])('turns %j into the fallback %j and a stored name starting %j', (name, fallback, prefix) => {
+    const stored = storedFilename(name, randomBase64Url(16));
+    expect(asciiFallback(name, stored)).toBe(fallback);
+    expect(stored.startsWith(prefix)).toBe(true);
+  });
+
+  it.each(['名前.txt', '😀.txt', '🎉', 'отчёт.pdf', '-名前-.txt', '日本語の書類.テキスト'])(
+    'falls back to the stored name when nothing of %j has an ASCII form',
+    (name) => {
+      const stored = storedFilename(name, randomBase64Url(16));
+      expect(stored.startsWith('file_')).toBe(true);
+      expect(asciiFallback(name, stored)).toBe(stored);
+      expect(contentDisposition(name, stored)).toContain(`filename="${stored}"`);
+    },
+  );
+
+  it('keeps filename* exactly as before: every byte but attr-chars percent-encoded', () => {
+    for (const name of hostile) {
+      const expected = encodeURIComponent(name).replace(
+        /['()*]/g,
+        (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+      );
+      expect(contentDisposition(name, 'x_y.txt').endsWith(`; filename*=UTF-8''${expected}`)).toBe(true);
+    }
+  });
+
   it('can say inline', () => {
-    expect(contentDisposition('a.png', 'inline')).toMatch(/^inline; filename="a\.png"/);
+    expect(contentDisposition('a.png', 'a_x.png', 'inline')).toMatch(/^inline; filename="a\.png"/);
   });
 });
