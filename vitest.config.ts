@@ -23,7 +23,7 @@ export default defineConfig({
         test: {
           name: 'worker',
           include: ['test/**/*.test.ts'],
-          exclude: ['test/cli/**'],
+          exclude: ['test/cli/**', 'test/e2e/**'],
           setupFiles: ['./test/setup.ts'],
           testTimeout: 60_000,
         },
@@ -35,6 +35,16 @@ export default defineConfig({
           environment: 'node',
           testTimeout: 120_000,
           hookTimeout: 120_000,
+        },
+      },
+      {
+        // A real `wrangler dev` per test file (test/e2e/dev-server.ts): what only the HTTP layer shows.
+        test: {
+          name: 'e2e',
+          include: ['test/e2e/**/*.test.ts'],
+          environment: 'node',
+          testTimeout: 60_000,
+          hookTimeout: 180_000,
         },
       },
     ],

@@ -2,6 +2,7 @@
 import { ApiError } from '../errors';
 import { log } from '../log';
 import type { FileRow } from '../storage/files-repo';
+import { normalizeMediaType } from './file-type';
 import { contentDisposition } from './names';
 
 export type DownloadPlan =
@@ -62,12 +63,14 @@ export const countsAsDownload = (plan: DownloadPlan) =>
 
 function fileHeaders(row: FileRow): Headers {
   return new Headers({
-    'Content-Type': row.mime_type,
-    'Content-Disposition': contentDisposition(row.original_name),
+    // Rows written before uploads validated the declared type may hold one no header can carry.
+    'Content-Type': normalizeMediaType(row.mime_type) || 'application/octet-stream',
+    'Content-Disposition': contentDisposition(row.original_name, row.filename),
     ETag: row.etag,
     'Last-Modified': new Date(row.uploaded_at).toUTCString(),
     'Accept-Ranges': 'bytes',
-    'Cache-Control': 'private',
+    // no-transform: Cloudflare's edge then leaves the bytes and Content-Length alone (see serveFile).
+    'Cache-Control': 'private, no-transform',
     'X-Content-Type-Options': 'nosniff',
     // User content never runs on our origin, whatever its type.
     'Content-Security-Policy': 'sandbox',
@@ -89,6 +92,17 @@ export async function serveFile(bucket: R2Bucket, row: FileRow, plan: DownloadPl
   const status = plan.kind === 'partial' ? 206 : 200;
   const length = plan.kind === 'partial' ? plan.length : row.size;
   headers.set('Content-Length', String(length));
+  // Downloads are the stored bytes, never a compressed form of them: Content-Length, the strong
+  // ETag and byte ranges all name those bytes. Clients send Accept-Encoding anyway (every
+  // browser and fetch does), and then both the edge and the local runtime would gzip/brotli a
+  // compressible type and drop Content-Length. Cloudflare documents `Cache-Control: no-transform`
+  // as the way to keep a response uncompressed with its Content-Length
+  // (https://developers.cloudflare.com/speed/optimization/content/compression/#content-length-header-handling);
+  // wrangler dev ignores that, but leaves a response alone whose Content-Encoding is anything but
+  // gzip or br, so `identity` (no coding) is said explicitly as well. RFC 9110 §8.4.1 would rather
+  // not see `identity` in Content-Encoding, but clients read it as no coding, and it is what keeps
+  // local runs honest. Checked end to end in test/e2e/download-encoding.test.ts.
+  headers.set('Content-Encoding', 'identity');
   if (plan.kind === 'partial') {
     headers.set('Content-Range', `bytes ${plan.offset}-${plan.offset + plan.length - 1}/${row.size}`);
   }

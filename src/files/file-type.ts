@@ -1,5 +1,6 @@
 // Decides an upload's media type from its leading bytes, its declared type and its name,
-// then applies the ALLOWED_FILE_TYPES policy.
+// refuses what runs when opened (runnable.ts), then applies the ALLOWED_FILE_TYPES policy.
+import { isRunnableType, runnableExtension } from './runnable';
 
 /** How many leading bytes the detector wants to see. */
 export const SNIFF_BYTES = 4100;
@@ -102,7 +103,7 @@ export function detectFromBytes(bytes: Uint8Array): Detected | undefined {
   }
   if (ascii(b, 0, 4) === 'wOFF') return { type: 'font/woff' };
   if (ascii(b, 0, 4) === 'wOF2') return { type: 'font/woff2' };
-  // Executables: identified so that no declared type can smuggle them in.
+  // Executables: identified so that no declared type or name can smuggle them in (runnable.ts).
   if (startsWith(b, [0x7f, 0x45, 0x4c, 0x46])) return { type: 'application/x-executable' };
   if (ascii(b, 0, 2) === 'MZ') return { type: 'application/x-msdownload' };
   if (
@@ -118,6 +119,8 @@ export function detectFromBytes(bytes: Uint8Array): Detected | undefined {
   }
   if (startsWith(b, [0x00, 0x61, 0x73, 0x6d])) return { type: 'application/wasm' };
   if (ascii(b, 0, 2) === '#!') return { type: 'text/x-shellscript' };
+  // A Windows shortcut (.lnk): header size 0x4C, then the shell link CLSID 00021401-….
+  if (startsWith(b, [0x4c, 0x00, 0x00, 0x00, 0x01, 0x14, 0x02, 0x00])) return { type: 'application/x-ms-shortcut' };
   return undefined;
 }
 
@@ -147,6 +150,8 @@ function detectMarkup(bytes: Uint8Array): string | undefined {
   return undefined;
 }
 
+// Types guessed from a name when the declared type is generic. Runnable extensions are not
+// here: runnable.ts refuses them before any guess.
 const EXTENSION_TYPES: Record<string, string> = {
   txt: 'text/plain',
   log: 'text/plain',
@@ -159,22 +164,6 @@ const EXTENSION_TYPES: Record<string, string> = {
   htm: 'text/html',
   svg: 'image/svg+xml',
   rtf: 'application/rtf',
-  js: 'text/javascript',
-  mjs: 'text/javascript',
-  cjs: 'text/javascript',
-  ts: 'text/x-typescript',
-  sh: 'text/x-shellscript',
-  bash: 'text/x-shellscript',
-  ps1: 'text/x-powershell',
-  bat: 'application/x-bat',
-  cmd: 'application/x-bat',
-  py: 'text/x-python',
-  php: 'application/x-httpd-php',
-  exe: 'application/x-msdownload',
-  dll: 'application/x-msdownload',
-  msi: 'application/x-msi',
-  jar: 'application/java-archive',
-  apk: 'application/vnd.android.package-archive',
   docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
   xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
   pptx: 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
@@ -186,27 +175,25 @@ const EXTENSION_TYPES: Record<string, string> = {
   odp: 'application/vnd.oasis.opendocument.presentation',
 };
 
-// Text that runs when opened: refused by name even when the bytes look like plain text.
-const SCRIPT_TYPES = new Set([
-  'text/javascript',
-  'application/javascript',
-  'application/x-javascript',
-  'text/x-typescript',
-  'text/x-shellscript',
-  'application/x-sh',
-  'text/x-python',
-  'text/x-powershell',
-  'application/x-bat',
-  'application/x-httpd-php',
-]);
-
-// Programs named by their extension (their bytes are recognised by detectFromBytes).
-const PROGRAM_TYPES = new Set(['application/x-msdownload', 'application/x-msi']);
-
 const GENERIC_TYPES = new Set(['', 'application/octet-stream', 'binary/octet-stream', 'application/unknown']);
 
+// RFC 9110 §8.3.1: type "/" subtype, both tokens (§5.6.2). Nothing else can travel back in a
+// Content-Type header, so nothing else is stored.
+const TOKEN = "[!#$%&'*+.^_`|~0-9A-Za-z-]+";
+const MEDIA_TYPE = new RegExp(`^${TOKEN}/${TOKEN}$`);
+
+/** True for a bare `type/subtype` made of RFC 9110 tokens (no parameters). */
+export const isMediaType = (value: string) => MEDIA_TYPE.test(value);
+
+/**
+ * A declared Content-Type as we store it: the `type/subtype` lowercased, parameters dropped.
+ * Anything that is not a valid media type (control characters, non-ASCII, a missing half) is no
+ * declared type at all, '', so the type then comes from the bytes or the name.
+ */
 export function normalizeMediaType(value: string | undefined): string {
-  return (value ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+  // Only spaces and tabs are whitespace around a media type (OWS).
+  const essence = (value ?? '').split(';', 1)[0]?.replace(/^[ \t]+|[ \t]+$/g, '') ?? '';
+  return isMediaType(essence) ? essence.toLowerCase() : '';
 }
 
 function extensionType(filename: string): string | undefined {
@@ -262,6 +249,11 @@ export function decideFileType(
   const declared = normalizeMediaType(declaredRaw);
   const declaredOrGuess = GENERIC_TYPES.has(declared) ? (extensionType(filename) ?? declared) : declared;
   const refuse = (mimeType: string, reason: string): TypeDecision => ({ ok: false, mimeType, reason });
+  // Saved under a runnable name, or declared as a runnable type, a file runs when opened
+  // whatever its bytes are; no allow-list can admit it.
+  const extension = runnableExtension(filename);
+  if (extension) return refuse(declaredOrGuess || 'application/octet-stream', `.${extension} files are not allowed`);
+  if (isRunnableType(declared)) return refuse(declared, `${declared} files are not allowed`);
 
   let mimeType: string;
   const detected = detectFromBytes(head);
@@ -291,12 +283,7 @@ export function decideFileType(
     mimeType = declaredOrGuess || 'application/octet-stream';
   }
 
-  // The name counts too: saved under a script's or program's name, a file runs when opened,
-  // whatever type it was declared with.
-  const runnable = [mimeType, declaredOrGuess, extensionType(filename) ?? ''].find(
-    (type) => SCRIPT_TYPES.has(type) || PROGRAM_TYPES.has(type),
-  );
-  if (runnable) return refuse(mimeType, `${runnable} files are not allowed`);
+  if (isRunnableType(mimeType)) return refuse(mimeType, `${mimeType} files are not allowed`);
   if (!isAllowed(mimeType, allowed)) return refuse(mimeType, `${mimeType} files are not allowed`);
   return { ok: true, mimeType };
 }

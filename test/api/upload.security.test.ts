@@ -1,12 +1,16 @@
+import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import {
   type ApiVersion,
   api,
   call,
   createKey,
+  expectError,
+  expectNothingStored,
   filePartHeaders,
   form,
   getRecord,
+  PNG_1X1,
   postRaw,
   type RawPart,
   rawMultipart,
@@ -15,6 +19,7 @@ import {
   type UploadRecord,
   VERSIONS,
 } from '../helpers';
+import { type BulkUploadBody, bulkUpload, filesForm } from '../v2/v2-helpers';
 
 const utf8Bytes = (text: string) => new TextEncoder().encode(text).length;
 const SAFE_STORED_NAME = /^[A-Za-z0-9._-]+$/;
@@ -90,7 +95,44 @@ describe.each(VERSIONS)('upload through %s', (version) => {
       expect((await getRecord(auth, file.id, version)).originalName).toBe(name);
       expect(file.filename).toMatch(SAFE_STORED_NAME);
       const { fallback } = await expectDisposition(version, auth, file.id, name);
-      expect(fallback).toMatch(/^[\x20-\x7e]+\.txt$/);
+      expect(fallback).toBe(file.filename);
+    });
+
+    it('transliterates the ASCII fallback and the stored name alike (résumé → resume)', async () => {
+      const { auth } = await createKey();
+      const name = 'résumé 名前 🎉.txt';
+      const response = await call(api(version, '/upload'), {
+        method: 'POST',
+        headers: auth,
+        body: form([{ filename: name, type: 'text/plain', content: 'cv' }]),
+      });
+      expect(response.status).toBe(201);
+      const { data } = await readJson<Success<UploadRecord>>(version, response);
+      expect(data.filename).toMatch(/^resume_[A-Za-z0-9_-]{22}\.txt$/);
+      const { fallback } = await expectDisposition(version, auth, data.id, name);
+      expect(fallback).toBe('resume.txt');
+      // The share link names the file the same way.
+      const shared = await call(`${new URL(data.shareUrl).pathname}/download`);
+      expect(shared.headers.get('content-disposition')).toBe(
+        (await call(api(version, `/files/${data.id}/download`), { headers: auth })).headers.get('content-disposition'),
+      );
+      await shared.arrayBuffer();
+    });
+
+    it('uses the stored filename as the fallback when no character of the name has an ASCII form', async () => {
+      const { auth } = await createKey();
+      const file = await uploadRawPart(version, auth, extFilePart('名前.txt'));
+      expect(file.filename).toMatch(/^file_[A-Za-z0-9_-]{22}\.txt$/);
+      const { fallback } = await expectDisposition(version, auth, file.id, '名前.txt');
+      expect(fallback).toBe(file.filename);
+    });
+
+    it('keeps a plain ASCII name unchanged in the fallback', async () => {
+      const { auth } = await createKey();
+      const name = "Q3 report (final) v2 [draft] #1 it's ok.txt";
+      const file = await uploadRawPart(version, auth, extFilePart(name));
+      const { fallback } = await expectDisposition(version, auth, file.id, name);
+      expect(fallback).toBe(name);
     });
   });
 
@@ -256,5 +298,230 @@ describe.each(VERSIONS)('upload through %s', (version) => {
       expect(utf8Bytes(originalName)).toBeLessThanOrEqual(255);
       expect(originalName.endsWith('.txt')).toBe(true);
     });
+  });
+});
+
+// Files that run when opened (src/files/runnable.ts): refused by name, declared type or content,
+// whatever ALLOWED_FILE_TYPES says.
+const PERMISSIVE_TYPES = { ALLOWED_FILE_TYPES: 'text/*,application/*,image/*,audio/*,video/*' };
+const LNK = Uint8Array.from([0x4c, 0, 0, 0, 0x01, 0x14, 0x02, 0x00, 0, 0, 0, 0, 0xc0, 0, 0, 0, 0, 0, 0, 0x46]);
+
+describe.each(VERSIONS)('runnable files through %s', (version) => {
+  const send = (
+    auth: Record<string, string>,
+    filename: string,
+    type: string,
+    content: string | Uint8Array,
+    envOverrides = {},
+  ) =>
+    call(
+      api(version, '/upload'),
+      { method: 'POST', headers: auth, body: form([{ filename, type, content }]) },
+      envOverrides,
+    );
+
+  it.each([
+    ['report.hta', 'text/html'],
+    ['invoice.vbs', 'text/plain'],
+    ['invoice.VBE', 'text/plain'],
+    ['setup.wsf', 'application/xml'],
+    ['run.wsh', 'text/plain'],
+    ['run.jse', 'text/plain'],
+    ['settings.reg', 'text/plain'],
+    ['link.url', 'text/plain'],
+    ['holiday.scr', 'application/octet-stream'],
+    ['panel.cpl', 'application/octet-stream'],
+    ['start.command', 'text/plain'],
+    ['app.desktop', 'text/plain'],
+    ['tool.AppImage', 'application/octet-stream'],
+    ['old.pif', 'application/octet-stream'],
+    ['deploy.application', 'application/xml'],
+    ['clock.gadget', 'application/zip'],
+    ['patch.msp', 'application/octet-stream'],
+    ['lib.jar', 'application/zip'],
+    ['invoice.pdf.exe', 'application/pdf'],
+    ['disk.iso', 'application/octet-stream'],
+  ])('refuses %s (declared %s) with 415 INVALID_FILE_TYPE and stores nothing', async (filename, type) => {
+    const key = await createKey();
+    const body = await expectError(
+      await send(key.auth, filename, type, 'harmless looking text'),
+      415,
+      'INVALID_FILE_TYPE',
+      version,
+    );
+    expect(body.error).toContain('not allowed');
+    await expectNothingStored(key.id);
+  });
+
+  it.each([
+    ['application/x-msdownload', 'notes.txt'],
+    ['application/hta', 'page.html'],
+    ['application/x-ms-shortcut', 'photo.jpg'],
+    ['application/java-archive', 'archive.zip'],
+    ['application/x-sh', 'readme'],
+    ['text/vbscript', 'notes.txt'],
+    ['application/x-apple-diskimage', 'backup.bin'],
+  ])('refuses the declared type %s under the harmless name %s', async (type, filename) => {
+    const key = await createKey();
+    await expectError(await send(key.auth, filename, type, 'harmless looking text'), 415, 'INVALID_FILE_TYPE', version);
+    await expectNothingStored(key.id);
+  });
+
+  it('refuses a Windows shortcut recognised by its bytes, named and declared as a photo', async () => {
+    const key = await createKey();
+    await expectError(
+      await send(key.auth, 'photo.jpg', 'application/octet-stream', LNK),
+      415,
+      'INVALID_FILE_TYPE',
+      version,
+    );
+    await expectNothingStored(key.id);
+  });
+
+  it('refuses runnable files even when ALLOWED_FILE_TYPES admits every application/* and text/* type', async () => {
+    const key = await createKey();
+    for (const [filename, type, content] of [
+      ['run.vbs', 'text/plain', 'MsgBox "hi"'],
+      ['notes.txt', 'application/x-msdownload', 'MZ'],
+      ['photo.jpg', 'application/octet-stream', LNK],
+    ] as const) {
+      const response = await send(key.auth, filename, type, content, PERMISSIVE_TYPES);
+      await expectError(response, 415, 'INVALID_FILE_TYPE', version);
+    }
+    await expectNothingStored(key.id);
+    // The same override still admits ordinary files.
+    const ok = await send(key.auth, 'notes.txt', 'text/plain', 'plain words', PERMISSIVE_TYPES);
+    expect(ok.status).toBe(201);
+    await ok.arrayBuffer();
+  });
+
+  it('still accepts ordinary archives and a name that only ends in .txt', async () => {
+    const key = await createKey();
+    for (const filename of ['backup.7z', 'logs.tar', 'setup.exe.txt']) {
+      const response = await send(key.auth, filename, 'application/octet-stream', 'x'.repeat(16));
+      expect(response.status, filename).toBe(201);
+      await response.arrayBuffer();
+    }
+  });
+});
+
+describe('runnable files in a bulk upload (v2)', () => {
+  it('fails only the runnable file, with INVALID_FILE_TYPE, and stores the others', async () => {
+    const { id: keyId, auth } = await createKey();
+    const response = await bulkUpload(
+      auth,
+      filesForm([
+        { filename: 'a.txt', type: 'text/plain', content: 'a' },
+        { filename: 'invoice.pdf.vbs', type: 'text/plain', content: 'MsgBox "hi"' },
+        { filename: 'c.txt', type: 'text/plain', content: 'c' },
+      ]),
+    );
+    expect(response.status).toBe(201);
+    const { data } = (await response.json()) as BulkUploadBody;
+    expect(data).toMatchObject({ total: 3, successful: 2, failed: 1 });
+    expect(data.results[1]).toMatchObject({ success: false, filename: 'invoice.pdf.vbs', code: 'INVALID_FILE_TYPE' });
+    const stored = data.results.flatMap((result) => (result.success ? [result.data.filename] : []));
+    expect(stored.map((name) => name.split('_')[0])).toEqual(['a', 'c']);
+    const rows = await env.DB.prepare('SELECT original_name FROM files WHERE key_id = ?1 ORDER BY original_name')
+      .bind(keyId)
+      .all<{ original_name: string }>();
+    expect(rows.results.map((row) => row.original_name)).toEqual(['a.txt', 'c.txt']);
+  });
+});
+
+// A declared part Content-Type is stored only as a valid `type/subtype`; anything else counts as
+// no declared type. Every 201 file must download, whatever its part header said.
+const SANE_CONTENT_TYPE = /^[!#$%&'*+.^_`|~0-9a-z-]+\/[!#$%&'*+.^_`|~0-9a-z-]+$/;
+
+describe.each(VERSIONS)('declared media types through %s', (version) => {
+  async function expectDownloads(auth: Record<string, string>, id: string, content: string, type: string) {
+    const response = await call(api(version, `/files/${id}/download`), { headers: auth });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe(type);
+    expect(await response.text()).toBe(content);
+  }
+
+  it.each([
+    ['NUL', 'text/plain\u0000'],
+    ['\\x01', 'text/pl\u0001ain'],
+    ['\\x1f', 'text/plain\u001f'],
+    ['DEL', 'te\u007fxt/plain'],
+    ['a lone CR', 'text/plain\rX-Injected: 1'],
+    ['a lone LF', 'text/plain\nX-Injected: 1'],
+    ['a tab inside', 'text/pl\tain'],
+    ['a trailing tab', 'text/plain\t'],
+    ['non-ASCII', 'tëxt/plain'],
+    ['a charset', 'text/plain; charset=utf-8'],
+    ['empty parameters', 'text/plain;;'],
+    ['no type', '/plain'],
+    ['no subtype', 'text/'],
+    ['nothing', ''],
+  ])('stores a text file declared with %s as text/plain, and it downloads', async (_label, declared) => {
+    const { auth } = await createKey();
+    const content = 'hello, declared types';
+    const file = await uploadRawPart(version, auth, {
+      headers: filePartHeaders('notes.txt', declared),
+      content,
+    });
+    expect(file.mimeType).toBe('text/plain');
+    const row = await env.DB.prepare('SELECT mime_type FROM files WHERE id = ?1').bind(file.id).first();
+    expect(row?.mime_type).toMatch(SANE_CONTENT_TYPE);
+    await expectDownloads(auth, file.id, content, 'text/plain');
+  });
+
+  it('types a PNG by its bytes when its declared type is broken', async () => {
+    const { auth } = await createKey();
+    const response = await postRaw(
+      auth,
+      rawMultipart([{ headers: filePartHeaders('pixel', 'image/png\u0000'), content: PNG_1X1 }]),
+      {},
+      {},
+      api(version, '/upload'),
+    );
+    expect(response.status).toBe(201);
+    const { data } = await readJson<Success<UploadRecord>>(version, response);
+    expect(data.mimeType).toBe('image/png');
+    const download = await call(api(version, `/files/${data.id}/download`), { headers: auth });
+    expect(download.status).toBe(200);
+    expect(download.headers.get('content-type')).toBe('image/png');
+    expect(new Uint8Array(await download.arrayBuffer())).toEqual(PNG_1X1);
+  });
+
+  it('still refuses a runnable type declared with parameters and odd case', async () => {
+    const { id, auth } = await createKey();
+    const response = await postRaw(
+      auth,
+      rawMultipart([{ headers: filePartHeaders('notes.txt', 'Application/X-MSDownload; x=1'), content: 'MZ' }]),
+      {},
+      {},
+      api(version, '/upload'),
+    );
+    await expectError(response, 415, 'INVALID_FILE_TYPE', version);
+    await expectNothingStored(id);
+  });
+
+  it.each([
+    ['text/plain\u0000', 'application/octet-stream'],
+    ['text/plain\r\nX-Injected: 1', 'application/octet-stream'],
+    ['text/pl\u0001ain', 'application/octet-stream'],
+    ['tëxt/plain', 'application/octet-stream'],
+    ['', 'application/octet-stream'],
+    ['Text/Plain; charset=utf-8', 'text/plain'],
+  ])('serves a stored row whose mime_type is %j as %s', async (stored, served) => {
+    const { auth } = await createKey();
+    const file = await uploadRawPart(version, auth, {
+      headers: filePartHeaders('old.txt', 'text/plain'),
+      content: 'old',
+    });
+    await env.DB.prepare('UPDATE files SET mime_type = ?1 WHERE id = ?2').bind(stored, file.id).run();
+    for (const path of [api(version, `/files/${file.id}/download`), `${new URL(file.shareUrl).pathname}/download`]) {
+      for (const method of ['GET', 'HEAD']) {
+        const response = await call(path, { method, headers: auth });
+        expect(response.status, `${method} ${path}`).toBe(200);
+        expect(response.headers.get('content-type')).toBe(served);
+        expect(response.headers.get('x-injected')).toBeNull();
+        expect(await response.text()).toBe(method === 'GET' ? 'old' : '');
+      }
+    }
   });
 });

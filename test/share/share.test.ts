@@ -146,7 +146,7 @@ describe('GET /share/:token/download', () => {
     expect(response.headers.get('content-type')).toMatch(/^text\/plain/);
     expect(response.headers.get('content-length')).toBe('12');
     expect(response.headers.get('content-disposition')).toBe(
-      `attachment; filename="caf_ notes.txt"; filename*=UTF-8''caf%C3%A9%20notes.txt`,
+      `attachment; filename="cafe notes.txt"; filename*=UTF-8''caf%C3%A9%20notes.txt`,
     );
     expect(response.headers.get('x-content-type-options')).toBe('nosniff');
     expect(response.headers.get('etag')).toMatch(/^"[^"]+"$/);

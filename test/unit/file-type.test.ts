@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_ALLOWED_FILE_TYPES } from '../../src/config';
-import { decideFileType, detectFromBytes, isActiveContent } from '../../src/files/file-type';
-import { cleanOriginalName, contentDisposition, storedFilename } from '../../src/files/names';
+import {
+  decideFileType,
+  detectFromBytes,
+  isActiveContent,
+  isMediaType,
+  normalizeMediaType,
+} from '../../src/files/file-type';
+import { asciiFallback, cleanOriginalName, contentDisposition, storedFilename } from '../../src/files/names';
+import { RUNNABLE_EXTENSIONS, RUNNABLE_MEDIA_TYPES } from '../../src/files/runnable';
 import { randomBase64Url } from '../../src/keys/key-material';
 import { splitParams } from '../../src/upload/multipart';
 
@@ -91,6 +98,47 @@ describe('detectFromBytes', () => {
   });
 });
 
+describe('normalizeMediaType', () => {
+  it.each([
+    ['text/plain', 'text/plain'],
+    ['Text/Plain', 'text/plain'],
+    ['text/plain; charset=utf-8', 'text/plain'],
+    ['text/plain;;', 'text/plain'],
+    [' \ttext/plain\t ', 'text/plain'],
+    ['application/vnd.api+json', 'application/vnd.api+json'],
+    ["application/x-!#$%&'*+.^_`|~-1", "application/x-!#$%&'*+.^_`|~-1"],
+  ])('turns %j into %j', (raw, expected) => {
+    expect(normalizeMediaType(raw)).toBe(expected);
+    expect(isMediaType(expected)).toBe(true);
+  });
+
+  it.each([
+    'text/plain\u0000',
+    'text/pl\u0001ain',
+    'text/plain\u001f',
+    'te\u007fxt/plain',
+    'text/pl\tain',
+    'text/plain\r\nX-Injected: 1',
+    'text/plain\nX-Injected: 1',
+    'tëxt/plain',
+    'text/plai\u212a', // the Kelvin sign lowercases to an ASCII k: refused before lowercasing
+    'text/plain\u00a0',
+    '/plain',
+    'text/',
+    'text',
+    'text/plain/x',
+    'text /plain',
+    '',
+    ';charset=utf-8',
+  ])('treats %j as no declared type', (raw) => {
+    expect(normalizeMediaType(raw)).toBe('');
+  });
+
+  it('treats a missing header as no declared type', () => {
+    expect(normalizeMediaType(undefined)).toBe('');
+  });
+});
+
 describe('decideFileType with the default allow-list', () => {
   it.each([
     ['png', 'image/png', 'a.png', 'image/png'],
@@ -116,6 +164,12 @@ describe('decideFileType with the default allow-list', () => {
     ['wav', 'audio/x-wav', 'a.wav', 'audio/wav'],
   ] as const)('accepts %s declared as "%s" (%s) and stores it as %s', (sample, declared, filename, expected) => {
     expect(decide(SAMPLES[sample], declared, filename)).toEqual({ ok: true, mimeType: expected });
+  });
+
+  it('decides from the bytes or the name when the declared type is not a valid media type', () => {
+    expect(decide(text('hello'), 'text/plain\u0000', 'a.txt')).toEqual({ ok: true, mimeType: 'text/plain' });
+    expect(decide(SAMPLES.png, 'image/png\r\nX: y', 'a.png')).toEqual({ ok: true, mimeType: 'image/png' });
+    expect(decide(text('a,b\n'), 'te\u007fxt/csv', 'data.csv')).toEqual({ ok: true, mimeType: 'text/csv' });
   });
 
   it('ignores parameters and case in the declared type', () => {
@@ -264,9 +318,143 @@ describe('decideFileType with a custom allow-list', () => {
     expect(decide(SAMPLES.shebang, 'text/plain', 'a.txt', ['text/*']).ok).toBe(false);
   });
 
-  it('admits executables only when the list names them', () => {
-    expect(decide(SAMPLES.elf, 'application/octet-stream', 'tool', ['application/*']).ok).toBe(true);
-    expect(decide(SAMPLES.elf, 'application/octet-stream', 'tool', ['image/*', 'text/*']).ok).toBe(false);
+  it('never admits executables, even when the list names their type', () => {
+    expect(decide(SAMPLES.elf, 'application/octet-stream', 'tool', ['application/*']).ok).toBe(false);
+    expect(decide(SAMPLES.elf, 'application/octet-stream', 'tool', ['application/x-executable']).ok).toBe(false);
+    expect(decide(SAMPLES.mz, '', 'setup', ['application/x-msdownload']).ok).toBe(false);
+  });
+});
+
+// Everything the README promises to refuse, checked against the one list in src/files/runnable.ts.
+const PERMISSIVE = ['text/*', 'application/*', 'image/*', 'audio/*', 'video/*', 'font/*', 'model/*'];
+const UNKNOWN_BINARY = of([1, 2, 3, 0, 5, 6]);
+
+describe('runnable files', () => {
+  it('lists every type the hardening issue and Gmail name, and the Unix and script ones', () => {
+    const named = [
+      // the issue
+      'hta vbs vbe wsf wsh jse reg lnk url scr cpl command desktop appimage pif application gadget msp jar',
+      // Gmail's blocked attachments
+      'ade adp apk appx appxbundle bat cab chm cmd com cpl diagcab dll dmg exe hta ins isp jar jnlp js jse lib lnk',
+      'mde msc msi msix msixbundle msp mst nsh pif ps1 scr sct shb sys vb vbe vbs vxd wsc wsf wsh xll',
+      // Unix and macOS, and scripts
+      'sh bash zsh csh ksh command tool desktop appimage run py pl rb php phar',
+      // disk images
+      'iso img vhd vhdx',
+    ].flatMap((group) => group.split(' '));
+    expect(named.filter((extension) => !RUNNABLE_EXTENSIONS.includes(extension))).toEqual([]);
+  });
+
+  it('keeps the lists tidy: lowercase, no dots, no repeats, valid media types', () => {
+    for (const extension of RUNNABLE_EXTENSIONS) expect(extension).toMatch(/^[a-z0-9][a-z0-9-]*$/);
+    expect(new Set(RUNNABLE_EXTENSIONS).size).toBe(RUNNABLE_EXTENSIONS.length);
+    for (const type of RUNNABLE_MEDIA_TYPES) expect(type).toMatch(/^[a-z]+\/[a-z0-9.+-]+$/);
+    expect(new Set(RUNNABLE_MEDIA_TYPES).size).toBe(RUNNABLE_MEDIA_TYPES.length);
+  });
+
+  describe.each(RUNNABLE_EXTENSIONS)('.%s', (extension) => {
+    it('is refused by name whatever the content, declared type or allow-list', () => {
+      for (const [head, declared] of [
+        [text('harmless text'), 'text/plain'],
+        [text('harmless text'), 'application/octet-stream'],
+        [text('harmless text'), ''],
+        [UNKNOWN_BINARY, 'application/octet-stream'],
+        [SAMPLES.png, 'image/png'],
+      ] as const) {
+        for (const allowed of [DEFAULT_ALLOWED_FILE_TYPES, PERMISSIVE]) {
+          const decision = decide(head, declared, `report.${extension}`, allowed);
+          expect(decision.ok, `${declared} as report.${extension}`).toBe(false);
+          if (!decision.ok) expect(decision.reason).toContain(`.${extension} files are not allowed`);
+        }
+      }
+    });
+
+    it('is refused in any case, after another extension, and with trailing dots or spaces', () => {
+      for (const name of [
+        `REPORT.${extension.toUpperCase()}`,
+        `Report.${extension[0]?.toUpperCase()}${extension.slice(1)}`,
+        `invoice.pdf.${extension}`,
+        `photo.jpg.${extension}`,
+        `report.${extension}.`,
+        `report.${extension} .. `,
+      ]) {
+        expect(decide(text('harmless text'), 'text/plain', name, PERMISSIVE).ok, name).toBe(false);
+      }
+    });
+
+    it('counts only as the last extension: report.<ext>.txt is text', () => {
+      expect(decide(text('harmless text'), 'text/plain', `report.${extension}.txt`)).toEqual({
+        ok: true,
+        mimeType: 'text/plain',
+      });
+    });
+  });
+
+  it.each(RUNNABLE_MEDIA_TYPES)('refuses %s when declared, whatever the name, content or allow-list', (type) => {
+    for (const [head, filename] of [
+      [UNKNOWN_BINARY, 'blob.bin'],
+      [text('harmless text'), 'notes'],
+      [text('harmless text'), 'notes.txt'],
+      [new Uint8Array(), 'empty'],
+    ] as const) {
+      for (const declared of [type, type.toUpperCase(), `${type}; charset=utf-8`]) {
+        for (const allowed of [DEFAULT_ALLOWED_FILE_TYPES, PERMISSIVE, [type]]) {
+          expect(decide(head, declared, filename, allowed).ok, `${declared} ${filename}`).toBe(false);
+        }
+      }
+    }
+  });
+
+  it('recognises a Windows shortcut by its bytes and refuses it under any name', () => {
+    const lnk = padded(of([0x4c, 0, 0, 0, 0x01, 0x14, 0x02, 0x00, 0, 0, 0, 0, 0xc0, 0, 0, 0, 0, 0, 0, 0x46]));
+    expect(detectFromBytes(lnk)?.type).toBe('application/x-ms-shortcut');
+    for (const [declared, filename] of [
+      ['application/octet-stream', 'holiday.jpg'],
+      ['', 'readme'],
+      ['application/pdf', 'invoice.pdf'],
+    ] as const) {
+      expect(decide(lnk, declared, filename, PERMISSIVE).ok, filename).toBe(false);
+    }
+  });
+
+  it.each([
+    ['elf', 'application/x-executable'],
+    ['mz', 'application/x-msdownload'],
+    ['machO', 'application/x-mach-binary'],
+    ['wasm', 'application/wasm'],
+    ['shebang', 'text/x-shellscript'],
+  ] as const)('refuses %s content named as harmless data, whatever the allow-list', (sample, type) => {
+    expect(RUNNABLE_MEDIA_TYPES).toContain(type);
+    for (const allowed of [DEFAULT_ALLOWED_FILE_TYPES, PERMISSIVE, [type]]) {
+      expect(decide(SAMPLES[sample], 'application/octet-stream', 'data.bin', allowed).ok).toBe(false);
+    }
+  });
+
+  it('refuses a jar or an APK by its bytes, even named and declared as a zip', () => {
+    const jar = zip('META-INF/MANIFEST.MF', 'Manifest-Version: 1.0');
+    const apk = zip('AndroidManifest.xml', '');
+    for (const head of [jar, apk]) {
+      expect(decide(head, 'application/octet-stream', 'archive.zip', PERMISSIVE).ok).toBe(false);
+      expect(decide(head, 'application/zip', 'archive.zip', PERMISSIVE).ok).toBe(false);
+    }
+  });
+
+  it.each(['zip', 'tar', 'gz', 'tgz', 'bz2', 'xz', 'zst', '7z', 'rar'])(
+    'keeps ordinary .%s archives allowed',
+    (extension) => {
+      expect(decide(UNKNOWN_BINARY, 'application/octet-stream', `backup.${extension}`).ok).toBe(true);
+    },
+  );
+
+  it('accepts real zip and gzip archives', () => {
+    expect(decide(SAMPLES.zip, 'application/zip', 'a.zip')).toEqual({ ok: true, mimeType: 'application/zip' });
+    expect(decide(SAMPLES.gzip, '', 'a.tar.gz')).toEqual({ ok: true, mimeType: 'application/gzip' });
+  });
+
+  it('does not mistake names that merely contain a runnable word', () => {
+    for (const name of ['exe', 'my.exe-notes.txt', 'bash-history.txt', 'script.js.md', 'jar']) {
+      expect(decide(text('harmless text'), 'text/plain', name).ok, name).toBe(true);
+    }
   });
 });
 
@@ -391,7 +579,7 @@ describe('contentDisposition', () => {
   ];
 
   it.each(hostile)('writes a well-formed header for %j', (name) => {
-    const header = contentDisposition(name);
+    const header = contentDisposition(name, storedFilename(name, randomBase64Url(16)));
     expect(() => new Headers({ 'Content-Disposition': header })).not.toThrow();
     expect(header).not.toMatch(/[\r\n\u0000]/);
     expect(header).toMatch(/^attachment; filename="[^"\\]*"; filename\*=UTF-8''[A-Za-z0-9!#$&+.^_`|~%-]*$/);
@@ -406,12 +594,70 @@ describe('contentDisposition', () => {
   });
 
   it('keeps a plain ASCII name readable in the fallback', () => {
-    expect(contentDisposition('report 2024.pdf')).toBe(
+    expect(contentDisposition('report 2024.pdf', 'report-2024_x.pdf')).toBe(
       `attachment; filename="report 2024.pdf"; filename*=UTF-8''report%202024.pdf`,
     );
   });
 
+  it.each([
+    'report 2024.pdf',
+    'a  b.txt',
+    '__init__.txt',
+    '-dash-.txt',
+    '.htaccess',
+    'no extension',
+    "it's (done) [v2] {x} ~ok~ @home #1 $5 & co! +more=less ^up `tick` |pipe|.tar.gz",
+  ])('leaves the printable ASCII name %j unchanged in the fallback', (name) => {
+    expect(asciiFallback(name, 'stored_x.txt')).toBe(name);
+  });
+
+  it('transliterates résumé and drops what has no ASCII form, in line with the stored name', () => {
+    const name = 'résumé 名前 🎉.txt';
+    const stored = storedFilename(name, randomBase64Url(16));
+    expect(stored.startsWith('resume_')).toBe(true);
+    expect(stored.endsWith('.txt')).toBe(true);
+    expect(contentDisposition(name, stored)).toBe(
+      `attachment; filename="resume.txt"; filename*=UTF-8''r%C3%A9sum%C3%A9%20%E5%90%8D%E5%89%8D%20%F0%9F%8E%89.txt`,
+    );
+  });
+
+  it.each([
+    ['Straße.txt', 'Strasse.txt', 'strasse_'],
+    ['Æsir og Øl.txt', 'AEsir og Ol.txt', 'aesir-og-ol_'],
+    ['Łódź đak þorn.pdf', 'Lodz dak thorn.pdf', 'lodz-dak-thorn_'],
+    ['naïve café.tar.gz', 'naive cafe.tar.gz', 'naive-cafe-tar_'],
+    ['ﬁle ™ Ｆｕｌｌ.txt', 'file TM Full.txt', 'file-tm-full_'],
+    ['Bob’s résumé – final.docx', "Bob's resume - final.docx", 'bob-s-resume-final_'],
+    ['résumé - 名前 - final.doc', 'resume final.doc', 'resume-final_'],
+    ['Ünïcödé — 報告書.txt', 'Unicode.txt', 'unicode_'],
+    ['report.テキスト', 'report', 'report_'],
+  ])('turns %j into the fallback %j and a stored name starting %j', (name, fallback, prefix) => {
+    const stored = storedFilename(name, randomBase64Url(16));
+    expect(asciiFallback(name, stored)).toBe(fallback);
+    expect(stored.startsWith(prefix)).toBe(true);
+  });
+
+  it.each(['名前.txt', '😀.txt', '🎉', 'отчёт.pdf', '-名前-.txt', '日本語の書類.テキスト'])(
+    'falls back to the stored name when nothing of %j has an ASCII form',
+    (name) => {
+      const stored = storedFilename(name, randomBase64Url(16));
+      expect(stored.startsWith('file_')).toBe(true);
+      expect(asciiFallback(name, stored)).toBe(stored);
+      expect(contentDisposition(name, stored)).toContain(`filename="${stored}"`);
+    },
+  );
+
+  it('keeps filename* exactly as before: every byte but attr-chars percent-encoded', () => {
+    for (const name of hostile) {
+      const expected = encodeURIComponent(name).replace(
+        /['()*]/g,
+        (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+      );
+      expect(contentDisposition(name, 'x_y.txt').endsWith(`; filename*=UTF-8''${expected}`)).toBe(true);
+    }
+  });
+
   it('can say inline', () => {
-    expect(contentDisposition('a.png', 'inline')).toMatch(/^inline; filename="a\.png"/);
+    expect(contentDisposition('a.png', 'a_x.png', 'inline')).toMatch(/^inline; filename="a\.png"/);
   });
 });

@@ -1,0 +1,129 @@
+// Files that run when opened: one list, refused at upload whatever ALLOWED_FILE_TYPES says
+// (by extension, by declared type, and by content through file-type.ts).
+//
+// Reference: Gmail's blocked attachment types and Outlook's Level 1 list, plus the Unix and
+// macOS equivalents. Disk images (.iso .img .vhd .vhdx .dmg) are in: Windows and macOS mount
+// them on a double click and what is inside escapes the downloaded-file warning, which made them
+// a common way to deliver malware. Cabinet files (.cab .diagcab) are in too: Windows opens them
+// as installers and troubleshooting packs. Ordinary archives (.zip .tar .gz .bz2 .xz .zst .7z
+// .rar) stay allowed: opening one only shows what is inside.
+
+/** Extensions (lowercase, without the dot) refused on any uploaded name, by what they are. */
+export const RUNNABLE_EXTENSIONS: readonly string[] = [
+  // Windows programs, libraries, drivers and control panel items
+  'exe com scr pif cpl dll sys drv ocx vxd xll lib msc gadget',
+  // Windows installers, app packages and troubleshooting packs
+  'msi msp mst msix msixbundle appx appxbundle application appref-ms xbap cab diagcab diagcfg diagpack',
+  // Windows scripts and the help and setup files that run code
+  'bat cmd js jse mjs cjs vb vbe vbs wsf wsh wsc ws sct hta shb shs nsh chm hlp ins isp inf reg scf',
+  'ps1 ps1xml ps2 ps2xml psc1 psc2 psm1 psd1 msh msh1 msh2 mshxml msh1xml msh2xml',
+  // Shortcuts that point at something else to run
+  'lnk url website settingcontent-ms',
+  // Access projects (run VBA when opened), Java, Android
+  'ade adp mde jar jnlp apk',
+  // Disk images
+  'iso img vhd vhdx dmg',
+  // Unix and macOS programs, scripts, launchers and packages
+  'sh bash zsh csh tcsh ksh fish command tool desktop appimage run so dylib pkg mpkg deb rpm',
+  // Interpreted scripts
+  'py pyw pyz pyzw pyc pyo pl rb php phtml phar',
+].flatMap((group) => group.split(' '));
+
+/** Media types refused when declared, guessed from the name or proved by the bytes. */
+export const RUNNABLE_MEDIA_TYPES: readonly string[] = [
+  // Native programs (the bytes prove ELF, PE/MZ and Mach-O: see detectFromBytes)
+  'application/x-msdownload',
+  'application/x-msdos-program',
+  'application/x-dosexec',
+  'application/vnd.microsoft.portable-executable',
+  'application/x-executable',
+  'application/x-elf',
+  'application/x-sharedlib',
+  'application/x-pie-executable',
+  'application/x-mach-binary',
+  'application/wasm',
+  // Installers and packages
+  'application/x-msi',
+  'application/x-ms-installer',
+  'application/x-ms-application',
+  'application/x-ms-xbap',
+  'application/vnd.ms-cab-compressed',
+  'application/msix',
+  'application/appx',
+  'application/vnd.ms-appx',
+  'application/java-archive',
+  'application/x-java-archive',
+  'application/x-java-jnlp-file',
+  'application/vnd.android.package-archive',
+  'application/x-apple-diskimage',
+  'application/x-iso9660-image',
+  'application/x-raw-disk-image',
+  'application/x-debian-package',
+  'application/vnd.debian.binary-package',
+  'application/x-rpm',
+  'application/x-redhat-package-manager',
+  'application/x-newton-compatible-pkg',
+  'application/x-appimage',
+  'application/vnd.appimage',
+  // Shortcuts and launchers
+  'application/x-ms-shortcut',
+  'application/x-mswinurl',
+  'application/x-desktop',
+  // Windows scripting
+  'application/hta',
+  'application/x-hta',
+  'text/vbscript',
+  'text/vbs',
+  'application/x-vbscript',
+  'application/x-bat',
+  'application/x-msdos-batch',
+  'text/x-powershell',
+  'application/x-powershell',
+  'text/x-ms-regedit',
+  'application/vnd.ms-htmlhelp',
+  'application/x-chm',
+  // JavaScript (Windows Script Host runs .js)
+  'text/javascript',
+  'application/javascript',
+  'application/x-javascript',
+  'application/ecmascript',
+  'text/ecmascript',
+  'text/jscript',
+  // Unix shells and interpreters
+  'text/x-shellscript',
+  'application/x-sh',
+  'application/x-shellscript',
+  'text/x-sh',
+  'application/x-csh',
+  'text/x-csh',
+  'text/x-python',
+  'application/x-python',
+  'text/x-script.python',
+  'application/x-python-code',
+  'text/x-perl',
+  'application/x-perl',
+  'text/x-ruby',
+  'application/x-ruby',
+  'application/x-httpd-php',
+  'application/x-php',
+  'text/x-php',
+];
+
+const EXTENSIONS = new Set(RUNNABLE_EXTENSIONS);
+const TYPES = new Set(RUNNABLE_MEDIA_TYPES);
+
+/**
+ * The refused extension of a name, or undefined. Only the last extension counts
+ * (`invoice.pdf.exe` is an .exe); trailing dots and spaces are ignored, since Windows
+ * drops them when it saves the file.
+ */
+export function runnableExtension(filename: string): string | undefined {
+  const name = filename.replace(/[. ]+$/, '');
+  const dot = name.lastIndexOf('.');
+  if (dot < 0) return undefined;
+  const extension = name.slice(dot + 1).toLowerCase();
+  return EXTENSIONS.has(extension) ? extension : undefined;
+}
+
+/** True for a media type (normalised: lowercase, no parameters) that is refused. */
+export const isRunnableType = (mediaType: string) => TYPES.has(mediaType);
