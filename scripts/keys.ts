@@ -4,7 +4,7 @@
 // npm run keys -- set ID_OR_KEY [--rate-limit N|default] [--rate-window SECONDS|default] [--quota BYTES|default] [--max-files N|default]
 // Local database by default; --remote for the deployed one; --persist-to DIR for another local state.
 import { parseArgs } from 'node:util';
-import { newKeyMaterial, sha256Hex } from '../src/keys/key-material.ts';
+import { KEY_STATE_MAX_AGE_MS, newKeyMaterial, sha256Hex } from '../src/keys/key-material.ts';
 import { exitOnWranglerError, literal, sql, type Target } from './wrangler.ts';
 
 const USAGE = `usage:
@@ -28,6 +28,13 @@ function positiveInt(value: string | undefined, flag: string): number | null {
   if (flag !== '--quota' && flag !== '--max-files' && Number(value) === 0) fail(`${flag} must be at least 1`);
   return Number(value);
 }
+
+/**
+ * A change made in D1 reaches a running service when the key's Durable Object next reads the
+ * key (it rereads after KEY_STATE_MAX_AGE_MS): wait that long, so the change is in effect
+ * everywhere when this command returns. (The admin API applies changes at once.)
+ */
+const settled = () => new Promise((resolve) => setTimeout(resolve, KEY_STATE_MAX_AGE_MS + 500));
 
 /** A `set` value: a whole number, or `default` to clear the override (NULL). */
 function overrideValue(value: string, flag: string): string {
@@ -106,6 +113,7 @@ async function run(): Promise<void> {
         console.error('no such key');
         process.exit(1);
       }
+      await settled();
       console.log(`Revoked ${rows[0]?.id}`);
       break;
     }
@@ -130,6 +138,7 @@ async function run(): Promise<void> {
         console.error('no such key');
         process.exit(1);
       }
+      await settled();
       console.log(`Updated ${rows[0]?.id}`);
       break;
     }

@@ -6,9 +6,8 @@ import type { AppEnv } from './env';
 import { ApiError } from './errors';
 import { renderError } from './http/errors';
 import { createAdminRouter } from './keys/admin-router';
-import { apiKeyAuth } from './middleware/auth';
+import { authenticate } from './middleware/auth';
 import { perf } from './middleware/perf';
-import { rateLimit } from './middleware/rate-limit';
 import { loadConfig, requestContext } from './middleware/request-context';
 import { createShareRouter } from './share/router';
 
@@ -78,7 +77,7 @@ export function createApp() {
     app.get(`/api/${version}/openapi.json`, (c) => c.json(openApiDocument(router, version, new URL(c.req.url).origin)));
   }
 
-  app.use('/api/*', apiKeyAuth(), rateLimit());
+  app.use('/api/*', authenticate());
   addFallbacks(v1, FILE_PATHS);
   addFallbacks(v2, V2_PATHS);
   app.route('/api/v1', v1);

@@ -221,11 +221,32 @@ export async function rowCount(keyId: string): Promise<number> {
   return row?.n ?? 0;
 }
 
-/** Marks a key revoked directly in D1. */
-export async function revokeKeyInDb(keyId: string): Promise<void> {
-  await env.DB.prepare("UPDATE api_keys SET status = 'revoked', revoked_at = ?2 WHERE id = ?1")
+/**
+ * Revokes a key the way the admin API does: in D1, then told to the key's object, so the very
+ * next request is refused. (`pushToObject: false` is a change made only in D1, as the key CLI
+ * does: in effect within KEY_STATE_MAX_AGE_MS.)
+ */
+export async function revokeKeyInDb(keyId: string, pushToObject = true): Promise<void> {
+  const row = await env.DB.prepare(
+    "UPDATE api_keys SET status = 'revoked', revoked_at = ?2 WHERE id = ?1 RETURNING rate_limit_requests, rate_limit_window_seconds, storage_quota_bytes, max_files",
+  )
     .bind(keyId, new Date().toISOString())
-    .run();
+    .first<{
+      rate_limit_requests: number | null;
+      rate_limit_window_seconds: number | null;
+      storage_quota_bytes: number | null;
+      max_files: number | null;
+    }>();
+  if (!row || !pushToObject) return;
+  await env.KEY_LIMITER.getByName(keyId).updateKey({
+    status: 'revoked',
+    overrides: {
+      rateLimitRequests: row.rate_limit_requests,
+      rateLimitWindowSeconds: row.rate_limit_window_seconds,
+      storageQuotaBytes: row.storage_quota_bytes,
+      maxFiles: row.max_files,
+    },
+  });
 }
 
 /** A valid 1×1 PNG. */

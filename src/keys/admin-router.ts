@@ -5,6 +5,7 @@ import { jsonResponse } from '../api/context';
 import { addFallbacks, validationHook } from '../api/files-router';
 import type { AppEnv } from '../env';
 import { ApiError } from '../errors';
+import { keyChanged, type LimiterNamespace } from '../limiter/client';
 import { clientAddress, recordFailure, refuseIfBlocked } from '../limiter/guard';
 import { bearerToken, unauthorized } from '../middleware/auth';
 import { insertKey, type KeyRow, listKeys, revokeKey, updateKeyOverrides } from '../storage/keys-repo';
@@ -51,6 +52,18 @@ export const keyRecord = (row: KeyRow) => ({
   updatedAt: row.updated_at,
   revokedAt: row.revoked_at,
 });
+
+/** The key's object applies a change at once: a revoked key is refused on its very next request. */
+const pushKeyState = (namespace: LimiterNamespace, row: KeyRow) =>
+  keyChanged(namespace, row.id, {
+    status: row.status,
+    overrides: {
+      rateLimitRequests: row.rate_limit_requests,
+      rateLimitWindowSeconds: row.rate_limit_window_seconds,
+      storageQuotaBytes: row.storage_quota_bytes,
+      maxFiles: row.max_files,
+    },
+  });
 
 /** Compares hashes, so the time taken says nothing about how much of the token matched. */
 async function sameSecret(given: string, expected: string): Promise<boolean> {
@@ -131,6 +144,7 @@ export function createAdminRouter() {
   router.openapi(update, async (c) => {
     const row = await updateKeyOverrides(c.env.DB, c.req.valid('param').id, c.req.valid('json'), isoNow());
     if (!row) throw new ApiError('NOT_FOUND', 'No such key');
+    await pushKeyState(c.env.KEY_LIMITER, row);
     return c.json({ success: true as const, data: keyRecord(row) }, 200);
   });
 
@@ -143,6 +157,7 @@ export function createAdminRouter() {
   router.openapi(revoke, async (c) => {
     const row = await revokeKey(c.env.DB, c.req.valid('param').id, isoNow());
     if (!row) throw new ApiError('NOT_FOUND', 'No such key');
+    await pushKeyState(c.env.KEY_LIMITER, row);
     return c.json({ success: true as const, data: keyRecord(row) }, 200);
   });
 

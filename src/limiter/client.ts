@@ -3,7 +3,16 @@ import type { ApiKeyContext } from '../env';
 import { ApiError } from '../errors';
 import { formatBytes } from '../http/format';
 import { log } from '../log';
-import type { AccountFile, AdmitResult, Exceeded, Grant, KeyLimiter, QuotaLimits } from './key-limiter';
+import type {
+  AccountFile,
+  AuthorizeRequest,
+  AuthorizeResult,
+  Exceeded,
+  Grant,
+  KeyLimiter,
+  KeyState,
+  QuotaLimits,
+} from './key-limiter';
 
 export type LimiterNamespace = DurableObjectNamespace<KeyLimiter>;
 
@@ -15,17 +24,20 @@ export const quotaLimits = (key: ApiKeyContext): QuotaLimits => ({
   holdTtlMs: key.holdTtlMs,
 });
 
-/** Admits one request; with `hold`, also holds storage for an upload's declared bound in the same call. */
-export function admitRequest(
+/** Checks the key, counts the request and (for an upload) holds storage: one call to the key's object. */
+export function authorizeKey(namespace: LimiterNamespace, request: AuthorizeRequest): Promise<AuthorizeResult> {
+  return limiterOf(namespace, request.keyId).authorize(request);
+}
+
+/** Tells the key's object that its key changed in D1 (revoked, overrides set). A failure is logged. */
+export async function keyChanged(
   namespace: LimiterNamespace,
-  key: ApiKeyContext,
-  hold?: { bytes: number; files: number },
-): Promise<AdmitResult> {
-  return limiterOf(namespace, key.id).admit({
-    limit: key.rateLimitRequests,
-    windowSeconds: key.rateLimitWindowSeconds,
-    hold: hold && { keyId: key.id, ...hold, limits: quotaLimits(key) },
-  });
+  keyId: string,
+  update: Pick<KeyState, 'status' | 'overrides'>,
+) {
+  await limiterOf(namespace, keyId)
+    .updateKey(update)
+    .catch((error: unknown) => log('error', 'key change not pushed to its object', { keyId, error: String(error) }));
 }
 
 /** Takes deleted files off their owners' accounts: one call per key. A failure is logged. */

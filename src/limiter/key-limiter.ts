@@ -1,4 +1,5 @@
 import { DurableObject } from 'cloudflare:workers';
+import { KEY_STATE_MAX_AGE_MS } from '../keys/key-material';
 
 /** A key's storage limits, as the Worker resolved them (per-key overrides or the configured defaults). */
 export type QuotaLimits = {
@@ -59,6 +60,32 @@ export type CommitResult = { accepted: string[]; refused: { id: string; exceeded
 
 export type Usage = { usedBytes: number; files: number; heldBytes: number; heldFiles: number };
 
+/** A key's effective limits: its overrides, or the configured defaults. */
+export type KeyLimits = {
+  rateLimitRequests: number;
+  rateLimitWindowSeconds: number;
+  storageQuotaBytes: number;
+  maxFiles: number;
+  holdTtlMs: number;
+};
+
+/** What the object knows of its key (from D1): the hash to check, the status, the overrides. */
+export type KeyState = {
+  hash: string;
+  status: 'active' | 'revoked';
+  overrides: { [K in Exclude<keyof KeyLimits, 'holdTtlMs'>]: number | null };
+};
+
+export type AuthorizeRequest = {
+  keyId: string;
+  keyHash: string;
+  defaults: KeyLimits;
+  hold?: { bytes: number; files: number };
+  now?: number;
+};
+/** `limits` and `admission` are null when the key is unknown, revoked, or not the one presented. */
+export type AuthorizeResult = { limits: KeyLimits | null; admission: AdmitResult | null };
+
 type WindowState = { start: number; count: number };
 type Account = { bytes: number; files: number };
 type Hold = {
@@ -71,11 +98,21 @@ type Hold = {
 };
 
 const WINDOW_KEY = 'window';
+const KEY_STATE_KEY = 'key';
 // Version 2 of the account (bytes and files of live files, expiry tracked here). An object that
 // only has the version-1 `used` value rebuilds it from D1 once.
 const ACCOUNT_KEY = 'account';
 const HOLDS_KEY = 'holds';
 const SEQ_KEY = 'seq';
+
+type KeyStateRow = {
+  key_hash: string;
+  status: 'active' | 'revoked';
+  rate_limit_requests: number | null;
+  rate_limit_window_seconds: number | null;
+  storage_quota_bytes: number | null;
+  max_files: number | null;
+};
 
 const holdBytes = (hold: Hold) => Math.max(hold.needBytes, hold.declaredBytes);
 const holdFiles = (hold: Hold) => Math.max(hold.needFiles, hold.declaredFiles);
@@ -100,6 +137,43 @@ export class KeyLimiter extends DurableObject<Env> {
     ctx.storage.sql.exec(`CREATE TABLE IF NOT EXISTS expiring (
       file_id TEXT PRIMARY KEY, expires_at INTEGER NOT NULL, size INTEGER NOT NULL)`);
     ctx.storage.sql.exec('CREATE INDEX IF NOT EXISTS expiring_by_time ON expiring (expires_at)');
+  }
+
+  /**
+   * One trip for an authenticated request: checks the presented key against the key's state
+   * (status and hash, from D1 at first use and again once it is older than KEY_STATE_MAX_AGE_MS;
+   * the admin API updates it at once), resolves its limits, counts the request and, for an
+   * upload, holds storage.
+   */
+  async authorize(request: AuthorizeRequest): Promise<AuthorizeResult> {
+    const now = request.now ?? Date.now();
+    const state = await this.#keyState(request.keyId, now);
+    if (!state || state.status !== 'active' || state.hash !== request.keyHash) return { limits: null, admission: null };
+    const limits: KeyLimits = {
+      rateLimitRequests: state.overrides.rateLimitRequests ?? request.defaults.rateLimitRequests,
+      rateLimitWindowSeconds: state.overrides.rateLimitWindowSeconds ?? request.defaults.rateLimitWindowSeconds,
+      storageQuotaBytes: state.overrides.storageQuotaBytes ?? request.defaults.storageQuotaBytes,
+      maxFiles: state.overrides.maxFiles ?? request.defaults.maxFiles,
+      holdTtlMs: request.defaults.holdTtlMs,
+    };
+    const admission = await this.admit({
+      limit: limits.rateLimitRequests,
+      windowSeconds: limits.rateLimitWindowSeconds,
+      now,
+      hold: request.hold && {
+        keyId: request.keyId,
+        ...request.hold,
+        limits: { quotaBytes: limits.storageQuotaBytes, maxFiles: limits.maxFiles, holdTtlMs: limits.holdTtlMs },
+      },
+    });
+    return { limits, admission };
+  }
+
+  /** The key changed (revoked, overrides set): applies at once. Without a state yet, nothing to do. */
+  updateKey(update: Pick<KeyState, 'status' | 'overrides'>): void {
+    const state = this.ctx.storage.kv.get<KeyState & { checkedAt: number }>(KEY_STATE_KEY);
+    if (!state) return;
+    this.ctx.storage.kv.put(KEY_STATE_KEY, { ...state, ...update, checkedAt: Date.now() });
   }
 
   async admit(request: AdmitRequest): Promise<AdmitResult> {
@@ -247,6 +321,46 @@ export class KeyLimiter extends DurableObject<Env> {
       heldBytes: holds.reduce((sum, hold) => sum + holdBytes(hold), 0),
       heldFiles: holds.reduce((sum, hold) => sum + holdFiles(hold), 0),
     };
+  }
+
+  /** Rebuilds the account from the key's rows in D1 (tests, and repairs by hand). */
+  async resync(keyId: string, now = Date.now()): Promise<Usage> {
+    this.ctx.storage.kv.delete(ACCOUNT_KEY);
+    await this.#account(keyId, now);
+    return this.usage({ keyId, now });
+  }
+
+  async #keyState(keyId: string, now: number): Promise<KeyState | undefined> {
+    const known = this.ctx.storage.kv.get<KeyState & { checkedAt: number }>(KEY_STATE_KEY);
+    if (known && now - known.checkedAt < KEY_STATE_MAX_AGE_MS) return known;
+    let row: KeyStateRow | null;
+    try {
+      row = await this.env.DB.prepare(
+        `SELECT key_hash, status, rate_limit_requests, rate_limit_window_seconds, storage_quota_bytes, max_files
+         FROM api_keys WHERE id = ?1`,
+      )
+        .bind(keyId)
+        .first<KeyStateRow>();
+    } catch (error) {
+      // D1 unreachable: a state we have is better than none (it is at most a few seconds old).
+      if (known) return known;
+      throw error;
+    }
+    // Unknown ids are never stored: the Worker only sends ids it found in D1.
+    if (!row) return undefined;
+    const state: KeyState & { checkedAt: number } = {
+      hash: row.key_hash,
+      status: row.status,
+      overrides: {
+        rateLimitRequests: row.rate_limit_requests,
+        rateLimitWindowSeconds: row.rate_limit_window_seconds,
+        storageQuotaBytes: row.storage_quota_bytes,
+        maxFiles: row.max_files,
+      },
+      checkedAt: now,
+    };
+    this.ctx.storage.kv.put(KEY_STATE_KEY, state);
+    return state;
   }
 
   /** Opens a hold for an upload's declared bound (as much of it as fits). */

@@ -1,11 +1,17 @@
+// Authentication, rate limiting and (for uploads) the storage hold, in one trip to the key's
+// Durable Object. The key's id comes from an isolate cache of key hashes (D1 only on a miss).
+import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
-import { holdTtlMs } from '../config';
-import type { AppEnv } from '../env';
+import { type Config, holdTtlMs } from '../config';
+import type { AppEnv, RateLimitState } from '../env';
 import { ApiError } from '../errors';
 import { measure } from '../http/timing';
 import { API_KEY_PATTERN, sha256Hex } from '../keys/key-material';
+import { authorizeKey } from '../limiter/client';
 import { clientAddress, recordFailure, refuseIfBlocked } from '../limiter/guard';
-import { findActiveKeyByHash } from '../storage/keys-repo';
+import type { KeyLimits } from '../limiter/key-limiter';
+import { log } from '../log';
+import { findActiveKeyByHash, findActiveKeyIdByHash } from '../storage/keys-repo';
 
 export const unauthorized = (message?: string) =>
   new ApiError('UNAUTHORIZED', message, { headers: { 'WWW-Authenticate': 'Bearer' } });
@@ -16,32 +22,126 @@ export function bearerToken(header: string | undefined): string | null {
   return match?.[1] ?? null;
 }
 
+const keyDefaults = (config: Config): KeyLimits => ({
+  rateLimitRequests: config.RATE_LIMIT_REQUESTS,
+  rateLimitWindowSeconds: config.RATE_LIMIT_WINDOW_SECONDS,
+  storageQuotaBytes: config.STORAGE_QUOTA_BYTES,
+  maxFiles: config.MAX_FILES_PER_KEY,
+  holdTtlMs: holdTtlMs(config),
+});
+
+// Key hash → key id, for keys found active. The mapping never changes, so it needs no expiry;
+// whether the key is still active is the key's object's to say, on every request.
+const knownKeys = new Map<string, string>();
+const MAX_KNOWN_KEYS = 10_000;
+
+async function keyIdOf(db: D1Database, hash: string): Promise<string | undefined> {
+  const cached = knownKeys.get(hash);
+  if (cached) return cached;
+  const row = await findActiveKeyIdByHash(db, hash);
+  if (!row) return undefined;
+  if (knownKeys.size >= MAX_KNOWN_KEYS) knownKeys.clear();
+  knownKeys.set(hash, row.id);
+  return row.id;
+}
+
+/** The upload routes, and how many files each may store: only these hold storage when admitted. */
+const UPLOAD_ROUTES: Record<string, (config: Config) => number> = {
+  '/api/v1/upload': () => 1,
+  '/api/v2/upload': () => 1,
+  '/api/v2/upload/bulk': (config) => config.MAX_BULK_FILES,
+};
+
 /**
- * Bearer API-key auth. Every failure (missing, malformed, unknown, revoked) gets the same 401,
- * so the answer says nothing about which keys exist. Presented keys that fail count against the
- * client's address; past the allowance the address gets 429 before any key is checked.
+ * An upload's Content-Length bounds the bytes it can store, so the call that admits it also
+ * grants that much (given back, less what was stored, when it ends).
  */
-export const apiKeyAuth = () =>
-  createMiddleware<AppEnv>(async function apiKeyAuth(c, next) {
+function announcedUpload(c: Context<AppEnv>): { bytes: number; files: number } | undefined {
+  const files = UPLOAD_ROUTES[c.req.path];
+  if (c.req.method !== 'POST' || !files) return undefined;
+  const length = Number(c.req.header('content-length') ?? Number.NaN);
+  return Number.isSafeInteger(length) && length > 0 ? { bytes: length, files: files(c.get('config')) } : undefined;
+}
+
+function rateLimitHeaders(state: RateLimitState): Record<string, string> {
+  return {
+    'X-RateLimit-Limit': String(state.limit),
+    'X-RateLimit-Remaining': String(state.remaining),
+    'X-RateLimit-Reset': String(state.reset),
+  };
+}
+
+/**
+ * Bearer API-key auth plus the per-key rate limit. Every failure (missing, malformed, unknown,
+ * revoked) gets the same 401, so the answer says nothing about which keys exist; presented keys
+ * that fail count against the client's address (429 past the allowance). The X-RateLimit-*
+ * headers go on whatever response follows, errors included. If the key's object cannot be
+ * reached, the key is checked in D1 and the request let through unlimited (fail open, logged):
+ * an outage of one object must not take the API down for reads (uploads then get 503).
+ */
+export const authenticate = () =>
+  createMiddleware<AppEnv>(async function authenticate(c, next) {
     const header = c.req.header('authorization');
     // No credentials at all costs nothing and guesses nothing: a plain 401.
     if (!header) throw unauthorized();
     const address = clientAddress(c.req.raw.headers);
     refuseIfBlocked(address, 'api');
-    const token = bearerToken(header);
-    const row =
-      token && API_KEY_PATTERN.test(token)
-        ? await measure(c.get('timings'), 'auth', async () => findActiveKeyByHash(c.env.DB, await sha256Hex(token)))
-        : null;
     const config = c.get('config');
-    if (!row) throw await recordFailure(c.env.AUTH_GUARD, config, address, 'api', unauthorized());
-    c.set('apiKey', {
-      id: row.id,
-      rateLimitRequests: row.rate_limit_requests ?? config.RATE_LIMIT_REQUESTS,
-      rateLimitWindowSeconds: row.rate_limit_window_seconds ?? config.RATE_LIMIT_WINDOW_SECONDS,
-      storageQuotaBytes: row.storage_quota_bytes ?? config.STORAGE_QUOTA_BYTES,
-      maxFiles: row.max_files ?? config.MAX_FILES_PER_KEY,
-      holdTtlMs: holdTtlMs(config),
-    });
+    const timings = c.get('timings');
+    const refuse = async (hash?: string): Promise<never> => {
+      if (hash) knownKeys.delete(hash);
+      throw await recordFailure(c.env.AUTH_GUARD, config, address, 'api', unauthorized());
+    };
+
+    const token = bearerToken(header);
+    if (!token || !API_KEY_PATTERN.test(token)) return refuse();
+    const hash = await sha256Hex(token);
+    const keyId = await measure(timings, 'auth', () => keyIdOf(c.env.DB, hash));
+    if (!keyId) return refuse();
+
+    let limits: KeyLimits;
+    let state: RateLimitState;
+    try {
+      const result = await measure(timings, 'ratelimit', () =>
+        authorizeKey(c.env.KEY_LIMITER, {
+          keyId,
+          keyHash: hash,
+          defaults: keyDefaults(config),
+          hold: announcedUpload(c),
+        }),
+      );
+      if (!result.limits || !result.admission) return refuse(hash);
+      limits = result.limits;
+      const { admission } = result;
+      state = { limit: admission.limit, remaining: admission.remaining, reset: admission.reset };
+      if (admission.grant) c.set('grant', admission.grant);
+      if (!admission.allowed) {
+        const retryAfter = Math.max(1, admission.reset - Math.floor(Date.now() / 1000));
+        throw new ApiError('RATE_LIMITED', 'Too many requests', {
+          headers: { ...rateLimitHeaders(state), 'Retry-After': String(retryAfter) },
+        });
+      }
+    } catch (error) {
+      if (error instanceof ApiError) throw error;
+      log('error', 'rate limiter unreachable', { keyId, error: String(error) });
+      const row = await findActiveKeyByHash(c.env.DB, hash);
+      if (!row) return refuse(hash);
+      const defaults = keyDefaults(config);
+      limits = {
+        rateLimitRequests: row.rate_limit_requests ?? defaults.rateLimitRequests,
+        rateLimitWindowSeconds: row.rate_limit_window_seconds ?? defaults.rateLimitWindowSeconds,
+        storageQuotaBytes: row.storage_quota_bytes ?? defaults.storageQuotaBytes,
+        maxFiles: row.max_files ?? defaults.maxFiles,
+        holdTtlMs: defaults.holdTtlMs,
+      };
+      const windowMs = limits.rateLimitWindowSeconds * 1000;
+      state = {
+        limit: limits.rateLimitRequests,
+        remaining: limits.rateLimitRequests,
+        reset: Math.ceil(((Math.floor(Date.now() / windowMs) + 1) * windowMs) / 1000),
+      };
+    }
+    c.set('apiKey', { id: keyId, ...limits });
     await next();
+    for (const [name, value] of Object.entries(rateLimitHeaders(state))) c.res.headers.set(name, value);
   });

@@ -96,7 +96,12 @@ export async function incrementDownloadCount(db: D1Database, id: string): Promis
 
 export type FilePage = { rows: FileRow[]; total: number };
 
-/** Newest first; the total comes from a window function so a page costs one query. */
+/**
+ * Newest first, in one statement. The total is read, not counted: the key's file count (kept by
+ * triggers, migration 0004) less its expired rows the sweep has not removed yet. The page's row
+ * ids come from the listing index alone (it holds expires_at), so deep pages skip index entries,
+ * not rows; the outer join keeps one row (the total) even past the last page.
+ */
 export async function listOwnedFiles(
   db: D1Database,
   keyId: string,
@@ -106,20 +111,22 @@ export async function listOwnedFiles(
 ): Promise<FilePage> {
   const { results } = await db
     .prepare(
-      `SELECT ${COLUMNS}, COUNT(*) OVER () AS total FROM files WHERE key_id = ?1 AND ${live('?2')}
-       ORDER BY uploaded_at DESC, id DESC LIMIT ?3 OFFSET ?4`,
+      `SELECT t.total, f.* FROM (
+         SELECT COALESCE((SELECT files FROM key_stats WHERE key_id = ?1), 0)
+              - (SELECT COUNT(*) FROM files WHERE key_id = ?1 AND expires_at IS NOT NULL AND expires_at <= ?2) AS total
+       ) t LEFT JOIN (
+         SELECT ${COLUMNS} FROM files WHERE rowid IN (
+           SELECT rowid FROM files WHERE key_id = ?1 AND ${live('?2')}
+           ORDER BY uploaded_at DESC, id DESC LIMIT ?3 OFFSET ?4
+         )
+       ) f ON 1
+       ORDER BY f.uploaded_at DESC, f.id DESC`,
     )
     .bind(keyId, now, limit, (page - 1) * limit)
-    .all<FileRow & { total: number }>();
-  const first = results[0];
-  if (first) return { rows: results, total: first.total };
-  if (page === 1) return { rows: [], total: 0 };
-  // Past the last page the window function has no row to report on.
-  const count = await db
-    .prepare(`SELECT COUNT(*) AS total FROM files WHERE key_id = ?1 AND ${live('?2')}`)
-    .bind(keyId, now)
-    .first<{ total: number }>();
-  return { rows: [], total: count?.total ?? 0 };
+    .all<Omit<FileRow, 'id'> & { id: string | null; total: number }>();
+  const total = Math.max(0, results[0]?.total ?? 0);
+  const rows = results.flatMap(({ total: _total, ...row }) => (row.id === null ? [] : [row as FileRow]));
+  return { rows, total };
 }
 
 /** Removes the caller's live row and returns it, so the blob can be deleted after. */

@@ -24,6 +24,14 @@ export type KeyOverrides = {
 const COLUMNS =
   'id, prefix, name, status, rate_limit_requests, rate_limit_window_seconds, storage_quota_bytes, max_files, created_at, updated_at, revoked_at';
 
+/** The id of the active key with this hash: the only D1 read authentication needs, once per isolate. */
+export function findActiveKeyIdByHash(db: D1Database, keyHash: string) {
+  return db
+    .prepare(`SELECT id FROM api_keys WHERE key_hash = ?1 AND status = 'active'`)
+    .bind(keyHash)
+    .first<{ id: string }>();
+}
+
 export function findActiveKeyByHash(db: D1Database, keyHash: string) {
   return db
     .prepare(`SELECT ${COLUMNS} FROM api_keys WHERE key_hash = ?1 AND status = 'active'`)

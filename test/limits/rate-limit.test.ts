@@ -272,7 +272,7 @@ describe('when the limiter cannot be reached', () => {
     expect(headers.limit).toBe(7);
     expect(headers.remaining).toBeLessThanOrEqual(7);
     expectAlignedReset(headers.reset, HOUR, before, Date.now());
-    expect(limiter.calls).toContain('admit');
+    expect(limiter.calls).toContain('authorize');
     const lines = logged.mock.calls.map((args) => String(args[0]));
     expect(lines.some((line) => line.includes('rate limiter unreachable') && line.includes(id))).toBe(true);
   });
@@ -298,8 +298,8 @@ describe('when the limiter cannot be reached', () => {
       await expectError(response, 503, 'SERVICE_UNAVAILABLE', version);
       expect(rateHeaders(response).limit).toBe(7);
       await expectNothingStored(id);
-      // The limiter was asked (and failed) both to admit and to reserve.
-      expect(limiter.calls).toEqual(expect.arrayContaining(['admit', 'reserve']));
+      // The limiter was asked (and failed) both to admit the request and to hold the file's bytes.
+      expect(limiter.calls).toEqual(['authorize', 'reserve']);
       expect(logged).toHaveBeenCalled();
     },
   );
