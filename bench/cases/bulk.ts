@@ -1,0 +1,65 @@
+// Bulk upload: one POST /api/v2/upload/bulk with N files against N sequential POST /api/v2/upload.
+import type { BenchCase, Metrics, Variant } from '../lib/case.ts';
+import { deleteFiles, fileParts, postForm, uploadFile } from '../lib/service.ts';
+import { MIB, makeFile } from '../lib/transfer.ts';
+
+export function bulkCase(id: string, files: number, sizeMiB: number, reps: number): BenchCase {
+  return {
+    id,
+    title: `Bulk upload: ${files} × ${sizeMiB} MiB in one request vs ${files} sequential uploads`,
+    description:
+      `\`POST /api/v2/upload/bulk\` with ${files} \`files\` parts against ${files} \`POST /api/v2/upload\` sent one ` +
+      'after another; time from the first byte sent to the last answer read.',
+    reps,
+    metrics: [
+      { name: 'ms', label: 'time for all files', unit: 'ms', better: 'lower', digits: 0 },
+      { name: 'mibPerS', label: 'throughput', unit: 'MiB/s', better: 'higher', digits: 1 },
+    ],
+    async prepare(ctx) {
+      const { service } = ctx.workers;
+      const path = makeFile(ctx.tmpDir, sizeMiB * MIB);
+      const paths = Array.from({ length: files }, () => path);
+      const result = (ms: number, ids: string[], timing: Metrics = {}) => ({
+        metrics: { ms, mibPerS: (files * sizeMiB) / (ms / 1000), mib: files * sizeMiB, ...timing },
+        cleanup: async () => {
+          await deleteFiles(service.url, ctx.apiKey, ids);
+          return undefined;
+        },
+      });
+      const sequentialUploads: Variant = {
+        id: 'sequential',
+        label: `${files} × POST /api/v2/upload, one after another`,
+        role: 'baseline',
+        worker: 'service',
+        async run() {
+          const started = performance.now();
+          const ids: string[] = [];
+          for (const file of paths) ids.push((await uploadFile(service.url, ctx.apiKey, file)).id);
+          return result(performance.now() - started, ids);
+        },
+      };
+      const bulk: Variant = {
+        id: 'bulk',
+        label: `POST /api/v2/upload/bulk with ${files} files`,
+        role: 'service',
+        worker: 'service',
+        versus: 'sequential',
+        async run() {
+          const { ms, json, timing } = await postForm(
+            new URL('/api/v2/upload/bulk', service.url),
+            ctx.apiKey,
+            fileParts('files', paths),
+          );
+          const data = json.data as { successful: number; results: { data?: { id: string } }[] };
+          if (data.successful !== files) throw new Error(`bulk: ${data.successful} of ${files} stored`);
+          return result(
+            ms,
+            data.results.flatMap((entry) => (entry.data ? [entry.data.id] : [])),
+            timing,
+          );
+        },
+      };
+      return [sequentialUploads, bulk];
+    },
+  };
+}

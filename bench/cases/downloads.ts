@@ -1,0 +1,94 @@
+// A large download: GET /api/v2/files/:id/download against the bare R2 stream of an object stored
+// by one put() and of one stored by R2 multipart.
+import type { BenchCase, Variant } from '../lib/case.ts';
+import { bearer, storedAs, uploadFile } from '../lib/service.ts';
+import { download, fileBody, MIB, makeFile, send } from '../lib/transfer.ts';
+import { CPU_PER_MIB, REQUEST_MS, THROUGHPUT, WARM_BYTES } from './uploads.ts';
+
+export function downloadCase(id: string, sizeMiB: number, reps: number): BenchCase {
+  return {
+    id,
+    title: `Download ${sizeMiB} MiB`,
+    description:
+      'The file is stored once before the rounds (untimed): through the service, and into the bare Worker by one put() ' +
+      'and by R2 multipart (8 MiB parts). Each repetition reads it to the end and discards it, in a fresh workerd ' +
+      `process warmed by reading a ${WARM_BYTES / 1024} KiB file the same way.`,
+    reps,
+    freshProcess: true,
+    metrics: [THROUGHPUT, REQUEST_MS, CPU_PER_MIB],
+    async prepare(ctx) {
+      const size = sizeMiB * MIB;
+      const path = makeFile(ctx.tmpDir, size);
+      const { r2, service } = ctx.workers;
+      const warmPath = makeFile(ctx.tmpDir, WARM_BYTES);
+      for (const route of ['single', 'multipart']) {
+        for (const [name, file] of [
+          [`download-${route}`, path],
+          [`warm-${route}`, warmPath],
+        ]) {
+          const reply = await send(new URL(`/${route}/${name}`, r2.url), {
+            method: 'PUT',
+            ...fileBody(file as string),
+          });
+          if (reply.status !== 200) throw new Error(`storing ${name}: ${reply.status}`);
+        }
+      }
+      const { id: fileId } = await uploadFile(service.url, ctx.apiKey, path);
+      const { id: warmId } = await uploadFile(service.url, ctx.apiKey, warmPath);
+      const serviceStoredAs = await storedAs(service.url, ctx.apiKey, fileId);
+      ctx.facts[`${id}.serviceStoredAs`] = serviceStoredAs;
+
+      const read = async (url: URL, bytes: number, headers: Record<string, string>) => {
+        const reply = await download(url, headers);
+        if (reply.status !== 200 || reply.bytes !== bytes)
+          throw new Error(`${url.pathname}: ${reply.status}, ${reply.bytes} bytes`);
+        return reply.ms;
+      };
+      /** Reads `path` in a repetition, `warmPath` to warm a fresh process. */
+      const reader = (
+        path: string,
+        warmPath: string,
+        base: URL,
+        headers: Record<string, string> = {},
+      ): Pick<Variant, 'run' | 'warm'> => ({
+        async run() {
+          const ms = await read(new URL(path, base), size, headers);
+          return { metrics: { mibPerS: size / MIB / (ms / 1000), ms, mib: size / MIB } };
+        },
+        async warm() {
+          await read(new URL(warmPath, base), WARM_BYTES, headers);
+        },
+      });
+      return [
+        {
+          id: 'r2-single',
+          label: 'bare Worker, object stored by one put()',
+          role: 'baseline',
+          worker: 'r2',
+          ...reader('/object/download-single', '/object/warm-single', r2.url),
+        },
+        {
+          id: 'r2-multipart',
+          label: 'bare Worker, object stored by R2 multipart',
+          role: 'baseline',
+          worker: 'r2',
+          versus: 'r2-single',
+          ...reader('/object/download-multipart', '/object/warm-multipart', r2.url),
+        },
+        {
+          id: 'service',
+          label: `edgeshare GET /api/v2/files/:id/download (stored by ${serviceStoredAs === 'multipart' ? 'R2 multipart' : 'one put()'})`,
+          role: 'service',
+          worker: 'service',
+          versus: `r2-${serviceStoredAs}`,
+          ...reader(
+            `/api/v2/files/${fileId}/download`,
+            `/api/v2/files/${warmId}/download`,
+            service.url,
+            bearer(ctx.apiKey),
+          ),
+        },
+      ];
+    },
+  };
+}

@@ -1,0 +1,169 @@
+// npm run bench [-- --quick] [-- --only upload,get-c10] [-- --render]
+// Starts edgeshare and the baseline Workers (bench/workers/) in their own workerd processes,
+// runs the cases (bench/cases/) interleaved, and writes the results: a full run to
+// bench/results/latest.json and docs/benchmarks.md (and the load model's table in docs/scaling.md);
+// a quick or partial run to .wrangler/bench/ only. --render rewrites docs/benchmarks.md and the
+// model from bench/results/latest.json without running anything (after editing bench/findings.ts).
+import './lib/offline.ts';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { parseArgs } from 'node:util';
+import { ROOT } from '../scripts/wrangler.ts';
+import { benchCases } from './cases/index.ts';
+import { type BenchContext, type CaseResult, runCase, type WorkerId } from './lib/case.ts';
+import { machine } from './lib/machine.ts';
+import { renderReport } from './lib/report.ts';
+import type { BenchResults } from './lib/results.ts';
+import { applyMigrations, type BenchWorker, bundle, startWorker } from './lib/runtime.ts';
+import { send } from './lib/transfer.ts';
+import { updateScalingDoc } from './load-model.ts';
+import { TARGETS } from './targets.ts';
+
+const { values } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    only: { type: 'string' },
+    render: { type: 'boolean', default: false },
+    help: { type: 'boolean', short: 'h', default: false },
+  },
+});
+if (values.help) {
+  console.log(
+    'usage: npm run bench [-- --quick] [-- --only CASE,CASE] [-- --render]  (a case id or its prefix: upload, get, list, …)',
+  );
+  process.exit(0);
+}
+if (values.render) {
+  const results = JSON.parse(readFileSync(join(ROOT, 'bench/results/latest.json'), 'utf8')) as BenchResults;
+  writeFileSync(join(ROOT, 'docs/benchmarks.md'), renderReport(results));
+  updateScalingDoc(results);
+  console.log('rewrote docs/benchmarks.md and the load model in docs/scaling.md from bench/results/latest.json');
+  process.exit(0);
+}
+const quick = values.quick ?? false;
+const only = values.only
+  ?.split(',')
+  .map((item) => item.trim())
+  .filter(Boolean);
+const partial = quick || Boolean(only);
+
+const started = performance.now();
+const log = (line: string) =>
+  process.stderr.write(`[${((performance.now() - started) / 1000).toFixed(0).padStart(4)} s] ${line}\n`);
+
+const cases = benchCases(quick).filter((entry) => !only || only.some((name) => entry.id.startsWith(name)));
+if (cases.length === 0) {
+  console.error(`no case matches --only ${values.only}`);
+  process.exit(2);
+}
+
+const tmp = mkdtempSync(join(tmpdir(), 'edgeshare-bench-'));
+const workers: Partial<Record<WorkerId, BenchWorker>> = {};
+const SOURCES: Record<WorkerId, string> = {
+  service: 'wrangler.toml',
+  r2: 'bench/workers/r2-stream/wrangler.toml',
+  tutorial: 'bench/workers/tutorial/wrangler.toml',
+  doD1: 'bench/workers/do-d1/wrangler.toml',
+};
+// The admin token lives only in this process and the service's bindings; never printed.
+const adminToken = randomBytes(32).toString('base64url');
+
+async function shutdown(): Promise<void> {
+  await Promise.allSettled(Object.values(workers).map((worker) => worker.mf.dispose()));
+  rmSync(tmp, { recursive: true, force: true });
+}
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    void shutdown().finally(() => process.exit(130));
+  });
+}
+
+/**
+ * Makes an API key the bench can hammer: a rate limit the runs never reach and a large quota.
+ * The one place that knows how keys are made (today: the admin API).
+ */
+async function createApiKey(name: string): Promise<{ id: string; key: string }> {
+  const service = workers.service;
+  if (!service) throw new Error('the service is not running');
+  const body = Buffer.from(JSON.stringify({ name, rateLimitRequests: 1_000_000, storageQuotaBytes: 2 ** 40 }));
+  const reply = await send(new URL('/admin/keys', service.url), {
+    method: 'POST',
+    headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+    body: Readable.from([body]),
+    length: body.length,
+  });
+  if (reply.status !== 201) throw new Error(`POST /admin/keys: ${reply.status} ${reply.body.slice(0, 200)}`);
+  const { data } = JSON.parse(reply.body) as { data: { id: string; key: string } };
+  return { id: data.id, key: data.key };
+}
+
+async function main(): Promise<void> {
+  const facts = machine();
+  log(`bundling ${Object.keys(SOURCES).length} Workers with wrangler deploy --dry-run`);
+  for (const [id, config] of Object.entries(SOURCES) as [WorkerId, string][]) {
+    bundle(config, join(tmp, 'bundles', id));
+  }
+  for (const [id, config] of Object.entries(SOURCES) as [WorkerId, string][]) {
+    const worker = await startWorker({
+      name: id === 'service' ? 'edgeshare' : `bench-${id}`,
+      configPath: config,
+      bundleDir: join(tmp, 'bundles', id),
+      stateDir: join(tmp, 'state', id),
+      vars: id === 'service' ? { MAX_FILE_SIZE: String(2 ** 30), ADMIN_TOKEN: adminToken } : {},
+    });
+    await applyMigrations(worker);
+    workers[id] = worker;
+    log(`started ${worker.name} (workerd pid ${worker.pid}) at ${worker.url.origin}`);
+  }
+  const ctx: BenchContext = {
+    workers: workers as Record<WorkerId, BenchWorker>,
+    apiKey: (await createApiKey('bench')).key,
+    createApiKey,
+    tmpDir: tmp,
+    facts: {},
+  };
+
+  const results: CaseResult[] = [];
+  for (const benchCase of cases) {
+    log(`${benchCase.id}: ${benchCase.title} (${benchCase.reps} rounds)`);
+    results.push(await runCase(benchCase, ctx, log));
+  }
+  const byId = new Map(results.map((result) => [result.id, result]));
+  const targets = TARGETS.flatMap((target) => {
+    const outcome = target.evaluate(byId);
+    return outcome ? [{ id: target.id, text: target.text, ...outcome }] : [];
+  });
+  const output: BenchResults = {
+    generatedAt: new Date().toISOString(),
+    quick,
+    only: only ?? null,
+    seconds: Math.round((performance.now() - started) / 1000),
+    machine: facts,
+    loadAverageAtEnd: loadavg().map((value) => Math.round(value * 100) / 100),
+    facts: ctx.facts,
+    cases: results,
+    targets,
+  };
+  const outDir = partial ? join(ROOT, '.wrangler/bench') : join(ROOT, 'bench/results');
+  const reportPath = partial ? join(ROOT, '.wrangler/bench/benchmarks.md') : join(ROOT, 'docs/benchmarks.md');
+  mkdirSync(outDir, { recursive: true });
+  const resultsPath = join(outDir, partial ? 'results.json' : 'latest.json');
+  writeFileSync(resultsPath, `${JSON.stringify(output, null, 2)}\n`);
+  writeFileSync(reportPath, renderReport(output));
+  if (!partial) updateScalingDoc(output);
+  for (const target of targets) {
+    log(
+      `${target.met ? 'met   ' : 'MISSED'} ${target.id}: ${target.value.toFixed(2)} (goal ${target.op} ${target.goal})`,
+    );
+  }
+  log(`wrote ${resultsPath} and ${reportPath}`);
+}
+
+try {
+  await main();
+} finally {
+  await shutdown();
+}

@@ -1,0 +1,68 @@
+// Baseline for uploads and downloads: the least a Worker can do to move a body into R2 and back.
+//   PUT    /single/:key     request.body straight into one put() (the length is known from Content-Length)
+//   PUT    /multipart/:key  request.body cut into PART_SIZE parts of an R2 multipart upload, one at a time
+//   GET    /object/:key     the object's body streamed back
+//   DELETE /object/:key     clean-up between runs (not timed)
+
+type BaselineEnv = { BUCKET: R2Bucket };
+
+const PART_SIZE = 8 * 1024 * 1024;
+
+async function putMultipart(bucket: R2Bucket, key: string, body: ReadableStream<Uint8Array>): Promise<R2Object> {
+  const upload = await bucket.createMultipartUpload(key);
+  const parts: R2UploadedPart[] = [];
+  let part = new Uint8Array(PART_SIZE);
+  let filled = 0;
+  try {
+    for await (const chunk of body) {
+      let offset = 0;
+      while (offset < chunk.length) {
+        const take = Math.min(PART_SIZE - filled, chunk.length - offset);
+        part.set(chunk.subarray(offset, offset + take), filled);
+        filled += take;
+        offset += take;
+        if (filled === PART_SIZE) {
+          parts.push(await upload.uploadPart(parts.length + 1, part));
+          part = new Uint8Array(PART_SIZE);
+          filled = 0;
+        }
+      }
+    }
+    if (filled > 0 || parts.length === 0)
+      parts.push(await upload.uploadPart(parts.length + 1, part.subarray(0, filled)));
+    return await upload.complete(parts);
+  } catch (error) {
+    await upload.abort();
+    throw error;
+  }
+}
+
+export default {
+  async fetch(request, env) {
+    const [, route, key] = new URL(request.url).pathname.split('/');
+    if (!key) return new Response('not found', { status: 404 });
+    if (request.method === 'PUT' && request.body && (route === 'single' || route === 'multipart')) {
+      const object =
+        route === 'single'
+          ? await env.BUCKET.put(key, request.body)
+          : await putMultipart(env.BUCKET, key, request.body);
+      return Response.json({ key, size: object?.size, etag: object?.httpEtag });
+    }
+    if (route === 'object' && request.method === 'GET') {
+      const object = await env.BUCKET.get(key);
+      if (!object) return new Response('not found', { status: 404 });
+      return new Response(object.body, {
+        headers: {
+          'content-type': 'application/octet-stream',
+          'content-length': String(object.size),
+          etag: object.httpEtag,
+        },
+      });
+    }
+    if (route === 'object' && request.method === 'DELETE') {
+      await env.BUCKET.delete(key);
+      return new Response(null, { status: 204 });
+    }
+    return new Response('not found', { status: 404 });
+  },
+} satisfies ExportedHandler<BaselineEnv>;
