@@ -10,6 +10,15 @@ import { authenticate } from './middleware/auth';
 import { perf } from './middleware/perf';
 import { loadConfig, requestContext } from './middleware/request-context';
 import { createShareRouter } from './share/router';
+import {
+  isUncountedTransfer,
+  TUS_REQUEST_HEADERS,
+  TUS_RESPONSE_HEADERS,
+  tusProtocol,
+  UPLOADS_PATH,
+} from './uploads/http';
+import { documentUploads } from './uploads/openapi';
+import { createUploadsRouter } from './uploads/router';
 
 const FILE_PATHS = {
   '/upload': ['POST'],
@@ -30,12 +39,15 @@ export function createApp() {
   app.use('/api/v2/*', perf());
   app.use('*', loadConfig());
   app.get('/health', (c) => c.json({ status: 'ok' }));
+  // tus: Tus-Resumable on every answer, 412 for another version, discovery on OPTIONS (before CORS answers it).
+  app.use(UPLOADS_PATH, tusProtocol());
+  app.use(`${UPLOADS_PATH}/*`, tusProtocol());
 
   app.use('/api/*', async (c, next) => {
     const origins = c.get('config').CORS_ORIGINS;
     return cors({
       origin: origins.includes('*') ? '*' : origins,
-      allowMethods: ['GET', 'HEAD', 'POST', 'DELETE', 'OPTIONS'],
+      allowMethods: ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE', 'OPTIONS'],
       // Every request header the API honours, so a browser's preflight lets them through.
       allowHeaders: [
         'Authorization',
@@ -45,6 +57,7 @@ export function createApp() {
         'If-Modified-Since',
         'If-Range',
         'X-Request-Id',
+        ...TUS_REQUEST_HEADERS,
       ],
       // Beyond the safelisted ones (Content-Length, Content-Type, Last-Modified, …): what clients read.
       exposeHeaders: [
@@ -62,6 +75,7 @@ export function createApp() {
         'WWW-Authenticate',
         'Server-Timing',
         'X-Request-Id',
+        ...TUS_RESPONSE_HEADERS,
       ],
       maxAge: 600,
     })(c, next);
@@ -69,6 +83,7 @@ export function createApp() {
 
   const v1 = createFilesRouter('v1');
   const v2 = createFilesRouter('v2');
+  documentUploads(v2.openAPIRegistry);
   // The API descriptions are public: registered before auth (and _perf), so neither reaches them.
   for (const [version, router] of [
     ['v1', v1],
@@ -77,10 +92,12 @@ export function createApp() {
     app.get(`/api/${version}/openapi.json`, (c) => c.json(openApiDocument(router, version, new URL(c.req.url).origin)));
   }
 
-  app.use('/api/*', authenticate());
+  app.use('/api/*', authenticate({ uncounted: isUncountedTransfer }));
   addFallbacks(v1, FILE_PATHS);
   addFallbacks(v2, V2_PATHS);
   app.route('/api/v1', v1);
+  // Before v2, whose catch-all answers 404 for any path it does not know.
+  app.route('/api/v2', createUploadsRouter());
   app.route('/api/v2', v2);
 
   app.route('/share', createShareRouter());

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 
 export const MIB = 1024 * 1024;
+export const GIB = 1024 * MIB;
 
 /** Used when ALLOWED_FILE_TYPES is empty: documents, images, audio, video, text, archives, plain binary data. */
 export const DEFAULT_ALLOWED_FILE_TYPES = [
@@ -56,9 +57,13 @@ const configSchema = z.object({
   RATE_LIMIT_REQUESTS: int(1, 1_000_000).default(100),
   RATE_LIMIT_WINDOW_SECONDS: int(1, 86_400).default(60),
   STORAGE_QUOTA_BYTES: int(0, Number.MAX_SAFE_INTEGER).default(1024 * MIB),
-  MAX_FILE_SIZE: int(1, Number.MAX_SAFE_INTEGER).default(100 * MIB),
+  // 5 GiB: R2's largest single part, and far past what one request can carry (Cloudflare's body
+  // limit, 100 MB on Free/Pro): larger files come through tus (src/uploads/).
+  MAX_FILE_SIZE: int(1, Number.MAX_SAFE_INTEGER).default(5 * GIB),
   MAX_FILES_PER_KEY: int(0, Number.MAX_SAFE_INTEGER).default(100_000),
   UPLOAD_TIMEOUT_SECONDS: int(1, 86_400).default(3600),
+  // An unfinished tus upload expires this long after its last PATCH (see src/uploads/).
+  TUS_EXPIRY_SECONDS: int(60, 518_400).default(86_400),
   AUTH_FAILURE_LIMIT: int(1, 1_000_000).default(20),
   AUTH_FAILURE_WINDOW_SECONDS: int(1, 86_400).default(60),
   MAX_BULK_FILES: int(1, 50).default(10),

@@ -27,5 +27,7 @@ export type AppEnv = {
     timings?: Timings;
     /** Set on uploads that announced their length: storage held while admitting them. */
     grant?: Grant;
+    /** The key's rate-limit window as the response reports it (X-RateLimit-*). */
+    rateLimit?: RateLimitState;
   };
 };

@@ -1,5 +1,5 @@
 import { HTTPException } from 'hono/http-exception';
-import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { ContentfulStatusCode, UnofficialStatusCode } from 'hono/utils/http-status';
 
 /** The closed set of error codes, and the one table that maps them to HTTP statuses. */
 export const ERROR_STATUS = {
@@ -15,6 +15,14 @@ export const ERROR_STATUS = {
   METHOD_NOT_ALLOWED: 405,
   RANGE_NOT_SATISFIABLE: 416,
   REQUEST_TIMEOUT: 408,
+  // tus uploads (src/uploads/): the statuses the tus 1.0.0 protocol prescribes.
+  UPLOAD_CONFLICT: 409,
+  UPLOAD_INCOMPLETE: 409,
+  UPLOAD_GONE: 410,
+  UNSUPPORTED_TUS_VERSION: 412,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  // tus's own status, outside Hono's list of known ones.
+  CHECKSUM_MISMATCH: 460 as UnofficialStatusCode,
   UPLOAD_FAILED: 500,
   SERVICE_UNAVAILABLE: 503,
   INTERNAL_ERROR: 500,
@@ -35,6 +43,12 @@ const DEFAULT_MESSAGE: Record<ErrorCode, string> = {
   METHOD_NOT_ALLOWED: 'Method not allowed',
   RANGE_NOT_SATISFIABLE: 'Requested range not satisfiable',
   REQUEST_TIMEOUT: 'The request took too long',
+  UPLOAD_CONFLICT: 'Upload-Offset does not match the upload, or another request is writing to it',
+  UPLOAD_INCOMPLETE: 'The upload is not complete yet',
+  UPLOAD_GONE: 'The upload has expired or was terminated',
+  UNSUPPORTED_TUS_VERSION: 'Unsupported tus version',
+  UNSUPPORTED_MEDIA_TYPE: 'Unsupported Content-Type',
+  CHECKSUM_MISMATCH: 'Upload-Checksum does not match the bytes received',
   UPLOAD_FAILED: 'Upload failed',
   SERVICE_UNAVAILABLE: 'Service temporarily unavailable',
   INTERNAL_ERROR: 'Internal server error',

@@ -5,6 +5,7 @@ import { sweep } from './maintenance/sweep';
 
 export { AuthGuard } from './limiter/auth-guard';
 export { KeyLimiter } from './limiter/key-limiter';
+export { TusUpload } from './uploads/upload-object';
 
 const app = createApp();
 
@@ -13,9 +14,13 @@ export default {
   /** Cron (wrangler.toml [triggers]): expired files, failed blob deletes, R2/D1 drift. */
   async scheduled(_controller, env, ctx) {
     const graceMs = orphanGraceMs(getConfig(env));
-    const run = sweep({ db: env.DB, bucket: env.FILES, limiter: env.KEY_LIMITER, graceMs }).then((report) =>
-      log('info', 'sweep', report),
-    );
+    const run = sweep({
+      db: env.DB,
+      bucket: env.FILES,
+      limiter: env.KEY_LIMITER,
+      uploads: env.TUS_UPLOADS,
+      graceMs,
+    }).then((report) => log('info', 'sweep', report));
     ctx.waitUntil(run);
     await run;
   },

@@ -1,10 +1,11 @@
 // The only code that talks to a key's Durable Object: routes and services go through here.
-import type { ApiKeyContext } from '../env';
+import type { ApiKeyContext, RateLimitState } from '../env';
 import { ApiError } from '../errors';
 import { formatBytes } from '../http/format';
 import { log } from '../log';
 import type {
   AccountFile,
+  AdmitResult,
   AuthorizeRequest,
   AuthorizeResult,
   Exceeded,
@@ -27,6 +28,77 @@ export const quotaLimits = (key: ApiKeyContext): QuotaLimits => ({
 /** Checks the key, counts the request and (for an upload) holds storage: one call to the key's object. */
 export function authorizeKey(namespace: LimiterNamespace, request: AuthorizeRequest): Promise<AuthorizeResult> {
   return limiterOf(namespace, request.keyId).authorize(request);
+}
+
+/** Counts one request that authenticated without being counted (see AuthorizeRequest.count). */
+export async function countRequest(namespace: LimiterNamespace, key: ApiKeyContext): Promise<AdmitResult> {
+  return limiterOf(namespace, key.id).admit({
+    limit: key.rateLimitRequests,
+    windowSeconds: key.rateLimitWindowSeconds,
+  });
+}
+
+/**
+ * Gives back a hold (or reservation) that will never be committed. A failure is logged, or
+ * thrown with `rethrow` (a caller that retries).
+ */
+export async function releaseHold(
+  namespace: LimiterNamespace,
+  keyId: string,
+  holdId: string,
+  options: { rethrow?: boolean } = {},
+): Promise<void> {
+  try {
+    await limiterOf(namespace, keyId).release(holdId);
+  } catch (error) {
+    log('error', 'hold not released', { keyId, error: String(error) });
+    if (options.rethrow) throw error;
+  }
+}
+
+/**
+ * Reserves storage for a tus upload: `bytes` and one file, held against every other upload
+ * until released, committed, or `until`. Throws STORAGE_EXCEEDED when the key has no room, and
+ * SERVICE_UNAVAILABLE when its object cannot be reached. Returns the reservation's id.
+ */
+export async function reserveUpload(
+  namespace: LimiterNamespace,
+  key: ApiKeyContext,
+  bytes: number,
+  until: number,
+): Promise<string> {
+  let result: Awaited<ReturnType<KeyLimiter['reserve']>>;
+  try {
+    result = await limiterOf(namespace, key.id).reserve({
+      keyId: key.id,
+      needBytes: bytes,
+      needFiles: 1,
+      aheadBytes: 0,
+      aheadFiles: 0,
+      limits: quotaLimits(key),
+      until,
+    });
+  } catch (error) {
+    throw new ApiError('SERVICE_UNAVAILABLE', 'Storage accounting is unavailable, try again', { cause: error });
+  }
+  if (!result.grant) throw storageExceeded(key, result.exceeded ?? 'bytes');
+  return result.grant.id;
+}
+
+export function rateLimitHeaders(state: RateLimitState): Record<string, string> {
+  return {
+    'X-RateLimit-Limit': String(state.limit),
+    'X-RateLimit-Remaining': String(state.remaining),
+    'X-RateLimit-Reset': String(state.reset),
+  };
+}
+
+/** The 429 for a key past its rate limit, with Retry-After until its window ends. */
+export function rateLimited(state: RateLimitState): ApiError {
+  const retryAfter = Math.max(1, state.reset - Math.floor(Date.now() / 1000));
+  return new ApiError('RATE_LIMITED', 'Too many requests', {
+    headers: { ...rateLimitHeaders(state), 'Retry-After': String(retryAfter) },
+  });
 }
 
 /** Tells the key's object that its key changed in D1 (revoked, overrides set). A failure is logged. */

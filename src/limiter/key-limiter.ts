@@ -15,6 +15,8 @@ export type AdmitRequest = {
   now?: number;
   /** Hold storage in the same call: an upload that announced its length. */
   hold?: HoldRequest;
+  /** false: report the window without counting this request, and never refuse it (tus PATCH and HEAD). */
+  count?: boolean;
 };
 
 export type AdmitResult = {
@@ -45,6 +47,11 @@ export type ReserveRequest = {
   aheadBytes: number;
   aheadFiles: number;
   limits: QuotaLimits;
+  /**
+   * Makes the hold a reservation (a tus upload's declared length): it lives until this time
+   * (ms since the epoch) or its release, and every other upload must fit beside it.
+   */
+  until?: number;
   now?: number;
 };
 
@@ -81,6 +88,8 @@ export type AuthorizeRequest = {
   keyHash: string;
   defaults: KeyLimits;
   hold?: { bytes: number; files: number };
+  /** false: authenticate and report the window, but do not count the request (see AdmitRequest.count). */
+  count?: boolean;
   now?: number;
 };
 /** `limits` and `admission` are null when the key is unknown, revoked, or not the one presented. */
@@ -95,6 +104,8 @@ type Hold = {
   needFiles: number;
   declaredBytes: number;
   declaredFiles: number;
+  /** Set for a reservation: its own end (instead of `at` + the hold TTL). */
+  until?: number;
 };
 
 const WINDOW_KEY = 'window';
@@ -160,6 +171,7 @@ export class KeyLimiter extends DurableObject<Env> {
       limit: limits.rateLimitRequests,
       windowSeconds: limits.rateLimitWindowSeconds,
       now,
+      count: request.count,
       hold: request.hold && {
         keyId: request.keyId,
         ...request.hold,
@@ -185,6 +197,9 @@ export class KeyLimiter extends DurableObject<Env> {
     // Only the current window is kept: storage stays one small value per key.
     const stored = this.ctx.storage.kv.get<WindowState>(WINDOW_KEY);
     const count = stored && stored.start === start ? stored.count : 0;
+    if (request.count === false) {
+      return { allowed: true, limit: request.limit, remaining: Math.max(0, request.limit - count), reset };
+    }
     if (count >= request.limit) {
       return { allowed: false, limit: request.limit, remaining: 0, reset };
     }
@@ -206,6 +221,7 @@ export class KeyLimiter extends DurableObject<Env> {
     if (request.needFiles > room.files) return { grant: null, exceeded: 'files' };
     hold.needBytes = request.needBytes;
     hold.needFiles = request.needFiles;
+    if (request.until !== undefined) hold.until = request.until;
     holds[id] = hold;
     this.ctx.storage.kv.put(HOLDS_KEY, holds);
     return {
@@ -226,11 +242,18 @@ export class KeyLimiter extends DurableObject<Env> {
   async commit(request: CommitRequest): Promise<CommitResult> {
     const now = request.now ?? Date.now();
     const { account } = await this.#account(request.keyId, now);
+    // Reservations of other uploads (tus) keep their room, whoever commits first.
+    const reserved = { bytes: 0, files: 0 };
+    for (const [id, hold] of Object.entries(this.#holds(now, request.limits.holdTtlMs))) {
+      if (hold.until === undefined || id === request.holdId) continue;
+      reserved.bytes += hold.needBytes;
+      reserved.files += hold.needFiles;
+    }
     const result: CommitResult = { accepted: [], refused: [] };
     for (const file of request.files) {
-      if (account.bytes + file.size > request.limits.quotaBytes) {
+      if (account.bytes + reserved.bytes + file.size > request.limits.quotaBytes) {
         result.refused.push({ id: file.id, exceeded: 'bytes' });
-      } else if (account.files + 1 > request.limits.maxFiles) {
+      } else if (account.files + reserved.files + 1 > request.limits.maxFiles) {
         result.refused.push({ id: file.id, exceeded: 'files' });
       } else {
         account.bytes += file.size;
@@ -384,25 +407,29 @@ export class KeyLimiter extends DurableObject<Env> {
   }
 
   /**
-   * What is left for a hold: the limits less the account and what every older hold needs.
-   * A declared bound (a Content-Length, which counts the form's framing too) only sizes a grant;
-   * counting it here would refuse a file that fits exactly. The commit is exact either way.
+   * What is left for a hold: the limits less the account, what every older hold needs, and every
+   * other reservation. A declared bound (a Content-Length, which counts the form's framing too)
+   * only sizes a grant; counting it here would refuse a file that fits exactly. The commit is
+   * exact either way.
    */
   #room(account: Account, holds: Record<string, Hold>, seq: number, limits: QuotaLimits) {
     let bytes = limits.quotaBytes - account.bytes;
     let files = limits.maxFiles - account.files;
     for (const hold of Object.values(holds)) {
-      if (hold.seq >= seq) continue;
+      if (hold.seq === seq || (hold.seq > seq && hold.until === undefined)) continue;
       bytes -= hold.needBytes;
       files -= hold.needFiles;
     }
     return { bytes, files };
   }
 
-  /** Holds of live requests; those past the TTL (their Worker died) are dropped. */
+  /**
+   * Holds of live requests; those past the TTL (their Worker died) are dropped, and
+   * reservations past their own end (their upload's object failed to release them).
+   */
   #holds(now: number, ttlMs: number): Record<string, Hold> {
     const holds = this.ctx.storage.kv.get<Record<string, Hold>>(HOLDS_KEY) ?? {};
-    for (const [id, hold] of Object.entries(holds)) if (hold.at < now - ttlMs) delete holds[id];
+    for (const [id, hold] of Object.entries(holds)) if ((hold.until ?? hold.at + ttlMs) < now) delete holds[id];
     return holds;
   }
 

@@ -6,11 +6,14 @@ import type { LimiterNamespace } from '../limiter/client';
 import { log } from '../log';
 import { placeholders } from '../storage/files-repo';
 import { isoNow } from '../time';
+import { MAX_UPLOAD_LIFETIME_MS, type UploadNamespace, uploadObject } from '../uploads/service';
 
 export type SweepDeps = {
   db: D1Database;
   bucket: R2Bucket;
   limiter: LimiterNamespace;
+  /** tus uploads' objects: asked whether a blob without a row is an upload finishing right now. */
+  uploads: UploadNamespace;
   /** Blobs without a row younger than this may belong to an upload still running (config.orphanGraceMs). */
   graceMs: number;
   now?: number;
@@ -25,6 +28,8 @@ export type SweepReport = {
   retriedBlobDeletes: number;
   orphanBlobs: number;
   rowsWithoutBlob: number;
+  /** Objects under uploads/ (tus tails) older than any upload can live, whose upload forgot them. */
+  strayUploadObjects: number;
 };
 
 // A batch deletes up to 500 rows (one D1 statement) and their blobs (one R2 call, at most 1,000
@@ -41,7 +46,8 @@ export async function sweep(deps: SweepDeps): Promise<SweepReport> {
   const expiry = await step('expired', () => sweepExpired(deps, now), { expired: 0, expiredLeft: true });
   const retriedBlobDeletes = await step('blob deletes', () => retryBlobDeletes(deps), 0);
   const drift = await step('drift', () => reconcileStorage(deps, now), { orphanBlobs: 0, rowsWithoutBlob: 0 });
-  return { ...expiry, retriedBlobDeletes, ...drift };
+  const strayUploadObjects = await step('upload objects', () => sweepUploadObjects(deps, now), 0);
+  return { ...expiry, retriedBlobDeletes, ...drift, strayUploadObjects };
 }
 
 async function step<T>(name: string, work: () => Promise<T>, fallback: T): Promise<T> {
@@ -106,6 +112,47 @@ async function retryBlobDeletes(deps: SweepDeps): Promise<number> {
 const MAX_BOUND = 100;
 
 /**
+ * A tus upload's object is written at files/<keyId>/<fileId> when its last byte arrives, its row
+ * a moment later; R2 dates a multipart object by when its upload began (possibly days ago). So a
+ * blob without a row whose upload (named by the file id) is still active is not an orphan.
+ * Parts of unfinished uploads are not objects at all, and tails live under uploads/: the
+ * listing of files/ never sees them.
+ */
+async function notFinishingUploads(deps: SweepDeps, objects: R2Object[]): Promise<R2Object[]> {
+  const active = await Promise.all(
+    objects.map(async (object) => {
+      const [, keyId = '', fileId = ''] = object.key.split('/');
+      const found = await uploadObject(deps.uploads, fileId).view({ keyId });
+      return found.status === 'active';
+    }),
+  );
+  return objects.filter((_, i) => !active[i]);
+}
+
+// No tus upload lives longer than MAX_UPLOAD_LIFETIME_MS; its object deletes its tails when it
+// ends. What is still there a day later was forgotten (its cleanup failed for good).
+const STRAY_AFTER_MS = MAX_UPLOAD_LIFETIME_MS + 24 * 60 * 60 * 1000;
+
+/** One listing page of uploads/ per run (position in sweep_state): deletes tails older than any upload. */
+async function sweepUploadObjects(deps: SweepDeps, now: number): Promise<number> {
+  const saved = await deps.db
+    .prepare("SELECT value FROM sweep_state WHERE name = 'uploads_cursor'")
+    .first<{ value: string }>();
+  const page = await deps.bucket.list({ prefix: 'uploads/', limit: SWEEP_LIMITS.listPage, cursor: saved?.value });
+  const stray = page.objects.filter((object) => object.uploaded.getTime() < now - STRAY_AFTER_MS);
+  if (stray.length > 0) await deps.bucket.delete(stray.map((object) => object.key));
+  await (page.truncated
+    ? deps.db
+        .prepare(
+          "INSERT INTO sweep_state (name, value) VALUES ('uploads_cursor', ?1) ON CONFLICT (name) DO UPDATE SET value = ?1",
+        )
+        .bind(page.cursor)
+        .run()
+    : deps.db.prepare("DELETE FROM sweep_state WHERE name = 'uploads_cursor'").run());
+  return stray.length;
+}
+
+/**
  * Walks the bucket one listing page per run and compares it with the rows for the same key
  * range: blobs with no row are deleted once older than the grace (no upload can still be
  * running for them: see config.orphanGraceMs); rows whose blob is gone (as old) are deleted and
@@ -141,9 +188,10 @@ async function reconcileStorage(
   const cutoff = now - deps.graceMs;
   const rowKeys = new Set(rows.map((row) => row.r2_key));
   const blobKeys = new Set(page.objects.map((object) => object.key));
-  const orphans = page.objects.filter(
+  const candidates = page.objects.filter(
     (object) => object.key <= judgedUpTo && !rowKeys.has(object.key) && object.uploaded.getTime() < cutoff,
   );
+  const orphans = await notFinishingUploads(deps, candidates);
   const missing = rows.filter((row) => !blobKeys.has(row.r2_key) && Date.parse(row.uploaded_at) < cutoff);
 
   if (orphans.length > 0) await deps.bucket.delete(orphans.map((object) => object.key));

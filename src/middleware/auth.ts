@@ -7,7 +7,7 @@ import type { AppEnv, RateLimitState } from '../env';
 import { ApiError } from '../errors';
 import { measure } from '../http/timing';
 import { API_KEY_PATTERN, sha256Hex } from '../keys/key-material';
-import { authorizeKey } from '../limiter/client';
+import { authorizeKey, rateLimited, rateLimitHeaders } from '../limiter/client';
 import { clientAddress, recordFailure, refuseIfBlocked } from '../limiter/guard';
 import type { KeyLimits } from '../limiter/key-limiter';
 import { log } from '../log';
@@ -63,13 +63,13 @@ function announcedUpload(c: Context<AppEnv>): { bytes: number; files: number } |
   return Number.isSafeInteger(length) && length > 0 ? { bytes: length, files: files(c.get('config')) } : undefined;
 }
 
-function rateLimitHeaders(state: RateLimitState): Record<string, string> {
-  return {
-    'X-RateLimit-Limit': String(state.limit),
-    'X-RateLimit-Remaining': String(state.remaining),
-    'X-RateLimit-Reset': String(state.reset),
-  };
-}
+export type AuthOptions = {
+  /**
+   * Requests that authenticate but do not count against the key's rate limit (and are never
+   * refused by it): tus PATCH and HEAD, bounded by their upload's length (see docs/limits.md).
+   */
+  uncounted?: (c: Context<AppEnv>) => boolean;
+};
 
 /**
  * Bearer API-key auth plus the per-key rate limit. Every failure (missing, malformed, unknown,
@@ -79,7 +79,7 @@ function rateLimitHeaders(state: RateLimitState): Record<string, string> {
  * reached, the key is checked in D1 and the request let through unlimited (fail open, logged):
  * an outage of one object must not take the API down for reads (uploads then get 503).
  */
-export const authenticate = () =>
+export const authenticate = (options: AuthOptions = {}) =>
   createMiddleware<AppEnv>(async function authenticate(c, next) {
     const header = c.req.header('authorization');
     // No credentials at all costs nothing and guesses nothing: a plain 401.
@@ -108,6 +108,7 @@ export const authenticate = () =>
           keyHash: hash,
           defaults: keyDefaults(config),
           hold: announcedUpload(c),
+          count: options.uncounted?.(c) ? false : undefined,
         }),
       );
       if (!result.limits || !result.admission) return refuse(hash);
@@ -115,12 +116,7 @@ export const authenticate = () =>
       const { admission } = result;
       state = { limit: admission.limit, remaining: admission.remaining, reset: admission.reset };
       if (admission.grant) c.set('grant', admission.grant);
-      if (!admission.allowed) {
-        const retryAfter = Math.max(1, admission.reset - Math.floor(Date.now() / 1000));
-        throw new ApiError('RATE_LIMITED', 'Too many requests', {
-          headers: { ...rateLimitHeaders(state), 'Retry-After': String(retryAfter) },
-        });
-      }
+      if (!admission.allowed) throw rateLimited(state);
     } catch (error) {
       if (error instanceof ApiError) throw error;
       log('error', 'rate limiter unreachable', { keyId, error: String(error) });
@@ -142,6 +138,10 @@ export const authenticate = () =>
       };
     }
     c.set('apiKey', { id: keyId, ...limits });
+    // A route that counts the request after all (a tus request for an unknown upload) updates it.
+    c.set('rateLimit', state);
     await next();
-    for (const [name, value] of Object.entries(rateLimitHeaders(state))) c.res.headers.set(name, value);
+    for (const [name, value] of Object.entries(rateLimitHeaders(c.get('rateLimit') ?? state))) {
+      c.res.headers.set(name, value);
+    }
   });

@@ -217,6 +217,7 @@ describe('the sweep reconciles R2 with D1', () => {
       retriedBlobDeletes: 0,
       orphanBlobs: 0,
       rowsWithoutBlob: 0,
+      strayUploadObjects: 0,
     });
     await expectStored(key.id, [kept.id]);
     await expectAccountSettled(key.id, 321);

@@ -342,7 +342,15 @@ export const GRACE_MS = orphanGraceMs(getConfig(env));
 
 /** One sweep at a chosen time (e.g. past GRACE_MS ahead, to judge blobs and rows as orphans). */
 export function sweepAt(now: number, bucket: R2Bucket = env.FILES, budgetMs?: number): Promise<SweepReport> {
-  return sweep({ db: env.DB, bucket, limiter: env.KEY_LIMITER, now, graceMs: GRACE_MS, budgetMs });
+  return sweep({
+    db: env.DB,
+    bucket,
+    limiter: env.KEY_LIMITER,
+    uploads: env.TUS_UPLOADS,
+    now,
+    graceMs: GRACE_MS,
+    budgetMs,
+  });
 }
 
 const quiet = (report: SweepReport) => Object.values(report).every((value) => value === 0 || value === false);

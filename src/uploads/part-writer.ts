@@ -1,0 +1,269 @@
+// One PATCH's bytes into the upload's R2 multipart upload, in parts of exactly the upload's
+// part size (R2 wants every part but the last to be the same size, clients send any chunk size).
+// The bytes past the last full part (the tail) go to a temporary R2 object, so they survive a
+// dropped connection; the next PATCH puts them in front of its own bytes. Memory: one part.
+import { ApiError } from '../errors';
+import { decideFileType, SNIFF_BYTES } from '../files/file-type';
+import type { StoredBlob } from '../storage/blobs';
+import { type Checksum, sameBytes } from './protocol';
+import { type TusUpload, tailPrefix, type UploadSnapshot } from './upload-object';
+
+export type UploadStub = DurableObjectStub<TusUpload>;
+
+export type AppendRequest = {
+  bucket: R2Bucket;
+  stub: UploadStub;
+  lease: string;
+  upload: UploadSnapshot;
+  body: ReadableStream<Uint8Array> | null;
+  contentLength: number | undefined;
+  checksum: Checksum | undefined;
+  allowedTypes: readonly string[];
+  /** How long after this PATCH the upload expires unless resumed (TUS_EXPIRY_SECONDS). */
+  expiryMs: number;
+  /** Fires when the client goes away: what arrived is kept (unless a checksum was sent). */
+  signal?: AbortSignal;
+  waitUntil: (promise: Promise<unknown>) => void;
+};
+
+/** Either the upload's new offset, or (the last byte arrived) the finished object, not yet recorded. */
+export type AppendResult =
+  | { complete: false; offset: number; expiresAt: number }
+  | { complete: true; blob: StoredBlob; mimeType: string };
+
+// A lease lasts LEASE_TTL_MS (2 minutes) past its last renewal: renewing every 20 s while bytes
+// flow keeps it well inside that, at one call to the upload's object per 20 s.
+const RENEW_EVERY_MS = 20_000;
+
+const leaseLost = () =>
+  new ApiError('UPLOAD_CONFLICT', 'Another request took over this upload, or it ended; ask its offset again');
+
+export function appendToUpload(request: AppendRequest): Promise<AppendResult> {
+  return new PartWriter(request).run();
+}
+
+class PartWriter {
+  readonly #r: AppendRequest;
+  readonly #upload: UploadSnapshot;
+  #buffer: Uint8Array | undefined;
+  #filled = 0;
+  #received = 0;
+  #cutOff = false;
+  #mimeType: string | null;
+  #multipart: R2MultipartUpload | undefined;
+  readonly #parts: R2UploadedPart[] = [];
+  #lastRenewal = Date.now();
+  #writtenTail: string | undefined;
+  readonly #digest: { stream: DigestStream; writer: WritableStreamDefaultWriter<ArrayBufferView> } | undefined;
+
+  constructor(request: AppendRequest) {
+    this.#r = request;
+    this.#upload = request.upload;
+    this.#mimeType = request.upload.mimeType;
+    if (request.checksum) {
+      const stream = new crypto.DigestStream(request.checksum.digest);
+      this.#digest = { stream, writer: stream.getWriter() };
+    }
+  }
+
+  async run(): Promise<AppendResult> {
+    const upload = this.#upload;
+    const remaining = upload.length - upload.offset;
+    try {
+      if (this.#r.contentLength !== undefined && this.#r.contentLength > remaining) throw tooLong(remaining);
+      await this.#read(remaining);
+      if (this.#cutOff) {
+        // The client went away: keep what arrived, unless a checksum was to vouch for it.
+        if (this.#digest) throw new ApiError('UPLOAD_FAILED', 'The body ended early; nothing of it was kept');
+      } else if (this.#digest && this.#r.checksum) {
+        await this.#digest.writer.close();
+        if (!sameBytes(new Uint8Array(await this.#digest.stream.digest), this.#r.checksum.expected)) {
+          throw new ApiError('CHECKSUM_MISMATCH', `Upload-Checksum (${this.#r.checksum.algorithm}) does not match`);
+        }
+      }
+      if (upload.offset + this.#received === upload.length) return await this.#finish();
+      return await this.#keep();
+    } catch (error) {
+      await this.#discard();
+      throw error;
+    }
+  }
+
+  /** Reads the body to its end (or until it breaks off), uploading every full part on the way. */
+  async #read(remaining: number): Promise<void> {
+    const { body, signal, contentLength } = this.#r;
+    if (!body) return;
+    const reader = body.getReader();
+    // A client that goes away may leave a read pending for ever: cancelling ends it.
+    const onAbort = () => {
+      this.#cutOff = true;
+      reader.cancel().catch(() => undefined);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    let done = false;
+    try {
+      for (;;) {
+        let chunk: Uint8Array;
+        try {
+          const next = await reader.read();
+          if (next.done) break;
+          chunk = next.value;
+        } catch {
+          this.#cutOff = true;
+          break;
+        }
+        this.#received += chunk.length;
+        if (this.#received > remaining) throw tooLong(remaining);
+        await this.#digest?.writer.write(chunk);
+        await this.#take(chunk);
+        if (Date.now() - this.#lastRenewal > RENEW_EVERY_MS) await this.#renew();
+      }
+      done = true;
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+      if (!done) await reader.cancel().catch(() => undefined);
+    }
+    if (signal?.aborted || (contentLength !== undefined && this.#received < contentLength)) this.#cutOff = true;
+  }
+
+  async #take(chunk: Uint8Array): Promise<void> {
+    const { partSize } = this.#upload;
+    let position = 0;
+    while (position < chunk.length) {
+      const buffer = await this.#part();
+      const count = Math.min(chunk.length - position, buffer.length - this.#filled);
+      buffer.set(chunk.subarray(position, position + count), this.#filled);
+      this.#filled += count;
+      position += count;
+      if (this.#mimeType === null) this.#sniff(false);
+      if (this.#filled === partSize) await this.#flush(buffer);
+    }
+  }
+
+  /** The part being filled: on first use, the stored tail goes in front. Never larger than needed. */
+  async #part(): Promise<Uint8Array> {
+    if (this.#buffer) return this.#buffer;
+    const { tail, partSize, length, offset } = this.#upload;
+    const tailSize = tail?.size ?? 0;
+    const buffer = new Uint8Array(Math.min(partSize, tailSize + (length - offset)));
+    if (tail && tail.size > 0) {
+      const object = await this.#r.bucket.get(tail.key);
+      if (!object || object.size !== tail.size) throw new Error(`tail object ${tail.key} is missing`);
+      for await (const chunk of object.body as unknown as AsyncIterable<Uint8Array>) {
+        buffer.set(chunk, this.#filled);
+        this.#filled += chunk.length;
+      }
+    }
+    this.#buffer = buffer;
+    return buffer;
+  }
+
+  /** Decides the type once the first bytes are in (the whole file when it is shorter). */
+  #sniff(final: boolean): void {
+    const { meta, partCount, length } = this.#upload;
+    // Only while the file's first bytes are in the buffer: once a part is stored, it is decided.
+    if (partCount > 0 || this.#parts.length > 0) return;
+    const head = (this.#buffer ?? new Uint8Array(0)).subarray(0, Math.min(this.#filled, SNIFF_BYTES));
+    if (!final && head.length < Math.min(SNIFF_BYTES, length)) return;
+    const decision = decideFileType(head, meta.declaredType, meta.originalName, this.#r.allowedTypes);
+    if (!decision.ok) throw new ApiError('INVALID_FILE_TYPE', `File type not allowed: ${decision.reason}`);
+    this.#mimeType = decision.mimeType;
+  }
+
+  async #flush(bytes: Uint8Array): Promise<void> {
+    if (this.#mimeType === null) this.#sniff(true);
+    if (Date.now() - this.#lastRenewal > RENEW_EVERY_MS) await this.#renew();
+    const upload = await this.#openMultipart();
+    this.#parts.push(await upload.uploadPart(this.#upload.partCount + this.#parts.length + 1, bytes));
+    this.#filled = 0;
+  }
+
+  async #openMultipart(): Promise<R2MultipartUpload> {
+    if (this.#multipart) return this.#multipart;
+    const { bucket, stub, lease } = this.#r;
+    const { r2Key, multipartId, id, keyId } = this.#upload;
+    if (multipartId) {
+      this.#multipart = bucket.resumeMultipartUpload(r2Key, multipartId);
+      return this.#multipart;
+    }
+    // Created at the first full part, once the type is known (R2 takes it only here).
+    const created = await bucket.createMultipartUpload(r2Key, {
+      httpMetadata: { contentType: this.#mimeType ?? 'application/octet-stream' },
+      customMetadata: { keyId, fileId: id },
+    });
+    if (!(await stub.renew({ lease, multipartId: created.uploadId }))) {
+      await created.abort().catch(() => undefined);
+      throw leaseLost();
+    }
+    this.#lastRenewal = Date.now();
+    this.#multipart = created;
+    return created;
+  }
+
+  async #renew(): Promise<void> {
+    if (!(await this.#r.stub.renew({ lease: this.#r.lease }))) throw leaseLost();
+    this.#lastRenewal = Date.now();
+  }
+
+  /** Not the last byte: the bytes past the last full part become the new tail; the offset moves. */
+  async #keep(): Promise<AppendResult> {
+    const { bucket, stub, lease, expiryMs, waitUntil } = this.#r;
+    const upload = this.#upload;
+    const offset = upload.offset + this.#received;
+    let tail = upload.tail;
+    if (this.#received > 0) {
+      tail = null;
+      if (this.#filled > 0) {
+        const key = `${tailPrefix(upload.id)}tail-${offset}-${lease.slice(0, 8)}`;
+        this.#writtenTail = key;
+        await bucket.put(key, (this.#buffer ?? new Uint8Array(0)).subarray(0, this.#filled));
+        tail = { key, size: this.#filled };
+      }
+    }
+    const ended = await stub.end({
+      lease,
+      offset,
+      parts: this.#parts,
+      tail,
+      mimeType: this.#mimeType,
+      expiresAt: Date.now() + expiryMs,
+    });
+    if (!ended.ok) throw leaseLost();
+    this.#writtenTail = undefined;
+    if (upload.tail && upload.tail.key !== tail?.key) waitUntil(bucket.delete(upload.tail.key).catch(() => undefined));
+    return { complete: false, offset, expiresAt: ended.expiresAt };
+  }
+
+  /** The last byte is in: the rest goes up as the last part (or the whole file as one put). */
+  async #finish(): Promise<AppendResult> {
+    const { bucket, stub, lease } = this.#r;
+    const upload = this.#upload;
+    if (this.#mimeType === null) this.#sniff(true);
+    const mimeType = this.#mimeType ?? 'application/octet-stream';
+    await this.#renew();
+    const rest = (this.#buffer ?? (await this.#part())).subarray(0, this.#filled);
+    if (!upload.multipartId && !this.#multipart) {
+      const object = await bucket.put(upload.r2Key, rest, {
+        httpMetadata: { contentType: mimeType },
+        customMetadata: { keyId: upload.keyId, fileId: upload.id },
+      });
+      return { complete: true, mimeType, blob: { key: upload.r2Key, size: upload.length, etag: object.httpEtag } };
+    }
+    const multipart = await this.#openMultipart();
+    if (rest.length > 0) this.#parts.push(await multipart.uploadPart(upload.partCount + this.#parts.length + 1, rest));
+    const earlier = await stub.parts({ lease });
+    const object = await multipart.complete([...earlier, ...this.#parts]);
+    return { complete: true, mimeType, blob: { key: upload.r2Key, size: upload.length, etag: object.httpEtag } };
+  }
+
+  /** Nothing of this PATCH counts: the lease is given back and its tail object removed. */
+  async #discard(): Promise<void> {
+    const { bucket, stub, lease } = this.#r;
+    await this.#digest?.writer.abort().catch(() => undefined);
+    await stub.release({ lease }).catch(() => undefined);
+    if (this.#writtenTail) await bucket.delete(this.#writtenTail).catch(() => undefined);
+  }
+}
+
+const tooLong = (remaining: number) =>
+  new ApiError('FILE_TOO_LARGE', `The request carries more than the ${remaining} bytes the upload has left`);

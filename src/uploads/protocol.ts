@@ -1,0 +1,113 @@
+// tus 1.0.0 (tus.io/protocols/resumable-upload): the protocol's headers, parsed and validated.
+// No Hono here: the router turns these values into requests and responses.
+import { MIB } from '../config';
+import { validationError } from '../errors';
+import { PART_SIZE } from '../storage/blobs';
+
+export const TUS_VERSION = '1.0.0';
+export const TUS_EXTENSIONS = ['creation', 'creation-with-upload', 'termination', 'expiration', 'checksum'];
+export const OFFSET_OCTET_STREAM = 'application/offset+octet-stream';
+
+/** tus names → Web Crypto names; all of them are streamed through crypto.DigestStream. */
+export const CHECKSUM_ALGORITHMS: Record<string, string> = {
+  sha1: 'SHA-1',
+  sha256: 'SHA-256',
+  sha384: 'SHA-384',
+  sha512: 'SHA-512',
+  md5: 'MD5',
+};
+
+/** R2 takes at most 10,000 parts per multipart upload. */
+export const MAX_PARTS = 10_000;
+/** The largest part a Worker buffers (one part in memory, 128 MB per isolate). */
+export const MAX_PART_SIZE = 32 * MIB;
+/** The largest upload tus can take, whatever MAX_FILE_SIZE says: 10,000 parts of 32 MiB. */
+export const MAX_TUS_LENGTH = MAX_PARTS * MAX_PART_SIZE;
+
+/**
+ * The R2 part size of an upload: every part but the last has exactly this size. At least 8 MiB
+ * (R2's minimum is 5 MiB), and large enough that the whole upload fits in 10,000 parts.
+ */
+export function partSizeFor(length: number): number {
+  const needed = Math.ceil(Math.ceil(length / MAX_PARTS) / MIB) * MIB;
+  return Math.max(PART_SIZE, needed);
+}
+
+/** `Tus-Max-Size`: the largest Upload-Length this server accepts. */
+export const maxUploadLength = (maxFileSize: number) => Math.min(maxFileSize, MAX_TUS_LENGTH);
+
+/** A non-negative integer header (Upload-Length, Upload-Offset); anything else is a 400. */
+export function parseSize(value: string | undefined, header: string): number {
+  if (value === undefined) throw validationError(header, 'the header is required');
+  const trimmed = value.trim();
+  const parsed = Number(trimmed);
+  if (!/^\d+$/.test(trimmed) || !Number.isSafeInteger(parsed)) {
+    throw validationError(header, 'must be a non-negative integer');
+  }
+  return parsed;
+}
+
+const MAX_METADATA_BYTES = 4096;
+const METADATA_KEY = /^[^\s,]+$/;
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+
+/**
+ * `Upload-Metadata`: comma-separated `key base64value` pairs (the value may be left out).
+ * Values are decoded as UTF-8. Keys must be unique.
+ */
+export function parseMetadata(header: string | undefined): Map<string, string> {
+  const pairs = new Map<string, string>();
+  if (header === undefined || header.trim() === '') return pairs;
+  if (header.length > MAX_METADATA_BYTES) {
+    throw validationError('Upload-Metadata', `at most ${MAX_METADATA_BYTES} characters are accepted`);
+  }
+  for (const item of header.split(',')) {
+    const [key = '', value = '', ...rest] = item.trim().split(' ');
+    if (!METADATA_KEY.test(key) || rest.length > 0) {
+      throw validationError('Upload-Metadata', 'expected comma-separated "key base64value" pairs');
+    }
+    if (pairs.has(key)) throw validationError('Upload-Metadata', `${key} is given more than once`);
+    pairs.set(key, decodeBase64Text(value, key));
+  }
+  return pairs;
+}
+
+function decodeBase64Text(value: string, key: string): string {
+  if (!BASE64.test(value) || value.length % 4 === 1) {
+    throw validationError('Upload-Metadata', `the value of ${key} is not Base64`);
+  }
+  try {
+    return utf8.decode(Uint8Array.from(atob(value), (char) => char.charCodeAt(0)));
+  } catch {
+    throw validationError('Upload-Metadata', `the value of ${key} is not Base64-encoded UTF-8`);
+  }
+}
+
+export type Checksum = { algorithm: string; digest: string; expected: Uint8Array };
+
+/** `Upload-Checksum: <algorithm> <base64 digest>`; an unknown algorithm is a 400, as the spec says. */
+export function parseChecksum(header: string | undefined): Checksum | undefined {
+  if (header === undefined) return undefined;
+  const [algorithm = '', encoded = '', ...rest] = header.trim().split(' ');
+  const digest = CHECKSUM_ALGORITHMS[algorithm];
+  if (!digest) {
+    throw validationError(
+      'Upload-Checksum',
+      `unsupported algorithm "${algorithm}" (supported: ${Object.keys(CHECKSUM_ALGORITHMS).join(', ')})`,
+    );
+  }
+  if (rest.length > 0 || encoded === '' || !BASE64.test(encoded) || encoded.length % 4 !== 0) {
+    throw validationError('Upload-Checksum', 'expected "<algorithm> <base64 digest>"');
+  }
+  return { algorithm, digest, expected: Uint8Array.from(atob(encoded), (char) => char.charCodeAt(0)) };
+}
+
+export const sameBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((byte, i) => byte === b[i]);
+
+/** RFC 9110 IMF-fixdate, the format Upload-Expires takes: `Wed, 25 Jun 2014 16:00:00 GMT`. */
+export const httpDate = (ms: number) => new Date(ms).toUTCString();
+
+/** Whether a Content-Type is tus's `application/offset+octet-stream` (parameters ignored). */
+export const isOffsetStream = (contentType: string | undefined) =>
+  (contentType ?? '').split(';')[0]?.trim().toLowerCase() === OFFSET_OCTET_STREAM;

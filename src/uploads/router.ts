@@ -1,0 +1,175 @@
+// The tus 1.0.0 routes at /api/v2/uploads: creation (with upload), HEAD, PATCH, termination, and
+// GET of the file a completed upload became. Mounted under /api/v2 (see app.ts).
+import { type Context, Hono } from 'hono';
+import { origins, storage } from '../api/context';
+import { addFallbacks } from '../api/fallbacks';
+import type { AppEnv } from '../env';
+import { ApiError, validationError } from '../errors';
+import { fileRecord } from '../files/records';
+import { countRequest, rateLimited } from '../limiter/client';
+import { effectiveMethod } from './http';
+import { httpDate, isOffsetStream, parseChecksum, parseSize } from './protocol';
+import {
+  type AppendOutcome,
+  appendToOwnUpload,
+  createUpload,
+  terminateUpload,
+  type UploadsDeps,
+  uploadedFile,
+  uploadStatus,
+} from './service';
+
+function deps(c: Context<AppEnv>): UploadsDeps {
+  return {
+    ...storage(c),
+    uploads: c.env.TUS_UPLOADS,
+    config: c.get('config'),
+    key: c.get('apiKey'),
+    waitUntil: (promise) => c.executionCtx.waitUntil(promise),
+  };
+}
+
+const uploadUrl = (c: Context<AppEnv>, id: string) => `${origins(c).api}/api/v2/uploads/${id}`;
+
+/** Content-Length when the request states it (a chunked body has none). */
+function contentLength(c: Context<AppEnv>): number | undefined {
+  const value = c.req.header('content-length');
+  return value === undefined ? undefined : parseSize(value, 'Content-Length');
+}
+
+/** Headers of a PATCH (or creation-with-upload) answer: the new offset, and the file once complete. */
+function appendHeaders(outcome: AppendOutcome): Record<string, string> {
+  const headers: Record<string, string> = { 'Upload-Offset': String(outcome.offset) };
+  if (outcome.complete) headers['X-File-Id'] = outcome.fileId;
+  else headers['Upload-Expires'] = httpDate(outcome.expiresAt);
+  return headers;
+}
+
+/**
+ * PATCH and HEAD are not counted against the rate limit (see http.ts), but a request for an
+ * upload the key does not have is: probing ids costs like any other request.
+ */
+async function countedMiss(c: Context<AppEnv>, error: unknown): Promise<never> {
+  if (error instanceof ApiError && error.code === 'FILE_NOT_FOUND') {
+    try {
+      const admission = await countRequest(c.env.KEY_LIMITER, c.get('apiKey'));
+      const state = { limit: admission.limit, remaining: admission.remaining, reset: admission.reset };
+      c.set('rateLimit', state);
+      if (!admission.allowed) throw rateLimited(state);
+    } catch (countError) {
+      if (countError instanceof ApiError) throw countError;
+    }
+  }
+  throw error;
+}
+
+async function head(c: Context<AppEnv>, id: string): Promise<Response> {
+  const status = await uploadStatus(deps(c), id).catch((error: unknown) => countedMiss(c, error));
+  if (status.status === 'terminated' || status.status === 'expired') throw new ApiError('UPLOAD_GONE');
+  const headers: Record<string, string> = {
+    'Upload-Offset': String(status.offset),
+    'Upload-Length': String(status.length),
+    'Cache-Control': 'no-store',
+  };
+  if (status.metadata) headers['Upload-Metadata'] = status.metadata;
+  if (status.status === 'active') headers['Upload-Expires'] = httpDate(status.expiresAt);
+  else headers['X-File-Id'] = status.id;
+  return c.body(null, 204, headers);
+}
+
+async function patch(c: Context<AppEnv>, id: string): Promise<Response> {
+  if (!isOffsetStream(c.req.header('content-type'))) {
+    throw new ApiError(
+      'UNSUPPORTED_MEDIA_TYPE',
+      'A PATCH must be sent with Content-Type: application/offset+octet-stream',
+    );
+  }
+  const offset = parseSize(c.req.header('upload-offset'), 'Upload-Offset');
+  const request = {
+    offset,
+    body: c.req.raw.body,
+    contentLength: contentLength(c),
+    checksum: parseChecksum(c.req.header('upload-checksum')),
+    signal: c.req.raw.signal,
+  };
+  const work = appendToOwnUpload(deps(c), id, request);
+  // The PATCH finishes (or keeps what arrived) even when its client goes away mid-body.
+  c.executionCtx.waitUntil(work.catch(() => undefined));
+  const outcome = await work.catch((error: unknown) => countedMiss(c, error));
+  return c.body(null, 204, appendHeaders(outcome));
+}
+
+async function terminate(c: Context<AppEnv>, id: string): Promise<Response> {
+  await terminateUpload(deps(c), id);
+  return c.body(null, 204);
+}
+
+export function createUploadsRouter() {
+  const router = new Hono<AppEnv>();
+
+  // Creation, and creation with upload when the body carries the first bytes.
+  router.post('/uploads', async (c) => {
+    if (c.req.header('upload-defer-length') !== undefined) {
+      throw validationError('Upload-Defer-Length', 'deferred length is not supported: send Upload-Length');
+    }
+    const length = parseSize(c.req.header('upload-length'), 'Upload-Length');
+    const bodyLength = contentLength(c);
+    const withBody = bodyLength !== 0 && c.req.raw.body !== null;
+    if (withBody && !isOffsetStream(c.req.header('content-type'))) {
+      throw new ApiError(
+        'UNSUPPORTED_MEDIA_TYPE',
+        'Bytes sent at creation need Content-Type: application/offset+octet-stream',
+      );
+    }
+    const checksum = parseChecksum(c.req.header('upload-checksum'));
+    const upload = await createUpload(deps(c), { length, metadata: c.req.header('upload-metadata') });
+    const location = uploadUrl(c, upload.id);
+    const headers: Record<string, string> = { Location: location, 'Upload-Expires': httpDate(upload.expiresAt) };
+    // An empty upload is complete at once; otherwise the body (if any) is the first PATCH.
+    if (withBody || length === 0) {
+      const body = withBody ? c.req.raw.body : null;
+      const request = { offset: 0, body, contentLength: bodyLength, checksum, signal: c.req.raw.signal };
+      const work = appendToOwnUpload(deps(c), upload.id, request);
+      c.executionCtx.waitUntil(work.catch(() => undefined));
+      const outcome = await work.catch((error: unknown) => {
+        // The upload exists: a client can still find it (and resume, unless the error ended it).
+        if (error instanceof ApiError) error.headers.Location = location;
+        throw error;
+      });
+      Object.assign(headers, appendHeaders(outcome));
+      if (outcome.complete) delete headers['Upload-Expires'];
+    }
+    return c.body(null, 201, headers);
+  });
+
+  // Hono answers HEAD with the GET route (it dispatches HEAD as GET): one handler for both.
+  router.get('/uploads/:id', async (c) => {
+    const id = c.req.param('id');
+    if (c.req.method === 'HEAD') return head(c, id);
+    const row = await uploadedFile(deps(c), id);
+    return c.json({ success: true as const, data: fileRecord(row, 'v2', origins(c)) }, 200);
+  });
+  router.patch('/uploads/:id', (c) => patch(c, c.req.param('id')));
+  router.delete('/uploads/:id', (c) => terminate(c, c.req.param('id')));
+  // X-HTTP-Method-Override: a POST that means PATCH, DELETE or HEAD.
+  router.post('/uploads/:id', async (c) => {
+    const id = c.req.param('id');
+    const method = effectiveMethod(c.req.raw);
+    if (method === 'PATCH') return patch(c, id);
+    if (method === 'DELETE') return terminate(c, id);
+    if (method === 'HEAD') {
+      const response = await head(c, id);
+      return new Response(null, { status: response.status, headers: response.headers });
+    }
+    throw new ApiError('METHOD_NOT_ALLOWED', 'Method POST is not allowed here', {
+      headers: { Allow: 'GET, HEAD, PATCH, DELETE, OPTIONS' },
+    });
+  });
+
+  addFallbacks(
+    router,
+    { '/uploads': ['POST', 'OPTIONS'], '/uploads/:id': ['GET', 'HEAD', 'PATCH', 'DELETE', 'OPTIONS'] },
+    false,
+  );
+  return router;
+}

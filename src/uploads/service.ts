@@ -1,0 +1,266 @@
+// The tus upload service: create, append, look up, terminate. R2, D1 and the two Durable Objects
+// together; no HTTP here (the router turns results into tus responses).
+import { type Config, uploadTimeoutMs } from '../config';
+import type { ApiKeyContext } from '../env';
+import { ApiError, validationError } from '../errors';
+import { normalizeMediaType } from '../files/file-type';
+import { cleanOriginalName, storedFilename } from '../files/names';
+import { isRunnableType, runnableExtension } from '../files/runnable';
+import { deleteFile, getOwnedFile } from '../files/service';
+import { FILE_ID_PATTERN, fileTooLarge, newFileId, recordFiles, recordOptions, uploadError } from '../files/upload';
+import { UploadSession } from '../files/upload-session';
+import { type LimiterNamespace, QuotaTicket, releaseHold, reserveUpload } from '../limiter/client';
+import { log } from '../log';
+import { blobKey } from '../storage/blobs';
+import type { FileRow } from '../storage/files-repo';
+import { type AppendResult, appendToUpload } from './part-writer';
+import { type Checksum, maxUploadLength, parseMetadata, partSizeFor } from './protocol';
+import type { TusUpload, UploadMeta, UploadSnapshot, UploadView } from './upload-object';
+
+export type UploadNamespace = DurableObjectNamespace<TusUpload>;
+
+export type UploadsDeps = {
+  bucket: R2Bucket;
+  db: D1Database;
+  limiter: LimiterNamespace;
+  uploads: UploadNamespace;
+  config: Config;
+  key: ApiKeyContext;
+  waitUntil: (promise: Promise<unknown>) => void;
+};
+
+/** An upload is named by its id, which is also the id of the file it becomes. */
+export const uploadObject = (namespace: UploadNamespace, id: string) => namespace.getByName(id);
+
+/** R2 aborts unfinished multipart uploads 7 days after they start: an upload must end before. */
+export const MAX_UPLOAD_LIFETIME_MS = 6 * 24 * 60 * 60 * 1000;
+// A reservation outlives its upload's deadline a little: the upload's object releases it first.
+const RESERVATION_MARGIN_MS = 60 * 60 * 1000;
+
+export const uploadNotFound = () => new ApiError('FILE_NOT_FOUND', 'Upload not found');
+const uploadGone = () => new ApiError('UPLOAD_GONE');
+
+/** filename (required), filetype, isPublic, expiresIn: as the multipart upload's parts. */
+export function uploadMeta(header: string | undefined): UploadMeta {
+  const pairs = parseMetadata(header);
+  const filename = pairs.get('filename');
+  if (filename === undefined || filename.trim() === '') {
+    throw validationError('Upload-Metadata', 'filename is required');
+  }
+  const fields: Record<string, string> = {};
+  for (const name of ['isPublic', 'expiresIn']) {
+    const value = pairs.get(name);
+    if (value !== undefined) fields[name] = value.trim();
+  }
+  const options = recordOptions(fields);
+  const declared = pairs.get('filetype');
+  return {
+    originalName: cleanOriginalName(filename),
+    declaredType: declared === undefined || declared.trim() === '' ? undefined : declared,
+    isPublic: options.isPublic,
+    expiresInSeconds: options.expiresInSeconds,
+  };
+}
+
+/**
+ * Creates an upload: checks its length against MAX_FILE_SIZE and the key's quota (reserving
+ * the length and one file until the upload ends), refuses a name or declared type that runs
+ * when opened, and creates the upload's object. Nothing is written to R2 yet.
+ */
+export async function createUpload(
+  deps: UploadsDeps,
+  request: { length: number; metadata: string | undefined; now?: number },
+): Promise<UploadView> {
+  const { config, key } = deps;
+  const meta = uploadMeta(request.metadata);
+  const max = maxUploadLength(config.MAX_FILE_SIZE);
+  if (request.length > max) throw fileTooLarge(max);
+  const runnable = runnableExtension(meta.originalName);
+  if (runnable) throw new ApiError('INVALID_FILE_TYPE', `File type not allowed: .${runnable} files are not allowed`);
+  const declared = normalizeMediaType(meta.declaredType);
+  if (isRunnableType(declared))
+    throw new ApiError('INVALID_FILE_TYPE', `File type not allowed: ${declared} files are not allowed`);
+
+  const now = request.now ?? Date.now();
+  const deadline = now + MAX_UPLOAD_LIFETIME_MS;
+  const id = newFileId();
+  const holdId = await reserveUpload(deps.limiter, key, request.length, deadline + RESERVATION_MARGIN_MS);
+  try {
+    return await uploadObject(deps.uploads, id).create({
+      id,
+      keyId: key.id,
+      length: request.length,
+      metadata: request.metadata,
+      meta,
+      r2Key: blobKey(key.id, id),
+      partSize: partSizeFor(request.length),
+      holdId,
+      expiresAt: Math.min(now + config.TUS_EXPIRY_SECONDS * 1000, deadline),
+      deadline,
+      now,
+    });
+  } catch (error) {
+    await releaseHold(deps.limiter, key.id, holdId);
+    throw new ApiError('SERVICE_UNAVAILABLE', 'The upload could not be created, try again', { cause: error });
+  }
+}
+
+export type AppendOutcome =
+  | { complete: false; offset: number; expiresAt: number }
+  | { complete: true; offset: number; fileId: string };
+
+export type AppendBody = {
+  offset: number;
+  body: ReadableStream<Uint8Array> | null;
+  contentLength: number | undefined;
+  checksum: Checksum | undefined;
+  signal?: AbortSignal;
+};
+
+/**
+ * A PATCH: takes the upload's lease at `offset` (409 when the upload is elsewhere or another
+ * PATCH holds it), streams the bytes into R2, and either moves the offset or, at the last byte,
+ * makes the file an ordinary file (commit to the key's account, then the row). A type refused at
+ * the first bytes ends the upload.
+ */
+export async function appendToOwnUpload(deps: UploadsDeps, id: string, request: AppendBody): Promise<AppendOutcome> {
+  if (!FILE_ID_PATTERN.test(id)) throw uploadNotFound();
+  const stub = uploadObject(deps.uploads, id);
+  const begun = await stub.begin({ keyId: deps.key.id, offset: request.offset });
+  if (begun.status === 'not-found') throw uploadNotFound();
+  if (begun.status === 'gone') throw uploadGone();
+  // A client resuming a finished upload with nothing left to send (a chunked body is read, not trusted).
+  if (begun.status === 'completed' && request.offset === begun.length && (await isEmpty(request))) {
+    return { complete: true, offset: begun.length, fileId: id };
+  }
+  if (begun.status !== 'ok') {
+    const why =
+      begun.status === 'busy'
+        ? 'another request is writing to this upload'
+        : `the upload is at offset ${begun.offset}, not ${request.offset}`;
+    throw new ApiError('UPLOAD_CONFLICT', `Upload-Offset conflict: ${why}`);
+  }
+
+  let result: AppendResult;
+  try {
+    result = await appendToUpload({
+      bucket: deps.bucket,
+      stub,
+      lease: begun.lease,
+      upload: begun.upload,
+      body: request.body,
+      contentLength: request.contentLength,
+      checksum: request.checksum,
+      allowedTypes: deps.config.ALLOWED_FILE_TYPES,
+      expiryMs: deps.config.TUS_EXPIRY_SECONDS * 1000,
+      signal: request.signal,
+      waitUntil: deps.waitUntil,
+    });
+  } catch (error) {
+    // A refused type ends the upload and frees everything it held.
+    if (error instanceof ApiError && error.code === 'INVALID_FILE_TYPE') await stub.terminate({ keyId: deps.key.id });
+    throw error instanceof ApiError
+      ? error
+      : new ApiError('UPLOAD_FAILED', 'The bytes could not be stored', { cause: error });
+  }
+  if (!result.complete) return result;
+  const row = await recordUpload(deps, begun.upload, begun.lease, result);
+  return { complete: true, offset: begun.upload.length, fileId: row.id };
+}
+
+async function isEmpty(request: AppendBody): Promise<boolean> {
+  if (request.contentLength !== undefined || !request.body) return (request.contentLength ?? 0) === 0;
+  const reader = request.body.getReader();
+  for (let next = await reader.read(); !next.done; next = await reader.read()) {
+    if (next.value.length > 0) {
+      await reader.cancel();
+      return false;
+    }
+  }
+  return true;
+}
+
+/**
+ * The last byte is stored: the object is committed to the key's account (ending the
+ * reservation) and its row written, exactly as a multipart upload's file. If that fails the
+ * upload ends: the object is deleted and everything the upload held given back.
+ */
+async function recordUpload(
+  deps: UploadsDeps,
+  upload: UploadSnapshot,
+  lease: string,
+  result: Extract<AppendResult, { complete: true }>,
+): Promise<FileRow> {
+  const { bucket, config, key } = deps;
+  const stub = uploadObject(deps.uploads, upload.id);
+  const session = new UploadSession({
+    bucket,
+    quota: new QuotaTicket(deps.limiter, key, { id: upload.holdId, bytes: upload.length, files: 1 }),
+    deadline: Date.now() + uploadTimeoutMs(config),
+    timeoutSeconds: config.UPLOAD_TIMEOUT_SECONDS,
+    waitUntil: deps.waitUntil,
+  });
+  try {
+    session.own(result.blob.key);
+    const file = {
+      id: upload.id,
+      originalName: upload.meta.originalName,
+      filename: storedFilename(upload.meta.originalName, upload.id),
+      mimeType: result.mimeType,
+      blob: result.blob,
+    };
+    const fileDeps = { bucket, db: deps.db, limiter: deps.limiter, config, key, session };
+    const options = { isPublic: upload.meta.isPublic, expiresInSeconds: upload.meta.expiresInSeconds };
+    const { rows, refused } = await recordFiles(fileDeps, [file], options);
+    const row = rows[0];
+    if (!row) throw refused.get(upload.id) ?? new Error('recordFiles returned no row');
+    // The file is recorded whatever the upload's object answers; a failure only leaves its
+    // state to expire (its cleanup never touches the file).
+    await stub.complete({ lease }).catch((error: unknown) => {
+      log('error', 'upload not marked complete', { uploadId: upload.id, error: String(error) });
+    });
+    return row;
+  } catch (error) {
+    await stub.terminate({ keyId: key.id }).catch((cause: unknown) => {
+      log('error', 'failed upload not terminated', { uploadId: upload.id, error: String(cause) });
+    });
+    throw uploadError(error);
+  } finally {
+    await session.finish();
+  }
+}
+
+/** The upload as its owner sees it. A completed upload whose state is forgotten is read from its file row. */
+export async function uploadStatus(deps: UploadsDeps, id: string): Promise<UploadView> {
+  if (!FILE_ID_PATTERN.test(id)) throw uploadNotFound();
+  const found = await uploadObject(deps.uploads, id).view({ keyId: deps.key.id });
+  if (found.status !== 'not-found') return found;
+  const row = await getOwnedFile(deps, id, deps.key.id).catch(() => undefined);
+  if (!row) throw uploadNotFound();
+  return { id, status: 'completed', length: row.size, offset: row.size, metadata: undefined, expiresAt: 0 };
+}
+
+/** The record of the file a completed upload became (404 once that file is gone). */
+export async function uploadedFile(deps: UploadsDeps, id: string): Promise<FileRow> {
+  const status = await uploadStatus(deps, id);
+  if (status.status === 'active') {
+    throw new ApiError('UPLOAD_INCOMPLETE', `The upload is not complete: ${status.offset} of ${status.length} bytes`);
+  }
+  if (status.status !== 'completed') throw uploadGone();
+  return getOwnedFile(deps, id, deps.key.id);
+}
+
+/**
+ * Termination: an unfinished upload gives back everything at once; a completed one is deleted
+ * like its file (DELETE /files/{id}). Afterwards the upload answers 410 (404 once forgotten).
+ */
+export async function terminateUpload(deps: UploadsDeps, id: string): Promise<void> {
+  const status = await uploadStatus(deps, id);
+  if (status.status === 'terminated' || status.status === 'expired') throw uploadGone();
+  if (status.status === 'completed') {
+    await deleteFile(deps, id, deps.key.id).catch((error: unknown) => {
+      if (!(error instanceof ApiError && error.code === 'FILE_NOT_FOUND')) throw error;
+    });
+  }
+  await uploadObject(deps.uploads, id).terminate({ keyId: deps.key.id });
+}

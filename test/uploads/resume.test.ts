@@ -1,0 +1,196 @@
+// Large uploads in chunks of any size: fixed-size R2 parts with the unaligned rest kept in a
+// temporary object, resumption from the offset HEAD reports after a body broke off or a client
+// went away, and two clients racing on one upload.
+import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test';
+import { describe, expect, it } from 'vitest';
+import worker from '../../src/index';
+import { call, expectError, getRecord, ORIGIN, someAddress } from '../helpers';
+import {
+  binaryBytes,
+  created,
+  MIB,
+  newKey,
+  OCTETS,
+  offsetOf,
+  patch,
+  patchOk,
+  sha256Hex,
+  TUS,
+  tailObjects,
+  uploadAll,
+  usage,
+} from './tus-helpers';
+
+/** A body that sends `bytes` in chunks up to `breakAt`, then fails (a connection dropped mid-PATCH). */
+function breakingBody(bytes: Uint8Array, breakAt: number, chunk = 256 * 1024): ReadableStream<Uint8Array> {
+  let offset = 0;
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (offset >= breakAt) {
+        controller.error(new Error('connection reset'));
+        return;
+      }
+      const end = Math.min(breakAt, offset + chunk);
+      controller.enqueue(bytes.slice(offset, end));
+      offset = end;
+    },
+  });
+}
+
+/** A body that sends `bytes` up to `pauseAt`, then waits for `open()` before the rest. */
+function pausedBody(bytes: Uint8Array, pauseAt: number) {
+  let open: () => void = () => undefined;
+  const gate = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  let sent = 0;
+  const stream = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (sent >= bytes.length) return controller.close();
+      if (sent >= pauseAt) await gate;
+      const end = sent < pauseAt ? pauseAt : bytes.length;
+      controller.enqueue(bytes.slice(sent, end));
+      sent = end;
+    },
+  });
+  return { stream, open: () => open() };
+}
+
+async function downloadSha(auth: Record<string, string>, id: string): Promise<string> {
+  const response = await call(`/api/v2/files/${id}/download`, { headers: auth });
+  expect(response.status).toBe(200);
+  return sha256Hex(await response.arrayBuffer());
+}
+
+describe('chunks of any size become fixed-size parts', () => {
+  it('stores 20 MiB sent in unaligned 7 MiB chunks: 8 MiB parts, the rest in a tail object between PATCHes', async () => {
+    const { id: keyId, auth } = await newKey('unaligned');
+    const bytes = binaryBytes(20 * MIB, 11);
+    const { path, id } = await created(auth, bytes.length, { filename: 'video.bin' });
+
+    expect(await patchOk(auth, path, 0, bytes.slice(0, 7 * MIB))).toBe(7 * MIB);
+    // Less than a part: all of it waits in the tail object; nothing is in files/ yet.
+    const [firstTail] = await tailObjects(id);
+    expect((await env.FILES.head(firstTail ?? ''))?.size).toBe(7 * MIB);
+    expect((await env.FILES.list({ prefix: `files/${keyId}/` })).objects).toEqual([]);
+
+    expect(await patchOk(auth, path, 7 * MIB, bytes.slice(7 * MIB, 14 * MIB))).toBe(14 * MIB);
+    // One 8 MiB part uploaded; the 6 MiB past it are the new tail, the old tail is gone.
+    const tails = await tailObjects(id);
+    expect(tails).toHaveLength(1);
+    expect(tails[0]).not.toBe(firstTail);
+    expect((await env.FILES.head(tails[0] ?? ''))?.size).toBe(6 * MIB);
+
+    const last = await patch(auth, path, 14 * MIB, bytes.slice(14 * MIB));
+    expect(last.status).toBe(204);
+    expect(last.headers.get('x-file-id')).toBe(id);
+    expect(await tailObjects(id)).toEqual([]);
+
+    const object = await env.FILES.head(`files/${keyId}/${id}`);
+    expect(object?.size).toBe(20 * MIB);
+    // An R2 multipart object's ETag ends in -<parts>: 8 + 8 + 4 MiB.
+    expect(object?.httpEtag).toMatch(/-3"$/);
+    expect(await downloadSha(auth, id)).toBe(await sha256Hex(bytes));
+    expect((await getRecord(auth, id, 'v2')).size).toBe(20 * MIB);
+    // The reservation became the file.
+    expect(await usage(keyId)).toEqual({ usedBytes: 20 * MIB, files: 1, heldBytes: 0, heldFiles: 0 });
+  });
+
+  it('stores one PATCH of a whole 17 MiB file (tus-js-client’s default of one chunk)', async () => {
+    const { auth } = await newKey('one chunk');
+    const bytes = binaryBytes(17 * MIB, 12);
+    const { path, id } = await created(auth, bytes.length, { filename: 'one.bin' });
+    const last = await patch(auth, path, 0, bytes);
+    expect(last.headers.get('x-file-id')).toBe(id);
+    expect(await downloadSha(auth, id)).toBe(await sha256Hex(bytes));
+  });
+
+  it('stores many small chunks (1 MiB) that straddle part boundaries', async () => {
+    const { auth } = await newKey('small chunks');
+    const bytes = binaryBytes(10 * MIB + 123, 13);
+    const { path, id } = await created(auth, bytes.length, { filename: 'small.bin' });
+    const last = await uploadAll(auth, path, bytes, MIB);
+    expect(last.headers.get('x-file-id')).toBe(id);
+    expect(await downloadSha(auth, id)).toBe(await sha256Hex(bytes));
+  });
+});
+
+describe('resuming', () => {
+  it('keeps what arrived before a PATCH broke off, and resumes from the offset HEAD reports', async () => {
+    const { auth } = await newKey('broken patch');
+    const bytes = binaryBytes(12 * MIB, 21);
+    const { path, id } = await created(auth, bytes.length, { filename: 'broken.bin' });
+    const breakAt = 9 * MIB + 512 * 1024;
+    const broken = await call(path, {
+      method: 'PATCH',
+      headers: { ...TUS, ...auth, ...OCTETS, 'Upload-Offset': '0' },
+      body: breakingBody(bytes, breakAt),
+    });
+    // The server kept every byte it received: one full part and the rest as a tail.
+    expect(broken.status).toBe(204);
+    expect(await offsetOf(auth, path)).toBe(breakAt);
+    expect(await tailObjects(id)).toHaveLength(1);
+
+    const last = await patch(auth, path, breakAt, bytes.slice(breakAt));
+    expect(last.headers.get('x-file-id')).toBe(id);
+    expect(await downloadSha(auth, id)).toBe(await sha256Hex(bytes));
+  });
+
+  it('keeps what arrived when the client goes away mid-PATCH, from waitUntil, and frees the upload for the next PATCH', async () => {
+    const { auth } = await newKey('client gone');
+    const bytes = binaryBytes(3 * MIB, 22);
+    const { path, id } = await created(auth, bytes.length, { filename: 'gone.bin' });
+    const { stream } = pausedBody(bytes, MIB);
+    const controller = new AbortController();
+    const request = new Request(`${ORIGIN}${path}`, {
+      method: 'PATCH',
+      headers: { ...TUS, ...auth, ...OCTETS, 'Upload-Offset': '0', 'CF-Connecting-IP': someAddress() },
+      body: stream,
+      signal: controller.signal,
+    });
+    const ctx = createExecutionContext();
+    const pending = worker.fetch(request, env, ctx);
+    // The first MiB is in (the PATCH holds the lease): another PATCH is refused meanwhile.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await expectError(await patch(auth, path, 0, bytes), 409, 'UPLOAD_CONFLICT');
+
+    controller.abort();
+    await Promise.resolve(pending).catch(() => undefined);
+    await waitOnExecutionContext(ctx);
+    expect(await offsetOf(auth, path)).toBe(MIB);
+    const last = await patch(auth, path, MIB, bytes.slice(MIB));
+    expect(last.headers.get('x-file-id')).toBe(id);
+    expect(await downloadSha(auth, id)).toBe(await sha256Hex(bytes));
+  });
+
+  it('lets only one of two PATCHes racing at one offset write; the other gets 409', async () => {
+    const { auth } = await newKey('race');
+    const bytes = binaryBytes(2 * MIB, 23);
+    const { path, id } = await created(auth, bytes.length, { filename: 'race.bin' });
+    const first = pausedBody(bytes, MIB);
+    const pending = call(path, {
+      method: 'PATCH',
+      headers: { ...TUS, ...auth, ...OCTETS, 'Upload-Offset': '0' },
+      body: first.stream,
+    });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const second = await patch(auth, path, 0, binaryBytes(2 * MIB, 99));
+    await expectError(second, 409, 'UPLOAD_CONFLICT');
+    first.open();
+    const done = await pending;
+    expect(done.status).toBe(204);
+    expect(done.headers.get('x-file-id')).toBe(id);
+    // The file is the first client's bytes, untouched by the second.
+    expect(await downloadSha(auth, id)).toBe(await sha256Hex(bytes));
+  });
+
+  it('answers racing PATCHes at one offset with exactly one 204 and 409 for the rest', async () => {
+    const { auth } = await newKey('burst');
+    const bytes = binaryBytes(64 * 1024, 24);
+    const { path } = await created(auth, 2 * bytes.length, { filename: 'burst.bin' });
+    const responses = await Promise.all(Array.from({ length: 6 }, () => patch(auth, path, 0, bytes)));
+    const statuses = responses.map((response) => response.status).sort();
+    expect(statuses).toEqual([204, 409, 409, 409, 409, 409]);
+    expect(await offsetOf(auth, path)).toBe(bytes.length);
+  });
+});

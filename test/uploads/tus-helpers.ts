@@ -1,0 +1,160 @@
+// Helpers for the tus tests: requests as a tus client sends them, deterministic bytes, and a
+// look into the upload's Durable Object, R2 and the key's account.
+import { env, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
+import { expect } from 'vitest';
+import { tailPrefix } from '../../src/uploads/upload-object';
+import { call, createKey } from '../helpers';
+
+export type Auth = Record<string, string>;
+export const TUS = { 'Tus-Resumable': '1.0.0' };
+export const OCTETS = { 'Content-Type': 'application/offset+octet-stream' };
+export const MIB = 1024 * 1024;
+
+/** A key with room for bursts of requests and (optionally) its own quota. */
+export function newKey(name: string, overrides: { quota?: number; rateLimit?: number } = {}) {
+  return createKey(name, {
+    storageQuotaBytes: overrides.quota ?? null,
+    rateLimitRequests: overrides.rateLimit ?? 100_000,
+  });
+}
+
+const utf8 = new TextEncoder();
+export const base64 = (text: string) => btoa(String.fromCharCode(...utf8.encode(text)));
+
+/** `Upload-Metadata` from plain values. */
+export const metadata = (pairs: Record<string, string>) =>
+  Object.entries(pairs)
+    .map(([key, value]) => `${key} ${base64(value)}`)
+    .join(',');
+
+/** `size` deterministic bytes, not text (detected as application/octet-stream); `seed` varies them. */
+export function binaryBytes(size: number, seed = 1): Uint8Array {
+  const out = new Uint8Array(size);
+  let state = seed >>> 0 || 1;
+  for (let i = 0; i < size; i += 4) {
+    state ^= state << 13;
+    state ^= state >>> 17;
+    state ^= state << 5;
+    out[i] = state & 0xff;
+    if (i + 1 < size) out[i + 1] = (state >>> 8) & 0xff;
+    if (i + 2 < size) out[i + 2] = (state >>> 16) & 0xff;
+    if (i + 3 < size) out[i + 3] = (state >>> 24) & 0xff;
+  }
+  // A zero first byte and no signature: never taken for text or any known format.
+  if (size > 0) out[0] = 0;
+  return out;
+}
+
+export type Created = { response: Response; path: string; id: string };
+
+/** POST /api/v2/uploads (creation); the body, if given, is creation-with-upload. */
+export async function createUpload(
+  auth: Auth,
+  length: number,
+  meta: Record<string, string> = { filename: 'data.bin' },
+  init: { headers?: Record<string, string>; body?: BodyInit; env?: Record<string, unknown> } = {},
+): Promise<Created> {
+  const headers: Record<string, string> = {
+    ...TUS,
+    ...auth,
+    'Upload-Length': String(length),
+    'Upload-Metadata': metadata(meta),
+    ...(init.body === undefined ? {} : OCTETS),
+    ...init.headers,
+  };
+  const response = await call('/api/v2/uploads', { method: 'POST', headers, body: init.body }, init.env);
+  const location = response.headers.get('location') ?? '';
+  const path = location ? new URL(location).pathname : '';
+  return { response, path, id: path.split('/').pop() ?? '' };
+}
+
+/** Creation that must succeed. */
+export async function created(auth: Auth, length: number, meta?: Record<string, string>): Promise<Created> {
+  const result = await createUpload(auth, length, meta);
+  if (result.response.status !== 201) {
+    throw new Error(`creation failed: ${result.response.status} ${await result.response.text()}`);
+  }
+  return result;
+}
+
+export function patch(
+  auth: Auth,
+  path: string,
+  offset: number,
+  body: BodyInit | null,
+  headers: Record<string, string> = {},
+  envOverrides: Record<string, unknown> = {},
+) {
+  return call(
+    path,
+    { method: 'PATCH', headers: { ...TUS, ...auth, ...OCTETS, 'Upload-Offset': String(offset), ...headers }, body },
+    envOverrides,
+  );
+}
+
+/** PATCH that must succeed; returns the new offset. */
+export async function patchOk(auth: Auth, path: string, offset: number, body: Uint8Array): Promise<number> {
+  const response = await patch(auth, path, offset, body);
+  if (response.status !== 204) throw new Error(`PATCH failed: ${response.status} ${await response.text()}`);
+  return Number(response.headers.get('upload-offset'));
+}
+
+export const head = (auth: Auth, path: string, headers: Record<string, string> = {}) =>
+  call(path, { method: 'HEAD', headers: { ...TUS, ...auth, ...headers } });
+
+export const terminate = (auth: Auth, path: string) => call(path, { method: 'DELETE', headers: { ...TUS, ...auth } });
+
+/** The upload's offset as HEAD reports it. */
+export async function offsetOf(auth: Auth, path: string): Promise<number> {
+  const response = await head(auth, path);
+  expect(response.status).toBe(204);
+  return Number(response.headers.get('upload-offset'));
+}
+
+/** Uploads `bytes` in PATCHes of `chunk` bytes from offset 0; returns the last response. */
+export async function uploadAll(auth: Auth, path: string, bytes: Uint8Array, chunk: number): Promise<Response> {
+  let offset = 0;
+  let last: Response | undefined;
+  while (offset < bytes.length || last === undefined) {
+    const end = Math.min(bytes.length, offset + chunk);
+    last = await patch(auth, path, offset, bytes.slice(offset, end));
+    if (last.status !== 204) throw new Error(`PATCH at ${offset} failed: ${last.status} ${await last.text()}`);
+    offset = Number(last.headers.get('upload-offset'));
+    if (end === bytes.length) break;
+  }
+  return last;
+}
+
+/** The upload's Durable Object. */
+export const uploadStub = (id: string) => env.TUS_UPLOADS.getByName(id);
+
+/** Rewrites the upload's stored state (e.g. its expiry) and runs its alarm. */
+export async function expireNow(id: string): Promise<void> {
+  const stub = uploadStub(id);
+  await runInDurableObject(stub, (_instance, state) => {
+    const stored = state.storage.kv.get<{ expiresAt: number; lease: unknown }>('upload');
+    if (!stored) throw new Error('no upload state');
+    state.storage.kv.put('upload', { ...stored, expiresAt: Date.now() - 1, lease: null });
+  });
+  await runDurableObjectAlarm(stub);
+}
+
+/** Objects under the upload's temporary prefix (its tail). */
+export async function tailObjects(id: string): Promise<string[]> {
+  return (await env.FILES.list({ prefix: tailPrefix(id) })).objects.map((object) => object.key);
+}
+
+/** The key's account and holds, as its object reports them. */
+export function usage(keyId: string) {
+  return env.KEY_LIMITER.getByName(keyId).usage({ keyId });
+}
+
+export async function sha256Hex(bytes: BufferSource | ArrayBuffer): Promise<string> {
+  const digest = await crypto.subtle.digest('SHA-256', bytes);
+  return Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, '0')).join('');
+}
+
+export async function digestBase64(algorithm: 'SHA-1' | 'SHA-256', bytes: Uint8Array): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest(algorithm, bytes));
+  return btoa(String.fromCharCode(...digest));
+}
