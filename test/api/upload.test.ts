@@ -431,7 +431,7 @@ describe.each(VERSIONS)('POST /api/%s/upload', (version) => {
       const response = await postRaw(
         auth,
         body,
-        { 'Content-Length': String(100 * MIB + MIB) },
+        { 'Content-Length': String(5 * 1024 * MIB + MIB) },
         {},
         api(version, '/upload'),
       );

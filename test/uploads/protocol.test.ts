@@ -365,3 +365,50 @@ describe('the last byte', () => {
     expect(record.filename).toMatch(new RegExp(`_${id}\\.bin$`));
   });
 });
+
+describe('the OpenAPI document', () => {
+  type Operation = {
+    security?: unknown[];
+    parameters?: { name: string; in: string }[];
+    responses: Record<string, { headers?: Record<string, unknown> }>;
+  };
+
+  it('lists the tus routes of v2 with their headers, and none in v1', async () => {
+    const doc = await (await call('/api/v2/openapi.json')).json<{ paths: Record<string, Record<string, Operation>> }>();
+    expect(Object.keys(doc.paths['/uploads'] ?? {}).sort()).toEqual(['options', 'post']);
+    expect(Object.keys(doc.paths['/uploads/{id}'] ?? {}).sort()).toEqual(['delete', 'get', 'head', 'patch']);
+    const patchOp = doc.paths['/uploads/{id}']?.patch;
+    const names = (patchOp?.parameters ?? []).filter((p) => p.in === 'header').map((p) => p.name);
+    expect(names).toEqual(
+      expect.arrayContaining(['Tus-Resumable', 'Upload-Offset', 'Content-Type', 'Upload-Checksum']),
+    );
+    expect(Object.keys(patchOp?.responses ?? {})).toEqual(expect.arrayContaining(['204', '409', '460']));
+    expect(Object.keys(patchOp?.responses['204']?.headers ?? {})).toEqual(
+      expect.arrayContaining(['Upload-Offset', 'X-File-Id', 'Tus-Resumable']),
+    );
+    expect(Object.keys(doc.paths['/uploads']?.post?.responses['201']?.headers ?? {})).toContain('Location');
+    expect(doc.paths['/uploads']?.options?.security).toEqual([]);
+    const v1 = await (await call('/api/v1/openapi.json')).json<{ paths: Record<string, unknown> }>();
+    expect(Object.keys(v1.paths).some((path) => path.startsWith('/uploads'))).toBe(false);
+  });
+});
+
+describe('routes', () => {
+  it('answers other methods with 405 and Allow', async () => {
+    const { auth } = await newKey('methods');
+    const collection = await call('/api/v2/uploads', { method: 'GET', headers: { ...TUS, ...auth } });
+    await expectError(collection, 405, 'METHOD_NOT_ALLOWED');
+    expect(collection.headers.get('allow')).toBe('POST, OPTIONS');
+    const one = await call('/api/v2/uploads/AAAAAAAAAAAAAAAAAAAAAA', { method: 'PUT', headers: { ...TUS, ...auth } });
+    await expectError(one, 405, 'METHOD_NOT_ALLOWED');
+  });
+
+  it('does not exist in v1', async () => {
+    const { auth } = await newKey('v1 has none');
+    const response = await call('/api/v1/uploads', {
+      method: 'POST',
+      headers: { ...TUS, ...auth, 'Upload-Length': '1' },
+    });
+    await expectError(response, 404, 'NOT_FOUND');
+  });
+});

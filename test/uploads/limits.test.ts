@@ -1,0 +1,172 @@
+// Limits and accounting for tus uploads: MAX_FILE_SIZE and the quota at creation, the length
+// reserved until the upload ends, uploads of another key, and how the rate limit counts them.
+import { describe, expect, it } from 'vitest';
+import { call, createKey, expectError, form, upload } from '../helpers';
+import { rateHeaders } from '../limits/limits-helpers-rate';
+import {
+  binaryBytes,
+  created,
+  createUpload,
+  head,
+  MIB,
+  newKey,
+  OCTETS,
+  offsetOf,
+  patch,
+  patchOk,
+  TUS,
+  terminate,
+  uploadAll,
+  usage,
+} from './tus-helpers';
+
+const text = (value: string) => new TextEncoder().encode(value);
+
+describe('limits at creation, before any byte', () => {
+  it('answers 413 FILE_TOO_LARGE for an Upload-Length over MAX_FILE_SIZE, naming the limit', async () => {
+    const { id: keyId, auth } = await newKey('too large');
+    const { response } = await createUpload(auth, 1001, { filename: 'a.bin' }, { env: { MAX_FILE_SIZE: '1000' } });
+    const body = await expectError(response, 413, 'FILE_TOO_LARGE');
+    expect(body.error).toContain('1000 bytes');
+    expect(await usage(keyId)).toEqual({ usedBytes: 0, files: 0, heldBytes: 0, heldFiles: 0 });
+  });
+
+  it('accepts an Upload-Length of exactly MAX_FILE_SIZE', async () => {
+    const { auth } = await newKey('exact size');
+    const { response } = await createUpload(auth, 1000, { filename: 'a.bin' }, { env: { MAX_FILE_SIZE: '1000' } });
+    expect(response.status).toBe(201);
+  });
+
+  it('answers 413 STORAGE_EXCEEDED for an Upload-Length over the key’s quota, naming the limit', async () => {
+    const { id: keyId, auth } = await newKey('over quota', { quota: 1000 });
+    const { response } = await createUpload(auth, 1001, { filename: 'a.bin' });
+    const body = await expectError(response, 413, 'STORAGE_EXCEEDED');
+    expect(body.error).toContain('1000 bytes');
+    expect(await usage(keyId)).toEqual({ usedBytes: 0, files: 0, heldBytes: 0, heldFiles: 0 });
+  });
+
+  it('answers 413 STORAGE_EXCEEDED when the key is at its file limit', async () => {
+    const { auth } = await createKey('file limit', { maxFiles: 1, rateLimitRequests: 1000 });
+    await patchOk(auth, (await created(auth, 3, { filename: 'a.txt' })).path, 0, text('abc'));
+    const { response } = await createUpload(auth, 3, { filename: 'b.txt' });
+    await expectError(response, 413, 'STORAGE_EXCEEDED');
+  });
+});
+
+describe('the reservation', () => {
+  it('holds the length against other uploads until the upload ends, then gives it back', async () => {
+    const { id: keyId, auth } = await newKey('reserved', { quota: 1000 });
+    const { path } = await created(auth, 800, { filename: 'big.txt' });
+    expect(await usage(keyId)).toEqual({ usedBytes: 0, files: 0, heldBytes: 800, heldFiles: 1 });
+
+    // Neither a single-request upload nor another tus upload may take the reserved room.
+    const single = await upload(auth, { filename: 'small.txt', content: 'x'.repeat(300) });
+    expect([single.response.status, single.body.code]).toEqual([413, 'STORAGE_EXCEEDED']);
+    await expectError((await createUpload(auth, 300, { filename: 'c.txt' })).response, 413, 'STORAGE_EXCEEDED');
+    // What is left beside it still fits.
+    expect((await upload(auth, { filename: 'fits.txt', content: 'x'.repeat(200) })).response.status).toBe(201);
+
+    expect((await terminate(auth, path)).status).toBe(204);
+    expect(await usage(keyId)).toEqual({ usedBytes: 200, files: 1, heldBytes: 0, heldFiles: 0 });
+    expect((await createUpload(auth, 800, { filename: 'again.txt' })).response.status).toBe(201);
+  });
+
+  it('becomes the file when the upload completes: settled in the account, nothing held', async () => {
+    const { id: keyId, auth } = await newKey('settled', { quota: 1000 });
+    const { path } = await created(auth, 1000, { filename: 'full.txt' });
+    await patchOk(auth, path, 0, text('y'.repeat(1000)));
+    expect(await usage(keyId)).toEqual({ usedBytes: 1000, files: 1, heldBytes: 0, heldFiles: 0 });
+    const { response, body } = await upload(auth, { filename: 'one-more.txt', content: 'z' });
+    expect([response.status, body.code]).toEqual([413, 'STORAGE_EXCEEDED']);
+  });
+
+  it('holds for parallel creations exactly: of five 300-byte uploads under a 1000-byte quota, three are created', async () => {
+    const { id: keyId, auth } = await newKey('parallel', { quota: 1000 });
+    const results = await Promise.all(
+      Array.from({ length: 5 }, (_, i) => createUpload(auth, 300, { filename: `p${i}.txt` })),
+    );
+    const statuses = results.map((result) => result.response.status).sort();
+    expect(statuses).toEqual([201, 201, 201, 413, 413]);
+    expect(await usage(keyId)).toMatchObject({ heldBytes: 900, heldFiles: 3 });
+  });
+});
+
+describe('another key’s upload', () => {
+  it('is 404 for HEAD, PATCH, DELETE and GET, exactly like an unknown upload, and stays untouched', async () => {
+    const owner = await newKey('owner');
+    const other = await newKey('other');
+    const { path } = await created(owner.auth, 10, { filename: 'mine.txt' });
+    await patchOk(owner.auth, path, 0, text('abc'));
+    const unknown = '/api/v2/uploads/AAAAAAAAAAAAAAAAAAAAAA';
+    for (const target of [path, unknown]) {
+      expect((await head(other.auth, target)).status).toBe(404);
+      await expectError(await patch(other.auth, target, 3, 'def'), 404, 'FILE_NOT_FOUND');
+      await expectError(await terminate(other.auth, target), 404, 'FILE_NOT_FOUND');
+      await expectError(await call(target, { headers: other.auth }), 404, 'FILE_NOT_FOUND');
+    }
+    expect(await offsetOf(owner.auth, path)).toBe(3);
+  });
+
+  it('is 401 without a key or with a revoked one', async () => {
+    const owner = await newKey('owner 401');
+    const { path } = await created(owner.auth, 10, { filename: 'mine.txt' });
+    await expectError(await patch({}, path, 0, 'abc'), 401, 'UNAUTHORIZED');
+    await expectError(await patch({ Authorization: 'Bearer esk_nope' }, path, 0, 'abc'), 401, 'UNAUTHORIZED');
+  });
+});
+
+describe('the rate limit', () => {
+  it('does not count PATCH and HEAD of an upload the key owns, and never refuses them', async () => {
+    const { auth } = await newKey('uncounted', { rateLimit: 3 });
+    const bytes = binaryBytes(3 * MIB, 51);
+    const { response, path } = await createUpload(auth, bytes.length, { filename: 'big.bin' });
+    // The creation counts.
+    expect(rateHeaders(response).remaining).toBe(2);
+    // The rest of the key's budget goes on other requests…
+    for (let i = 0; i < 2; i++) expect((await call('/api/v2/files', { headers: auth })).status).toBe(200);
+    expect((await call('/api/v2/files', { headers: auth })).status).toBe(429);
+    // …yet the upload goes on, in many PATCHes and HEADs, each reporting the window unchanged.
+    const heads = await head(auth, path);
+    expect(heads.status).toBe(204);
+    expect(rateHeaders(heads)).toMatchObject({ limit: 3, remaining: 0 });
+    const last = await uploadAll(auth, path, bytes, 256 * 1024);
+    expect(last.headers.get('x-file-id')).toBeTruthy();
+    expect(rateHeaders(last)).toMatchObject({ limit: 3, remaining: 0 });
+  });
+
+  it('counts PATCH, HEAD and POST-with-override of an upload the key does not have', async () => {
+    const { auth } = await newKey('probing', { rateLimit: 3 });
+    const unknown = '/api/v2/uploads/AAAAAAAAAAAAAAAAAAAAAA';
+    expect(rateHeaders(await head(auth, unknown)).remaining).toBe(2);
+    expect(rateHeaders(await patch(auth, unknown, 0, 'x')).remaining).toBe(1);
+    const overridden = await call(unknown, {
+      method: 'POST',
+      headers: { ...TUS, ...auth, ...OCTETS, 'X-HTTP-Method-Override': 'PATCH', 'Upload-Offset': '0' },
+      body: 'x',
+    });
+    expect(rateHeaders(overridden).remaining).toBe(0);
+    const refused = await head(auth, unknown);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBeTruthy();
+  });
+
+  it('counts creation, termination and the record lookup like any request', async () => {
+    const { auth } = await newKey('counted', { rateLimit: 10 });
+    const { response, path } = await createUpload(auth, 3, { filename: 'a.txt' });
+    expect(rateHeaders(response).remaining).toBe(9);
+    expect(rateHeaders(await call(path, { headers: auth })).remaining).toBe(8);
+    expect(rateHeaders(await terminate(auth, path)).remaining).toBe(7);
+  });
+});
+
+describe('the single-request upload beside tus', () => {
+  it('still takes a file through POST /upload (its size bounded by the platform’s body limit, not the Worker)', async () => {
+    const { auth } = await newKey('multipart still');
+    const response = await call('/api/v2/upload', {
+      method: 'POST',
+      headers: auth,
+      body: form([{ filename: 'a.txt', type: 'text/plain', content: 'hello' }]),
+    });
+    expect(response.status).toBe(201);
+  });
+});
