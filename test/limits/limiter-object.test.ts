@@ -194,3 +194,75 @@ describe('KeyLimiter storage account', () => {
     });
   });
 });
+
+describe('KeyLimiter reservations (tus uploads)', () => {
+  const reserveFor = (limiter: ReturnType<typeof fresh>['limiter'], keyId: string, needBytes: number, until?: number) =>
+    limiter.reserve({ keyId, needBytes, needFiles: 1, aheadBytes: 0, aheadFiles: 0, limits: LIMITS, until, now: T0 });
+
+  it('keeps a reservation’s room from every other upload, younger or older, and from their commits', async () => {
+    const { name: keyId, limiter } = fresh();
+    // An older, ordinary hold that is streaming.
+    const older = (await reserveFor(limiter, keyId, 100)).grant?.id;
+    const reservation = (await reserveFor(limiter, keyId, 700, T0 + 3_600_000)).grant?.id;
+    expect(older && reservation).toBeTruthy();
+    // The older hold may not grow into the reserved room…
+    expect(
+      await limiter.reserve({
+        keyId,
+        holdId: older,
+        needBytes: 301,
+        needFiles: 1,
+        aheadBytes: 0,
+        aheadFiles: 0,
+        limits: LIMITS,
+        now: T0,
+      }),
+    ).toEqual({ grant: null, exceeded: 'bytes' });
+    // …nor commit past it, while the reservation itself commits in full.
+    const refused = await limiter.commit({ keyId, holdId: older, files: [file('o', 301)], limits: LIMITS, now: T0 });
+    expect(refused.refused).toEqual([{ id: 'o', exceeded: 'bytes' }]);
+    const settled = await limiter.commit({
+      keyId,
+      holdId: reservation,
+      files: [file('r', 700)],
+      limits: LIMITS,
+      now: T0,
+    });
+    expect(settled.accepted).toEqual(['r']);
+    expect(await limiter.usage({ keyId, limits: LIMITS, now: T0 })).toEqual({
+      usedBytes: 700,
+      files: 1,
+      heldBytes: 0,
+      heldFiles: 0,
+    });
+  });
+
+  it('lives until its own end, however old, then stops counting', async () => {
+    const { name: keyId, limiter } = fresh();
+    await reserveFor(limiter, keyId, 900, T0 + 10 * LIMITS.holdTtlMs);
+    expect(await limiter.usage({ keyId, limits: LIMITS, now: T0 + 5 * LIMITS.holdTtlMs })).toMatchObject({
+      heldBytes: 900,
+    });
+    expect(await limiter.usage({ keyId, limits: LIMITS, now: T0 + 10 * LIMITS.holdTtlMs + 1 })).toMatchObject({
+      heldBytes: 0,
+    });
+  });
+});
+
+describe('KeyLimiter.admit without counting', () => {
+  it('reports the window without counting, and admits even past the limit', async () => {
+    const { name, limiter } = fresh();
+    await limiter.admit({ limit: 2, windowSeconds: 60, now: T0 });
+    expect(await limiter.admit({ limit: 2, windowSeconds: 60, now: T0 + 1, count: false })).toMatchObject({
+      allowed: true,
+      remaining: 1,
+    });
+    await limiter.admit({ limit: 2, windowSeconds: 60, now: T0 + 2 });
+    expect(await limiter.admit({ limit: 2, windowSeconds: 60, now: T0 + 3 })).toMatchObject({ allowed: false });
+    expect(await limiter.admit({ limit: 2, windowSeconds: 60, now: T0 + 4, count: false })).toMatchObject({
+      allowed: true,
+      remaining: 0,
+    });
+    expect(await storedWindow(name)).toEqual({ start: T0, count: 2 });
+  });
+});
