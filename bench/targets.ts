@@ -96,6 +96,25 @@ export const TARGETS: Target[] = [
       );
     },
   },
+  // tus (resumable uploads): chunking must not cost much against the one request it replaces.
+  ...[10, 50].flatMap((chunk): Target[] => [
+    {
+      id: `tus-300mib.throughput-${chunk}`,
+      text: `tus-300mib: throughput in ${chunk} MiB chunks ≥ 0.8× the single-request upload`,
+      evaluate: (results) => {
+        const pair = serviceVersus(results, 'tus-300mib', `tus-${chunk}mib`);
+        return pair && compare(pair.service, pair.baseline, 'mibPerS', 0.8, '>=');
+      },
+    },
+    {
+      id: `tus-300mib.memory-${chunk}`,
+      text: `tus-300mib: workerd peak memory growth in ${chunk} MiB chunks ≤ 1.3× the single-request upload’s`,
+      evaluate: (results) => {
+        const pair = serviceVersus(results, 'tus-300mib', `tus-${chunk}mib`);
+        return pair && compare(pair.service, pair.baseline, 'memGrowthMiB', 1.3, '<=', MEMORY_FLOOR_MIB);
+      },
+    },
+  ]),
   {
     id: 'download-300mib.throughput',
     text: 'download-300mib: throughput ≥ 0.9× the bare R2 stream of an object stored the same way',

@@ -1,13 +1,13 @@
 // The case list. A case is a function's result (see BenchCase in ../lib/case.ts): it prepares its
-// variants, and the runner interleaves them round by round. To add one (e.g. the same 300 MiB
-// file through tus in 10 and 50 MiB chunks against the single-request upload), write a factory
-// beside these, put it in the list, and name its targets in ../targets.ts.
+// variants, and the runner interleaves them round by round. To add one, write a factory beside
+// these, put it in the list, and name its targets in ../targets.ts.
 import type { BenchCase } from '../lib/case.ts';
 import { bulkCase } from './bulk.ts';
 import { costsCase } from './costs.ts';
 import { downloadCase } from './downloads.ts';
 import { listCase } from './list.ts';
 import { readCase } from './reads.ts';
+import { tusCase } from './tus.ts';
 import { uploadCase } from './uploads.ts';
 
 /** The full run's cases; `quick` keeps the ids but shrinks sizes and durations, one round each. */
@@ -17,6 +17,7 @@ export function benchCases(quick: boolean): BenchCase[] {
     uploadCase('upload-1mib', 1, reps(7)),
     uploadCase('upload-50mib', quick ? 8 : 50, reps(5)),
     uploadCase('upload-300mib', quick ? 24 : 300, reps(3)),
+    tusCase('tus-300mib', quick ? 24 : 300, [10, 50], reps(3)),
     downloadCase('download-300mib', quick ? 24 : 300, reps(3)),
     readCase('get-c10', 10, quick ? 1 : 4, reps(3)),
     readCase('get-c50', 50, quick ? 1 : 4, reps(3)),
