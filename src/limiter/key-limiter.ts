@@ -139,7 +139,8 @@ const holdFiles = (hold: Hold) => Math.max(hold.needFiles, hold.declaredFiles);
  * whatever happened to holds. Holds only let uploads stop early: an upload asks again when it
  * passes its grant, and is refused when what it needs does not fit beside the account and what
  * older holds need. Older holds come first, so parallel uploads that fit are accepted rather
- * than refusing each other.
+ * than refusing each other. A reservation (a hold with its own end: a tus upload's length)
+ * counts against every other hold and commit, whatever their age, until it ends.
  * Files with an expiry leave the account the moment they expire (table `expiring`).
  */
 export class KeyLimiter extends DurableObject<Env> {
