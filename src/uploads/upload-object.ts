@@ -106,13 +106,11 @@ export const tailPrefix = (id: string) => `uploads/${id}/`;
  * tail objects deleted, and the key's reservation released. Termination does the same at once.
  */
 export class TusUpload extends DurableObject<Env> {
-  constructor(ctx: DurableObjectState, env: Env) {
-    super(ctx, env);
-    ctx.storage.sql.exec('CREATE TABLE IF NOT EXISTS parts (number INTEGER PRIMARY KEY, etag TEXT NOT NULL)');
-  }
-
   async create(request: CreateUpload): Promise<UploadView> {
     if (this.#state()) throw new Error(`upload ${request.id} exists already`);
+    // Made here, not in the constructor: an object asked about an id that names no upload (a
+    // probe, the sweep checking a blob) stores nothing at all.
+    this.ctx.storage.sql.exec('CREATE TABLE IF NOT EXISTS parts (number INTEGER PRIMARY KEY, etag TEXT NOT NULL)');
     const { now = Date.now(), ...init } = request;
     const state: State = {
       ...init,

@@ -1,5 +1,6 @@
 // Limits and accounting for tus uploads: MAX_FILE_SIZE and the quota at creation, the length
 // reserved until the upload ends, uploads of another key, and how the rate limit counts them.
+import { runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { call, createKey, expectError, form, upload } from '../helpers';
 import { rateHeaders } from '../limits/limits-helpers-rate';
@@ -17,6 +18,7 @@ import {
   TUS,
   terminate,
   uploadAll,
+  uploadStub,
   usage,
 } from './tus-helpers';
 
@@ -105,6 +107,17 @@ describe('another key’s upload', () => {
       await expectError(await call(target, { headers: other.auth }), 404, 'FILE_NOT_FOUND');
     }
     expect(await offsetOf(owner.auth, path)).toBe(3);
+  });
+
+  it('leaves nothing stored in the object a probe for an unknown id reached', async () => {
+    const { auth } = await newKey('probe');
+    const id = 'BBBBBBBBBBBBBBBBBBBBBB';
+    expect((await head(auth, `/api/v2/uploads/${id}`)).status).toBe(404);
+    const stored = await runInDurableObject(uploadStub(id), (_instance, state) => ({
+      entries: [...state.storage.kv.list()].length,
+      tables: state.storage.sql.exec("SELECT name FROM sqlite_master WHERE name = 'parts'").toArray().length,
+    }));
+    expect(stored).toEqual({ entries: 0, tables: 0 });
   });
 
   it('is 401 without a key or with a revoked one', async () => {
