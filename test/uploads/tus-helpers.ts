@@ -154,7 +154,7 @@ export async function sha256Hex(bytes: BufferSource | ArrayBuffer): Promise<stri
   return Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, '0')).join('');
 }
 
-export async function digestBase64(algorithm: 'SHA-1' | 'SHA-256', bytes: Uint8Array): Promise<string> {
+export async function digestBase64(algorithm: string, bytes: Uint8Array): Promise<string> {
   const digest = new Uint8Array(await crypto.subtle.digest(algorithm, bytes));
   return btoa(String.fromCharCode(...digest));
 }
