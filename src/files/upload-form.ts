@@ -23,8 +23,6 @@ export async function uploadSingleFile(deps: UploadDeps, request: Request): Prom
   if (declaredLength > deps.config.MAX_FILE_SIZE + FORM_OVERHEAD_BYTES) throw fileTooLarge(deps.config.MAX_FILE_SIZE);
   const { body, boundary } = requireMultipart(request);
   const reader = new MultipartReader(body, boundary);
-  // What follows a file sent last: CRLF, the closing delimiter, CRLF.
-  const closing = `\r\n--${boundary}--\r\n`.length;
   const fields: Record<string, string> = {};
   let file: PendingFile | undefined;
   try {
@@ -37,11 +35,7 @@ export async function uploadSingleFile(deps: UploadDeps, request: Request): Prom
         if (part.filename === undefined) throw validationError('file', 'must be a file, not a text field');
         // What a browser sends for a file input left empty: no file was chosen.
         if (part.filename === '') continue;
-        // Most clients send the file last: then the request's length says the file's.
-        const likelySize = Number.isSafeInteger(declaredLength)
-          ? declaredLength - reader.position - closing
-          : undefined;
-        file = await readFilePart(deps, reader, part, likelySize);
+        file = await readFilePart(deps, reader, part);
       } else {
         await readFormField(reader, part, fields);
       }

@@ -65,14 +65,8 @@ export const fileTooLarge = (maxBytes: number) =>
  * Reads the current part (a file) to its end: decides its type from its first bytes and
  * streams it into R2. The write's last step (the put, or the last part and the completion)
  * runs on while the caller reads the next part or commits the file to the quota.
- * `likelySize` (single uploads) lets a small file stream straight into its put.
  */
-export async function readFilePart(
-  deps: UploadDeps,
-  reader: MultipartReader,
-  part: PartInfo,
-  likelySize?: number,
-): Promise<PendingFile> {
+export async function readFilePart(deps: UploadDeps, reader: MultipartReader, part: PartInfo): Promise<PendingFile> {
   const originalName = cleanOriginalName(part.filename);
   const head: Uint8Array[] = [];
   let headBytes = 0;
@@ -110,7 +104,6 @@ export async function readFilePart(
       customMetadata: { keyId: deps.key.id, fileId: id },
       onBytes: (total) => quota.need(id, total),
       owner: deps.session,
-      likelySize,
     });
     const stored = consumed.finish().catch((error: unknown) => {
       quota.drop(id);

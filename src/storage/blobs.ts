@@ -29,12 +29,6 @@ export type BlobOptions = {
   onBytes?: (total: number) => Promise<void>;
   /** The request that owns the blob until its row exists (see files/upload-session.ts). */
   owner?: BlobOwner;
-  /**
-   * The size the source will most likely have (a guess from the request's Content-Length).
-   * When it is one part or less, the bytes stream into a single put as they arrive, and are
-   * also kept, so a wrong guess costs a second put from memory, never the file.
-   */
-  likelySize?: number;
 };
 
 export type BlobOwner = {
@@ -48,8 +42,9 @@ export type BlobOwner = {
 export type ConsumedBlob = { size: number; finish: () => Promise<StoredBlob> };
 
 /**
- * Streams chunks into R2. A body that fits in one part is stored with a single put (fast to
- * write and, in the local runtime, far faster to read back); a larger one goes through R2's
+ * Streams chunks into R2. A body that fits in one part is kept and stored with a single put
+ * (measured locally: faster than streaming the chunks into a put as they arrive, and far faster
+ * to read back than a multipart object; see docs/benchmarks.md); a larger one goes through R2's
  * multipart upload, one PART_SIZE buffer at a time (each byte copied once), so memory stays at
  * about one part whatever the file's size. Reads the source to its end, uploading every full
  * part on the way, and returns the size with the call that finishes the write: callers that
@@ -69,23 +64,6 @@ export async function consumeIntoBlob(
   let total = 0;
   let upload: R2MultipartUpload | undefined;
   const parts: R2UploadedPart[] = [];
-  const early = options.likelySize !== undefined && options.likelySize <= PART_SIZE ? streamedPut() : undefined;
-
-  function streamedPut() {
-    const size = options.likelySize ?? 0;
-    const stream = new FixedLengthStream(size);
-    const writer = stream.writable.getWriter();
-    const done = bucket.put(key, stream.readable, { httpMetadata, customMetadata: options.customMetadata });
-    // Settled by finish() or dropped: never an unhandled rejection.
-    done.catch(() => undefined);
-    return { size, writer, done, live: true };
-  }
-  const dropEarly = async () => {
-    if (!early?.live) return;
-    early.live = false;
-    await early.writer.abort().catch(() => undefined);
-    await early.done.catch(() => undefined);
-  };
   const flushPart = async () => {
     const part = concat(chunks, buffered);
     chunks.length = 0;
@@ -98,7 +76,6 @@ export async function consumeIntoBlob(
     parts.push(await upload.uploadPart(parts.length + 1, part));
   };
   const cleanUp = async (error: unknown): Promise<never> => {
-    await dropEarly();
     if (upload) await upload.abort().catch(() => undefined);
     // A failed put may still leave a truncated object behind locally.
     await bucket.delete(key).catch(() => undefined);
@@ -113,14 +90,9 @@ export async function consumeIntoBlob(
       total += chunk.length;
       if (total > options.maxBytes) throw new SizeLimitError(options.maxBytes);
       await options.onBytes?.(total);
-      if (early?.live) {
-        if (total <= early.size) await early.writer.write(chunk);
-        else await dropEarly();
-      }
       // Whole parts only: a part is copied once, from the chunks that make it up.
       let rest = chunk;
       while (buffered + rest.length >= PART_SIZE) {
-        await dropEarly();
         const take = PART_SIZE - buffered;
         chunks.push(rest.subarray(0, take));
         buffered += take;
@@ -141,12 +113,6 @@ export async function consumeIntoBlob(
     finish: async () => {
       try {
         owner?.check();
-        if (early?.live && total === early.size) {
-          await early.writer.close();
-          const object = await early.done;
-          return { key, size: total, etag: object.httpEtag };
-        }
-        await dropEarly();
         if (!upload) {
           const object = await bucket.put(key, concat(chunks, buffered), {
             httpMetadata,

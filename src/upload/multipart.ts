@@ -40,8 +40,6 @@ export class MultipartReader {
   #pos = 0;
   #state: State = 'preamble';
   #exhausted = false;
-  // Bytes taken from the source so far (the virtual CRLF in front is not one of them).
-  #received = 0;
 
   constructor(body: ReadableStream<Uint8Array>, boundary: string) {
     this.#source = body.getReader();
@@ -92,11 +90,6 @@ export class MultipartReader {
     }
   }
 
-  /** Bytes of the body before the current position (e.g. where the current part's body starts). */
-  get position(): number {
-    return this.#received - (this.#buf.length - this.#pos);
-  }
-
   /** Reads the rest of the current part as UTF-8 text, refusing more than maxBytes. */
   async readText(maxBytes: number): Promise<string> {
     const chunks: Uint8Array[] = [];
@@ -142,7 +135,6 @@ export class MultipartReader {
       this.#exhausted = true;
       return null;
     }
-    this.#received += next.value.length;
     return next.value;
   }
 

@@ -334,28 +334,3 @@ describe('multipartBoundary', () => {
     expect(multipartBoundary(header)).toBeNull();
   });
 });
-
-describe('MultipartReader.position', () => {
-  it('is the offset in the body where the current part’s bytes start, whatever the chunking', async () => {
-    const boundary = 'pos-boundary';
-    const head = `--${boundary}\r\nContent-Disposition: form-data; name="a"\r\n\r\n`;
-    const second = `\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="f.bin"\r\n\r\n`;
-    const body = new TextEncoder().encode(`${head}first${second}0123456789\r\n--${boundary}--\r\n`);
-    for (const size of [1, 3, 7, 64, body.length]) {
-      const pieces: Uint8Array[] = [];
-      for (let at = 0; at < body.length; at += size) pieces.push(body.slice(at, at + size));
-      const stream = new ReadableStream<Uint8Array>({
-        pull(controller) {
-          const piece = pieces.shift();
-          if (piece) controller.enqueue(piece);
-          else controller.close();
-        },
-      });
-      const reader = new MultipartReader(stream, boundary);
-      await reader.nextPart();
-      expect(reader.position, `chunks of ${size}`).toBe(head.length);
-      await reader.nextPart();
-      expect(reader.position, `chunks of ${size}`).toBe(head.length + 'first'.length + second.length);
-    }
-  });
-});
