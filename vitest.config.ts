@@ -38,6 +38,15 @@ export default defineConfig({
         },
       },
       {
+        // Plain Node: what needs Node's own modules but no Worker runtime (the OpenAPI validator).
+        test: {
+          name: 'node',
+          include: ['test/node/**/*.test.ts'],
+          environment: 'node',
+          onConsoleLog: quietLogs,
+        },
+      },
+      {
         // A real `wrangler dev` per test file (test/e2e/dev-server.ts): what only the HTTP layer shows.
         test: {
           name: 'e2e',
