@@ -76,6 +76,9 @@ export function createApp() {
   const v1 = createFilesRouter('v1');
   const v2 = createFilesRouter('v2');
   // The API descriptions are public: registered before auth (and _perf), so neither reaches them.
+  // Each documents what its version's router registers; a route mounted under /api/vN some other
+  // way (the tus uploads) must add its operations to that router's openAPIRegistry, or
+  // test/node/openapi-document.test.ts fails.
   for (const [version, router] of [
     ['v1', v1],
     ['v2', v2],
