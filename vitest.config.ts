@@ -23,7 +23,7 @@ export default defineConfig({
         test: {
           name: 'worker',
           include: ['test/**/*.test.ts'],
-          exclude: ['test/cli/**', 'test/e2e/**'],
+          exclude: ['test/cli/**', 'test/e2e/**', 'test/node/**'],
           setupFiles: ['./test/setup.ts'],
           testTimeout: 60_000,
         },
