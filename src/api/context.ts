@@ -55,6 +55,9 @@ export const jsonBodyLimit = () =>
     },
   });
 
+/** The error responses of an operation, with their headers (kept for routes written against the old name). */
+export { errors as errorResponses } from './docs';
+
 export const jsonResponse = <T extends z.ZodType>(schema: T, description: string) => ({
   description,
   content: { 'application/json': { schema } },
