@@ -1,6 +1,6 @@
 import type { Config } from './config';
 import type { Timings } from './http/timing';
-import type { Grant } from './limiter/key-limiter';
+import type { Grant, Usage } from './limiter/key-limiter';
 
 export type Bindings = Env & { ADMIN_TOKEN?: string };
 
@@ -27,5 +27,7 @@ export type AppEnv = {
     timings?: Timings;
     /** Set on uploads that announced their length: storage held while admitting them. */
     grant?: Grant;
+    /** Set on GET /api/v2/usage: the key's account, read in the call that admitted the request. */
+    usage?: Usage;
   };
 };

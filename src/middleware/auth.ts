@@ -63,6 +63,11 @@ function announcedUpload(c: Context<AppEnv>): { bytes: number; files: number } |
   return Number.isSafeInteger(length) && length > 0 ? { bytes: length, files: files(c.get('config')) } : undefined;
 }
 
+/** The route that reads the key's account: the admitting call reads it too. */
+const USAGE_PATH = '/api/v2/usage';
+const wantsUsage = (c: Context<AppEnv>) =>
+  c.req.path === USAGE_PATH && (c.req.method === 'GET' || c.req.method === 'HEAD');
+
 function rateLimitHeaders(state: RateLimitState): Record<string, string> {
   return {
     'X-RateLimit-Limit': String(state.limit),
@@ -108,6 +113,7 @@ export const authenticate = () =>
           keyHash: hash,
           defaults: keyDefaults(config),
           hold: announcedUpload(c),
+          usage: wantsUsage(c),
         }),
       );
       if (!result.limits || !result.admission) return refuse(hash);
@@ -115,6 +121,7 @@ export const authenticate = () =>
       const { admission } = result;
       state = { limit: admission.limit, remaining: admission.remaining, reset: admission.reset };
       if (admission.grant) c.set('grant', admission.grant);
+      if (result.usage) c.set('usage', result.usage);
       if (!admission.allowed) {
         const retryAfter = Math.max(1, admission.reset - Math.floor(Date.now() / 1000));
         throw new ApiError('RATE_LIMITED', 'Too many requests', {
