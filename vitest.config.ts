@@ -23,7 +23,7 @@ export default defineConfig({
         test: {
           name: 'worker',
           include: ['test/**/*.test.ts'],
-          exclude: ['test/cli/**', 'test/e2e/**'],
+          exclude: ['test/cli/**', 'test/e2e/**', 'test/node/**'],
           setupFiles: ['./test/setup.ts'],
           testTimeout: 60_000,
         },
@@ -35,6 +35,15 @@ export default defineConfig({
           environment: 'node',
           testTimeout: 120_000,
           hookTimeout: 120_000,
+        },
+      },
+      {
+        // Plain Node: what needs Node's own modules but no Worker runtime (the OpenAPI validator).
+        test: {
+          name: 'node',
+          include: ['test/node/**/*.test.ts'],
+          environment: 'node',
+          onConsoleLog: quietLogs,
         },
       },
       {

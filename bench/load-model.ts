@@ -23,27 +23,28 @@ export const PLATFORM = {
 };
 
 /**
- * Operations one API request makes, as the code stands (read from src/, 2026-11): the D1
- * queries (auth reads the key row; list is one query with a window count), Durable Object calls
- * (rate limit; uploads also reserve and settle quota) and R2 calls. Keep in step with src/.
+ * Operations one API request makes, as the code stands (read from src/, 2026-11-23): D1 queries
+ * (a key is looked up in D1 once per isolate, then known; list is one statement reading its
+ * total from key_stats), Durable Object calls (one authorize call checks the key, counts the
+ * request and, for an upload, holds storage; an upload also commits to the key's account, a
+ * delete gives bytes back) and R2 calls. Keep in step with src/.
  */
 export const OPERATION_MIX: Record<
   string,
   { d1Reads: number; d1Writes: number; doCalls: number; r2: string; scansKeyFiles?: boolean }
 > = {
-  'GET /files/:id': { d1Reads: 2, d1Writes: 0, doCalls: 1, r2: '—' },
-  // The page query counts the key's live rows (COUNT(*) OVER ()): its cost grows with them.
-  'GET /files (list)': { d1Reads: 2, d1Writes: 0, doCalls: 1, r2: '—', scansKeyFiles: true },
-  'GET /files/:id/download': { d1Reads: 1, d1Writes: 1, doCalls: 1, r2: '1 read (class B)' },
-  'POST /upload (≤ 8 MiB)': { d1Reads: 1, d1Writes: 1, doCalls: 2, r2: '1 put (class A)' },
-  // With a Content-Length, the admitting call reserves the whole body: no further quota calls.
+  'GET /files/:id': { d1Reads: 1, d1Writes: 0, doCalls: 1, r2: '—' },
+  'GET /files (list)': { d1Reads: 1, d1Writes: 0, doCalls: 1, r2: '—' },
+  'GET /files/:id/download': { d1Reads: 0, d1Writes: 1, doCalls: 1, r2: '1 read (class B)' },
+  'POST /upload (≤ 8 MiB)': { d1Reads: 0, d1Writes: 1, doCalls: 2, r2: '1 put (class A)' },
+  // With a Content-Length, the admitting call grants the whole body: no further quota calls.
   'POST /upload (300 MiB)': {
-    d1Reads: 1,
+    d1Reads: 0,
     d1Writes: 1,
     doCalls: 2,
     r2: '40: create, 38 parts of 8 MiB, complete (class A)',
   },
-  'DELETE /files/:id': { d1Reads: 1, d1Writes: 1, doCalls: 2, r2: '1 delete (free)' },
+  'DELETE /files/:id': { d1Reads: 0, d1Writes: 1, doCalls: 2, r2: '1 delete (free)' },
 };
 
 /** Assumed traffic: the share of each request kind (sums to 1). An assumption, not a measurement. */

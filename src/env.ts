@@ -1,6 +1,6 @@
 import type { Config } from './config';
 import type { Timings } from './http/timing';
-import type { Grant } from './limiter/key-limiter';
+import type { Grant, Usage } from './limiter/key-limiter';
 
 export type Bindings = Env & { ADMIN_TOKEN?: string };
 
@@ -29,5 +29,7 @@ export type AppEnv = {
     grant?: Grant;
     /** The key's rate-limit window as the response reports it (X-RateLimit-*). */
     rateLimit?: RateLimitState;
+    /** Set on GET /api/v2/usage: the key's account, read in the call that admitted the request. */
+    usage?: Usage;
   };
 };

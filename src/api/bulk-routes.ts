@@ -1,13 +1,12 @@
 // v2 only: POST /upload/bulk and DELETE /files/bulk.
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
-import { bodyLimit } from 'hono/body-limit';
 import type { AppEnv } from '../env';
-import { validationError } from '../errors';
 import { uploadRecord } from '../files/records';
 import { deleteFiles } from '../files/service';
 import { uploadBulk } from '../files/upload-bulk';
 import { inSession } from '../files/upload-session';
-import { errorResponses, jsonResponse, origins, storage, uploadDeps } from './context';
+import { jsonBodyLimit, origins, storage, uploadDeps } from './context';
+import { errors, ok } from './docs';
 import { addFallbacks } from './fallbacks';
 import {
   BulkDeleteRequestSchema,
@@ -16,19 +15,17 @@ import {
   BulkUploadResultSchema,
 } from './schemas';
 
-// 50 ids fit in a few KiB; a larger body is not a bulk delete.
-const MAX_BULK_DELETE_BODY = 64 * 1024;
-
 export function addBulkRoutes(router: OpenAPIHono<AppEnv>) {
   const bulkUpload = createRoute({
     method: 'post',
     path: '/upload/bulk',
+    operationId: 'uploadFiles',
     summary: 'Upload several files (at most MAX_BULK_FILES) in one request',
     description:
       'Answers 201 whenever the request is well formed, with one result per file in part order; ' +
       '400 only when the request as a whole is unusable (not multipart, no files, too many files).',
     request: { body: { required: true, content: { 'multipart/form-data': { schema: BulkUploadFormSchema } } } },
-    responses: { 201: jsonResponse(BulkUploadResultSchema, 'Files processed'), ...errorResponses(400, 401, 429) },
+    responses: { 201: ok(BulkUploadResultSchema, 'Files processed'), ...errors(400, 401, 408, 429, 503) },
   });
   // Streamed by the handler, not parsed by the validator.
   router.post(bulkUpload.path, async (c) => {
@@ -52,19 +49,13 @@ export function addBulkRoutes(router: OpenAPIHono<AppEnv>) {
   const bulkDelete = createRoute({
     method: 'delete',
     path: '/files/bulk',
+    operationId: 'deleteFiles',
     summary: 'Delete up to 50 files',
-    middleware: [
-      bodyLimit({
-        maxSize: MAX_BULK_DELETE_BODY,
-        onError: () => {
-          throw validationError('body', `must be at most ${MAX_BULK_DELETE_BODY} bytes`);
-        },
-      }),
-    ] as const,
+    middleware: [jsonBodyLimit()] as const,
     request: {
       body: { required: true, content: { 'application/json': { schema: BulkDeleteRequestSchema } } },
     },
-    responses: { 200: jsonResponse(BulkDeleteResultSchema, 'Per-id results'), ...errorResponses(400, 401, 429) },
+    responses: { 200: ok(BulkDeleteResultSchema, 'Per-id results'), ...errors(400, 401, 429) },
   });
   router.openapi(bulkDelete, async (c) => {
     const results = await deleteFiles(storage(c), c.req.valid('json').ids, c.get('apiKey').id);

@@ -1,15 +1,16 @@
 // What the versioned routers take from a request's context: storage, origins, and doc helpers.
 import type { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
 import { uploadTimeoutMs } from '../config';
 import type { AppEnv } from '../env';
+import { validationError } from '../errors';
 import type { Origins } from '../files/records';
 import type { RemovalDeps } from '../files/removal';
 import type { UploadDeps } from '../files/upload';
 import { UploadSession } from '../files/upload-session';
 import { timed } from '../http/timing';
 import { QuotaTicket } from '../limiter/client';
-import { ErrorSchema } from './schemas';
 
 export function origins(c: Context<AppEnv>): Origins {
   const config = c.get('config');
@@ -42,13 +43,20 @@ export function uploadDeps(c: Context<AppEnv>): UploadDeps {
   return { ...deps, config, key, session };
 }
 
-export const errorResponses = (...statuses: number[]) =>
-  Object.fromEntries(
-    statuses.map((status) => [
-      status,
-      { description: 'Error envelope', content: { 'application/json': { schema: ErrorSchema } } },
-    ]),
-  );
+// A JSON request (50 ids, a few fields) fits in a few KiB; a larger body is not one of ours.
+const MAX_JSON_BODY = 64 * 1024;
+
+/** Refuses a JSON body over 64 KiB (400 VALIDATION_ERROR naming the body) before it is read. */
+export const jsonBodyLimit = () =>
+  bodyLimit({
+    maxSize: MAX_JSON_BODY,
+    onError: () => {
+      throw validationError('body', `must be at most ${MAX_JSON_BODY} bytes`);
+    },
+  });
+
+/** The error responses of an operation, with their headers (kept for routes written against the old name). */
+export { errors as errorResponses } from './docs';
 
 export const jsonResponse = <T extends z.ZodType>(schema: T, description: string) => ({
   description,

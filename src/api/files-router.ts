@@ -7,15 +7,18 @@ import { deleteFile, downloadOwnedFile, getOwnedFile, listFiles } from '../files
 import { uploadSingleFile } from '../files/upload-form';
 import { inSession } from '../files/upload-session';
 import { addBulkRoutes } from './bulk-routes';
+import { DOWNLOAD_REQUEST_HEADERS, downloadResponses, errors, ok } from './docs';
+import { addManageRoutes } from './manage-routes';
 
 export { addFallbacks } from './fallbacks';
 
-import { errorResponses, jsonResponse, origins, storage, uploadDeps } from './context';
+import { origins, storage, uploadDeps } from './context';
 import {
   FileIdParamSchema,
   FileRecordV1,
   FileRecordV2,
   ListQuerySchema,
+  ListQuerySchemaV2,
   PaginationSchema,
   success as successV1,
   successV2,
@@ -46,15 +49,17 @@ export function createFilesRouter(version: ApiVersion) {
   const success = version === 'v1' ? successV1 : successV2;
   // Before /files/{id}: DELETE /files/bulk must never be read as a file id.
   if (version === 'v2') addBulkRoutes(router);
+  if (version === 'v2') addManageRoutes(router);
 
   const upload = createRoute({
     method: 'post',
     path: '/upload',
+    operationId: 'uploadFile',
     summary: 'Upload one file',
     request: { body: { required: true, content: { 'multipart/form-data': { schema: UploadFormSchema } } } },
     responses: {
-      201: jsonResponse(success(UploadRecord), 'Stored'),
-      ...errorResponses(400, 401, 413, 415, 429),
+      201: ok(success(UploadRecord), 'Stored'),
+      ...errors(400, 401, 408, 413, 415, 429, 503),
     },
   });
   // The body is streamed by the handler, not parsed by the validator.
@@ -68,19 +73,18 @@ export function createFilesRouter(version: ApiVersion) {
   const list = createRoute({
     method: 'get',
     path: '/files',
-    summary: 'List your files, newest first',
-    request: { query: ListQuerySchema },
+    operationId: 'listFiles',
+    summary:
+      version === 'v1' ? 'List your files, newest first' : 'List your files: newest first, or searched and sorted',
+    // v1 reads only page and limit; other parameters are ignored there, as they always were.
+    request: { query: version === 'v1' ? ListQuerySchema : ListQuerySchemaV2 },
     responses: {
-      200: jsonResponse(
-        success(z.object({ files: z.array(FileRecord), pagination: PaginationSchema })),
-        'A page of files',
-      ),
-      ...errorResponses(400, 401, 429),
+      200: ok(success(z.object({ files: z.array(FileRecord), pagination: PaginationSchema })), 'A page of files'),
+      ...errors(400, 401, 429),
     },
   });
   router.openapi(list, async (c) => {
-    const { page, limit } = c.req.valid('query');
-    const { rows, pagination } = await listFiles(storage(c), c.get('apiKey').id, page, limit);
+    const { rows, pagination } = await listFiles(storage(c), c.get('apiKey').id, c.req.valid('query'));
     const base = origins(c);
     return c.json(
       { success: true as const, data: { files: rows.map((row) => fileRecord(row, version, base)), pagination } },
@@ -91,9 +95,10 @@ export function createFilesRouter(version: ApiVersion) {
   const get = createRoute({
     method: 'get',
     path: '/files/{id}',
+    operationId: 'getFile',
     summary: 'Read one file record',
     request: { params: FileIdParamSchema },
-    responses: { 200: jsonResponse(success(FileRecord), 'The file record'), ...errorResponses(401, 404, 429) },
+    responses: { 200: ok(success(FileRecord), 'The file record'), ...errors(401, 404, 429) },
   });
   router.openapi(get, async (c) => {
     const row = await getOwnedFile(storage(c), c.req.valid('param').id, c.get('apiKey').id);
@@ -103,27 +108,36 @@ export function createFilesRouter(version: ApiVersion) {
   const download = createRoute({
     method: 'get',
     path: '/files/{id}/download',
-    summary: 'Download the file (HEAD, Range and If-None-Match supported)',
-    request: { params: FileIdParamSchema },
-    responses: {
-      200: { description: 'The file bytes' },
-      206: { description: 'Part of the file' },
-      304: { description: 'Not modified' },
-      ...errorResponses(401, 404, 416, 429),
-    },
+    operationId: 'downloadFile',
+    summary: 'Download the file (Range, If-None-Match, If-Modified-Since and If-Range honoured)',
+    description: 'A 200, and a 206 that starts at byte 0, count as one download; HEAD and 304 do not.',
+    request: { params: FileIdParamSchema, headers: DOWNLOAD_REQUEST_HEADERS },
+    responses: downloadResponses('get'),
   });
-  router.openapi(download, (c) =>
+  // Validated: the id. The request headers are the download's to read (see DOWNLOAD_REQUEST_HEADERS).
+  router.openapi({ ...download, request: { params: FileIdParamSchema }, hide: true }, (c) =>
     downloadOwnedFile(storage(c), c.req.raw, c.req.valid('param').id, c.get('apiKey').id),
   );
+  router.openAPIRegistry.registerPath(download);
+  // Hono answers HEAD through the GET route; the document names it as its own operation.
+  router.openAPIRegistry.registerPath({
+    ...download,
+    method: 'head',
+    operationId: 'downloadFileHead',
+    summary: 'The download’s headers without its bytes',
+    description: 'Never counts as a download.',
+    responses: downloadResponses('head'),
+  });
 
   const remove = createRoute({
     method: 'delete',
     path: '/files/{id}',
+    operationId: 'deleteFile',
     summary: 'Delete a file permanently',
     request: { params: FileIdParamSchema },
     responses: {
-      200: jsonResponse(success(z.object({ message: z.string() })), 'Deleted'),
-      ...errorResponses(401, 404, 429),
+      200: ok(success(z.object({ message: z.string() })), 'Deleted'),
+      ...errors(401, 404, 429),
     },
   });
   router.openapi(remove, async (c) => {

@@ -1,22 +1,28 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../env';
 import type { ApiVersion } from '../files/records';
+import { HEADER_COMPONENTS } from './docs';
 
 const DESCRIPTION = `File sharing API. Every request needs \`Authorization: Bearer <API_KEY>\`.
 Errors use \`{"error": string, "code": string}\`. Rate-limit headers (\`X-RateLimit-Limit\`,
-\`X-RateLimit-Remaining\`, \`X-RateLimit-Reset\` in Unix seconds) are on every authenticated response.`;
+\`X-RateLimit-Remaining\`, \`X-RateLimit-Reset\` in Unix seconds) are on every authenticated response.
+A known path called with another method answers \`405 METHOD_NOT_ALLOWED\` with \`Allow\`; an unknown
+path \`404 NOT_FOUND\`.`;
+
+const withComponents = new WeakSet<object>();
 
 /** The OpenAPI 3.1 document of one version, generated from the schemas its router validates with. */
-const withSecurityScheme = new WeakSet<object>();
-
 export function openApiDocument(router: OpenAPIHono<AppEnv>, version: ApiVersion, origin: string) {
-  if (!withSecurityScheme.has(router)) {
+  if (!withComponents.has(router)) {
     router.openAPIRegistry.registerComponent('securitySchemes', 'apiKey', {
       type: 'http',
       scheme: 'bearer',
       description: 'An API key: esk_ followed by 43 characters',
     });
-    withSecurityScheme.add(router);
+    for (const [name, header] of Object.entries(HEADER_COMPONENTS)) {
+      router.openAPIRegistry.registerComponent('headers', name, header);
+    }
+    withComponents.add(router);
   }
   return router.getOpenAPI31Document({
     openapi: '3.1.0',

@@ -28,6 +28,35 @@ export const ListQuerySchema = z.object({
   limit: positiveInt('limit', 10, 100),
 });
 
+/** v2's list adds a name search and other orders; v1 ignores these parameters, like any unknown one. */
+export const ListQuerySchemaV2 = ListQuerySchema.extend({
+  q: z
+    .string()
+    .min(1, 'q must not be empty')
+    .max(255, 'q must be at most 255 characters')
+    .optional()
+    .openapi({
+      param: { name: 'q', in: 'query' },
+      description:
+        'Only files whose originalName contains this text, ignoring case (ASCII letters). ' +
+        'Scans all of the key’s files, so it costs more than a plain page (see docs/limits.md).',
+    }),
+  sort: z
+    .enum(['uploadedAt', 'size', 'name'], { message: 'must be uploadedAt, size or name' })
+    .optional()
+    .openapi({
+      param: { name: 'sort', in: 'query' },
+      description: 'The order: upload time (default), size, or originalName (ASCII letters ignore case); ties by id',
+    }),
+  order: z
+    .enum(['asc', 'desc'], { message: 'must be asc or desc' })
+    .optional()
+    .openapi({
+      param: { name: 'order', in: 'query' },
+      description: 'Default: desc for uploadedAt and size (newest, largest first), asc for name',
+    }),
+});
+
 export const FileIdParamSchema = z.object({
   id: z.string().openapi({ param: { name: 'id', in: 'path' }, example: 'Qm9vayBvZiBpZHMhIQ' }),
 });
@@ -113,7 +142,12 @@ export const BulkUploadFormSchema = z
   .object({
     files: z
       .array(z.string().openapi({ format: 'binary' }))
-      .openapi({ description: 'The files (parts named files or files[])' }),
+      .optional()
+      .openapi({ description: 'The files, one part each (at least one file, here or in files[])' }),
+    'files[]': z
+      .array(z.string().openapi({ format: 'binary' }))
+      .optional()
+      .openapi({ description: 'The same, for clients that name repeated parts files[]' }),
     isPublic: z.enum(['true', 'false']).optional().openapi({ description: 'For every file; default true' }),
     expiresIn: z.string().optional().openapi({ description: 'For every file: seconds, 60 to 31536000' }),
   })
@@ -163,3 +197,58 @@ export const BulkDeleteResultSchema = z
     _perf: perfField,
   })
   .openapi('BulkDeleteResult');
+
+const EXPIRY_SECONDS = z
+  .number()
+  .int('must be a whole number of seconds')
+  .min(60, 'must be at least 60')
+  .max(31_536_000, 'must be at most 31536000');
+
+export const FileUpdateSchema = z
+  .strictObject({
+    isPublic: z.boolean().optional().openapi({ description: 'false: the share link answers 404 from now on' }),
+    originalName: z
+      .string()
+      .optional()
+      .openapi({
+        description:
+          'The new name, cleaned like an uploaded one (path parts and control characters removed, at most ' +
+          '255 bytes). Downloads use it; the stored `filename` does not change. A name that runs when ' +
+          'opened (.exe, …) is 415 INVALID_FILE_TYPE.',
+      }),
+    expiresAt: z.iso
+      .datetime({ offset: true, message: 'must be an ISO 8601 date-time with a time zone' })
+      .nullable()
+      .optional()
+      .openapi({
+        description: 'When the file expires: in the future, at most 365 days ahead; null: never. Not with expiresIn.',
+      }),
+    expiresIn: EXPIRY_SECONDS.nullable()
+      .optional()
+      .openapi({ description: 'Seconds from now until the file expires (60 … 31536000); null: never' }),
+  })
+  .refine((body) => body.expiresAt === undefined || body.expiresIn === undefined, {
+    message: 'give expiresAt or expiresIn, not both',
+    path: ['expiresIn'],
+  })
+  .refine((body) => Object.keys(body).length > 0, {
+    message: 'nothing to change: give isPublic, originalName, expiresAt or expiresIn',
+  })
+  .openapi('FileUpdate', { minProperties: 1, not: { required: ['expiresAt', 'expiresIn'] } });
+
+const count = z.number().int().min(0);
+
+export const UsageSchema = z
+  .object({
+    usedBytes: count.openapi({ description: 'Bytes of the key’s live files' }),
+    reservedBytes: count.openapi({ description: 'Bytes held by uploads in progress (not yet stored)' }),
+    quotaBytes: count.openapi({ description: 'The key’s storage quota' }),
+    files: count.openapi({ description: 'The key’s live files' }),
+    reservedFiles: count.openapi({ description: 'Files held by uploads in progress' }),
+    maxFiles: count.openapi({ description: 'How many files the key may keep' }),
+    rateLimit: z.object({
+      requests: z.number().int().min(1).openapi({ description: 'Requests allowed per window' }),
+      windowSeconds: z.number().int().min(1).openapi({ description: 'Window length in seconds' }),
+    }),
+  })
+  .openapi('Usage');

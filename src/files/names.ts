@@ -6,13 +6,21 @@ const encoder = new TextEncoder();
 
 /** The uploaded name with path parts and control characters removed, at most 255 UTF-8 bytes. */
 export function cleanOriginalName(raw: string | undefined): string {
-  const base = (raw ?? '').split(/[/\\]/).pop() ?? '';
+  return cleanName(raw ?? '') || 'file';
+}
+
+/**
+ * A name cleaned as cleanOriginalName does, or '' when nothing of it is left (an upload then
+ * calls the file `file`; a rename refuses it).
+ */
+export function cleanName(raw: string): string {
+  const base = raw.split(/[/\\]/).pop() ?? '';
   // C0 and C1 controls, DEL, and bidi overrides that could disguise an extension.
-  let name = base
+  const name = base
     .normalize('NFC')
     .replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, '')
     .trim();
-  if (name === '' || name === '.' || name === '..') name = 'file';
+  if (name === '.' || name === '..') return '';
   if (encoder.encode(name).length <= MAX_ORIGINAL_NAME_BYTES) return name;
   // Shorten the stem, not the extension, so the type a name implies survives.
   const ext = safeExtension(name) && name.slice(name.lastIndexOf('.'));

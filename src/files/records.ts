@@ -25,8 +25,18 @@ export function uploadRecord(row: FileRow, version: ApiVersion, origins: Origins
     : { ...base, isPublic: row.is_public === 1, uploadedAt: row.uploaded_at };
 }
 
-export function fileRecord(row: FileRow, version: ApiVersion, origins: Origins) {
-  const base = {
+type FileRecordV1 = ReturnType<typeof recordOf>;
+export type FileRecordV2 = FileRecordV1 & { isPublic: boolean };
+
+export function fileRecord(row: FileRow, version: 'v2', origins: Origins): FileRecordV2;
+export function fileRecord(row: FileRow, version: ApiVersion, origins: Origins): FileRecordV1 | FileRecordV2;
+export function fileRecord(row: FileRow, version: ApiVersion, origins: Origins): FileRecordV1 | FileRecordV2 {
+  const base = recordOf(row, version, origins);
+  return version === 'v1' ? base : { ...base, isPublic: row.is_public === 1 };
+}
+
+function recordOf(row: FileRow, version: ApiVersion, origins: Origins) {
+  return {
     id: row.id,
     filename: row.filename,
     originalName: row.original_name,
@@ -39,5 +49,4 @@ export function fileRecord(row: FileRow, version: ApiVersion, origins: Origins) 
     updatedAt: row.updated_at,
     expiresAt: row.expires_at,
   };
-  return version === 'v1' ? base : { ...base, isPublic: row.is_public === 1 };
 }

@@ -9,6 +9,8 @@ import {
   findOwnedFile,
   findSharedFile,
   incrementDownloadCount,
+  type ListOrder,
+  type ListSort,
   listOwnedFiles,
 } from '../storage/files-repo';
 import { isoNow } from '../time';
@@ -27,8 +29,16 @@ export async function getOwnedFile(storage: Storage, id: string, keyId: string):
   return row;
 }
 
-export async function listFiles(storage: Storage, keyId: string, page: number, limit: number) {
-  const { rows, total } = await listOwnedFiles(storage.db, keyId, isoNow(), page, limit);
+/** The natural direction of each order: newest and largest first, names from A. */
+const DEFAULT_ORDER: Record<ListSort, ListOrder> = { uploadedAt: 'desc', size: 'desc', name: 'asc' };
+
+export type ListOptions = { page: number; limit: number; sort?: ListSort; order?: ListOrder; q?: string };
+
+export async function listFiles(storage: Storage, keyId: string, options: ListOptions) {
+  const { page, limit } = options;
+  const sort = options.sort ?? 'uploadedAt';
+  const order = options.order ?? DEFAULT_ORDER[sort];
+  const { rows, total } = await listOwnedFiles(storage.db, keyId, isoNow(), { page, limit, sort, order, q: options.q });
   const totalPages = Math.ceil(total / limit);
   return { rows, pagination: { page, limit, total, totalPages, hasMore: page < totalPages } };
 }

@@ -4,7 +4,7 @@ import type { FileRow } from '../storage/files-repo';
 import { MultipartError, MultipartReader } from '../upload/multipart';
 import { cleanOriginalName } from './names';
 import {
-  type ReceivedFile,
+  type PendingFile,
   readFilePart,
   readFormField,
   recordFiles,
@@ -23,14 +23,7 @@ const MAX_FINISHING = 3;
 
 export type BulkOutcome = { ok: true; row: FileRow } | { ok: false; filename: string; error: string; code: ErrorCode };
 
-type Stored = { ok: true; file: ReceivedFile } | { ok: false; error: ApiError };
-type Slot = { filename: string; isFile: boolean; stored: Promise<Stored> };
-
-const settle = (work: Promise<ReceivedFile>): Promise<Stored> =>
-  work.then(
-    (file) => ({ ok: true as const, file }),
-    (error: unknown) => ({ ok: false as const, error: uploadError(error) }),
-  );
+type Slot = { filename: string; isFile: boolean; file?: PendingFile; error?: ApiError };
 
 /**
  * Reads the files one after another from the body (it is one stream), but lets each file's
@@ -42,7 +35,8 @@ export async function uploadBulk(deps: UploadDeps, request: Request, maxFiles: n
   const reader = new MultipartReader(body, boundary);
   const fields: Record<string, string> = {};
   const slots: Slot[] = [];
-  const finishing = new Set<Promise<Stored>>();
+  const finishing = new Set<Promise<unknown>>();
+  const writes = () => slots.flatMap((slot) => (slot.file ? [slot.file.stored.catch(() => undefined)] : []));
 
   try {
     let parts = 0;
@@ -60,32 +54,27 @@ export async function uploadBulk(deps: UploadDeps, request: Request, maxFiles: n
       }
       const filename = cleanOriginalName(part.filename ?? part.name);
       if (part.filename === undefined) {
-        slots.push({
-          filename,
-          isFile: false,
-          stored: Promise.resolve({ ok: false, error: validationError(part.name, 'must be a file, not a text field') }),
-        });
+        slots.push({ filename, isFile: false, error: validationError(part.name, 'must be a file, not a text field') });
         continue;
       }
       while (finishing.size >= MAX_FINISHING) await Promise.race(finishing);
-      let stored: Promise<Stored>;
       try {
-        stored = settle((await readFilePart(deps, reader, part))());
+        const file = await readFilePart(deps, reader, part);
+        const settled = file.stored.catch(() => undefined);
+        finishing.add(settled);
+        void settled.then(() => finishing.delete(settled));
+        slots.push({ filename, isFile: true, file });
       } catch (error) {
         // A broken body makes the whole request unusable; anything else fails this file only.
         if (error instanceof MultipartError) throw error;
-        stored = Promise.resolve({ ok: false, error: uploadError(error) });
+        slots.push({ filename, isFile: true, error: uploadError(error) });
       }
-      finishing.add(stored);
-      void stored.then(() => finishing.delete(stored));
-      slots.push({ filename, isFile: true, stored });
     }
     // Text fields named `files` alone are no files at all.
     if (!slots.some((slot) => slot.isFile)) throw validationError('files', 'at least one file is required');
     const options = recordOptions(fields);
-    const results = await Promise.all(slots.map((slot) => slot.stored));
-    const files = results.flatMap((result) => (result.ok ? [result.file] : []));
-    let recorded: Awaited<ReturnType<typeof recordFiles>> = { rows: [], refused: new Map() };
+    const files = slots.flatMap((slot) => (slot.file ? [slot.file] : []));
+    let recorded: Awaited<ReturnType<typeof recordFiles>> = { rows: [], failures: new Map() };
     let recordError: ApiError | undefined;
     try {
       recorded = await recordFiles(deps, files, options);
@@ -95,18 +84,20 @@ export async function uploadBulk(deps: UploadDeps, request: Request, maxFiles: n
       if (recordError.code === 'REQUEST_TIMEOUT') throw recordError;
     }
     const rowsById = new Map(recorded.rows.map((row) => [row.id, row]));
-    return results.map((result, index): BulkOutcome => {
-      const row = result.ok ? rowsById.get(result.file.id) : undefined;
+    return slots.map((slot): BulkOutcome => {
+      const row = slot.file && rowsById.get(slot.file.id);
       if (row) return { ok: true, row };
-      const error = result.ok
-        ? (recorded.refused.get(result.file.id) ?? recordError ?? new ApiError('UPLOAD_FAILED'))
-        : result.error;
-      return { ok: false, filename: slots[index]?.filename ?? '', error: error.message, code: error.code };
+      const error =
+        slot.error ??
+        (slot.file && recorded.failures.get(slot.file.id)) ??
+        recordError ??
+        new ApiError('UPLOAD_FAILED');
+      return { ok: false, filename: slot.filename, error: error.message, code: error.code };
     });
   } catch (error) {
     await reader.cancel();
     // Writes still finishing end before the session deletes what this request owns.
-    await Promise.all(slots.map((slot) => slot.stored));
+    await Promise.all(writes());
     throw uploadError(error);
   }
 }

@@ -4,9 +4,9 @@ import type { FileRow } from '../storage/files-repo';
 import { MultipartReader } from '../upload/multipart';
 import {
   fileTooLarge,
-  type ReceivedFile,
+  type PendingFile,
+  readFilePart,
   readFormField,
-  receiveFile,
   recordFiles,
   recordOptions,
   requireMultipart,
@@ -24,29 +24,31 @@ export async function uploadSingleFile(deps: UploadDeps, request: Request): Prom
   const { body, boundary } = requireMultipart(request);
   const reader = new MultipartReader(body, boundary);
   const fields: Record<string, string> = {};
-  let received: ReceivedFile | undefined;
+  let file: PendingFile | undefined;
   try {
     let parts = 0;
     for (let part = await reader.nextPart(); part; part = await reader.nextPart()) {
       if (++parts > MAX_PARTS) throw validationError('body', `at most ${MAX_PARTS} form parts are accepted`);
       deps.session.check();
       if (part.name === 'file') {
-        if (received) throw validationError('file', 'send exactly one file part');
+        if (file) throw validationError('file', 'send exactly one file part');
         if (part.filename === undefined) throw validationError('file', 'must be a file, not a text field');
         // What a browser sends for a file input left empty: no file was chosen.
         if (part.filename === '') continue;
-        received = await receiveFile(deps, reader, part);
+        file = await readFilePart(deps, reader, part);
       } else {
         await readFormField(reader, part, fields);
       }
     }
-    if (!received) throw validationError('file', 'the file part is required');
-    const { rows, refused } = await recordFiles(deps, [received], recordOptions(fields));
+    if (!file) throw validationError('file', 'the file part is required');
+    const { rows, failures } = await recordFiles(deps, [file], recordOptions(fields));
     const row = rows[0];
-    if (!row) throw refused.get(received.id) ?? new Error('recordFiles returned no row');
+    if (!row) throw failures.get(file.id) ?? new Error('recordFiles returned no row');
     return row;
   } catch (error) {
     await reader.cancel();
+    // A write still finishing ends before the session deletes what this request owns.
+    await file?.stored.catch(() => undefined);
     throw uploadError(error);
   }
 }

@@ -23,13 +23,17 @@ export type UploadDeps = {
   session: UploadSession;
 };
 
-/** A file whose bytes are in R2 but whose row is not written yet. */
-export type ReceivedFile = {
+/**
+ * A file read to its end: its size is known, its write to R2 may still be finishing (`stored`),
+ * and it has no row yet.
+ */
+export type PendingFile = {
   id: string;
   originalName: string;
   filename: string;
   mimeType: string;
-  blob: StoredBlob;
+  size: number;
+  stored: Promise<StoredBlob>;
 };
 
 export const newFileId = () => randomBase64Url(16);
@@ -57,22 +61,12 @@ export const fileTooLarge = (maxBytes: number) =>
     `File is larger than the maximum file size of ${maxBytes} bytes (${formatBytes(maxBytes)})`,
   );
 
-/** Reads one file part and stores it in R2 under a fresh server-made key. */
-export async function receiveFile(deps: UploadDeps, reader: MultipartReader, part: PartInfo): Promise<ReceivedFile> {
-  const finish = await readFilePart(deps, reader, part);
-  return finish();
-}
-
 /**
  * Reads the current part (a file) to its end: decides its type from its first bytes and
- * streams it into R2. Returns the call that finishes the write, so the caller can read the
- * next part meanwhile.
+ * streams it into R2. The write's last step (the put, or the last part and the completion)
+ * runs on while the caller reads the next part or commits the file to the quota.
  */
-export async function readFilePart(
-  deps: UploadDeps,
-  reader: MultipartReader,
-  part: PartInfo,
-): Promise<() => Promise<ReceivedFile>> {
+export async function readFilePart(deps: UploadDeps, reader: MultipartReader, part: PartInfo): Promise<PendingFile> {
   const originalName = cleanOriginalName(part.filename);
   const head: Uint8Array[] = [];
   let headBytes = 0;
@@ -104,22 +98,21 @@ export async function readFilePart(
   // Each file's bytes count against the key's quota as they arrive (see docs/limits.md).
   const quota = deps.session.quota;
   try {
-    const finishBlob = await consumeIntoBlob(deps.bucket, blobKey(deps.key.id, id), pull, {
+    const consumed = await consumeIntoBlob(deps.bucket, blobKey(deps.key.id, id), pull, {
       maxBytes: deps.config.MAX_FILE_SIZE,
       contentType: decision.mimeType,
       customMetadata: { keyId: deps.key.id, fileId: id },
       onBytes: (total) => quota.need(id, total),
       owner: deps.session,
     });
+    const stored = consumed.finish().catch((error: unknown) => {
+      quota.drop(id);
+      throw error;
+    });
+    // Awaited by whoever records the file; a failure here is reported there.
+    stored.catch(() => undefined);
     const filename = storedFilename(originalName, id);
-    return async () => {
-      try {
-        return { id, originalName, filename, mimeType: decision.mimeType, blob: await finishBlob() };
-      } catch (error) {
-        quota.drop(id);
-        throw error;
-      }
-    };
+    return { id, originalName, filename, mimeType: decision.mimeType, size: consumed.size, stored };
   } catch (error) {
     quota.drop(id);
     throw error;
@@ -149,57 +142,86 @@ export function recordOptions(fields: Record<string, string>): RecordOptions {
 export type RecordOptions = { isPublic: boolean; expiresInSeconds: number | undefined; now?: number };
 
 /** The row for a stored file. */
-export function fileRow(deps: UploadDeps, file: ReceivedFile, options: RecordOptions): FileRow {
+export function fileRow(deps: UploadDeps, file: PendingFile, blob: StoredBlob, options: RecordOptions): FileRow {
   const now = options.now ?? Date.now();
-  const expiresIn = options.expiresInSeconds ?? deps.config.DEFAULT_EXPIRY_SECONDS;
   return {
     id: file.id,
     key_id: deps.key.id,
     filename: file.filename,
     original_name: file.originalName,
-    size: file.blob.size,
+    size: blob.size,
     mime_type: file.mimeType,
-    r2_key: file.blob.key,
-    etag: file.blob.etag,
+    r2_key: blob.key,
+    etag: blob.etag,
     share_token: randomBase64Url(24),
     is_public: options.isPublic ? 1 : 0,
     download_count: 0,
     uploaded_at: isoNow(now),
     updated_at: isoNow(now),
-    expires_at: expiresIn === undefined ? null : isoNow(now + expiresIn * 1000),
+    expires_at: expiresAt(deps, options, now),
   };
 }
 
+function expiresAt(deps: UploadDeps, options: RecordOptions, now: number): string | null {
+  const expiresIn = options.expiresInSeconds ?? deps.config.DEFAULT_EXPIRY_SECONDS;
+  return expiresIn === undefined ? null : isoNow(now + expiresIn * 1000);
+}
+
 /**
- * Makes stored blobs permanent: the key's account commits the files that fit (the quota and
- * the file limit are enforced there), then their rows go in one batch (one transaction). Files
- * the account refused fail with STORAGE_EXCEEDED; if the rows cannot be written the files are
- * taken off the account again. Blobs without a row are left to the session to delete.
+ * Makes files permanent. The key's account commits the files that fit (the quota and the file
+ * limit are enforced there) while their writes to R2 finish; then the rows of the files both
+ * committed and stored go in one batch (one transaction). A file the account refused fails
+ * with STORAGE_EXCEEDED, one whose write failed with its storage error (and is taken off the
+ * account again); if the rows cannot be written, the files are taken off the account too.
+ * Blobs without a row are left to the session to delete.
  */
 export async function recordFiles(
   deps: UploadDeps,
-  files: ReceivedFile[],
+  files: PendingFile[],
   options: RecordOptions,
-): Promise<{ rows: FileRow[]; refused: Map<string, ApiError> }> {
-  const rows = files.map((file) => fileRow(deps, file, options));
+): Promise<{ rows: FileRow[]; failures: Map<string, ApiError> }> {
+  const now = options.now ?? Date.now();
+  const expiry = expiresAt(deps, options, now);
   return deps.session.record(async (recorded) => {
-    const refused = new Map<string, ApiError>();
-    if (rows.length === 0) return { rows, refused };
-    const { accepted, refused: over } = await deps.session.quota.commit(
-      rows.map((row) => ({ id: row.id, size: row.size, expiresAt: row.expires_at })),
+    const failures = new Map<string, ApiError>();
+    if (files.length === 0) return { rows: [], failures };
+    const committing = deps.session.quota.commit(
+      files.map((file) => ({ id: file.id, size: file.size, expiresAt: expiry })),
     );
-    for (const [id, exceeded] of over) refused.set(id, storageExceeded(deps.key, exceeded));
-    const kept = rows.filter((row) => accepted.has(row.id));
-    try {
-      if (kept.length > 0) await insertFiles(deps.db, kept);
-    } catch (error) {
-      await freeFiles(
+    committing.catch(() => undefined);
+    const stored = await Promise.all(
+      files.map((file) =>
+        file.stored.then(
+          (blob) => ({ file, blob }),
+          (error: unknown) => ({ file, error: uploadError(error) }),
+        ),
+      ),
+    );
+    const { accepted, refused } = await committing;
+    const rows: FileRow[] = [];
+    const unstored: typeof files = [];
+    for (const result of stored) {
+      const { id } = result.file;
+      const exceeded = refused.get(id);
+      if (exceeded) failures.set(id, storageExceeded(deps.key, exceeded));
+      else if ('error' in result) {
+        failures.set(id, result.error);
+        if (accepted.has(id)) unstored.push(result.file);
+      } else rows.push(fileRow(deps, result.file, result.blob, { ...options, now }));
+    }
+    const giveBack = (gone: { id: string; size: number }[]) =>
+      freeFiles(
         deps.limiter,
-        kept.map((row) => ({ keyId: row.key_id, id: row.id, size: row.size, expiresAt: row.expires_at })),
+        gone.map((file) => ({ keyId: deps.key.id, id: file.id, size: file.size, expiresAt: expiry })),
       );
+    if (unstored.length > 0) await giveBack(unstored);
+    try {
+      if (rows.length > 0) await insertFiles(deps.db, rows);
+    } catch (error) {
+      await giveBack(rows);
       throw new ApiError('UPLOAD_FAILED', 'The file could not be recorded', { cause: error });
     }
-    recorded(kept.map((row) => row.r2_key));
-    return { rows: kept, refused };
+    recorded(rows.map((row) => row.r2_key));
+    return { rows, failures };
   });
 }

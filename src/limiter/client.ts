@@ -13,6 +13,7 @@ import type {
   KeyLimiter,
   KeyState,
   QuotaLimits,
+  Usage,
 } from './key-limiter';
 
 export type LimiterNamespace = DurableObjectNamespace<KeyLimiter>;
@@ -125,6 +126,31 @@ export async function freeFiles(namespace: LimiterNamespace, files: (AccountFile
         }),
     ),
   );
+}
+
+/**
+ * Tells the key's object that files' expiry changed (their rows already carry the new one), with
+ * the expiry each had before. A failure is logged.
+ */
+export async function rescheduleFiles(
+  namespace: LimiterNamespace,
+  keyId: string,
+  files: (AccountFile & { previous: string | null })[],
+) {
+  await limiterOf(namespace, keyId)
+    .reschedule({ keyId, files })
+    .catch((error: unknown) =>
+      log('error', 'expiry change not pushed to the account', { keyId, files: files.length, error: String(error) }),
+    );
+}
+
+/** The key's account as its object keeps it; 503 when the object cannot be reached. */
+export async function accountUsage(namespace: LimiterNamespace, key: ApiKeyContext): Promise<Usage> {
+  try {
+    return await limiterOf(namespace, key.id).usage({ keyId: key.id, limits: quotaLimits(key) });
+  } catch (error) {
+    throw new ApiError('SERVICE_UNAVAILABLE', 'Storage accounting is unavailable, try again', { cause: error });
+  }
 }
 
 /** The 413 for a key at its limit, stating the limit. */

@@ -90,10 +90,12 @@ export type AuthorizeRequest = {
   hold?: { bytes: number; files: number };
   /** false: authenticate and report the window, but do not count the request (see AdmitRequest.count). */
   count?: boolean;
+  /** Also read the key's account (GET /api/v2/usage): no second call for it. */
+  usage?: boolean;
   now?: number;
 };
 /** `limits` and `admission` are null when the key is unknown, revoked, or not the one presented. */
-export type AuthorizeResult = { limits: KeyLimits | null; admission: AdmitResult | null };
+export type AuthorizeResult = { limits: KeyLimits | null; admission: AdmitResult | null; usage?: Usage };
 
 type WindowState = { start: number; count: number };
 type Account = { bytes: number; files: number };
@@ -168,18 +170,16 @@ export class KeyLimiter extends DurableObject<Env> {
       maxFiles: state.overrides.maxFiles ?? request.defaults.maxFiles,
       holdTtlMs: request.defaults.holdTtlMs,
     };
+    const quota = { quotaBytes: limits.storageQuotaBytes, maxFiles: limits.maxFiles, holdTtlMs: limits.holdTtlMs };
     const admission = await this.admit({
       limit: limits.rateLimitRequests,
       windowSeconds: limits.rateLimitWindowSeconds,
       now,
       count: request.count,
-      hold: request.hold && {
-        keyId: request.keyId,
-        ...request.hold,
-        limits: { quotaBytes: limits.storageQuotaBytes, maxFiles: limits.maxFiles, holdTtlMs: limits.holdTtlMs },
-      },
+      hold: request.hold && { keyId: request.keyId, ...request.hold, limits: quota },
     });
-    return { limits, admission };
+    if (!request.usage || !admission.allowed) return { limits, admission };
+    return { limits, admission, usage: await this.usage({ keyId: request.keyId, limits: quota, now }) };
   }
 
   /** The key changed (revoked, overrides set): applies at once. Without a state yet, nothing to do. */

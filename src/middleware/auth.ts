@@ -63,6 +63,11 @@ function announcedUpload(c: Context<AppEnv>): { bytes: number; files: number } |
   return Number.isSafeInteger(length) && length > 0 ? { bytes: length, files: files(c.get('config')) } : undefined;
 }
 
+/** The route that reads the key's account: the admitting call reads it too. */
+const USAGE_PATH = '/api/v2/usage';
+const wantsUsage = (c: Context<AppEnv>) =>
+  c.req.path === USAGE_PATH && (c.req.method === 'GET' || c.req.method === 'HEAD');
+
 export type AuthOptions = {
   /**
    * Requests that authenticate but do not count against the key's rate limit (and are never
@@ -109,6 +114,7 @@ export const authenticate = (options: AuthOptions = {}) =>
           defaults: keyDefaults(config),
           hold: announcedUpload(c),
           count: options.uncounted?.(c) ? false : undefined,
+          usage: wantsUsage(c),
         }),
       );
       if (!result.limits || !result.admission) return refuse(hash);
@@ -116,6 +122,7 @@ export const authenticate = (options: AuthOptions = {}) =>
       const { admission } = result;
       state = { limit: admission.limit, remaining: admission.remaining, reset: admission.reset };
       if (admission.grant) c.set('grant', admission.grant);
+      if (result.usage) c.set('usage', result.usage);
       if (!admission.allowed) throw rateLimited(state);
     } catch (error) {
       if (error instanceof ApiError) throw error;

@@ -96,37 +96,114 @@ export async function incrementDownloadCount(db: D1Database, id: string): Promis
 
 export type FilePage = { rows: FileRow[]; total: number };
 
+export type ListSort = 'uploadedAt' | 'size' | 'name';
+export type ListOrder = 'asc' | 'desc';
+export type ListQuery = { page: number; limit: number; sort: ListSort; order: ListOrder; q?: string };
+
+// Each order has its own index (migrations 0004 and 0005): key_id, the column(s), id, expires_at.
+const SORT_COLUMN: Record<ListSort, string> = {
+  uploadedAt: 'uploaded_at',
+  size: 'size',
+  name: 'original_name COLLATE NOCASE',
+};
+
+const orderBy = (query: Pick<ListQuery, 'sort' | 'order'>, table = '') => {
+  const direction = query.order === 'asc' ? 'ASC' : 'DESC';
+  return `${table}${SORT_COLUMN[query.sort]} ${direction}, ${table}id ${direction}`;
+};
+
+// Case folds ASCII letters only, like the name order: SQLite's lower() knows no other.
+const NAME_MATCHES = 'instr(lower(original_name), lower(?5)) > 0';
+
 /**
- * Newest first, in one statement. The total is read, not counted: the key's file count (kept by
- * triggers, migration 0004) less its expired rows the sweep has not removed yet. The page's row
- * ids come from the listing index alone (it holds expires_at), so deep pages skip index entries,
- * not rows; the outer join keeps one row (the total) even past the last page.
+ * One page of the key's live files in one statement. Without `q` the total is read, not
+ * counted: the key's file count (kept by triggers, migration 0004) less its expired rows the
+ * sweep has not removed yet; the page's row ids come from the order's index alone (it holds
+ * expires_at), so deep pages skip index entries, not rows. With `q` (a substring of the original
+ * name) both the page and the total scan the key's entries in the name index: a cost in
+ * proportion to the key's file count (at most MAX_FILES_PER_KEY), see docs/limits.md. The outer
+ * join keeps one row (the total) even past the last page.
  */
-export async function listOwnedFiles(
+export async function listOwnedFiles(db: D1Database, keyId: string, now: string, query: ListQuery): Promise<FilePage> {
+  const statement = db.prepare(listSql(query));
+  const offset = (query.page - 1) * query.limit;
+  const { results } = await (query.q === undefined
+    ? statement.bind(keyId, now, query.limit, offset)
+    : statement.bind(keyId, now, query.limit, offset, query.q)
+  ).all<Omit<FileRow, 'id'> & { id: string | null; total: number }>();
+  const rows = results.flatMap(({ total: _total, ...row }) => (row.id === null ? [] : [row as FileRow]));
+  return { rows, total: Math.max(0, results[0]?.total ?? 0) };
+}
+
+/** The list statement for a query: ?1 key id, ?2 now, ?3 limit, ?4 offset, ?5 the search text (with q). */
+export function listSql(query: Pick<ListQuery, 'sort' | 'order' | 'q'>): string {
+  const search = query.q !== undefined;
+  const total = search
+    ? `SELECT COUNT(*) AS total FROM files WHERE key_id = ?1 AND ${live('?2')} AND ${NAME_MATCHES}`
+    : `SELECT COALESCE((SELECT files FROM key_stats WHERE key_id = ?1), 0)
+              - (SELECT COUNT(*) FROM files WHERE key_id = ?1 AND expires_at IS NOT NULL AND expires_at <= ?2) AS total`;
+  return `SELECT t.total, f.* FROM (${total}) t LEFT JOIN (
+       SELECT ${COLUMNS} FROM files WHERE rowid IN (
+         SELECT rowid FROM files WHERE key_id = ?1 AND ${live('?2')}${search ? ` AND ${NAME_MATCHES}` : ''}
+         ORDER BY ${orderBy(query)} LIMIT ?3 OFFSET ?4
+       )
+     ) f ON 1
+     ORDER BY ${orderBy(query, 'f.')}`;
+}
+
+/** What an owner may change on a file; absent fields stay as they are. */
+export type FileChanges = {
+  isPublic?: boolean;
+  originalName?: string;
+  /** A new expiry (ISO 8601), or null for none. */
+  expiresAt?: string | null;
+};
+
+export type UpdatedFile = { row: FileRow; previousExpiresAt: string | null };
+
+/**
+ * Changes the caller's live file and returns it as it is after the change (and the expiry it had
+ * before), or null when there is no such file. Without an expiry change that is one statement;
+ * with one, a batch (one trip, one transaction) reads the old expiry first, which RETURNING
+ * cannot show.
+ */
+export async function updateOwnedFile(
   db: D1Database,
+  id: string,
   keyId: string,
   now: string,
-  page: number,
-  limit: number,
-): Promise<FilePage> {
-  const { results } = await db
+  changes: FileChanges,
+): Promise<UpdatedFile | null> {
+  const setsExpiry = changes.expiresAt !== undefined;
+  const update = db
     .prepare(
-      `SELECT t.total, f.* FROM (
-         SELECT COALESCE((SELECT files FROM key_stats WHERE key_id = ?1), 0)
-              - (SELECT COUNT(*) FROM files WHERE key_id = ?1 AND expires_at IS NOT NULL AND expires_at <= ?2) AS total
-       ) t LEFT JOIN (
-         SELECT ${COLUMNS} FROM files WHERE rowid IN (
-           SELECT rowid FROM files WHERE key_id = ?1 AND ${live('?2')}
-           ORDER BY uploaded_at DESC, id DESC LIMIT ?3 OFFSET ?4
-         )
-       ) f ON 1
-       ORDER BY f.uploaded_at DESC, f.id DESC`,
+      `UPDATE files SET
+         is_public = COALESCE(?4, is_public),
+         original_name = COALESCE(?5, original_name),
+         expires_at = CASE WHEN ?6 = 1 THEN ?7 ELSE expires_at END,
+         updated_at = ?3
+       WHERE id = ?1 AND key_id = ?2 AND ${live('?3')} RETURNING ${COLUMNS}`,
     )
-    .bind(keyId, now, limit, (page - 1) * limit)
-    .all<Omit<FileRow, 'id'> & { id: string | null; total: number }>();
-  const total = Math.max(0, results[0]?.total ?? 0);
-  const rows = results.flatMap(({ total: _total, ...row }) => (row.id === null ? [] : [row as FileRow]));
-  return { rows, total };
+    .bind(
+      id,
+      keyId,
+      now,
+      changes.isPublic === undefined ? null : changes.isPublic ? 1 : 0,
+      changes.originalName ?? null,
+      setsExpiry ? 1 : 0,
+      changes.expiresAt ?? null,
+    );
+  if (!setsExpiry) {
+    const row = await update.first<FileRow>();
+    return row && { row, previousExpiresAt: row.expires_at };
+  }
+  const [before, after] = await db.batch<{ expires_at: string | null } | FileRow>([
+    db.prepare(`SELECT expires_at FROM files WHERE id = ?1 AND key_id = ?2 AND ${live('?3')}`).bind(id, keyId, now),
+    update,
+  ]);
+  const row = after?.results[0] as FileRow | undefined;
+  const previous = before?.results[0] as { expires_at: string | null } | undefined;
+  return row && previous ? { row, previousExpiresAt: previous.expires_at } : null;
 }
 
 /** Removes the caller's live row and returns it, so the blob can be deleted after. */

@@ -71,7 +71,22 @@ export class MultipartReader {
       // Keep back a tail that could be the start of a delimiter split across chunks.
       const safeEnd = this.#buf.length - this.#delimiter.length + 1;
       if (safeEnd > this.#pos) return this.#take(safeEnd);
-      if (!(await this.#fill())) throw new MultipartError('multipart body ended inside a part');
+      const tail = this.#buf.subarray(this.#pos);
+      const next = await this.#next();
+      if (!next) throw new MultipartError('multipart body ended inside a part');
+      // Unless a delimiter starts in the tail (it would end within the next chunk's first
+      // bytes), the tail is data: hand it out and go on with the new chunk as it is, instead of
+      // copying every chunk onto the few bytes kept back.
+      if (tail.length > 0 && next.length >= this.#delimiter.length) {
+        const bridge = concat([tail, next.subarray(0, this.#delimiter.length - 1)]);
+        const start = indexOf(bridge, this.#delimiter, 0);
+        if (start < 0 || start >= tail.length) {
+          this.#buf = next;
+          this.#pos = 0;
+          return tail;
+        }
+      }
+      this.#append(next);
     }
   }
 
@@ -100,7 +115,15 @@ export class MultipartReader {
   }
 
   async #fill(): Promise<boolean> {
-    if (this.#exhausted) return false;
+    const value = await this.#next();
+    if (!value) return false;
+    this.#append(value);
+    return true;
+  }
+
+  /** The source's next chunk, or null at its end. */
+  async #next(): Promise<Uint8Array | null> {
+    if (this.#exhausted) return null;
     let next: ReadableStreamReadResult<Uint8Array>;
     try {
       next = await this.#source.read();
@@ -108,11 +131,15 @@ export class MultipartReader {
       // The client went away, or the connection broke: the body is incomplete, not our fault.
       throw new MultipartError('the request body could not be read to its end');
     }
-    const { done, value } = next;
-    if (done) {
+    if (next.done) {
       this.#exhausted = true;
-      return false;
+      return null;
     }
+    return next.value;
+  }
+
+  /** Continues the buffer with `value` (a copy only when bytes of the old buffer are left). */
+  #append(value: Uint8Array): void {
     const rest = this.#buf.length - this.#pos;
     if (rest === 0) {
       this.#buf = value;
@@ -123,7 +150,6 @@ export class MultipartReader {
       this.#buf = merged;
     }
     this.#pos = 0;
-    return true;
   }
 
   async #ensure(bytes: number): Promise<void> {

@@ -1,36 +1,100 @@
 // The tus routes in /api/v2/openapi.json. They are handled by hand (src/uploads/router.ts), so
-// they are described here with their headers; the record shapes come from the shared schemas.
+// they are described here with their headers; record shapes and error responses come from the
+// shared schemas and src/api/docs.ts.
 import { type OpenAPIHono, z } from '@hono/zod-openapi';
-import { errorResponses, jsonResponse } from '../api/context';
+import { errors, ok, RATE_LIMIT_HEADERS } from '../api/docs';
 import { FileIdParamSchema, FileRecordV2, successV2 } from '../api/schemas';
 import type { AppEnv } from '../env';
 import { CHECKSUM_ALGORITHMS, TUS_EXTENSIONS, TUS_VERSION } from './protocol';
 
 type Registry = OpenAPIHono<AppEnv>['openAPIRegistry'];
 
-const header = (description: string, example?: string) => z.string().openapi({ description, example });
+type HeaderObject = {
+  description: string;
+  required?: boolean;
+  schema: { type: 'string' | 'integer'; minimum?: number };
+};
+const text = (description: string, required = false): HeaderObject => ({
+  description,
+  required,
+  schema: { type: 'string' },
+});
+const size = (description: string, required = false): HeaderObject => ({
+  description,
+  required,
+  schema: { type: 'integer', minimum: 0 },
+});
 
-const TUS_RESUMABLE = { 'Tus-Resumable': header(`Always ${TUS_VERSION}`, TUS_VERSION) };
-const tusResumable = z.object({ 'Tus-Resumable': header(`Required: ${TUS_VERSION} (else 412)`, TUS_VERSION) });
-const expires = header('When the unfinished upload expires (RFC 9110 date), 24 h after its last PATCH by default');
+const TUS_RESUMABLE = { 'Tus-Resumable': text(`Always \`${TUS_VERSION}\``, true) };
+const EXPIRES = text('When the unfinished upload expires (RFC 9110 date): TUS_EXPIRY_SECONDS after its last PATCH');
+const FILE_ID = text('Once the last byte is stored: the id of the file the upload became');
+
+const requestHeader = (name: string, description: string, required = true) => {
+  const schema = z.string().openapi({ param: { name, in: 'header' }, description });
+  return required ? schema : schema.optional();
+};
+const TUS_REQUEST = requestHeader('Tus-Resumable', `\`${TUS_VERSION}\`; anything else (or nothing) is 412`);
+const CHECKSUM = requestHeader(
+  'Upload-Checksum',
+  `\`<algorithm> <base64 digest>\` of the body (${Object.keys(CHECKSUM_ALGORITHMS).join(', ')}): 400 for another algorithm, 460 on a mismatch`,
+  false,
+);
+
+const DESCRIPTIONS: Record<number, string> = {
+  404: 'FILE_NOT_FOUND: unknown upload, another key’s upload, malformed id',
+  409: 'UPLOAD_CONFLICT: Upload-Offset is not the upload’s offset, or another PATCH is writing to it (GET: UPLOAD_INCOMPLETE)',
+  410: 'UPLOAD_GONE: the upload expired or was terminated (for 7 days; then 404)',
+  412: 'UNSUPPORTED_TUS_VERSION: Tus-Resumable missing or not 1.0.0; Tus-Version says what is supported',
+  413: 'FILE_TOO_LARGE (MAX_FILE_SIZE, or more bytes than the upload has left) or STORAGE_EXCEEDED (quota, file limit)',
+  415: 'UNSUPPORTED_MEDIA_TYPE (not application/offset+octet-stream) or INVALID_FILE_TYPE (the first bytes: the upload ends)',
+  460: 'CHECKSUM_MISMATCH: Upload-Checksum does not match the body; none of its bytes were kept',
+};
+
+/** The error responses of a tus operation: the shared envelope, described for tus. */
+function tusErrors(...statuses: number[]) {
+  const responses = errors(...statuses) as Record<string, { description: string; headers?: object }>;
+  for (const status of statuses) {
+    const response = responses[status];
+    const description = DESCRIPTIONS[status];
+    if (response && description) response.description = description;
+  }
+  const tooOld = responses[412];
+  if (tooOld) tooOld.headers = { ...tooOld.headers, 'Tus-Version': text('Supported versions', true) };
+  return responses;
+}
+
+const noContent = (description: string, headers: Record<string, HeaderObject | object>) => ({
+  description,
+  headers: { ...RATE_LIMIT_HEADERS, ...TUS_RESUMABLE, ...headers },
+});
+
+const HEAD_RESPONSE = noContent('The upload’s state; `Cache-Control: no-store`', {
+  'Upload-Offset': size('Bytes stored so far: where to resume', true),
+  'Upload-Length': size('Size of the whole file', true),
+  'Upload-Metadata': text('As sent at creation'),
+  'Upload-Expires': EXPIRES,
+  'Cache-Control': text('`no-store`', true),
+  'X-File-Id': FILE_ID,
+});
 
 /** Adds the tus routes and their headers to v2's OpenAPI document. */
 export function documentUploads(registry: Registry): void {
   registry.registerPath({
     method: 'options',
     path: '/uploads',
-    summary: 'tus discovery (no key needed)',
+    operationId: 'discoverUploads',
+    summary: 'tus discovery (no key needed; CORS preflights get the same headers)',
     security: [],
     responses: {
       204: {
         description: 'The server’s tus capabilities',
-        headers: z.object({
+        headers: {
           ...TUS_RESUMABLE,
-          'Tus-Version': header('Supported versions', TUS_VERSION),
-          'Tus-Extension': header('Supported extensions', TUS_EXTENSIONS.join(',')),
-          'Tus-Max-Size': header('Largest Upload-Length accepted, in bytes (MAX_FILE_SIZE)'),
-          'Tus-Checksum-Algorithm': header('For Upload-Checksum', Object.keys(CHECKSUM_ALGORITHMS).join(',')),
-        }),
+          'Tus-Version': text('Supported versions', true),
+          'Tus-Extension': text(`\`${TUS_EXTENSIONS.join(',')}\``, true),
+          'Tus-Max-Size': size('Largest Upload-Length accepted, in bytes (MAX_FILE_SIZE)', true),
+          'Tus-Checksum-Algorithm': text(`\`${Object.keys(CHECKSUM_ALGORITHMS).join(',')}\``, true),
+        },
       },
     },
   });
@@ -38,108 +102,126 @@ export function documentUploads(registry: Registry): void {
   registry.registerPath({
     method: 'post',
     path: '/uploads',
+    operationId: 'createUpload',
     summary: 'Create a resumable upload (tus creation, creation-with-upload)',
     description:
-      'Checks Upload-Length against MAX_FILE_SIZE and the key’s quota (413) and reserves it until the upload ends. ' +
-      'Upload-Metadata keys: filename (required), filetype, isPublic, expiresIn — as the multipart upload’s parts. ' +
-      'A body (Content-Type: application/offset+octet-stream) is the first PATCH.',
+      'Checks Upload-Length against MAX_FILE_SIZE and the key’s quota and file limit (413 before any byte) and ' +
+      'reserves it until the upload ends. Upload-Metadata keys: filename (required), filetype, isPublic, expiresIn, ' +
+      'as the multipart upload’s parts. A body (Content-Type: application/offset+octet-stream) is the first PATCH.',
     request: {
-      headers: tusResumable.extend({
-        'Upload-Length': header('Size of the whole file in bytes'),
-        'Upload-Metadata': header('Comma-separated "key base64value" pairs', 'filename cmVwb3J0LnBkZg=='),
-        'Upload-Checksum': header('Of the body, when one is sent: "<algorithm> <base64 digest>"').optional(),
-      }),
+      headers: [
+        TUS_REQUEST,
+        requestHeader('Upload-Length', 'Size of the whole file in bytes'),
+        requestHeader('Upload-Metadata', 'Comma-separated `key base64(value)` pairs; `filename` is required'),
+        CHECKSUM,
+      ],
+      body: {
+        required: false,
+        content: { 'application/offset+octet-stream': { schema: z.string().openapi({ format: 'binary' }) } },
+      },
     },
     responses: {
-      201: {
-        description: 'Created; Location is the upload’s URL',
-        headers: z.object({
-          ...TUS_RESUMABLE,
-          Location: header('Absolute URL of the upload'),
-          'Upload-Expires': expires,
-          'Upload-Offset': header('With a body: the offset after it').optional(),
-          'X-File-Id': header('When the body completed the upload: the file’s id').optional(),
-        }),
-      },
-      ...errorResponses(400, 401, 412, 413, 415, 429, 460),
+      201: noContent('Created', {
+        Location: text('Absolute URL of the upload', true),
+        'Upload-Expires': EXPIRES,
+        'Upload-Offset': size('With a body: the offset after it'),
+        'X-File-Id': FILE_ID,
+      }),
+      ...tusErrors(400, 401, 412, 413, 415, 429, 460, 503),
     },
   });
 
-  const uploadParams = FileIdParamSchema;
+  const params = FileIdParamSchema;
   registry.registerPath({
     method: 'head',
     path: '/uploads/{id}',
-    summary: 'The upload’s offset (where to resume); not counted against the rate limit',
-    request: { params: uploadParams, headers: tusResumable },
-    responses: {
-      204: {
-        description: 'Cache-Control: no-store',
-        headers: z.object({
-          ...TUS_RESUMABLE,
-          'Upload-Offset': header('Bytes stored so far'),
-          'Upload-Length': header('Size of the whole file'),
-          'Upload-Metadata': header('As sent at creation').optional(),
-          'Upload-Expires': expires.optional(),
-          'X-File-Id': header('Once complete: the file’s id').optional(),
-        }),
-      },
-      404: { description: 'Unknown upload, or another key’s' },
-      410: { description: 'Terminated or expired' },
-      412: { description: 'Missing or unsupported Tus-Resumable' },
-    },
+    operationId: 'getUploadOffset',
+    summary: 'Where to resume: the upload’s offset (not counted against the rate limit)',
+    request: { params, headers: [TUS_REQUEST] },
+    responses: { 204: HEAD_RESPONSE, ...tusErrors(401, 404, 410, 412, 429) },
   });
 
-  registry.registerPath({
-    method: 'patch',
-    path: '/uploads/{id}',
-    summary: 'Append bytes at Upload-Offset; not counted against the rate limit',
+  const append = {
+    summary: 'Append the body at Upload-Offset (not counted against the rate limit)',
     description:
-      'Any size up to the platform’s body limit (100 MB on Free/Pro). Also as POST with X-HTTP-Method-Override: PATCH. ' +
-      'The last byte makes the file an ordinary file: the answer carries X-File-Id, and GET /uploads/{id} its record.',
+      'Any size up to the platform’s body limit (100 MB on Free/Pro). The last byte makes the file an ordinary ' +
+      'file: the answer carries X-File-Id, and GET /uploads/{id} gives its record.',
     request: {
-      params: uploadParams,
-      headers: tusResumable.extend({
-        'Upload-Offset': header('Must equal the upload’s offset (else 409)'),
-        'Content-Type': header('application/offset+octet-stream (else 415)', 'application/offset+octet-stream'),
-        'Upload-Checksum': header(
-          '"<algorithm> <base64 digest>" of the body (400 unknown algorithm, 460 mismatch)',
-        ).optional(),
-      }),
-      body: { content: { 'application/offset+octet-stream': { schema: z.string().openapi({ format: 'binary' }) } } },
+      params,
+      headers: [
+        TUS_REQUEST,
+        requestHeader('Upload-Offset', 'Must be the upload’s offset (else 409)'),
+        requestHeader('Content-Type', '`application/offset+octet-stream` (else 415)'),
+        CHECKSUM,
+      ],
+      body: {
+        required: true,
+        content: { 'application/offset+octet-stream': { schema: z.string().openapi({ format: 'binary' }) } },
+      },
     },
     responses: {
-      204: {
-        description: 'Stored',
-        headers: z.object({
-          ...TUS_RESUMABLE,
-          'Upload-Offset': header('The new offset'),
-          'Upload-Expires': expires.optional(),
-          'X-File-Id': header('When this PATCH completed the upload: the file’s id').optional(),
-        }),
-      },
-      ...errorResponses(400, 401, 404, 409, 410, 412, 413, 415, 460),
+      204: noContent('Stored', {
+        'Upload-Offset': size('The new offset', true),
+        'Upload-Expires': EXPIRES,
+        'X-File-Id': FILE_ID,
+      }),
+      ...tusErrors(400, 401, 404, 409, 410, 412, 413, 415, 429, 460),
     },
-  });
+  };
+  registry.registerPath({ method: 'patch', path: '/uploads/{id}', operationId: 'appendToUpload', ...append });
 
   registry.registerPath({
     method: 'delete',
     path: '/uploads/{id}',
+    operationId: 'terminateUpload',
     summary: 'Terminate the upload (tus termination); a completed one is deleted like its file',
-    request: { params: uploadParams, headers: tusResumable },
+    request: { params, headers: [TUS_REQUEST] },
+    responses: { 204: noContent('Terminated: everything it held is freed', {}), ...tusErrors(401, 404, 410, 412, 429) },
+  });
+
+  registry.registerPath({
+    method: 'post',
+    path: '/uploads/{id}',
+    operationId: 'overrideUploadMethod',
+    summary: 'PATCH, HEAD or DELETE for clients that cannot send them (X-HTTP-Method-Override)',
+    description: 'Answers exactly as the method named in X-HTTP-Method-Override; 405 for any other.',
+    request: {
+      params,
+      headers: [
+        TUS_REQUEST,
+        requestHeader('X-HTTP-Method-Override', '`PATCH`, `HEAD` or `DELETE`'),
+        requestHeader('Upload-Offset', 'For PATCH', false),
+        requestHeader('Content-Type', 'For PATCH: `application/offset+octet-stream`', false),
+        CHECKSUM,
+      ],
+      body: {
+        required: false,
+        content: { 'application/offset+octet-stream': { schema: z.string().openapi({ format: 'binary' }) } },
+      },
+    },
     responses: {
-      204: { description: 'Terminated', headers: z.object(TUS_RESUMABLE) },
-      ...errorResponses(401, 404, 410, 412, 429),
+      204: noContent('As the overriding method answers', {
+        'Upload-Offset': size('PATCH and HEAD: the offset'),
+        'Upload-Length': size('HEAD: size of the whole file'),
+        'Upload-Metadata': text('HEAD: as sent at creation'),
+        'Upload-Expires': EXPIRES,
+        'Cache-Control': text('HEAD: `no-store`'),
+        'X-File-Id': FILE_ID,
+      }),
+      ...tusErrors(400, 401, 404, 405, 409, 410, 412, 413, 415, 429, 460),
     },
   });
 
   registry.registerPath({
     method: 'get',
     path: '/uploads/{id}',
-    summary: 'The file a completed upload became (same record as GET /files/{id})',
-    request: { params: uploadParams },
+    operationId: 'getUploadedFile',
+    summary: 'The file a completed upload became (the same record as GET /files/{id})',
+    description: 'While bytes are missing: 409 UPLOAD_INCOMPLETE (HEAD tells the offset). Needs no Tus-Resumable.',
+    request: { params },
     responses: {
-      200: jsonResponse(successV2(FileRecordV2), 'The file record'),
-      ...errorResponses(401, 404, 409, 410, 429),
+      200: ok(successV2(FileRecordV2), 'The file record'),
+      ...tusErrors(401, 404, 409, 410, 429),
     },
   });
 }

@@ -5,8 +5,8 @@
 import { ApiError } from '../errors';
 import { decideFileType, SNIFF_BYTES } from '../files/file-type';
 import type { StoredBlob } from '../storage/blobs';
-import { type Checksum, sameBytes } from './protocol';
-import { type TusUpload, tailPrefix, type UploadSnapshot } from './upload-object';
+import { type Checksum, sameBytes, tailPrefix } from './protocol';
+import type { TusUpload, UploadSnapshot } from './upload-object';
 
 export type UploadStub = DurableObjectStub<TusUpload>;
 

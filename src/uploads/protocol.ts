@@ -17,6 +17,9 @@ export const CHECKSUM_ALGORITHMS: Record<string, string> = {
   md5: 'MD5',
 };
 
+/** Where an upload's temporary objects (its tail) live in R2: outside files/, which the sweep compares with D1. */
+export const tailPrefix = (id: string) => `uploads/${id}/`;
+
 /** R2 takes at most 10,000 parts per multipart upload. */
 export const MAX_PARTS = 10_000;
 /** The largest part a Worker buffers (one part in memory, 128 MB per isolate). */

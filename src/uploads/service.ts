@@ -207,13 +207,14 @@ async function recordUpload(
       originalName: upload.meta.originalName,
       filename: storedFilename(upload.meta.originalName, upload.id),
       mimeType: result.mimeType,
-      blob: result.blob,
+      size: result.blob.size,
+      stored: Promise.resolve(result.blob),
     };
     const fileDeps = { bucket, db: deps.db, limiter: deps.limiter, config, key, session };
     const options = { isPublic: upload.meta.isPublic, expiresInSeconds: upload.meta.expiresInSeconds };
-    const { rows, refused } = await recordFiles(fileDeps, [file], options);
+    const { rows, failures } = await recordFiles(fileDeps, [file], options);
     const row = rows[0];
-    if (!row) throw refused.get(upload.id) ?? new Error('recordFiles returned no row');
+    if (!row) throw failures.get(upload.id) ?? new Error('recordFiles returned no row');
     // The file is recorded whatever the upload's object answers; a failure only leaves its
     // state to expire (its cleanup never touches the file).
     await stub.complete({ lease }).catch((error: unknown) => {

@@ -1,6 +1,7 @@
 import { DurableObject } from 'cloudflare:workers';
 import { releaseHold } from '../limiter/client';
 import { log } from '../log';
+import { tailPrefix } from './protocol';
 
 /** What the Worker decided from Upload-Metadata at creation (validated like the multipart form's fields). */
 export type UploadMeta = {
@@ -95,8 +96,6 @@ export const LEASE_TTL_MS = 2 * 60 * 1000;
 /** How long a finished upload is remembered: 410 for a terminated or expired one, then 404. */
 export const RETAIN_MS = 7 * 24 * 60 * 60 * 1000;
 const RETRY_CLEANUP_MS = 60 * 1000;
-
-export const tailPrefix = (id: string) => `uploads/${id}/`;
 
 /**
  * One object per tus upload (named by the upload's id, which becomes the file's id). It keeps

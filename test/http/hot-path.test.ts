@@ -104,6 +104,45 @@ describe.each(VERSIONS)('an authenticated read (%s)', (version) => {
   });
 });
 
+describe('v2 reads and changes (the key known to the isolate)', () => {
+  const cost = async (auth: Record<string, string>, path: string, init: RequestInit = {}) => {
+    const { counts, overrides } = counted();
+    const response = await call(path, { ...init, headers: { ...auth, ...init.headers } }, overrides);
+    expect(response.status, `${path}: ${await response.text()}`).toBe(200);
+    return { d1: counts.d1, durableObject: counts.durableObject };
+  };
+  const json = (body: unknown): RequestInit => ({
+    method: 'PATCH',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+
+  it('usage reads the account in the call that admits the request: one object call, no D1 query', async () => {
+    const { auth } = await createKey();
+    await uploadOk(auth, {}, {}, 'v2');
+    expect(await cost(auth, '/api/v2/usage')).toEqual({ d1: 0, durableObject: 1 });
+  });
+
+  it('a searched or sorted list is one D1 query, like any list', async () => {
+    const { auth } = await createKey();
+    await uploadOk(auth, {}, {}, 'v2');
+    for (const query of ['sort=size&order=asc', 'sort=name&page=2&limit=1', 'q=hello&sort=uploadedAt']) {
+      expect(await cost(auth, `/api/v2/files?${query}`)).toEqual({ d1: 1, durableObject: 1 });
+    }
+  });
+
+  it('a change is one D1 trip; an expiry change adds one call to the key’s account', async () => {
+    const { auth } = await createKey();
+    const file = await uploadOk(auth, {}, {}, 'v2');
+    const path = `/api/v2/files/${file.id}`;
+    expect(await cost(auth, path, json({ isPublic: false, originalName: 'x.txt' }))).toEqual({
+      d1: 1,
+      durableObject: 1,
+    });
+    expect(await cost(auth, path, json({ expiresIn: 3600 }))).toEqual({ d1: 1, durableObject: 2 });
+  });
+});
+
 describe('the first request of a key in an isolate', () => {
   it('adds one D1 lookup of the key, and only then', async () => {
     const { auth } = await createKey();

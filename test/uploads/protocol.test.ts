@@ -376,7 +376,7 @@ describe('the OpenAPI document', () => {
   it('lists the tus routes of v2 with their headers, and none in v1', async () => {
     const doc = await (await call('/api/v2/openapi.json')).json<{ paths: Record<string, Record<string, Operation>> }>();
     expect(Object.keys(doc.paths['/uploads'] ?? {}).sort()).toEqual(['options', 'post']);
-    expect(Object.keys(doc.paths['/uploads/{id}'] ?? {}).sort()).toEqual(['delete', 'get', 'head', 'patch']);
+    expect(Object.keys(doc.paths['/uploads/{id}'] ?? {}).sort()).toEqual(['delete', 'get', 'head', 'patch', 'post']);
     const patchOp = doc.paths['/uploads/{id}']?.patch;
     const names = (patchOp?.parameters ?? []).filter((p) => p.in === 'header').map((p) => p.name);
     expect(names).toEqual(

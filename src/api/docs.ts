@@ -1,0 +1,138 @@
+// What the OpenAPI documents say beyond the validation schemas: response headers, binary bodies
+// and error responses, written once and referenced by every operation.
+import { z } from '@hono/zod-openapi';
+import { ErrorSchema } from './schemas';
+
+type HeaderSchema = { type: 'integer'; minimum: number } | { type: 'string' };
+type HeaderObject = { description: string; required?: boolean; schema: HeaderSchema };
+
+const integer = (minimum: number): HeaderSchema => ({ type: 'integer', minimum });
+const string: HeaderSchema = { type: 'string' };
+
+/** Registered under components.headers of each document (see openApiDocument). */
+export const HEADER_COMPONENTS: Record<string, HeaderObject> = {
+  'X-RateLimit-Limit': {
+    description: 'Requests this API key may make in the current window. On every authenticated response.',
+    schema: integer(1),
+  },
+  'X-RateLimit-Remaining': { description: 'Requests left in the current window.', schema: integer(0) },
+  'X-RateLimit-Reset': { description: 'When the current window ends: Unix time in seconds, UTC.', schema: integer(0) },
+  'Retry-After': { description: 'Seconds to wait before trying again.', schema: integer(1) },
+};
+
+const ref = (name: string) => ({ $ref: `#/components/headers/${name}` });
+
+/** The rate-limit headers of every authenticated response (references to components.headers). */
+export const RATE_LIMIT_HEADERS = {
+  'X-RateLimit-Limit': ref('X-RateLimit-Limit'),
+  'X-RateLimit-Remaining': ref('X-RateLimit-Remaining'),
+  'X-RateLimit-Reset': ref('X-RateLimit-Reset'),
+};
+
+const ERROR_DESCRIPTIONS: Record<number, string> = {
+  400: 'VALIDATION_ERROR (details names each field) or TOO_MANY_FILES',
+  401: 'UNAUTHORIZED: missing, malformed, unknown or revoked key (always the same answer)',
+  404: 'FILE_NOT_FOUND: unknown id, another key’s id, expired file, malformed id',
+  408: 'REQUEST_TIMEOUT: the upload ran past UPLOAD_TIMEOUT_SECONDS; nothing is stored',
+  413: 'STORAGE_EXCEEDED (quota or file-count limit) or FILE_TOO_LARGE',
+  415: 'INVALID_FILE_TYPE',
+  416: 'RANGE_NOT_SATISFIABLE',
+  429: 'RATE_LIMITED: over the key’s limit, or too many failed authentications from this address',
+  503: 'SERVICE_UNAVAILABLE: the key’s storage account cannot be reached; nothing was changed',
+};
+
+const errorHeaders = (status: number) => {
+  if (status === 401) {
+    return { 'WWW-Authenticate': { description: 'Always `Bearer`', required: true, schema: string } };
+  }
+  if (status === 429) return { ...RATE_LIMIT_HEADERS, 'Retry-After': { ...ref('Retry-After') } };
+  if (status === 416) {
+    return {
+      ...RATE_LIMIT_HEADERS,
+      'Content-Range': { description: '`bytes */<size>`', required: true, schema: string },
+    };
+  }
+  return RATE_LIMIT_HEADERS;
+};
+
+const errorContent = { 'application/json': { schema: ErrorSchema } };
+
+/** The error envelope for each status, with the headers each carries, and a default for the rest. */
+export const errors = (...statuses: number[]) => ({
+  ...Object.fromEntries(
+    statuses.map((status) => [
+      status,
+      {
+        description: ERROR_DESCRIPTIONS[status] ?? 'Error envelope',
+        headers: errorHeaders(status),
+        content: errorContent,
+      },
+    ]),
+  ),
+  default: { description: 'Any other error (INTERNAL_ERROR, …), as the error envelope', content: errorContent },
+});
+
+/** A JSON success response of an authenticated operation. */
+export const ok = <T extends z.ZodType>(schema: T, description: string) => ({
+  description,
+  headers: RATE_LIMIT_HEADERS,
+  content: { 'application/json': { schema } },
+});
+
+const text = (description: string): HeaderObject => ({ description, required: true, schema: string });
+
+const FILE_HEADERS: Record<string, HeaderObject> = {
+  'Content-Length': { description: 'Bytes in this response', required: true, schema: integer(0) },
+  'Content-Disposition': text('`attachment; filename="<ASCII form>"; filename*=UTF-8\'\'<originalName>`'),
+  ETag: text('Strong entity tag of the stored bytes'),
+  'Last-Modified': text('The upload time, as an HTTP date'),
+  'Accept-Ranges': text('`bytes`'),
+  'Cache-Control': text('`private, no-transform`'),
+};
+
+const binary = (description: string) => ({
+  '*/*': { schema: { type: 'string' as const, format: 'binary', description } },
+});
+
+/** The responses of a download (GET carries the bytes; HEAD the same headers and no body). */
+export function downloadResponses(method: 'get' | 'head') {
+  const body = (description: string) => (method === 'get' ? { content: binary(description) } : {});
+  return {
+    200: {
+      description: 'The whole file; Content-Type is its stored media type',
+      headers: { ...RATE_LIMIT_HEADERS, ...FILE_HEADERS },
+      ...body('The file’s bytes'),
+    },
+    206: {
+      description: 'The requested byte range',
+      headers: {
+        ...RATE_LIMIT_HEADERS,
+        ...FILE_HEADERS,
+        'Content-Range': text('`bytes <first>-<last>/<size>`'),
+      },
+      ...body('The bytes of the range'),
+    },
+    304: {
+      description: 'Not modified (If-None-Match or If-Modified-Since matched); no body',
+      headers: { ...RATE_LIMIT_HEADERS, ETag: text('Strong entity tag of the stored bytes') },
+    },
+    ...errors(401, 404, 416, 429),
+  };
+}
+
+const header = (name: string, description: string) =>
+  z
+    .string()
+    .optional()
+    .openapi({ param: { name, in: 'header' }, description });
+
+/**
+ * The conditional and range request headers a download honours. Documented, not validated:
+ * the download reads them itself, and ignores a malformed one as HTTP says.
+ */
+export const DOWNLOAD_REQUEST_HEADERS = [
+  header('Range', 'One range, `bytes=<first>-[<last>]` or `bytes=-<suffix>`: 206 with that part'),
+  header('If-None-Match', 'The ETag you have: 304 when it still matches'),
+  header('If-Modified-Since', 'An HTTP date: 304 when the file is not newer'),
+  header('If-Range', 'An ETag or HTTP date: the Range applies only while it matches'),
+];

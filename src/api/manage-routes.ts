@@ -1,0 +1,54 @@
+// v2 only: PATCH /files/{id} (change a file) and GET /usage (the key's account and limits).
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import type { AppEnv } from '../env';
+import { fileRecord } from '../files/records';
+import { updateFile } from '../files/update';
+import { accountUsage } from '../limiter/client';
+import { jsonBodyLimit, origins, storage } from './context';
+import { errors, ok } from './docs';
+import { FileIdParamSchema, FileRecordV2, FileUpdateSchema, successV2, UsageSchema } from './schemas';
+
+export function addManageRoutes(router: OpenAPIHono<AppEnv>) {
+  const update = createRoute({
+    method: 'patch',
+    path: '/files/{id}',
+    operationId: 'updateFile',
+    summary: 'Change a file: isPublic, originalName, expiry',
+    description:
+      'Only the fields sent change; `updatedAt` always does. `expiresAt` and `expiresIn` exclude each ' +
+      'other, and null for either clears the expiry. Making a file private stops its share link at once.',
+    middleware: [jsonBodyLimit()] as const,
+    request: {
+      params: FileIdParamSchema,
+      body: { required: true, content: { 'application/json': { schema: FileUpdateSchema } } },
+    },
+    responses: { 200: ok(successV2(FileRecordV2), 'The file as it is now'), ...errors(400, 401, 404, 415, 429) },
+  });
+  router.openapi(update, async (c) => {
+    const row = await updateFile(storage(c), c.req.valid('param').id, c.get('apiKey').id, c.req.valid('json'));
+    return c.json({ success: true as const, data: fileRecord(row, 'v2', origins(c)) }, 200);
+  });
+
+  const usage = createRoute({
+    method: 'get',
+    path: '/usage',
+    operationId: 'getUsage',
+    summary: 'What the key stores, what uploads hold, and its limits',
+    responses: { 200: ok(successV2(UsageSchema), 'The key’s account and limits'), ...errors(401, 429, 503) },
+  });
+  router.openapi(usage, async (c) => {
+    const key = c.get('apiKey');
+    // Read by the call that admitted the request; asked again only if that call could not be made.
+    const account = c.get('usage') ?? (await accountUsage(c.env.KEY_LIMITER, key));
+    const data = {
+      usedBytes: account.usedBytes,
+      reservedBytes: account.heldBytes,
+      quotaBytes: key.storageQuotaBytes,
+      files: account.files,
+      reservedFiles: account.heldFiles,
+      maxFiles: key.maxFiles,
+      rateLimit: { requests: key.rateLimitRequests, windowSeconds: key.rateLimitWindowSeconds },
+    };
+    return c.json({ success: true as const, data }, 200);
+  });
+}

@@ -1,0 +1,293 @@
+// Real responses of every documented operation, in both versions, checked against the OpenAPI
+// document the Worker serves: the status is documented for that operation, the body matches the
+// schema for that status (objects closed, so an undocumented field fails), the content type is a
+// documented one, and every documented header that is sent matches its schema (the required ones
+// must be sent). The documents themselves are validated in test/node/openapi-document.test.ts.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { api, call, createKey, form, VERSIONS } from '../helpers';
+import {
+  type OpenApiDocument,
+  operationById,
+  operationsOf,
+  resolveHeader,
+  type Schema,
+  schemaCompiler,
+} from '../openapi-helpers';
+
+type Version = (typeof VERSIONS)[number];
+type Checker = ReturnType<typeof schemaCompiler>;
+
+const docs = {} as Record<Version, OpenApiDocument>;
+const compilers = {} as Record<Version, Checker>;
+/** `operationId status` of every response checked, per version. */
+const checked = { v1: new Set<string>(), v2: new Set<string>() };
+
+beforeAll(async () => {
+  for (const version of VERSIONS) {
+    const response = await call(`/api/${version}/openapi.json`);
+    docs[version] = (await response.json()) as OpenApiDocument;
+    compilers[version] = schemaCompiler(docs[version], { closed: true });
+  }
+});
+
+const mediaType = (value: string | null) => (value ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+
+/** Checks one real response against what the document says of `operationId`; returns its body. */
+async function expectDocumented(version: Version, operationId: string, response: Response): Promise<unknown> {
+  const doc = docs[version];
+  const { method, path, operation } = operationById(doc, operationId);
+  const at = `${version} ${method.toUpperCase()} ${path} → ${response.status}`;
+  const spec = operation.responses[String(response.status)];
+  const text = await response.text();
+  expect(spec, `${at} is documented (${text.slice(0, 200)})`).toBeDefined();
+  if (!spec) return undefined;
+
+  for (const [name, declared] of Object.entries(spec.headers ?? {})) {
+    const header = resolveHeader(doc, declared);
+    const value = response.headers.get(name);
+    if (value === null) {
+      expect(header.required ?? false, `${at}: required header ${name}`).toBe(false);
+      continue;
+    }
+    const schema = header.schema as Schema;
+    const typed = schema.type === 'integer' ? Number(value) : value;
+    const validate = compilers[version](schema);
+    expect(validate(typed), `${at}: header ${name}: ${value} ${JSON.stringify(validate.errors)}`).toBe(true);
+  }
+
+  const type = mediaType(response.headers.get('content-type'));
+  if (!spec.content || method === 'head' || response.status === 304) {
+    expect(text, `${at}: no body`).toBe('');
+    checked[version].add(`${operationId} ${response.status}`);
+    return undefined;
+  }
+  const media = spec.content[type] ?? spec.content['*/*'];
+  expect(media, `${at}: content type ${type} is documented (${Object.keys(spec.content)})`).toBeDefined();
+  let body: unknown = text;
+  if (type === 'application/json') {
+    body = JSON.parse(text);
+    const validate = compilers[version](media?.schema as Schema);
+    expect(validate(body), `${at}: ${JSON.stringify(validate.errors)}\n${text}`).toBe(true);
+  }
+  checked[version].add(`${operationId} ${response.status}`);
+  return body;
+}
+
+const upload = (version: Version, auth: Record<string, string>, file = 'hello.txt', content: BodyInit = 'hi there') =>
+  call(api(version, '/upload'), {
+    method: 'POST',
+    headers: auth,
+    body: form([{ filename: file, type: 'text/plain', content }], { expiresIn: '3600' }),
+  });
+
+describe.each(VERSIONS)('every %s operation answers as its OpenAPI document says', (version) => {
+  it('uploadFile: 201, 400, 401, 413, 415, 429', async () => {
+    const { auth } = await createKey('doc', { storageQuotaBytes: 100 });
+    await expectDocumented(version, 'uploadFile', await upload(version, auth));
+    const noFile = await call(api(version, '/upload'), { method: 'POST', headers: auth, body: form([], { a: 'b' }) });
+    await expectDocumented(version, 'uploadFile', noFile);
+    await expectDocumented(version, 'uploadFile', await upload(version, {}));
+    await expectDocumented(version, 'uploadFile', await upload(version, auth, 'big.txt', 'x'.repeat(200)));
+    await expectDocumented(version, 'uploadFile', await upload(version, auth, 'tool.exe'));
+    const limited = await createKey('doc-limited', { rateLimitRequests: 1 });
+    await (await upload(version, limited.auth)).arrayBuffer();
+    await expectDocumented(version, 'uploadFile', await upload(version, limited.auth));
+  });
+
+  it('listFiles, getFile, deleteFile: 200, 400, 404', async () => {
+    const { auth } = await createKey('doc-read');
+    const created = (await expectDocumented(version, 'uploadFile', await upload(version, auth))) as {
+      data: { id: string };
+    };
+    const id = created.data.id;
+    await expectDocumented(version, 'listFiles', await call(api(version, '/files?limit=5'), { headers: auth }));
+    await expectDocumented(version, 'listFiles', await call(api(version, '/files?page=0'), { headers: auth }));
+    await expectDocumented(version, 'getFile', await call(api(version, `/files/${id}`), { headers: auth }));
+    await expectDocumented(version, 'getFile', await call(api(version, '/files/nope'), { headers: auth }));
+    const remove = { method: 'DELETE', headers: auth };
+    await expectDocumented(version, 'deleteFile', await call(api(version, `/files/${id}`), remove));
+    await expectDocumented(version, 'deleteFile', await call(api(version, `/files/${id}`), remove));
+  });
+
+  it('downloadFile and downloadFileHead: 200, 206, 304, 404, 416', async () => {
+    const { auth } = await createKey('doc-download');
+    const stored = await upload(version, auth, 'notes.txt', 'n'.repeat(100));
+    const created = (await expectDocumented(version, 'uploadFile', stored)) as { data: { id: string } };
+    const path = api(version, `/files/${created.data.id}/download`);
+    for (const [operationId, method] of [
+      ['downloadFile', 'GET'],
+      ['downloadFileHead', 'HEAD'],
+    ] as const) {
+      const get = (headers: Record<string, string> = {}) => call(path, { method, headers: { ...auth, ...headers } });
+      const whole = await get();
+      const etag = whole.headers.get('etag') ?? '';
+      await expectDocumented(version, operationId, whole);
+      await expectDocumented(version, operationId, await get({ Range: 'bytes=0-9' }));
+      await expectDocumented(version, operationId, await get({ 'If-None-Match': etag }));
+      await expectDocumented(version, operationId, await get({ Range: 'bytes=5000-' }));
+      const missing = await call(api(version, '/files/nope/download'), { method, headers: auth });
+      if (method === 'GET') await expectDocumented(version, operationId, missing);
+      else expect(missing.status).toBe(404);
+    }
+  });
+});
+
+describe('every v2 addition answers as its OpenAPI document says', () => {
+  it('uploadFiles and deleteFiles: 201, 200, 400', async () => {
+    const { auth } = await createKey('doc-bulk');
+    const files = form(
+      [
+        { name: 'files', filename: 'a.txt', type: 'text/plain', content: 'a' },
+        { name: 'files[]', filename: 'b.exe', type: 'text/plain', content: 'b' },
+      ],
+      { isPublic: 'false' },
+    );
+    const uploaded = (await expectDocumented(
+      'v2',
+      'uploadFiles',
+      await call('/api/v2/upload/bulk', { method: 'POST', headers: auth, body: files }),
+    )) as { data: { results: { success: boolean; data?: { id: string } }[] } };
+    const empty = await call('/api/v2/upload/bulk', { method: 'POST', headers: auth, body: form([], { a: 'b' }) });
+    await expectDocumented('v2', 'uploadFiles', empty);
+    const ids = uploaded.data.results.flatMap((result) => (result.data ? [result.data.id] : []));
+    const remove = (body: unknown) =>
+      call('/api/v2/files/bulk', {
+        method: 'DELETE',
+        headers: { ...auth, 'Content-Type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    await expectDocumented('v2', 'deleteFiles', await remove({ ids: [...ids, 'nope'] }));
+    await expectDocumented('v2', 'deleteFiles', await remove({ ids: [] }));
+  });
+
+  it('updateFile: 200, 400, 404, 415', async () => {
+    const { auth } = await createKey('doc-patch');
+    const created = (await expectDocumented('v2', 'uploadFile', await upload('v2', auth))) as { data: { id: string } };
+    const patch = (id: string, body: unknown) =>
+      call(`/api/v2/files/${id}`, {
+        method: 'PATCH',
+        headers: { ...auth, 'Content-Type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    await expectDocumented('v2', 'updateFile', await patch(created.data.id, { isPublic: false, expiresAt: null }));
+    await expectDocumented('v2', 'updateFile', await patch(created.data.id, {}));
+    await expectDocumented('v2', 'updateFile', await patch('nope', { isPublic: true }));
+    await expectDocumented('v2', 'updateFile', await patch(created.data.id, { originalName: 'x.exe' }));
+  });
+
+  it('getUsage: 200, 401, 503', async () => {
+    const { auth } = await createKey('doc-usage');
+    await expectDocumented('v2', 'getUsage', await call('/api/v2/usage', { headers: auth }));
+    await expectDocumented('v2', 'getUsage', await call('/api/v2/usage', { headers: { Authorization: 'Bearer x' } }));
+    const unreachable = {
+      getByName: () => {
+        throw new Error('injected: object unreachable');
+      },
+    };
+    await expectDocumented(
+      'v2',
+      'getUsage',
+      await call('/api/v2/usage', { headers: auth }, { KEY_LIMITER: unreachable }),
+    );
+  });
+});
+
+describe('every tus operation answers as the v2 document says', () => {
+  const TUS = { 'Tus-Resumable': '1.0.0' };
+  const OCTETS = { 'Content-Type': 'application/offset+octet-stream' };
+  const meta = (name: string) => `filename ${btoa(name)}`;
+  const create = (
+    auth: Record<string, string>,
+    length: number,
+    init: RequestInit & { headers?: Record<string, string> } = {},
+  ) =>
+    call('/api/v2/uploads', {
+      ...init,
+      method: 'POST',
+      headers: { ...TUS, ...auth, 'Upload-Length': String(length), 'Upload-Metadata': meta('a.txt'), ...init.headers },
+    });
+  const locationOf = (response: Response) => new URL(response.headers.get('location') ?? '').pathname;
+
+  it('discoverUploads, createUpload: 204, 201, 400, 401, 412, 413, 415, 460', async () => {
+    const { auth } = await createKey('doc-tus-create', { storageQuotaBytes: 1000 });
+    await expectDocumented('v2', 'discoverUploads', await call('/api/v2/uploads', { method: 'OPTIONS' }));
+    await expectDocumented('v2', 'createUpload', await create(auth, 10));
+    await expectDocumented('v2', 'createUpload', await create(auth, 10, { headers: OCTETS, body: 'hello' }));
+    await expectDocumented('v2', 'createUpload', await create(auth, 0));
+    await expectDocumented('v2', 'createUpload', await create(auth, 10, { headers: { 'Upload-Metadata': '' } }));
+    await expectDocumented('v2', 'createUpload', await create({}, 10));
+    await expectDocumented('v2', 'createUpload', await create(auth, 10, { headers: { 'Tus-Resumable': '0.2.2' } }));
+    await expectDocumented('v2', 'createUpload', await create(auth, 5000));
+    await expectDocumented(
+      'v2',
+      'createUpload',
+      await create(auth, 10, { headers: { 'Content-Type': 'text/plain' }, body: 'x' }),
+    );
+    const wrong = { ...OCTETS, 'Upload-Checksum': 'sha1 Kq5sNclPz7QV2+lfQIuc6R7oRu0=' };
+    await expectDocumented('v2', 'createUpload', await create(auth, 10, { headers: wrong, body: 'hello' }));
+  });
+
+  it('getUploadOffset, appendToUpload, overrideUploadMethod, getUploadedFile, terminateUpload: 204, 200 and their errors', async () => {
+    const { auth } = await createKey('doc-tus');
+    const path = locationOf(await create(auth, 11));
+    const send = (offset: number, body: string, headers: Record<string, string> = {}, method = 'PATCH') =>
+      call(path, {
+        method,
+        headers: { ...TUS, ...auth, ...OCTETS, 'Upload-Offset': String(offset), ...headers },
+        body,
+      });
+    await expectDocumented('v2', 'getUploadOffset', await call(path, { method: 'HEAD', headers: { ...TUS, ...auth } }));
+    await expectDocumented('v2', 'appendToUpload', await send(0, 'hello'));
+    await expectDocumented('v2', 'appendToUpload', await send(0, 'hello'));
+    await expectDocumented('v2', 'appendToUpload', await send(5, 'x', { 'Content-Type': 'text/plain' }));
+    await expectDocumented(
+      'v2',
+      'appendToUpload',
+      await send(5, 'x', { 'Upload-Checksum': 'sha1 AAAAAAAAAAAAAAAAAAAAAAAAAAA=' }),
+    );
+    await expectDocumented('v2', 'appendToUpload', await send(5, 'far too many bytes'));
+    await expectDocumented('v2', 'getUploadedFile', await call(path, { headers: auth }));
+    const override = { 'X-HTTP-Method-Override': 'PATCH' };
+    await expectDocumented('v2', 'overrideUploadMethod', await send(5, ' world', override, 'POST'));
+    await expectDocumented('v2', 'getUploadedFile', await call(path, { headers: auth }));
+    await expectDocumented(
+      'v2',
+      'terminateUpload',
+      await call(path, { method: 'DELETE', headers: { ...TUS, ...auth } }),
+    );
+    await expectDocumented(
+      'v2',
+      'terminateUpload',
+      await call(path, { method: 'DELETE', headers: { ...TUS, ...auth } }),
+    );
+    await expectDocumented('v2', 'appendToUpload', await send(11, 'x'));
+    await expectDocumented('v2', 'getUploadedFile', await call(path, { headers: auth }));
+    const unknown = '/api/v2/uploads/AAAAAAAAAAAAAAAAAAAAAA';
+    await expectDocumented(
+      'v2',
+      'appendToUpload',
+      await call(unknown, {
+        method: 'PATCH',
+        headers: { ...TUS, ...auth, ...OCTETS, 'Upload-Offset': '0' },
+        body: 'x',
+      }),
+    );
+    await expectDocumented('v2', 'getUploadedFile', await call(unknown, { headers: auth }));
+  });
+});
+
+describe('the checks above', () => {
+  it('called every operation of each document, and saw each of its success statuses', () => {
+    for (const version of VERSIONS) {
+      for (const { operation } of operationsOf(docs[version])) {
+        const statuses = Object.keys(operation.responses).filter((status) => /^[23]/.test(status));
+        for (const status of statuses) {
+          expect(
+            checked[version].has(`${operation.operationId} ${status}`),
+            `${version} ${operation.operationId} ${status}`,
+          ).toBe(true);
+        }
+      }
+    }
+  });
+});
