@@ -60,6 +60,8 @@ export default defineConfig({
           name: 'browser',
           include: ['test/browser/**/*.test.ts'],
           environment: 'node',
+          // One wrangler dev (with an admin token) shared by the files.
+          globalSetup: ['./test/browser/global-setup.ts'],
           testTimeout: 60_000,
           hookTimeout: 180_000,
         },
