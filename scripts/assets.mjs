@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SOURCE = join(ROOT, 'node_modules/swagger-ui-dist');
 export const VENDOR_DIR = join(ROOT, 'public/assets/vendor/swagger-ui');
-const FILES = ['swagger-ui-bundle.js', 'swagger-ui-standalone-preset.js', 'swagger-ui.css', 'LICENSE', 'NOTICE'];
+const FILES = ['swagger-ui-bundle.js', 'swagger-ui.css', 'LICENSE', 'NOTICE'];
 
 /** The bundle ends with a source map comment; the map is not copied, so the comment goes too. */
 const withoutSourceMap = (text) =>
