@@ -1,5 +1,11 @@
 import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-plugin';
 import { defineConfig } from 'vitest/config';
+import { copyVendorAssets } from './scripts/assets.mjs';
+
+// The pages' vendored browser code (Swagger UI) lives in public/ only once copied; wrangler's
+// [build] does that for dev and deploy, and this does it for the tests (they read public/ through
+// the ASSETS binding, and the browser tests start wrangler dev).
+copyVendorAssets();
 
 const migrations = await readD1Migrations(new URL('./migrations', import.meta.url).pathname);
 
@@ -23,7 +29,7 @@ export default defineConfig({
         test: {
           name: 'worker',
           include: ['test/**/*.test.ts'],
-          exclude: ['test/cli/**', 'test/e2e/**', 'test/node/**'],
+          exclude: ['test/cli/**', 'test/e2e/**', 'test/node/**', 'test/browser/**'],
           setupFiles: ['./test/setup.ts'],
           testTimeout: 60_000,
         },
@@ -52,6 +58,19 @@ export default defineConfig({
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
           environment: 'node',
+          testTimeout: 60_000,
+          hookTimeout: 180_000,
+        },
+      },
+      {
+        // The pages in real headless Chromium (playwright-core driving Debian's chromium) against a
+        // real `wrangler dev`; skipped, loudly, where no Chromium is installed (test/browser/browser.ts).
+        test: {
+          name: 'browser',
+          include: ['test/browser/**/*.test.ts'],
+          environment: 'node',
+          // One wrangler dev (with an admin token) shared by the files.
+          globalSetup: ['./test/browser/global-setup.ts'],
           testTimeout: 60_000,
           hookTimeout: 180_000,
         },

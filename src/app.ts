@@ -9,6 +9,7 @@ import { createAdminRouter } from './keys/admin-router';
 import { authenticate } from './middleware/auth';
 import { perf } from './middleware/perf';
 import { loadConfig, requestContext } from './middleware/request-context';
+import { createPagesRouter } from './pages/router';
 import { createShareRouter } from './share/router';
 import {
   isUncountedTransfer,
@@ -111,5 +112,7 @@ export function createApp() {
 
   app.route('/share', createShareRouter());
   app.route('/admin', createAdminRouter());
+  // Pages for people (/keys, /docs); their static files are Workers static assets (public/).
+  app.route('/', createPagesRouter());
   return app;
 }

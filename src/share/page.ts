@@ -1,40 +1,100 @@
+// The share page and the one "not found" page every dead link gets. Every value from the file
+// record is HTML-escaped by hono/html's `html` tag.
 import { html } from 'hono/html';
-import { formatBytes } from '../http/format';
+import { formatBytes, formatDate } from '../http/format';
+import { layout, pageCsp } from '../pages/layout';
 import type { FileRow } from '../storage/files-repo';
+import { type PreviewKind, previewKind, TEXT_PREVIEW_BYTES } from './preview';
 
-const STYLE = `body{font-family:system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem;color:#1a1a1a}
-h1{font-size:1.4rem;word-break:break-all}dl{display:grid;grid-template-columns:max-content 1fr;gap:.3rem 1rem}
-dt{color:#666}a.button{display:inline-block;margin-top:1.5rem;padding:.6rem 1.2rem;background:#f38020;color:#fff;
-border-radius:.3rem;text-decoration:none}.preview{margin-top:1.5rem;max-width:100%}`;
+/** Images, media and the PDF frame come from this origin's view route; share.js localises times. */
+export const SHARE_PAGE_CSP = pageCsp({ media: "'self'", frame: "'self'" });
 
-function preview(row: FileRow, src: string) {
-  const type = row.mime_type;
-  // SVG is left out on purpose: it can carry script.
-  if (type.startsWith('image/') && type !== 'image/svg+xml') return html`<img class="preview" src="${src}" alt="">`;
-  if (type.startsWith('audio/')) return html`<audio class="preview" controls src="${src}"></audio>`;
-  if (type.startsWith('video/')) return html`<video class="preview" controls src="${src}"></video>`;
-  return '';
+export type SharePageInput = {
+  row: FileRow;
+  /** Absolute: `{SITE_URL or request origin}/share/<token>`. */
+  shareUrl: string;
+  /** The site's origin, for absolute Open Graph URLs. */
+  origin: string;
+  /** The start of a text file, for text previews. */
+  text?: { text: string; truncated: boolean };
+};
+
+const time = (iso: string) => html`<time datetime="${iso}" data-local>${formatDate(iso)}</time>`;
+
+function preview(kind: PreviewKind | undefined, input: SharePageInput, viewPath: string) {
+  const name = input.row.original_name;
+  switch (kind) {
+    case 'image':
+      return html`<img src="${viewPath}" alt="Preview of ${name}">`;
+    case 'audio':
+      return html`<audio controls preload="metadata" src="${viewPath}" aria-label="Preview of ${name}"></audio>`;
+    case 'video':
+      return html`<video controls preload="metadata" src="${viewPath}" aria-label="Preview of ${name}"></video>`;
+    case 'pdf':
+      return html`<iframe src="${viewPath}" title="Preview of ${name}" loading="lazy"></iframe>`;
+    case 'text':
+      if (!input.text) return '';
+      return html`<pre tabindex="0" aria-label="Contents of ${name}">${input.text.text}</pre>${
+        input.text.truncated
+          ? html`<p class="note">The first ${formatBytes(TEXT_PREVIEW_BYTES)} of ${formatBytes(input.row.size)}: download the file for the rest.</p>`
+          : ''
+      }`;
+    default:
+      return '';
+  }
 }
 
-/** The share page. Every value from the file record is HTML-escaped by the html tag. */
-export function sharePage(row: FileRow, paths: { download: string; view: string }, previewText?: string) {
-  return html`<!doctype html>
-<html lang="en">
-<head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<meta name="robots" content="noindex"><title>${row.original_name} · edgeshare</title><style>${STYLE}</style></head>
-<body>
-<h1>${row.original_name}</h1>
-<dl>
-<dt>Size</dt><dd>${formatBytes(row.size)}</dd>
+/** Open Graph and Twitter card tags, so a link unfurls in chat apps: the image itself for images. */
+function socialTags(input: SharePageInput, kind: PreviewKind | undefined, description: string) {
+  const { row, shareUrl, origin } = input;
+  const image = kind === 'image' ? `${shareUrl}/view` : `${origin}/assets/icon-192.png`;
+  return html`<meta name="description" content="${description}">
+<meta property="og:site_name" content="edgeshare">
+<meta property="og:type" content="website">
+<meta property="og:title" content="${row.original_name}">
+<meta property="og:description" content="${description}">
+<meta property="og:url" content="${shareUrl}">
+<meta property="og:image" content="${image}">
+${kind === 'image' ? html`<meta property="og:image:type" content="${row.mime_type}">\n` : ''}<meta property="og:image:alt" content="${kind === 'image' ? `Preview of ${row.original_name}` : 'edgeshare'}">
+<meta name="twitter:card" content="${kind === 'image' ? 'summary_large_image' : 'summary'}">
+<meta name="twitter:title" content="${row.original_name}">
+<meta name="twitter:description" content="${description}">
+<meta name="twitter:image" content="${image}">
+<meta name="robots" content="noindex">`;
+}
+
+export function sharePage(input: SharePageInput) {
+  const { row } = input;
+  const kind = previewKind(row.mime_type);
+  const base = new URL(input.shareUrl).pathname;
+  const size = formatBytes(row.size);
+  const description = `${size} · ${row.mime_type} · shared with edgeshare`;
+  const shown = preview(kind, input, `${base}/view`);
+  return layout({
+    title: `${row.original_name} · edgeshare`,
+    head: socialTags(input, kind, description),
+    scripts: ['/assets/share.js'],
+    body: html`<h1>${row.original_name}</h1>
+<dl class="file-facts">
+<dt>Size</dt><dd>${size}</dd>
 <dt>Type</dt><dd>${row.mime_type}</dd>
-<dt>Uploaded</dt><dd><time datetime="${row.uploaded_at}">${row.uploaded_at}</time></dd>
+<dt>Uploaded</dt><dd>${time(row.uploaded_at)}</dd>
+${row.expires_at ? html`<dt>Expires</dt><dd>${time(row.expires_at)}</dd>` : ''}
 </dl>
-<a class="button" href="${paths.download}" download>Download</a>
-${previewText === undefined ? preview(row, paths.view) : html`<pre class="preview">${previewText}</pre>`}
-</body>
-</html>`;
+<a class="button" href="${base}/download" download>Download (${size})</a>
+${shown ? html`<section class="preview" aria-label="Preview">${shown}</section>` : ''}`,
+  });
 }
 
-export const notFoundPage = html`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Not found · edgeshare</title><style>${STYLE}</style></head>
-<body><h1>Not found</h1><p>This link does not lead to a file.</p></body></html>`;
+/** The same page for a private, expired, deleted, revoked or unknown link. */
+export const notFoundPage = layout({
+  title: 'Not found · edgeshare',
+  head: html`<meta name="robots" content="noindex">`,
+  body: html`<div class="not-found">
+<p class="code" aria-hidden="true">404</p>
+<h1>This link does not lead to a file</h1>
+<p class="muted">It may have expired, been deleted or made private, or it was never a share link. Ask whoever sent it for a new one.</p>
+</div>`,
+});
+
+export const NOT_FOUND_CSP = pageCsp();

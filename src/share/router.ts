@@ -2,16 +2,11 @@ import { Hono } from 'hono';
 import type { AppEnv } from '../env';
 import { ApiError } from '../errors';
 import { downloadSharedFile, findShared } from '../files/service';
-import { notFoundPage, sharePage } from './page';
+import { pageHeaders } from '../pages/layout';
+import { NOT_FOUND_CSP, notFoundPage, SHARE_PAGE_CSP, sharePage } from './page';
+import { asPreview, previewKind, readTextPreview } from './preview';
 
-const PAGE_HEADERS = {
-  'Content-Security-Policy':
-    "default-src 'none'; img-src 'self'; media-src 'self'; style-src 'unsafe-inline'; frame-ancestors 'none'",
-  'X-Content-Type-Options': 'nosniff',
-  'Referrer-Policy': 'no-referrer',
-  'Cache-Control': 'private, no-store',
-};
-const TEXT_PREVIEW_BYTES = 4096;
+const NOT_FOUND_HEADERS = pageHeaders(NOT_FOUND_CSP);
 
 /** Share links need no key. A private, expired, deleted or unknown token all look the same. */
 export function createShareRouter() {
@@ -20,28 +15,32 @@ export function createShareRouter() {
   router.get('/:token', async (c) => {
     const storage = { bucket: c.env.FILES, db: c.env.DB };
     const row = await findShared(storage, c.req.param('token'));
-    if (!row) return c.html(notFoundPage, 404, PAGE_HEADERS);
-    let text: string | undefined;
-    if (row.mime_type === 'text/plain' && c.req.method === 'GET') {
-      const object = await c.env.FILES.get(row.r2_key, { range: { offset: 0, length: TEXT_PREVIEW_BYTES } });
-      if (object) text = await object.text();
-    }
-    const base = `/share/${row.share_token}`;
-    return c.html(sharePage(row, { download: `${base}/download`, view: `${base}/view` }, text), 200, PAGE_HEADERS);
+    if (!row) return c.html(notFoundPage, 404, NOT_FOUND_HEADERS);
+    const text =
+      previewKind(row.mime_type) === 'text' && c.req.method === 'GET'
+        ? await readTextPreview(c.env.FILES, row.r2_key, row.size, row.mime_type)
+        : undefined;
+    // Share links point at SITE_URL when it is set; the page's absolute URLs (Open Graph) agree.
+    const origin = c.get('config').SITE_URL ?? new URL(c.req.url).origin;
+    const page = sharePage({ row, origin, shareUrl: `${origin}/share/${row.share_token}`, text });
+    return c.html(page, 200, pageHeaders(SHARE_PAGE_CSP));
   });
 
-  // The Download button: counts. The page's preview: the same bytes and headers, never counted.
+  // The Download button: counts. The page's preview: the same bytes, never counted, and inline
+  // for the types the page previews (see preview.ts).
   for (const [path, view] of [
     ['/:token/download', false],
     ['/:token/view', true],
   ] as const) {
     router.get(path, async (c) => {
       try {
-        return await downloadSharedFile({ bucket: c.env.FILES, db: c.env.DB }, c.req.raw, c.req.param('token'), view);
+        const storage = { bucket: c.env.FILES, db: c.env.DB };
+        const response = await downloadSharedFile(storage, c.req.raw, c.req.param('token'), view);
+        return view ? asPreview(response, (response.headers.get('content-type') ?? '').split(';')[0] ?? '') : response;
       } catch (error) {
         const wantsHtml = (c.req.header('accept') ?? '').includes('text/html');
         if (error instanceof ApiError && error.code === 'FILE_NOT_FOUND' && wantsHtml) {
-          return c.html(notFoundPage, 404, PAGE_HEADERS);
+          return c.html(notFoundPage, 404, NOT_FOUND_HEADERS);
         }
         throw error;
       }

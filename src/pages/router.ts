@@ -1,0 +1,22 @@
+// The pages for people that are not a share link: /keys (only with ADMIN_TOKEN set) and /docs.
+import { Hono } from 'hono';
+import type { AppEnv } from '../env';
+import { ApiError } from '../errors';
+import { DOCS_PAGE_CSP, docsPage } from './docs-page';
+import { KEYS_PAGE_CSP, keysPage } from './keys-page';
+import { pageHeaders } from './layout';
+
+export function createPagesRouter() {
+  const router = new Hono<AppEnv>();
+
+  // Without ADMIN_TOKEN there is no admin API, so no page for it either: the same 404 as any
+  // unknown path.
+  router.get('/keys', (c) => {
+    if (!c.get('config').ADMIN_TOKEN) throw new ApiError('NOT_FOUND');
+    return c.html(keysPage, 200, pageHeaders(KEYS_PAGE_CSP));
+  });
+
+  router.get('/docs', (c) => c.html(docsPage, 200, pageHeaders(DOCS_PAGE_CSP)));
+
+  return router;
+}

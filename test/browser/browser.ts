@@ -1,0 +1,93 @@
+// Real headless Chromium for the page tests: Debian's `chromium` driven by playwright-core (which
+// downloads no browser of its own). Where no Chromium is installed the tests are skipped, never
+// silently: the skip prints a banner saying so and how to install one.
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { inject } from 'vitest';
+import { ROOT } from '../../scripts/wrangler.ts';
+
+const CANDIDATES = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'];
+
+/** The Chromium binary, or undefined when none is installed. */
+export const CHROMIUM_PATH = CANDIDATES.find((path): path is string => Boolean(path && existsSync(path)));
+
+export function warnIfNoChromium(what: string): boolean {
+  if (CHROMIUM_PATH) return true;
+  const line = '!'.repeat(78);
+  console.warn(
+    `\n${line}\n!! SKIPPED: ${what}, since no Chromium is installed.\n` +
+      '!! Install it with `apt-get install -y chromium` (Debian), or set CHROMIUM_PATH.\n' +
+      `!! .ci/run installs it where apt-get exists.\n${line}\n`,
+  );
+  return false;
+}
+
+/** The flags that make Chromium quiet and offline-friendly in a container (see platform notes). */
+const ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+export function launchBrowser(): Promise<Browser> {
+  // playwright-core gives every launch a fresh, throwaway profile (--user-data-dir).
+  return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: ARGS });
+}
+
+/** The wrangler dev the browser project's global setup started (test/browser/global-setup.ts). */
+export const server = () => ({ origin: inject('browserOrigin'), adminToken: inject('browserAdminToken') });
+
+/** A page that records console errors and Content-Security-Policy violations. */
+export async function newPage(context: BrowserContext): Promise<{ page: Page; problems: string[] }> {
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('console', (message) => {
+    const text = message.text();
+    // A 404 page's own status is reported as a failed resource; that is the page working.
+    if (message.type() === 'error' && !text.includes('status of 404')) problems.push(text);
+    else if (/Content[- ]Security[- ]Policy/i.test(text)) problems.push(text);
+  });
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  return { page, problems };
+}
+
+/**
+ * Screenshots go to .tmp/screenshots/ (git-ignored) on every run, and to docs/screenshots/ (linked
+ * from the README) when UPDATE_SCREENSHOTS=1, as `npm run screenshots` sets it.
+ */
+export async function screenshot(page: Page, name: string, fullPage = false): Promise<void> {
+  const dir = process.env.UPDATE_SCREENSHOTS === '1' ? join(ROOT, 'docs/screenshots') : join(ROOT, '.tmp/screenshots');
+  mkdirSync(dir, { recursive: true });
+  await page.screenshot({ path: join(dir, `${name}.png`), fullPage });
+}
+
+/** An API call from Node with a key; the parsed JSON and the status. */
+export async function api<T = unknown>(
+  origin: string,
+  key: string,
+  path: string,
+  init: RequestInit = {},
+): Promise<{ status: number; body: T }> {
+  const response = await fetch(`${origin}${path}`, {
+    ...init,
+    headers: { Authorization: `Bearer ${key}`, ...(init.headers as Record<string, string>) },
+  });
+  return { status: response.status, body: (await response.json()) as T };
+}
+
+/** A fresh API key through the admin API. */
+export async function createKey(name: string): Promise<string> {
+  const { origin, adminToken } = server();
+  const { status, body } = await api<{ data: { key: string } }>(origin, adminToken, '/admin/keys', {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ name }),
+  });
+  if (status !== 201) throw new Error(`could not create a key: ${status} ${JSON.stringify(body)}`);
+  return body.data.key;
+}

@@ -1,0 +1,73 @@
+// /keys (only with ADMIN_TOKEN set) and /docs as HTML: headers, what they load, and that every
+// file they load is in public/ (test/browser/ drives them in a real browser).
+import { env } from 'cloudflare:test';
+import { describe, expect, it } from 'vitest';
+import { call } from '../helpers';
+import { expectWellFormedPage, localReferences } from './page-checks';
+
+/** Status and body with the per-request id taken out, to compare two answers. */
+async function comparable(response: Response) {
+  const body = (await response.text()).replace(/"requestId":"[^"]+"/, '');
+  return { status: response.status, type: response.headers.get('content-type'), body };
+}
+
+describe('/keys', () => {
+  it('does not exist without ADMIN_TOKEN: the same 404 as any unknown path', async () => {
+    for (const unset of [{ ADMIN_TOKEN: undefined }, { ADMIN_TOKEN: '' }]) {
+      const keys = await comparable(await call('/keys', {}, unset));
+      expect(keys.status).toBe(404);
+      expect(keys).toEqual(await comparable(await call('/no-such-page', {}, unset)));
+    }
+  });
+
+  it('is a sign-in page whose script talks only to this origin', async () => {
+    const response = await call('/keys');
+    expect(response.status).toBe(200);
+    const html = await response.text();
+    await expectWellFormedPage(response, html);
+    expect(response.headers.get('content-security-policy')).toContain("connect-src 'self'");
+    expect(response.headers.get('cache-control')).toBe('private, no-store');
+    expect(html).toContain('<script src="/assets/keys.js" defer></script>');
+    expect(html).toMatch(
+      /<label for="admin-token">Admin token<\/label>\s*<input id="admin-token" name="token" type="password"/,
+    );
+    // The page never carries the token, whoever asks.
+    expect(html).not.toContain(env.ADMIN_TOKEN ?? 'unset');
+  });
+
+  it('labels every input of its forms', async () => {
+    const html = await (await call('/keys')).text();
+    const ids = [...html.matchAll(/<input id="([^"]+)"/g)].map((match) => match[1]);
+    expect(ids.length).toBeGreaterThan(8);
+    for (const id of ids) expect(html, id).toContain(`<label for="${id}">`);
+  });
+});
+
+describe('/docs', () => {
+  it('loads Swagger UI and its own script from this origin, and nothing else', async () => {
+    const response = await call('/docs');
+    expect(response.status).toBe(200);
+    const html = await response.text();
+    await expectWellFormedPage(response, html);
+    const csp = response.headers.get('content-security-policy') ?? '';
+    expect(csp).toContain("connect-src 'self'");
+    expect(csp).toContain("img-src 'self' data:");
+    expect(localReferences(html)).toEqual(
+      expect.arrayContaining([
+        '/assets/vendor/swagger-ui/swagger-ui.css',
+        '/assets/vendor/swagger-ui/swagger-ui-bundle.js',
+        '/assets/docs.js',
+      ]),
+    );
+    expect(html).not.toMatch(/(src|href)="(https?:)?\/\//);
+  });
+
+  it('serves the vendored Swagger UI from the static assets', async () => {
+    const bundle = await env.ASSETS.fetch('http://assets.local/assets/vendor/swagger-ui/swagger-ui-bundle.js');
+    expect(bundle.status).toBe(200);
+    expect(bundle.headers.get('content-type')).toMatch(/javascript/);
+    const code = await bundle.text();
+    expect(code).toContain('SwaggerUIBundle');
+    expect(code).not.toContain('sourceMappingURL');
+  });
+});
