@@ -1,0 +1,282 @@
+// npm run cli -- <command> …: edgeshare from a terminal or a script, through the typed client.
+// EDGESHARE_URL (default http://127.0.0.1:8787) and EDGESHARE_KEY (an API key) say where and who.
+import { createReadStream, createWriteStream, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { basename, join } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { parseArgs } from 'node:util';
+import * as tus from 'tus-js-client';
+import {
+  DEFAULT_CHUNK_SIZE,
+  EdgeshareClient,
+  EdgeshareError,
+  type FileRecord,
+  RESUMABLE_THRESHOLD,
+} from '../src/client/edgeshare.ts';
+
+const USAGE = `usage: npm run cli -- <command> [options]
+
+commands:
+  upload FILE…            upload files (tus, resumable, from ${RESUMABLE_THRESHOLD / 1024 / 1024} MiB on; after Ctrl-C run it again to resume)
+      --private             share links answer 404 (default: public)
+      --expires SECONDS     expire after SECONDS (60 … 31536000)
+      --chunk-size MIB      tus request size in MiB (default ${DEFAULT_CHUNK_SIZE / 1024 / 1024})
+  list                    your files, newest first
+      --page N  --limit N  --q TEXT  --sort uploadedAt|size|name  --order asc|desc
+  info ID                 one file's record
+  download ID             save the file (its original name, or -o PATH; - for stdout)
+  share ID                print the file's share link
+  delete ID…              delete files
+  usage                   storage used, quota, file count, rate limit
+
+options: --json (machine-readable output on stdout), -h/--help
+environment: EDGESHARE_URL (default http://127.0.0.1:8787), EDGESHARE_KEY (required)
+exit codes: 0 done; 1 the service refused something (a file failed, unknown id, …);
+            2 bad command line; 3 no key, or the service cannot be reached`;
+
+const EXIT = { ok: 0, refused: 1, usage: 2, unreachable: 3 } as const;
+
+// tus-js-client's Node build has a file-backed URL store (its typings leave it out): it remembers
+// unfinished uploads between runs, so running the same command again resumes them.
+const { FileUrlStorage } = tus as unknown as { FileUrlStorage: new (path: string) => tus.UrlStorage };
+
+class UsageError extends Error {}
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    json: { type: 'boolean', default: false },
+    private: { type: 'boolean', default: false },
+    expires: { type: 'string' },
+    'chunk-size': { type: 'string' },
+    page: { type: 'string' },
+    limit: { type: 'string' },
+    q: { type: 'string' },
+    sort: { type: 'string' },
+    order: { type: 'string' },
+    output: { type: 'string', short: 'o' },
+    help: { type: 'boolean', short: 'h', default: false },
+  },
+});
+
+const [command, ...args] = positionals;
+const json = values.json ?? false;
+const out = (value: unknown, text: string) => console.log(json ? JSON.stringify(value, null, 2) : text);
+
+function whole(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value)) throw new UsageError(`--${name} must be a whole number`);
+  return Number(value);
+}
+
+function client(): EdgeshareClient {
+  const apiKey = process.env.EDGESHARE_KEY;
+  if (!apiKey) {
+    console.error('EDGESHARE_KEY is not set: export EDGESHARE_KEY=esk_… (npm run keys -- create --name me)');
+    process.exit(EXIT.unreachable);
+  }
+  return new EdgeshareClient({ baseUrl: process.env.EDGESHARE_URL ?? 'http://127.0.0.1:8787', apiKey });
+}
+
+const human = (bytes: number) =>
+  bytes < 1024
+    ? `${bytes} B`
+    : bytes < 1024 ** 2
+      ? `${(bytes / 1024).toFixed(1)} KiB`
+      : `${(bytes / 1024 ** 2).toFixed(1)} MiB`;
+
+/** One progress line per file on stderr (redrawn in place on a terminal). */
+function progress(name: string) {
+  const tty = process.stderr.isTTY;
+  let lastShown = -1;
+  return (sent: number, total: number) => {
+    const percent = total > 0 ? Math.floor((sent / total) * 100) : 100;
+    if (!tty && percent < lastShown + 25 && percent !== 100) return;
+    lastShown = percent;
+    const width = 24;
+    const filled = Math.round((percent / 100) * width);
+    const bar = `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${String(percent).padStart(3)}% ${human(sent)}/${human(total)}`;
+    process.stderr.write(tty ? `\r${name} ${bar}` : `${name} ${bar}\n`);
+    if (tty && sent >= total) process.stderr.write('\n');
+  };
+}
+
+async function upload(files: string[]): Promise<number> {
+  if (files.length === 0) throw new UsageError('upload needs at least one FILE');
+  const api = client();
+  const expiresIn = whole('expires', values.expires);
+  const chunkMiB = whole('chunk-size', values['chunk-size']);
+  const threshold = Number(process.env.EDGESHARE_RESUMABLE_THRESHOLD ?? RESUMABLE_THRESHOLD);
+  // Where tus remembers unfinished uploads, so the same command resumes them after Ctrl-C.
+  const urlStorage = new FileUrlStorage(process.env.EDGESHARE_STATE ?? join(homedir(), '.edgeshare-uploads.json'));
+  let failed = 0;
+  const results: (FileRecord | { file: string; error: string; code?: string })[] = [];
+  for (const path of files) {
+    const name = basename(path);
+    let size: number;
+    try {
+      size = statSync(path).size;
+    } catch {
+      failed++;
+      results.push({ file: path, error: 'cannot read the file' });
+      console.error(`${path}: cannot read the file`);
+      continue;
+    }
+    const show = progress(name);
+    const options = { filename: name, isPublic: !values.private, expiresIn };
+    try {
+      let record: FileRecord;
+      if (size >= threshold) {
+        const controller = new AbortController();
+        const stop = () => controller.abort(new Error('interrupted'));
+        process.once('SIGINT', stop);
+        try {
+          record = await api.uploadResumable(createReadStream(path), {
+            ...options,
+            size,
+            chunkSize: chunkMiB ? chunkMiB * 1024 * 1024 : DEFAULT_CHUNK_SIZE,
+            onProgress: show,
+            signal: controller.signal,
+            tus: { urlStorage, storeFingerprintForResuming: true },
+          });
+        } catch (error) {
+          if (controller.signal.aborted) {
+            console.error(`\n${name}: interrupted; run the same command again to resume`);
+            process.exit(130);
+          }
+          throw error;
+        } finally {
+          process.off('SIGINT', stop);
+        }
+      } else {
+        show(0, size);
+        const blob = await new Response(Readable.toWeb(createReadStream(path)) as ReadableStream).blob();
+        const uploaded = await api.upload(blob, options);
+        show(size, size);
+        record = await api.get(uploaded.id);
+      }
+      results.push(record);
+      if (!json) console.log(`${name}\t${record.id}\t${record.shareUrl}`);
+    } catch (error) {
+      failed++;
+      const refusal =
+        error instanceof EdgeshareError ? { error: error.message, code: error.code } : { error: String(error) };
+      results.push({ file: path, ...refusal });
+      console.error(`${name}: ${refusal.error}${'code' in refusal ? ` (${refusal.code})` : ''}`);
+      if (!(error instanceof EdgeshareError)) throw error;
+    }
+  }
+  if (json) console.log(JSON.stringify(results, null, 2));
+  return failed > 0 ? EXIT.refused : EXIT.ok;
+}
+
+async function run(): Promise<number> {
+  switch (command) {
+    case 'upload':
+      return upload(args);
+    case 'list': {
+      const { files, pagination } = await client().list({
+        page: whole('page', values.page),
+        limit: whole('limit', values.limit),
+        q: values.q,
+        sort: values.sort as 'uploadedAt' | 'size' | 'name' | undefined,
+        order: values.order as 'asc' | 'desc' | undefined,
+      });
+      const lines = files.map((file) =>
+        [
+          file.id,
+          human(file.size).padStart(10),
+          file.uploadedAt,
+          file.isPublic ? 'public ' : 'private',
+          file.originalName,
+        ].join('  '),
+      );
+      lines.push(`page ${pagination.page} of ${Math.max(1, pagination.totalPages)} (${pagination.total} files)`);
+      out({ files, pagination }, lines.join('\n'));
+      return EXIT.ok;
+    }
+    case 'info': {
+      const file = await client().get(one('info'));
+      out(
+        file,
+        Object.entries(file)
+          .map(([name, value]) => `${name.padEnd(14)}${value}`)
+          .join('\n'),
+      );
+      return EXIT.ok;
+    }
+    case 'share': {
+      const file = await client().get(one('share'));
+      out(
+        { id: file.id, shareUrl: file.shareUrl, isPublic: file.isPublic },
+        file.isPublic ? file.shareUrl : `${file.shareUrl}  (private: the link answers 404; make it public first)`,
+      );
+      return EXIT.ok;
+    }
+    case 'download': {
+      const api = client();
+      const id = one('download');
+      const file = await api.get(id);
+      const response = await api.download(id);
+      const target = values.output ?? file.originalName;
+      const body = Readable.fromWeb(response.body as import('node:stream/web').ReadableStream);
+      await pipeline(body, target === '-' ? process.stdout : createWriteStream(target));
+      if (target !== '-') out({ id, path: target, size: file.size }, `saved ${target} (${human(file.size)})`);
+      return EXIT.ok;
+    }
+    case 'delete': {
+      if (args.length === 0) throw new UsageError('delete needs at least one ID');
+      const result = await client().deleteMany(args);
+      out(
+        result,
+        result.results
+          .map((item: (typeof result.results)[number]) =>
+            item.success ? `deleted ${item.id}` : `${item.id}: ${item.error}`,
+          )
+          .join('\n'),
+      );
+      return result.failed > 0 ? EXIT.refused : EXIT.ok;
+    }
+    case 'usage': {
+      const usage = await client().usage();
+      out(
+        usage,
+        [
+          `storage   ${human(usage.usedBytes)} of ${human(usage.quotaBytes)}${usage.reservedBytes ? ` (+${human(usage.reservedBytes)} uploading)` : ''}`,
+          `files     ${usage.files} of ${usage.maxFiles}`,
+          `requests  ${usage.rateLimit.requests} per ${usage.rateLimit.windowSeconds} s`,
+        ].join('\n'),
+      );
+      return EXIT.ok;
+    }
+    default:
+      throw new UsageError(command ? `unknown command: ${command}` : 'a command is needed');
+  }
+}
+
+function one(name: string): string {
+  const [id, ...rest] = args;
+  if (!id || rest.length > 0) throw new UsageError(`${name} needs exactly one ID`);
+  return id;
+}
+
+if (values.help) {
+  console.log(USAGE);
+  process.exit(EXIT.ok);
+}
+try {
+  process.exit(await run());
+} catch (error) {
+  if (error instanceof UsageError) {
+    console.error(`${error.message}\n\n${USAGE}`);
+    process.exit(EXIT.usage);
+  }
+  if (error instanceof EdgeshareError) {
+    if (json) console.log(JSON.stringify({ error: error.message, code: error.code, status: error.status }));
+    console.error(`${error.message} (${error.status} ${error.code})`);
+    process.exit(error.status === 401 ? EXIT.unreachable : EXIT.refused);
+  }
+  console.error(`cannot reach ${process.env.EDGESHARE_URL ?? 'http://127.0.0.1:8787'}: ${String(error)}`);
+  process.exit(EXIT.unreachable);
+}

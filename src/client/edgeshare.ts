@@ -1,0 +1,279 @@
+// A typed client for edgeshare's v2 API, for Node (18+) and browsers: a thin wrapper over
+// fetch whose types come from the same zod schemas that validate the API, plus resumable
+// uploads through tus (tus-js-client) for large files. Not part of the Worker.
+import type { z } from '@hono/zod-openapi';
+import { Upload, type UploadOptions } from 'tus-js-client';
+import type {
+  BulkDeleteResultSchema,
+  BulkUploadResultSchema,
+  FileRecordV2,
+  FileUpdateSchema,
+  PaginationSchema,
+  UploadRecordV2,
+  UsageSchema,
+} from '../api/schemas.ts';
+
+export type FileRecord = z.infer<typeof FileRecordV2>;
+export type UploadRecord = z.infer<typeof UploadRecordV2>;
+export type Pagination = z.infer<typeof PaginationSchema>;
+export type FileList = { files: FileRecord[]; pagination: Pagination };
+export type FileUpdate = z.input<typeof FileUpdateSchema>;
+export type Usage = z.infer<typeof UsageSchema>;
+export type BulkUploadResult = z.infer<typeof BulkUploadResultSchema>['data'];
+export type BulkDeleteResult = z.infer<typeof BulkDeleteResultSchema>['data'];
+
+export type ListOptions = {
+  page?: number;
+  limit?: number;
+  /** Only files whose original name contains this text (ASCII letters ignore case). */
+  q?: string;
+  sort?: 'uploadedAt' | 'size' | 'name';
+  order?: 'asc' | 'desc';
+};
+
+export type UploadOptionsBase = {
+  /** The name to store (defaults to the File's own name, or `file`). */
+  filename?: string;
+  /** Whether the share link works (default true). */
+  isPublic?: boolean;
+  /** Seconds until the file expires (60 … 31536000); default: never, or the server's default. */
+  expiresIn?: number;
+};
+
+/** What a resumable upload can read: a Blob or File (browsers), a Buffer or a Node readable stream. */
+export type ResumableInput = ConstructorParameters<typeof Upload>[0];
+
+export type ResumableOptions = UploadOptionsBase & {
+  /** Bytes per PATCH request: keep it under the platform's body limit (default 50 MiB). */
+  chunkSize?: number;
+  /** The input's size, required for a Node stream. */
+  size?: number;
+  /** The file's media type (Upload-Metadata filetype). */
+  type?: string;
+  onProgress?: (sent: number, total: number) => void;
+  /** Aborts the upload (it stays resumable from where it stopped). */
+  signal?: AbortSignal;
+  /** Passed through to tus-js-client: fingerprint, urlStorage, retryDelays, uploadUrl, … */
+  tus?: Partial<UploadOptions>;
+};
+
+/** Files larger than this go through tus by default in `uploadAuto` (well under the 100 MB body limit). */
+export const RESUMABLE_THRESHOLD = 64 * 1024 * 1024;
+export const DEFAULT_CHUNK_SIZE = 50 * 1024 * 1024;
+
+/** An error answer of the API: its status, code and message, and what else it said. */
+export class EdgeshareError extends Error {
+  override name = 'EdgeshareError';
+  readonly status: number;
+  readonly code: string;
+  readonly details: { field: string; message: string }[] | undefined;
+  readonly requestId: string | undefined;
+  /** Seconds to wait, on a 429. */
+  readonly retryAfter: number | undefined;
+
+  constructor(status: number, body: Partial<Record<string, unknown>>, headers?: Headers) {
+    super(typeof body.error === 'string' ? body.error : `HTTP ${status}`);
+    this.status = status;
+    this.code = typeof body.code === 'string' ? body.code : 'HTTP_ERROR';
+    this.details = Array.isArray(body.details) ? (body.details as EdgeshareError['details']) : undefined;
+    this.requestId = typeof body.requestId === 'string' ? body.requestId : undefined;
+    const retry = Number(headers?.get('retry-after') ?? Number.NaN);
+    this.retryAfter = Number.isFinite(retry) ? retry : undefined;
+  }
+}
+
+export type ClientOptions = {
+  /** The service's origin, e.g. `https://files.example.com` or `http://127.0.0.1:8787`. */
+  baseUrl: string;
+  /** An API key (`esk_…`). */
+  apiKey: string;
+  /** A fetch implementation (default: the global one). */
+  fetch?: typeof fetch;
+};
+
+type Envelope<T> = { success: true; data: T; _perf?: number };
+
+export class EdgeshareClient {
+  readonly baseUrl: string;
+  readonly #apiKey: string;
+  readonly #fetch: typeof fetch;
+
+  constructor(options: ClientOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.#apiKey = options.apiKey;
+    this.#fetch = options.fetch ?? ((input, init) => fetch(input, init));
+  }
+
+  /** The v2 address of a path: `api('/files')`. */
+  api(path: string): string {
+    return `${this.baseUrl}/api/v2${path}`;
+  }
+
+  /** Uploads one file in one request (multipart). For files over ~95 MB use `uploadResumable`. */
+  async upload(file: Blob, options: UploadOptionsBase = {}): Promise<UploadRecord> {
+    const form = this.#form(options);
+    form.append('file', file, options.filename ?? fileName(file));
+    return this.#json<UploadRecord>('POST', '/upload', { body: form });
+  }
+
+  /** Uploads several files in one request; each gets its own result (see BulkUploadResult). */
+  async uploadMany(files: { file: Blob; filename?: string }[], options: Omit<UploadOptionsBase, 'filename'> = {}) {
+    const form = this.#form(options);
+    for (const entry of files) form.append('files', entry.file, entry.filename ?? fileName(entry.file));
+    return this.#json<BulkUploadResult>('POST', '/upload/bulk', { body: form });
+  }
+
+  /**
+   * Uploads through tus, in `chunkSize` requests: survives dropped connections, and resumes
+   * an earlier attempt when tus-js-client finds it (its fingerprint and URL storage). Resolves
+   * with the stored file's record.
+   */
+  uploadResumable(input: ResumableInput, options: ResumableOptions = {}): Promise<FileRecord> {
+    const metadata: Record<string, string> = { filename: options.filename ?? fileName(input) };
+    if (options.type) metadata.filetype = options.type;
+    else if (isBlob(input) && input.type) metadata.filetype = input.type;
+    if (options.isPublic !== undefined) metadata.isPublic = String(options.isPublic);
+    if (options.expiresIn !== undefined) metadata.expiresIn = String(options.expiresIn);
+    return new Promise<FileRecord>((resolve, reject) => {
+      let fileId: string | null = null;
+      const upload: Upload = new Upload(input, {
+        endpoint: this.api('/uploads'),
+        chunkSize: options.chunkSize ?? DEFAULT_CHUNK_SIZE,
+        retryDelays: [0, 1000, 3000, 5000],
+        metadata,
+        uploadSize: options.size,
+        headers: { Authorization: `Bearer ${this.#apiKey}` },
+        removeFingerprintOnSuccess: true,
+        ...options.tus,
+        onProgress: (sent, total) => options.onProgress?.(sent, total),
+        onAfterResponse: (_request, response) => {
+          fileId = response.getHeader('X-File-Id') ?? fileId;
+        },
+        onError: (error) => reject(error),
+        onSuccess: () => {
+          const done = fileId ? this.get(fileId) : this.#fromUploadUrl(upload.url);
+          done.then(resolve, reject);
+        },
+      });
+      options.signal?.addEventListener('abort', () => {
+        upload.abort().then(() => reject(options.signal?.reason ?? new Error('aborted')), reject);
+      });
+      upload
+        .findPreviousUploads()
+        .then((previous) => {
+          const last = previous[0];
+          if (last && !options.tus?.uploadUrl) upload.resumeFromPreviousUpload(last);
+          upload.start();
+        })
+        .catch(reject);
+    });
+  }
+
+  /** `upload` for small files, `uploadResumable` from RESUMABLE_THRESHOLD on. */
+  async uploadAuto(file: Blob, options: ResumableOptions = {}): Promise<UploadRecord | FileRecord> {
+    return file.size >= RESUMABLE_THRESHOLD ? this.uploadResumable(file, options) : this.upload(file, options);
+  }
+
+  /** A page of your files (newest first unless `sort`/`order` say otherwise). */
+  list(options: ListOptions = {}): Promise<FileList> {
+    const query = new URLSearchParams();
+    for (const [name, value] of Object.entries(options)) if (value !== undefined) query.set(name, String(value));
+    const search = query.size > 0 ? `?${query}` : '';
+    return this.#json<FileList>('GET', `/files${search}`);
+  }
+
+  /** Every file, page by page. */
+  async *listAll(options: Omit<ListOptions, 'page'> = {}): AsyncGenerator<FileRecord> {
+    for (let page = 1; ; page++) {
+      const { files, pagination } = await this.list({ ...options, page, limit: options.limit ?? 100 });
+      yield* files;
+      if (!pagination.hasMore) return;
+    }
+  }
+
+  get(id: string): Promise<FileRecord> {
+    return this.#json<FileRecord>('GET', `/files/${encodeURIComponent(id)}`);
+  }
+
+  /** Changes visibility, expiry (`expiresIn`/`expiresAt`, null for never) or the original name. */
+  update(id: string, changes: FileUpdate): Promise<FileRecord> {
+    return this.#json<FileRecord>('PATCH', `/files/${encodeURIComponent(id)}`, {
+      body: JSON.stringify(changes),
+      headers: { 'Content-Type': 'application/json' },
+    });
+  }
+
+  async delete(id: string): Promise<{ message: string }> {
+    return this.#json<{ message: string }>('DELETE', `/files/${encodeURIComponent(id)}`);
+  }
+
+  deleteMany(ids: string[]): Promise<BulkDeleteResult> {
+    return this.#json<BulkDeleteResult>('DELETE', '/files/bulk', {
+      body: JSON.stringify({ ids }),
+      headers: { 'Content-Type': 'application/json' },
+    });
+  }
+
+  usage(): Promise<Usage> {
+    return this.#json<Usage>('GET', '/usage');
+  }
+
+  /** The file's bytes as a Response (stream its body); `range` asks for part of it (206). */
+  async download(id: string, options: { range?: string; signal?: AbortSignal } = {}): Promise<Response> {
+    const headers: Record<string, string> = {};
+    if (options.range) headers.Range = options.range;
+    const response = await this.#send('GET', `/files/${encodeURIComponent(id)}/download`, {
+      headers,
+      signal: options.signal,
+    });
+    if (!response.ok) throw await errorOf(response);
+    return response;
+  }
+
+  #form(options: UploadOptionsBase): FormData {
+    const form = new FormData();
+    if (options.isPublic !== undefined) form.append('isPublic', String(options.isPublic));
+    if (options.expiresIn !== undefined) form.append('expiresIn', String(options.expiresIn));
+    return form;
+  }
+
+  async #fromUploadUrl(url: string | null): Promise<FileRecord> {
+    if (!url) throw new Error('the upload finished without an address');
+    const response = await this.#fetch(url, { headers: this.#headers() });
+    if (!response.ok) throw await errorOf(response);
+    return ((await response.json()) as Envelope<FileRecord>).data;
+  }
+
+  #headers(extra: Record<string, string> = {}): Record<string, string> {
+    return { Authorization: `Bearer ${this.#apiKey}`, ...extra };
+  }
+
+  #send(method: string, path: string, init: RequestInit & { headers?: Record<string, string> } = {}) {
+    return this.#fetch(this.api(path), { ...init, method, headers: this.#headers(init.headers) });
+  }
+
+  async #json<T>(method: string, path: string, init: RequestInit & { headers?: Record<string, string> } = {}) {
+    const response = await this.#send(method, path, init);
+    if (!response.ok) throw await errorOf(response);
+    return ((await response.json()) as Envelope<T>).data;
+  }
+}
+
+async function errorOf(response: Response): Promise<EdgeshareError> {
+  let body: Partial<Record<string, unknown>> = {};
+  try {
+    body = (await response.json()) as Partial<Record<string, unknown>>;
+  } catch {
+    // Not our envelope (a proxy's error page, say): the status alone.
+  }
+  return new EdgeshareError(response.status, body, response.headers);
+}
+
+const isBlob = (value: unknown): value is Blob => typeof Blob !== 'undefined' && value instanceof Blob;
+
+function fileName(input: unknown): string {
+  if (typeof File !== 'undefined' && input instanceof File && input.name) return input.name;
+  const path = (input as { path?: unknown } | null)?.path;
+  if (typeof path === 'string') return path.split(/[\\/]/).pop() || 'file';
+  return 'file';
+}

@@ -1,0 +1,124 @@
+// `npm run cli` end to end against the real service under `wrangler dev`: every command, --json,
+// exit codes, and a large upload interrupted with Ctrl-C (SIGINT) and resumed by running the
+// same command again.
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT } from '../../scripts/wrangler.ts';
+import { type DevServer, startDevServer } from './dev-server.ts';
+
+const CLI = join(ROOT, 'scripts/cli.ts');
+let server: DevServer;
+let work: string;
+let env: NodeJS.ProcessEnv;
+
+beforeAll(async () => {
+  server = await startDevServer();
+  work = mkdtempSync(join(tmpdir(), 'edgeshare-cli-'));
+  env = {
+    ...process.env,
+    EDGESHARE_URL: server.origin,
+    EDGESHARE_KEY: await server.createKey('cli'),
+    EDGESHARE_STATE: join(work, 'uploads.json'),
+  };
+}, 120_000);
+
+afterAll(async () => {
+  await server?.stop();
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+type Run = { code: number; stdout: string; stderr: string };
+
+function cli(args: string[], extraEnv: NodeJS.ProcessEnv = {}): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [CLI, ...args], { cwd: work, env: { ...env, ...extraEnv } }, (error, stdout, stderr) => {
+      const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
+
+describe('npm run cli', () => {
+  it('uploads, lists, shows, shares, downloads and deletes, with --json and exit codes', async () => {
+    writeFileSync(join(work, 'notes.txt'), 'notes for the CLI');
+    writeFileSync(join(work, 'other.txt'), 'another file');
+    const upload = await cli(['upload', 'notes.txt', 'other.txt', '--json']);
+    expect(upload.code, upload.stderr).toBe(0);
+    const records = JSON.parse(upload.stdout) as { id: string; originalName: string; shareUrl: string }[];
+    expect(records.map((record) => record.originalName)).toEqual(['notes.txt', 'other.txt']);
+    const [notes, other] = records;
+    if (!notes || !other) throw new Error('no records');
+
+    const list = await cli(['list', '--q', 'notes']);
+    expect(list.code).toBe(0);
+    expect(list.stdout).toContain(notes.id);
+    expect(list.stdout).not.toContain(other.id);
+    const info = await cli(['info', notes.id, '--json']);
+    expect(JSON.parse(info.stdout)).toMatchObject({ id: notes.id, size: 17 });
+    const share = await cli(['share', notes.id]);
+    expect(share.stdout.trim()).toBe(notes.shareUrl);
+
+    const download = await cli(['download', notes.id, '-o', 'copy.txt']);
+    expect(download.code).toBe(0);
+    expect(readFileSync(join(work, 'copy.txt'), 'utf8')).toBe('notes for the CLI');
+    const usage = await cli(['usage', '--json']);
+    expect(JSON.parse(usage.stdout)).toMatchObject({ files: 2, usedBytes: 17 + 12 });
+
+    const removed = await cli(['delete', notes.id, other.id]);
+    expect(removed.code).toBe(0);
+    expect(removed.stdout).toContain(`deleted ${notes.id}`);
+    // The service refused: exit 1. A bad command line: 2. No key: 3.
+    expect((await cli(['info', notes.id])).code).toBe(1);
+    expect((await cli(['frobnicate'])).code).toBe(2);
+    expect((await cli(['usage'], { EDGESHARE_KEY: '' })).code).toBe(3);
+    expect((await cli(['upload', 'missing.txt'])).code).toBe(1);
+  });
+
+  it('resumes a large upload interrupted with Ctrl-C when the same command runs again', async () => {
+    const bytes = new Uint8Array(20 * 1024 * 1024);
+    for (let i = 0; i < bytes.length; i += 1000) bytes[i] = (i / 1000) % 256;
+    writeFileSync(join(work, 'large.bin'), bytes);
+    const large = { EDGESHARE_RESUMABLE_THRESHOLD: String(1024 * 1024) };
+    const args = ['upload', 'large.bin', '--chunk-size', '5', '--json'];
+
+    // First run: stopped once it reports progress past the first chunk.
+    const first: ChildProcess = spawn(process.execPath, [CLI, ...args], { cwd: work, env: { ...env, ...large } });
+    let stderr = '';
+    const interrupted = new Promise<number | null>((resolve) => first.once('exit', (code) => resolve(code)));
+    first.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      if (/ (2[5-9]|[3-9]\d)%/.test(stderr) && first.exitCode === null) first.kill('SIGINT');
+    });
+    expect(await interrupted).toBe(130);
+    expect(stderr).toContain('run the same command again to resume');
+    const stored = JSON.parse(readFileSync(join(work, 'uploads.json'), 'utf8')) as Record<
+      string,
+      { uploadUrl: string }
+    >;
+    const uploadUrl = Object.values(stored)[0]?.uploadUrl ?? '';
+    const head = await fetch(uploadUrl, {
+      method: 'HEAD',
+      headers: { Authorization: `Bearer ${env.EDGESHARE_KEY}`, 'Tus-Resumable': '1.0.0' },
+    });
+    const offset = Number(head.headers.get('upload-offset'));
+    expect(offset).toBeGreaterThan(0);
+    expect(offset).toBeLessThan(bytes.length);
+
+    // Second run: the same upload continues from the server's offset.
+    const second = await cli(args, large);
+    expect(second.code, second.stderr).toBe(0);
+    const [record] = JSON.parse(second.stdout) as { id: string; size: number }[];
+    expect(record?.size).toBe(bytes.length);
+    expect(uploadUrl.endsWith(`/uploads/${record?.id}`)).toBe(true);
+    const download = await fetch(`${server.origin}/api/v2/files/${record?.id}/download`, {
+      headers: { Authorization: `Bearer ${env.EDGESHARE_KEY}` },
+    });
+    expect(sha256(new Uint8Array(await download.arrayBuffer()))).toBe(sha256(bytes));
+  }, 90_000);
+});
