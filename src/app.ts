@@ -1,10 +1,11 @@
 import { Hono } from 'hono';
 import { cors } from 'hono/cors';
-import { addFallbacks, createFilesRouter } from './api/files-router';
+import { createFilesRouter } from './api/files-router';
 import { openApiDocument } from './api/openapi';
 import type { AppEnv } from './env';
 import { ApiError } from './errors';
 import { renderError } from './http/errors';
+import { addFallbacks } from './http/fallbacks';
 import { createAdminRouter } from './keys/admin-router';
 import { authenticate } from './middleware/auth';
 import { perf } from './middleware/perf';

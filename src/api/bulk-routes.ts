@@ -5,9 +5,9 @@ import { uploadRecord } from '../files/records';
 import { deleteFiles } from '../files/service';
 import { uploadBulk } from '../files/upload-bulk';
 import { inSession } from '../files/upload-session';
+import { addFallbacks } from '../http/fallbacks';
 import { jsonBodyLimit, origins, storage, uploadDeps } from './context';
 import { errors, ok } from './docs';
-import { addFallbacks } from './fallbacks';
 import {
   BulkDeleteRequestSchema,
   BulkDeleteResultSchema,

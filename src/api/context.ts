@@ -54,11 +54,3 @@ export const jsonBodyLimit = () =>
       throw validationError('body', `must be at most ${MAX_JSON_BODY} bytes`);
     },
   });
-
-/** The error responses of an operation, with their headers (kept for routes written against the old name). */
-export { errors as errorResponses } from './docs';
-
-export const jsonResponse = <T extends z.ZodType>(schema: T, description: string) => ({
-  description,
-  content: { 'application/json': { schema } },
-});

@@ -6,13 +6,11 @@ import { type ApiVersion, fileRecord, uploadRecord } from '../files/records';
 import { deleteFile, downloadOwnedFile, getOwnedFile, listFiles } from '../files/service';
 import { uploadSingleFile } from '../files/upload-form';
 import { inSession } from '../files/upload-session';
+import { validationHook } from '../http/validation';
 import { addBulkRoutes } from './bulk-routes';
+import { origins, storage, uploadDeps } from './context';
 import { DOWNLOAD_REQUEST_HEADERS, downloadResponses, errors, ok } from './docs';
 import { addManageRoutes } from './manage-routes';
-
-export { addFallbacks } from './fallbacks';
-
-import { origins, storage, uploadDeps } from './context';
 import {
   FileIdParamSchema,
   FileRecordV1,
@@ -26,21 +24,6 @@ import {
   UploadRecordV1,
   UploadRecordV2,
 } from './schemas';
-
-/** Throws our VALIDATION_ERROR envelope instead of zod's raw result. */
-export function validationHook(result: { success: boolean; error?: z.ZodError; data?: unknown; target?: string }) {
-  if (result.success || !result.error) return;
-  const input =
-    result.target === 'query' && typeof result.data === 'object' ? (result.data as Record<string, unknown>) : {};
-  const details = result.error.issues.map((issue) => {
-    const field = issue.path.join('.') || 'body';
-    // A repeated query parameter arrives as an array: say so, not "expected string".
-    const repeated = issue.path.length === 1 && Array.isArray(input[field]);
-    return { field, message: repeated ? `${field} was given more than once` : issue.message };
-  });
-  const first = details[0];
-  throw new ApiError('VALIDATION_ERROR', first ? `Invalid ${first.field}: ${first.message}` : undefined, { details });
-}
 
 export function createFilesRouter(version: ApiVersion) {
   const router = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });

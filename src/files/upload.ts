@@ -1,5 +1,5 @@
 // The upload service: multipart body → type check → R2 (streamed) → D1 row.
-import { UploadFieldsSchema } from '../api/schemas';
+
 import type { Config } from '../config';
 import type { ApiKeyContext } from '../env';
 import { ApiError, validationError } from '../errors';
@@ -12,6 +12,7 @@ import { isoNow } from '../time';
 import { concat, MultipartError, type MultipartReader, multipartBoundary, type PartInfo } from '../upload/multipart';
 import { decideFileType, SNIFF_BYTES } from './file-type';
 import { cleanOriginalName, storedFilename } from './names';
+import { UploadFieldsSchema } from './upload-fields';
 import type { UploadSession } from './upload-session';
 
 export type UploadDeps = {

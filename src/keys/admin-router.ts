@@ -1,14 +1,15 @@
 // /admin/keys: issue, list and revoke API keys over HTTP, guarded by the ADMIN_TOKEN secret.
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import { createMiddleware } from 'hono/factory';
-import { jsonResponse } from '../api/context';
-import { addFallbacks, validationHook } from '../api/files-router';
 import type { AppEnv } from '../env';
 import { ApiError } from '../errors';
+import { bearerToken, unauthorized } from '../http/bearer';
+import { addFallbacks } from '../http/fallbacks';
+import { jsonResponse } from '../http/openapi';
+import { validationHook } from '../http/validation';
 import { keyChanged, type LimiterNamespace } from '../limiter/client';
 import { clientAddress, recordFailure, refuseIfBlocked } from '../limiter/guard';
-import { bearerToken, unauthorized } from '../middleware/auth';
-import { insertKey, type KeyRow, listKeys, revokeKey, updateKeyOverrides } from '../storage/keys-repo';
+import { insertKey, type KeyRow, listKeys, overridesOf, revokeKey, updateKeyOverrides } from '../storage/keys-repo';
 import { isoNow } from '../time';
 import { newKeyMaterial, sha256Hex } from './key-material';
 
@@ -55,15 +56,7 @@ export const keyRecord = (row: KeyRow) => ({
 
 /** The key's object applies a change at once: a revoked key is refused on its very next request. */
 const pushKeyState = (namespace: LimiterNamespace, row: KeyRow) =>
-  keyChanged(namespace, row.id, {
-    status: row.status,
-    overrides: {
-      rateLimitRequests: row.rate_limit_requests,
-      rateLimitWindowSeconds: row.rate_limit_window_seconds,
-      storageQuotaBytes: row.storage_quota_bytes,
-      maxFiles: row.max_files,
-    },
-  });
+  keyChanged(namespace, row.id, { status: row.status, overrides: overridesOf(row) });
 
 /** Compares hashes, so the time taken says nothing about how much of the token matched. */
 async function sameSecret(given: string, expected: string): Promise<boolean> {

@@ -1,5 +1,6 @@
 import { DurableObject } from 'cloudflare:workers';
 import { KEY_STATE_MAX_AGE_MS } from '../keys/key-material';
+import { overridesOf } from '../storage/keys-repo';
 
 /** A key's storage limits, as the Worker resolved them (per-key overrides or the configured defaults). */
 export type QuotaLimits = {
@@ -75,6 +76,17 @@ export type KeyLimits = {
   maxFiles: number;
   holdTtlMs: number;
 };
+
+/** A key's limits: each override where it has one, else the configured default. */
+export function effectiveLimits(overrides: KeyState['overrides'], defaults: KeyLimits): KeyLimits {
+  return {
+    rateLimitRequests: overrides.rateLimitRequests ?? defaults.rateLimitRequests,
+    rateLimitWindowSeconds: overrides.rateLimitWindowSeconds ?? defaults.rateLimitWindowSeconds,
+    storageQuotaBytes: overrides.storageQuotaBytes ?? defaults.storageQuotaBytes,
+    maxFiles: overrides.maxFiles ?? defaults.maxFiles,
+    holdTtlMs: defaults.holdTtlMs,
+  };
+}
 
 /** What the object knows of its key (from D1): the hash to check, the status, the overrides. */
 export type KeyState = {
@@ -163,13 +175,7 @@ export class KeyLimiter extends DurableObject<Env> {
     const now = request.now ?? Date.now();
     const state = await this.#keyState(request.keyId, now);
     if (!state || state.status !== 'active' || state.hash !== request.keyHash) return { limits: null, admission: null };
-    const limits: KeyLimits = {
-      rateLimitRequests: state.overrides.rateLimitRequests ?? request.defaults.rateLimitRequests,
-      rateLimitWindowSeconds: state.overrides.rateLimitWindowSeconds ?? request.defaults.rateLimitWindowSeconds,
-      storageQuotaBytes: state.overrides.storageQuotaBytes ?? request.defaults.storageQuotaBytes,
-      maxFiles: state.overrides.maxFiles ?? request.defaults.maxFiles,
-      holdTtlMs: request.defaults.holdTtlMs,
-    };
+    const limits = effectiveLimits(state.overrides, request.defaults);
     const quota = { quotaBytes: limits.storageQuotaBytes, maxFiles: limits.maxFiles, holdTtlMs: limits.holdTtlMs };
     const admission = await this.admit({
       limit: limits.rateLimitRequests,
@@ -375,12 +381,7 @@ export class KeyLimiter extends DurableObject<Env> {
     const state: KeyState & { checkedAt: number } = {
       hash: row.key_hash,
       status: row.status,
-      overrides: {
-        rateLimitRequests: row.rate_limit_requests,
-        rateLimitWindowSeconds: row.rate_limit_window_seconds,
-        storageQuotaBytes: row.storage_quota_bytes,
-        maxFiles: row.max_files,
-      },
+      overrides: overridesOf(row),
       checkedAt: now,
     };
     this.ctx.storage.kv.put(KEY_STATE_KEY, state);

@@ -5,22 +5,14 @@ import { createMiddleware } from 'hono/factory';
 import { type Config, holdTtlMs } from '../config';
 import type { AppEnv, RateLimitState } from '../env';
 import { ApiError } from '../errors';
+import { bearerToken, unauthorized } from '../http/bearer';
 import { measure } from '../http/timing';
 import { API_KEY_PATTERN, sha256Hex } from '../keys/key-material';
 import { authorizeKey, rateLimited, rateLimitHeaders } from '../limiter/client';
 import { clientAddress, recordFailure, refuseIfBlocked } from '../limiter/guard';
-import type { KeyLimits } from '../limiter/key-limiter';
+import { effectiveLimits, type KeyLimits } from '../limiter/key-limiter';
 import { log } from '../log';
-import { findActiveKeyByHash, findActiveKeyIdByHash } from '../storage/keys-repo';
-
-export const unauthorized = (message?: string) =>
-  new ApiError('UNAUTHORIZED', message, { headers: { 'WWW-Authenticate': 'Bearer' } });
-
-/** The bearer token of a request, or null. */
-export function bearerToken(header: string | undefined): string | null {
-  const match = /^Bearer[ ]+([^\s]+)\s*$/i.exec(header ?? '');
-  return match?.[1] ?? null;
-}
+import { findActiveKeyByHash, findActiveKeyIdByHash, overridesOf } from '../storage/keys-repo';
 
 const keyDefaults = (config: Config): KeyLimits => ({
   rateLimitRequests: config.RATE_LIMIT_REQUESTS,
@@ -129,14 +121,7 @@ export const authenticate = (options: AuthOptions = {}) =>
       log('error', 'rate limiter unreachable', { keyId, error: String(error) });
       const row = await findActiveKeyByHash(c.env.DB, hash);
       if (!row) return refuse(hash);
-      const defaults = keyDefaults(config);
-      limits = {
-        rateLimitRequests: row.rate_limit_requests ?? defaults.rateLimitRequests,
-        rateLimitWindowSeconds: row.rate_limit_window_seconds ?? defaults.rateLimitWindowSeconds,
-        storageQuotaBytes: row.storage_quota_bytes ?? defaults.storageQuotaBytes,
-        maxFiles: row.max_files ?? defaults.maxFiles,
-        holdTtlMs: defaults.holdTtlMs,
-      };
+      limits = effectiveLimits(overridesOf(row), keyDefaults(config));
       const windowMs = limits.rateLimitWindowSeconds * 1000;
       state = {
         limit: limits.rateLimitRequests,

@@ -14,6 +14,16 @@ export type KeyRow = {
   revoked_at: string | null;
 };
 
+/** A key row's overrides under their API names (null: the configured default). */
+export const overridesOf = (
+  row: Pick<KeyRow, 'rate_limit_requests' | 'rate_limit_window_seconds' | 'storage_quota_bytes' | 'max_files'>,
+) => ({
+  rateLimitRequests: row.rate_limit_requests,
+  rateLimitWindowSeconds: row.rate_limit_window_seconds,
+  storageQuotaBytes: row.storage_quota_bytes,
+  maxFiles: row.max_files,
+});
+
 export type KeyOverrides = {
   rateLimitRequests?: number | null;
   rateLimitWindowSeconds?: number | null;

@@ -2,10 +2,10 @@
 // GET of the file a completed upload became. Mounted under /api/v2 (see app.ts).
 import { type Context, Hono } from 'hono';
 import { origins, storage } from '../api/context';
-import { addFallbacks } from '../api/fallbacks';
 import type { AppEnv } from '../env';
 import { ApiError, validationError } from '../errors';
 import { fileRecord } from '../files/records';
+import { addFallbacks } from '../http/fallbacks';
 import { countRequest, rateLimited } from '../limiter/client';
 import { effectiveMethod } from './http';
 import { httpDate, isOffsetStream, parseChecksum, parseSize } from './protocol';
