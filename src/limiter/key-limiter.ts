@@ -1,6 +1,7 @@
 import { DurableObject } from 'cloudflare:workers';
 import { KEY_STATE_MAX_AGE_MS } from '../keys/key-material';
 import { overridesOf } from '../storage/keys-repo';
+import { effectiveLimits } from './limits';
 
 /** A key's storage limits, as the Worker resolved them (per-key overrides or the configured defaults). */
 export type QuotaLimits = {
@@ -76,17 +77,6 @@ export type KeyLimits = {
   maxFiles: number;
   holdTtlMs: number;
 };
-
-/** A key's limits: each override where it has one, else the configured default. */
-export function effectiveLimits(overrides: KeyState['overrides'], defaults: KeyLimits): KeyLimits {
-  return {
-    rateLimitRequests: overrides.rateLimitRequests ?? defaults.rateLimitRequests,
-    rateLimitWindowSeconds: overrides.rateLimitWindowSeconds ?? defaults.rateLimitWindowSeconds,
-    storageQuotaBytes: overrides.storageQuotaBytes ?? defaults.storageQuotaBytes,
-    maxFiles: overrides.maxFiles ?? defaults.maxFiles,
-    holdTtlMs: defaults.holdTtlMs,
-  };
-}
 
 /** What the object knows of its key (from D1): the hash to check, the status, the overrides. */
 export type KeyState = {

@@ -10,7 +10,8 @@ import { measure } from '../http/timing';
 import { API_KEY_PATTERN, sha256Hex } from '../keys/key-material';
 import { authorizeKey, rateLimited, rateLimitHeaders } from '../limiter/client';
 import { clientAddress, recordFailure, refuseIfBlocked } from '../limiter/guard';
-import { effectiveLimits, type KeyLimits } from '../limiter/key-limiter';
+import type { KeyLimits } from '../limiter/key-limiter';
+import { effectiveLimits } from '../limiter/limits';
 import { log } from '../log';
 import { findActiveKeyByHash, findActiveKeyIdByHash, overridesOf } from '../storage/keys-repo';
 
