@@ -44,7 +44,8 @@ export function createFilesView(hooks: Hooks) {
         order: query.order,
         q: query.q || undefined,
       });
-      if (request !== latest) return;
+      // A newer request, or the key is gone (a 401 elsewhere): this answer is stale.
+      if (request !== latest || hooks.client() !== client) return;
       // A page emptied by deletes: show the one before it.
       if (page.files.length === 0 && query.page > 1 && page.pagination.total > 0) {
         query.page = Math.max(1, page.pagination.totalPages);
@@ -55,7 +56,7 @@ export function createFilesView(hooks: Hooks) {
       for (const id of [...selected]) if (!files.some((file) => file.id === id)) selected.delete(id);
       render();
     } catch (error) {
-      if (request === latest) hooks.onError(error);
+      if (request === latest && hooks.client() === client) hooks.onError(error);
     }
   }
 
@@ -308,6 +309,7 @@ export function createFilesView(hooks: Hooks) {
     load,
     /** Back to a blank table (after the key is forgotten). */
     clear() {
+      latest++;
       files = [];
       pagination = null;
       selected.clear();
