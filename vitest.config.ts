@@ -1,11 +1,11 @@
 import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-plugin';
 import { defineConfig } from 'vitest/config';
-import { copyVendorAssets } from './scripts/assets.mjs';
+import { buildBrowserAssets } from './scripts/assets.mjs';
 
-// The pages' vendored browser code (Swagger UI) lives in public/ only once copied; wrangler's
-// [build] does that for dev and deploy, and this does it for the tests (they read public/ through
-// the ASSETS binding, and the browser tests start wrangler dev).
-copyVendorAssets();
+// The pages' generated browser code (Swagger UI, the web app's bundle) lives in public/ only once
+// built; wrangler's [build] does that for dev and deploy, and this does it for the tests (they
+// read public/ through the ASSETS binding, and the browser tests start wrangler dev).
+buildBrowserAssets();
 
 const migrations = await readD1Migrations(new URL('./migrations', import.meta.url).pathname);
 

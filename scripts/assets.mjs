@@ -1,14 +1,16 @@
-// Copies the vendored browser code the pages need (Swagger UI, for /docs) from node_modules into
-// the static assets directory, public/assets/vendor/ (git-ignored): the repository holds no
-// minified vendor bundle, and the pages load nothing from a CDN. Runs as wrangler.toml's
-// [build] command (so before every `wrangler dev` and `wrangler deploy`, dry runs included) and
-// from vitest.config.ts (the worker tests read public/ through the ASSETS binding).
+// Makes the pages' generated browser code, both git-ignored: copies the vendored Swagger UI (for
+// /docs) from node_modules into public/assets/vendor/, and bundles the web app (src/web/, for /)
+// with esbuild into public/assets/app.js. The repository holds no minified bundle, and the pages
+// load nothing from a CDN. Runs as wrangler.toml's [build] command (so before every
+// `wrangler dev` and `wrangler deploy`, dry runs included) and from vitest.config.ts (the worker
+// tests read public/ through the ASSETS binding).
 //
 // Plain JavaScript on purpose: wrangler runs it with whatever `node` is first on PATH, which may
 // be a machine's Node 20 when wrangler is called directly.
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildSync } from 'esbuild';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SOURCE = join(ROOT, 'node_modules/swagger-ui-dist');
@@ -41,7 +43,59 @@ export function copyVendorAssets() {
   return version;
 }
 
+export const WEB_APP_ENTRY = join(ROOT, 'src/web/app.ts');
+export const WEB_APP_BUNDLE = join(ROOT, 'public/assets/app.js');
+
+/**
+ * Bundles the web app (src/web/app.ts, the typed client and tus-js-client's browser build) into
+ * one minified classic script. It is rebuilt every time (esbuild takes a fraction of a second);
+ * the file is replaced only when its bytes change, and by a rename, because several
+ * `wrangler dev`s (the e2e and browser tests) may build and serve it at the same time. Returns the
+ * bundled npm packages.
+ */
+export function buildWebApp() {
+  const result = buildSync({
+    entryPoints: [WEB_APP_ENTRY],
+    bundle: true,
+    platform: 'browser',
+    format: 'iife',
+    target: ['es2022'],
+    minify: true,
+    legalComments: 'eof',
+    metafile: true,
+    write: false,
+    logLevel: 'warning',
+  });
+  const packages = bundledPackages(Object.keys(result.metafile.inputs));
+  const banner = `/* edgeshare web app, bundled from src/web/ by scripts/assets.mjs. Includes ${packages.map((p) => `${p.name} ${p.version} (${p.license})`).join(', ')}. */\n`;
+  const code = banner + (result.outputFiles[0]?.text ?? '');
+  if (existsSync(WEB_APP_BUNDLE) && readFileSync(WEB_APP_BUNDLE, 'utf8') === code) return packages;
+  const temporary = `${WEB_APP_BUNDLE}.${process.pid}.tmp`;
+  writeFileSync(temporary, code);
+  renameSync(temporary, WEB_APP_BUNDLE);
+  return packages;
+}
+
+/** The npm packages among a bundle's inputs, with their version and licence. */
+function bundledPackages(inputs) {
+  const names = new Set();
+  for (const input of inputs) {
+    const match = /(?:^|\/)node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(input);
+    if (match) names.add(match[1]);
+  }
+  return [...names].sort().map((name) => {
+    const { version, license } = JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8'));
+    return { name, version, license };
+  });
+}
+
+/** Everything the pages need in public/ that the repository does not hold. */
+export function buildBrowserAssets() {
+  return { swaggerUi: copyVendorAssets(), webApp: buildWebApp() };
+}
+
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const version = copyVendorAssets();
-  console.log(`vendor assets: swagger-ui-dist ${version} in public/assets/vendor/`);
+  const { swaggerUi, webApp } = buildBrowserAssets();
+  console.log(`vendor assets: swagger-ui-dist ${swaggerUi} in public/assets/vendor/`);
+  console.log(`web app: public/assets/app.js (with ${webApp.map((p) => p.name).join(', ')})`);
 }

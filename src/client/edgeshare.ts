@@ -2,7 +2,7 @@
 // fetch whose types come from the same zod schemas that validate the API, plus resumable
 // uploads through tus (tus-js-client) for large files. Not part of the Worker.
 import type { z } from '@hono/zod-openapi';
-import { Upload, type UploadOptions } from 'tus-js-client';
+import { DetailedError, Upload, type UploadOptions } from 'tus-js-client';
 import type {
   BulkDeleteResultSchema,
   BulkUploadResultSchema,
@@ -40,6 +40,17 @@ export type UploadOptionsBase = {
   expiresIn?: number;
 };
 
+export type UploadOneOptions = UploadOptionsBase & {
+  /**
+   * Upload progress in bytes of the file. Where XMLHttpRequest exists (browsers) the request goes
+   * through it, since fetch reports no upload progress there (the `fetch` option is then not used
+   * for it); elsewhere (Node) fetch sends it and this reports only the start and the end.
+   */
+  onProgress?: (sent: number, total: number) => void;
+  /** Aborts the upload; the promise rejects with the signal's reason. */
+  signal?: AbortSignal;
+};
+
 /** What a resumable upload can read: a Blob or File (browsers), a Buffer or a Node readable stream. */
 export type ResumableInput = ConstructorParameters<typeof Upload>[0];
 
@@ -71,8 +82,13 @@ export class EdgeshareError extends Error {
   /** Seconds to wait, on a 429. */
   readonly retryAfter: number | undefined;
 
-  constructor(status: number, body: Partial<Record<string, unknown>>, headers?: Headers) {
-    super(typeof body.error === 'string' ? body.error : `HTTP ${status}`);
+  constructor(
+    status: number,
+    body: Partial<Record<string, unknown>>,
+    headers?: Pick<Headers, 'get'>,
+    options?: { cause?: unknown },
+  ) {
+    super(typeof body.error === 'string' ? body.error : `HTTP ${status}`, options);
     this.status = status;
     this.code = typeof body.code === 'string' ? body.code : 'HTTP_ERROR';
     this.details = Array.isArray(body.details) ? (body.details as EdgeshareError['details']) : undefined;
@@ -110,10 +126,16 @@ export class EdgeshareClient {
   }
 
   /** Uploads one file in one request (multipart). For files over ~95 MB use `uploadResumable`. */
-  async upload(file: Blob, options: UploadOptionsBase = {}): Promise<UploadRecord> {
+  async upload(file: Blob, options: UploadOneOptions = {}): Promise<UploadRecord> {
     const form = this.#form(options);
     form.append('file', file, options.filename ?? fileName(file));
-    return this.#json<UploadRecord>('POST', '/upload', { body: form });
+    const { onProgress, signal } = options;
+    const Xhr = (globalThis as { XMLHttpRequest?: new () => XhrLike }).XMLHttpRequest;
+    if (onProgress && Xhr) return this.#uploadWithXhr(new Xhr(), form, file.size, onProgress, signal);
+    onProgress?.(0, file.size);
+    const record = await this.#json<UploadRecord>('POST', '/upload', { body: form, signal });
+    onProgress?.(file.size, file.size);
+    return record;
   }
 
   /** Uploads several files in one request; each gets its own result (see BulkUploadResult). */
@@ -149,7 +171,7 @@ export class EdgeshareClient {
         onAfterResponse: (_request, response) => {
           fileId = response.getHeader('X-File-Id') ?? fileId;
         },
-        onError: (error) => reject(error),
+        onError: (error) => reject(tusError(error)),
         onSuccess: () => {
           const done = fileId ? this.get(fileId) : this.#fromUploadUrl(upload.url);
           done.then(resolve, reject);
@@ -230,6 +252,54 @@ export class EdgeshareClient {
     return response;
   }
 
+  /** The multipart POST through XMLHttpRequest, for its upload progress events. */
+  #uploadWithXhr(
+    xhr: XhrLike,
+    form: FormData,
+    size: number,
+    onProgress: (sent: number, total: number) => void,
+    signal: AbortSignal | undefined,
+  ): Promise<UploadRecord> {
+    return new Promise<UploadRecord>((resolve, reject) => {
+      if (signal?.aborted) return reject(signal.reason);
+      const abort = () => xhr.abort();
+      signal?.addEventListener('abort', abort, { once: true });
+      const settle = () => signal?.removeEventListener('abort', abort);
+      xhr.open('POST', this.api('/upload'));
+      for (const [name, value] of Object.entries(this.#headers())) xhr.setRequestHeader(name, value);
+      // The events count the whole multipart body; the caller wants bytes of the file.
+      xhr.upload.onprogress = (event) => {
+        if (event.lengthComputable && event.total > 0)
+          onProgress(Math.min(size, Math.round((event.loaded / event.total) * size)), size);
+      };
+      xhr.onload = () => {
+        settle();
+        let body: Partial<Record<string, unknown>> = {};
+        try {
+          body = JSON.parse(xhr.responseText) as Partial<Record<string, unknown>>;
+        } catch {
+          // Not our envelope: the status alone.
+        }
+        if (xhr.status >= 200 && xhr.status < 300 && body.success === true) {
+          onProgress(size, size);
+          resolve(body.data as UploadRecord);
+        } else {
+          reject(new EdgeshareError(xhr.status, body, { get: (name) => xhr.getResponseHeader(name) }));
+        }
+      };
+      xhr.onerror = () => {
+        settle();
+        reject(new TypeError(`could not reach ${this.baseUrl}`));
+      };
+      xhr.onabort = () => {
+        settle();
+        reject(signal?.reason ?? new Error('aborted'));
+      };
+      onProgress(0, size);
+      xhr.send(form);
+    });
+  }
+
   #form(options: UploadOptionsBase): FormData {
     const form = new FormData();
     if (options.isPublic !== undefined) form.append('isPublic', String(options.isPublic));
@@ -268,6 +338,43 @@ async function errorOf(response: Response): Promise<EdgeshareError> {
   }
   return new EdgeshareError(response.status, body, response.headers);
 }
+
+/** A tus request the server refused, as the EdgeshareError of its answer; anything else as it is. */
+function tusError(error: Error): Error {
+  const response = error instanceof DetailedError ? error.originalResponse : null;
+  if (!response || response.getStatus() < 400) return error;
+  let body: Partial<Record<string, unknown>> = {};
+  try {
+    body = JSON.parse(response.getBody()) as Partial<Record<string, unknown>>;
+  } catch {
+    // Not our envelope (HEAD answers have no body): the status alone.
+  }
+  return new EdgeshareError(
+    response.getStatus(),
+    body,
+    { get: (name) => response.getHeader(name) ?? null },
+    {
+      cause: error,
+    },
+  );
+}
+
+/** What `upload` uses of XMLHttpRequest (not in the Worker's or Node's type libraries). */
+type XhrLike = {
+  open(method: string, url: string): void;
+  setRequestHeader(name: string, value: string): void;
+  send(body: FormData): void;
+  abort(): void;
+  readonly status: number;
+  readonly responseText: string;
+  getResponseHeader(name: string): string | null;
+  readonly upload: {
+    onprogress: ((event: { loaded: number; total: number; lengthComputable: boolean }) => void) | null;
+  };
+  onload: (() => void) | null;
+  onerror: (() => void) | null;
+  onabort: (() => void) | null;
+};
 
 const isBlob = (value: unknown): value is Blob => typeof Blob !== 'undefined' && value instanceof Blob;
 

@@ -1,13 +1,17 @@
-// The pages for people that are not a share link: /keys (only with ADMIN_TOKEN set) and /docs.
+// The pages for people that are not a share link: the web app at /, /keys (only with ADMIN_TOKEN
+// set) and /docs.
 import { Hono } from 'hono';
 import type { AppEnv } from '../env';
 import { ApiError } from '../errors';
 import { DOCS_PAGE_CSP, docsPage } from './docs-page';
 import { KEYS_PAGE_CSP, keysPage } from './keys-page';
 import { pageHeaders } from './layout';
+import { WEB_APP_CSP, webAppPage } from './web-app-page';
 
 export function createPagesRouter() {
   const router = new Hono<AppEnv>();
+
+  router.get('/', (c) => c.html(webAppPage, 200, pageHeaders(WEB_APP_CSP)));
 
   // Without ADMIN_TOKEN there is no admin API, so no page for it either: the same 404 as any
   // unknown path.

@@ -25,6 +25,18 @@ describe('EdgeshareClient', () => {
     const uploaded = await client.upload(text('hello from the client'), { filename: 'hello.txt', expiresIn: 3600 });
     expect(uploaded).toMatchObject({ filename: expect.stringMatching(/^hello_/), size: 21, isPublic: true });
 
+    // Without XMLHttpRequest (Node) onProgress reports the start and the end.
+    const progress: [number, number][] = [];
+    const reported = await client.upload(text('progress'), {
+      filename: 'p.txt',
+      onProgress: (...at) => progress.push(at),
+    });
+    expect(progress).toEqual([
+      [0, 8],
+      [8, 8],
+    ]);
+    await client.delete(reported.id);
+
     const record = await client.get(uploaded.id);
     expect(record).toMatchObject({ id: uploaded.id, originalName: 'hello.txt', downloadCount: 0 });
     expect(record.expiresAt).not.toBeNull();
@@ -94,5 +106,11 @@ describe('EdgeshareClient', () => {
       status: 401,
       code: 'UNAUTHORIZED',
     });
+    // A tus request the server refuses is an EdgeshareError too, with tus-js-client's error as its cause.
+    const refused = await stranger
+      .uploadResumable(Buffer.from('resumable'), { filename: 'r.txt', tus: { retryDelays: null } })
+      .catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(EdgeshareError);
+    expect(refused).toMatchObject({ status: 401, code: 'UNAUTHORIZED', cause: expect.any(Error) });
   });
 });

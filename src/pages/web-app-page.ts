@@ -1,0 +1,96 @@
+// `/`: the web app. A static shell; /assets/app.js (built from src/web/ by scripts/assets.mjs)
+// takes the API key (kept in the browser, never in a URL) and does everything through the public
+// API on this origin with the typed client.
+import { html } from 'hono/html';
+import { EXPIRY_CHOICES, TUS_CHUNK_BYTES, TUS_FROM_BYTES } from '../web/settings';
+import { layout, pageCsp } from './layout';
+
+/** The app talks only to this origin's API (fetch, XMLHttpRequest, tus). */
+export const WEB_APP_CSP = pageCsp({ connect: "'self'" });
+
+export const WEB_APP_SCRIPT = '/assets/app.js';
+
+const MiB = 1024 * 1024;
+
+export const webAppPage = layout({
+  title: 'edgeshare: share files',
+  scripts: [WEB_APP_SCRIPT],
+  mainClass: 'wide',
+  head: html`<meta name="description" content="Upload files and share links to them.">`,
+  body: html`<h1>Share files</h1>
+<div id="banner" class="message" role="alert" hidden></div>
+<p id="live-status" class="visually-hidden" role="status"></p>
+
+<section id="key-section" class="panel" aria-labelledby="key-heading">
+<h2 id="key-heading">Your API key</h2>
+<form id="key-form">
+<input type="text" name="username" autocomplete="username" value="edgeshare API key" hidden>
+<div class="field"><label for="api-key">API key</label>
+<input id="api-key" name="key" type="password" autocomplete="current-password" spellcheck="false" required aria-describedby="api-key-hint">
+<span id="api-key-hint" class="hint">It starts with <code>esk_</code>; the service's admin gives it to you.</span></div>
+<div class="check"><input id="remember-key" type="checkbox"><label for="remember-key">Remember the key in this browser after the tab closes</label></div>
+<p class="hint">The key stays in this browser: in this tab's session storage, or in local storage if you tick the box. It is sent only to this service's API, in a request header, never in an address. “Forget key” removes it.</p>
+<button id="use-key" type="submit">Use key</button>
+</form>
+<noscript><p class="message error">The web app needs JavaScript. The <a href="/docs">API</a> works without it.</p></noscript>
+</section>
+
+<div id="app" hidden>
+<div class="row key-status"><p>Using the key <code id="key-prefix"></code>, kept <span id="key-place"></span>.</p><button id="forget-key" class="secondary" type="button">Forget key</button></div>
+
+<section aria-labelledby="upload-heading">
+<h2 id="upload-heading">Upload</h2>
+<div id="drop-zone" class="drop-zone">
+<p>Drag files here, paste them, or</p>
+<button id="choose-files" type="button">Choose files</button>
+<input id="file-input" type="file" multiple hidden aria-label="Files to upload">
+</div>
+<div class="row upload-options">
+<div class="check"><input id="upload-public" type="checkbox" checked><label for="upload-public">Public share links</label></div>
+<div class="inline-field"><label for="upload-expiry">Expires</label>
+<select id="upload-expiry"><option value="">Service default (usually never)</option>${EXPIRY_CHOICES.map(
+    (choice) => html`<option value="${choice.seconds}">In ${choice.label}</option>`,
+  )}</select></div>
+</div>
+<p class="hint">Files from ${TUS_FROM_BYTES / MiB} MiB on go up resumably (tus, in ${TUS_CHUNK_BYTES / MiB} MiB pieces); smaller ones in one request.</p>
+<ul id="uploads" class="uploads" aria-label="Uploads"></ul>
+<button id="clear-uploads" class="secondary clear-uploads" type="button" hidden>Clear finished uploads</button>
+</section>
+
+<section aria-labelledby="usage-heading">
+<h2 id="usage-heading">Storage</h2>
+<div class="usage">
+<label for="usage-bytes">Space used</label><meter id="usage-bytes" min="0" max="1" value="0"></meter><span id="usage-bytes-text"></span>
+<label for="usage-files">Files kept</label><meter id="usage-files" min="0" max="1" value="0"></meter><span id="usage-files-text"></span>
+</div>
+</section>
+
+<section aria-labelledby="files-heading">
+<div class="row"><h2 id="files-heading">Your files</h2><button id="refresh" class="secondary" type="button">Refresh</button></div>
+<form id="search-form" class="row search" role="search">
+<div class="inline-field"><label for="search">Search by name</label><input id="search" name="q" type="search" maxlength="255"></div>
+<div class="inline-field"><label for="sort">Order</label>
+<select id="sort"><option value="uploadedAt:desc">Newest first</option><option value="uploadedAt:asc">Oldest first</option><option value="size:desc">Largest first</option><option value="name:asc">Name, A to Z</option></select></div>
+<button type="submit">Search</button>
+</form>
+<div class="row bulk"><span class="check"><input id="select-all" type="checkbox"><label for="select-all">Select all on this page</label></span><button id="delete-selected" class="danger" type="button" disabled>Delete selected</button></div>
+<div class="table-wrap">
+<table class="files-table">
+<caption id="files-caption">Loading…</caption>
+<thead><tr><th scope="col"><span class="visually-hidden">Selected</span></th><th scope="col">Name</th><th scope="col">Size</th><th scope="col">Uploaded</th><th scope="col">Share link</th><th scope="col">Expires</th><th scope="col">Actions</th></tr></thead>
+<tbody id="files-body"></tbody>
+</table>
+</div>
+<nav class="row pager" aria-label="Pages of files"><button id="prev-page" class="secondary" type="button" disabled>Previous page</button><span id="page-info"></span><button id="next-page" class="secondary" type="button" disabled>Next page</button></nav>
+</section>
+
+<section aria-labelledby="sharex-heading">
+<h2 id="sharex-heading">ShareX</h2>
+<p>A <a href="https://getsharex.com/">ShareX</a> custom uploader for this service: screenshots, text and files go up in one request each (so up to about 95 MB), and ShareX copies the share link. Open the file with ShareX to add it.</p>
+<div class="check"><input id="sharex-with-key" type="checkbox"><label for="sharex-with-key">Put my API key in the file</label></div>
+<p class="hint">Without the key, edit the file and replace <code>esk_REPLACE_WITH_YOUR_API_KEY</code> before importing it. With it, the key is saved in plain text wherever the file goes.</p>
+<button id="sharex-download" type="button">Download edgeshare.sxcu</button>
+</section>
+<p class="muted">This page uses only the service's public API; its reference is at <a href="/docs">/docs</a>.</p>
+</div>`,
+});

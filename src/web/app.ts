@@ -1,0 +1,205 @@
+// The web app at `/`: paste an API key, upload files (progress per file; tus for large ones), get
+// share links, and manage your files and usage. Everything goes through the typed client to this
+// origin's public API (the page's CSP allows nothing else). Built into /assets/app.js by
+// scripts/assets.mjs.
+import { EdgeshareClient } from '../client/edgeshare.ts';
+import { byId, saveBlob } from './dom.ts';
+import { createFilesView } from './files-view.ts';
+import { describeError, formatBytes, formatCount, isUnauthorized, UNAUTHORIZED_TEXT } from './format.ts';
+import { forgetKey, type KeyPlace, keyPrefix, loadKey, saveKey } from './key-store.ts';
+import { sharexUploader } from './sharex.ts';
+import { createUploader } from './uploads.ts';
+
+const banner = byId('banner');
+const keySection = byId('key-section');
+const keyInput = byId<HTMLInputElement>('api-key');
+const appSection = byId('app');
+const liveStatus = byId('live-status');
+
+let client: EdgeshareClient | null = null;
+
+const newClient = (apiKey: string) => new EdgeshareClient({ baseUrl: location.origin, apiKey });
+
+function showBanner(text: string, kind: 'error' | 'ok' = 'error'): void {
+  banner.textContent = text;
+  banner.className = `message ${kind}`;
+  banner.hidden = false;
+}
+
+function hideBanner(): void {
+  banner.hidden = true;
+  banner.textContent = '';
+}
+
+const announce = (text: string) => {
+  liveStatus.textContent = text;
+};
+
+/** Every failure ends here: a refused key signs out, with the reason on top. */
+function fail(error: unknown): void {
+  if (isUnauthorized(error)) {
+    signOut();
+    showBanner(UNAUTHORIZED_TEXT);
+    return;
+  }
+  showBanner(describeError(error));
+}
+
+const files = createFilesView({
+  client: () => client,
+  onError: fail,
+  announce,
+  onChanged: () => void loadUsage(),
+});
+
+const uploader = createUploader(byId<HTMLUListElement>('uploads'), byId<HTMLButtonElement>('clear-uploads'), {
+  client: () => client,
+  settings: () => {
+    const expiry = byId<HTMLSelectElement>('upload-expiry').value;
+    return {
+      isPublic: byId<HTMLInputElement>('upload-public').checked,
+      expiresIn: expiry === '' ? undefined : Number(expiry),
+    };
+  },
+  onUploaded: () => {
+    void loadUsage();
+    void files.load();
+  },
+  onError: fail,
+});
+
+// ---- Key ----
+
+function signIn(key: string, place: KeyPlace): void {
+  client = newClient(key);
+  byId('key-prefix').textContent = keyPrefix(key);
+  byId('key-place').textContent =
+    place === 'local' ? 'in this browser until you forget it' : 'in this tab until it closes';
+  keySection.hidden = true;
+  appSection.hidden = false;
+  void loadUsage();
+  void files.load();
+}
+
+function signOut(): void {
+  client = null;
+  forgetKey();
+  files.clear();
+  appSection.hidden = true;
+  keySection.hidden = false;
+  keyInput.value = '';
+  keyInput.focus();
+}
+
+byId<HTMLFormElement>('key-form').addEventListener('submit', async (event) => {
+  event.preventDefault();
+  hideBanner();
+  const key = keyInput.value.trim();
+  const place: KeyPlace = byId<HTMLInputElement>('remember-key').checked ? 'local' : 'session';
+  const submit = byId<HTMLButtonElement>('use-key');
+  submit.disabled = true;
+  try {
+    // The key is checked once before it is kept.
+    await newClient(key).usage();
+    saveKey(key, place);
+    keyInput.value = '';
+    signIn(key, place);
+    byId('choose-files').focus();
+  } catch (error) {
+    showBanner(describeError(error));
+    keyInput.focus();
+  } finally {
+    submit.disabled = false;
+  }
+});
+
+byId('forget-key').addEventListener('click', () => {
+  signOut();
+  showBanner('The key is forgotten: this browser no longer keeps it.', 'ok');
+});
+
+// ---- Usage ----
+
+async function loadUsage(): Promise<void> {
+  if (!client) return;
+  try {
+    const usage = await client.usage();
+    const bytes = byId<HTMLMeterElement>('usage-bytes');
+    bytes.max = Math.max(usage.quotaBytes, 1);
+    bytes.high = bytes.max * 0.9;
+    bytes.value = usage.usedBytes + usage.reservedBytes;
+    const pending = usage.reservedBytes > 0 ? ` (${formatBytes(usage.reservedBytes)} of it uploading)` : '';
+    byId('usage-bytes-text').textContent =
+      `${formatBytes(usage.usedBytes + usage.reservedBytes)} of ${formatBytes(usage.quotaBytes)}${pending}`;
+    const count = byId<HTMLMeterElement>('usage-files');
+    count.max = Math.max(usage.maxFiles, 1);
+    count.high = count.max * 0.9;
+    count.value = usage.files + usage.reservedFiles;
+    byId('usage-files-text').textContent = `${formatCount(usage.files)} of ${formatCount(usage.maxFiles)} files`;
+  } catch (error) {
+    fail(error);
+  }
+}
+
+byId('refresh').addEventListener('click', () => {
+  hideBanner();
+  void loadUsage();
+  void files.load();
+});
+
+// ---- Choosing and dropping files ----
+
+const fileInput = byId<HTMLInputElement>('file-input');
+const dropZone = byId('drop-zone');
+
+function take(list: FileList | null | undefined): void {
+  if (!client || !list || list.length === 0) return;
+  hideBanner();
+  uploader.add([...list]);
+}
+
+byId('choose-files').addEventListener('click', () => fileInput.click());
+fileInput.addEventListener('change', () => {
+  take(fileInput.files);
+  fileInput.value = '';
+});
+
+const carriesFiles = (event: DragEvent) => event.dataTransfer?.types.includes('Files') ?? false;
+
+// The whole page takes a drop (a file dropped beside the zone must not replace the app).
+document.addEventListener('dragover', (event) => {
+  if (!carriesFiles(event) || appSection.hidden) return;
+  event.preventDefault();
+  if (event.dataTransfer) event.dataTransfer.dropEffect = 'copy';
+  dropZone.classList.add('dragging');
+});
+document.addEventListener('dragleave', (event) => {
+  if (event.relatedTarget === null) dropZone.classList.remove('dragging');
+});
+document.addEventListener('drop', (event) => {
+  if (!carriesFiles(event) || appSection.hidden) return;
+  event.preventDefault();
+  dropZone.classList.remove('dragging');
+  take(event.dataTransfer?.files);
+});
+document.addEventListener('paste', (event) => {
+  if (appSection.hidden || !event.clipboardData?.files.length) return;
+  event.preventDefault();
+  take(event.clipboardData.files);
+});
+
+// ---- ShareX ----
+
+byId('sharex-download').addEventListener('click', () => {
+  const withKey = byId<HTMLInputElement>('sharex-with-key').checked;
+  const key = withKey ? loadKey()?.key : undefined;
+  const text = sharexUploader(location.origin, key);
+  saveBlob(new Blob([text], { type: 'application/json' }), 'edgeshare.sxcu');
+  announce(withKey ? 'Downloaded edgeshare.sxcu, with your key in it.' : 'Downloaded edgeshare.sxcu.');
+});
+
+// ---- Start ----
+
+const stored = loadKey();
+if (stored) signIn(stored.key, stored.place);
+else signOut();

@@ -1,0 +1,41 @@
+// Text for people: sizes, dates, and what went wrong.
+import { EdgeshareError } from '../client/edgeshare.ts';
+
+export function formatBytes(bytes: number): string {
+  const units = ['KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
+  if (bytes < 1024) return `${bytes} ${bytes === 1 ? 'byte' : 'bytes'}`;
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${value.toFixed(1).replace(/\.0$/, '')} ${units[unit]}`;
+}
+
+const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+export const formatDate = (iso: string) => dateFormat.format(new Date(iso));
+
+export const formatCount = (count: number) => new Intl.NumberFormat().format(count);
+
+/** A refused key: the app forgets it and asks for another. */
+export const isUnauthorized = (error: unknown) => error instanceof EdgeshareError && error.status === 401;
+
+export const UNAUTHORIZED_TEXT =
+  'This API key was refused (401): it is invalid or has been revoked. Paste a valid key to go on.';
+
+/** One sentence for any failure: the API's own message and code, or what else happened. */
+export function describeError(error: unknown): string {
+  if (error instanceof EdgeshareError) {
+    if (error.status === 401) return UNAUTHORIZED_TEXT;
+    if (error.status === 429) {
+      const wait = error.retryAfter === undefined ? 'a little later' : `in ${error.retryAfter} seconds`;
+      return `Too many requests with this key (429). Try again ${wait}.`;
+    }
+    const details = (error.details ?? []).map((detail) => `${detail.field}: ${detail.message}`).join('; ');
+    return `${error.message} (${error.status} ${error.code})${details ? `: ${details}` : ''}`;
+  }
+  if (error instanceof DOMException && error.name === 'AbortError') return 'Cancelled.';
+  if (error instanceof TypeError) return 'Could not reach the service. Check the connection and try again.';
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,142 @@
+// The upload queue: one list item per file with its own progress bar, status, and afterwards its
+// share link and a copy button. Small files go in one multipart request, large ones through tus.
+import type { EdgeshareClient } from '../client/edgeshare.ts';
+import { button, copyText, h } from './dom.ts';
+import { describeError, formatBytes, isUnauthorized } from './format.ts';
+import { TUS_CHUNK_BYTES, TUS_FROM_BYTES, UPLOAD_CONCURRENCY } from './settings.ts';
+
+export type UploadSettings = { isPublic: boolean; expiresIn: number | undefined };
+
+type Hooks = {
+  client: () => EdgeshareClient | null;
+  settings: () => UploadSettings;
+  /** After each finished upload (the list and usage change). */
+  onUploaded: () => void;
+  /** Any failure, for the banner: a 401 signs out. */
+  onError: (error: unknown) => void;
+};
+
+type Job = { file: File; item: HTMLLIElement; run: () => Promise<void> };
+
+export function createUploader(list: HTMLUListElement, clear: HTMLButtonElement, hooks: Hooks) {
+  const waiting: Job[] = [];
+  let running = 0;
+
+  // "Clear finished" removes the items of uploads that are done or failed.
+  const finished = () => list.querySelectorAll('li[data-state="done"], li[data-state="error"]');
+  const updateClear = () => {
+    clear.hidden = finished().length === 0;
+  };
+  clear.addEventListener('click', () => {
+    for (const item of finished()) item.remove();
+    updateClear();
+  });
+  new MutationObserver(updateClear).observe(list, { subtree: true, attributes: true, attributeFilter: ['data-state'] });
+
+  const next = () => {
+    while (running < UPLOAD_CONCURRENCY && waiting.length > 0) {
+      const job = waiting.shift() as Job;
+      running++;
+      job.run().finally(() => {
+        running--;
+        next();
+      });
+    }
+  };
+
+  function add(files: Iterable<File>): void {
+    for (const file of files) {
+      const job = uploadItem(file, hooks);
+      list.prepend(job.item);
+      waiting.push(job);
+    }
+    next();
+  }
+
+  return { add };
+}
+
+function uploadItem(file: File, hooks: Hooks): Job {
+  const name = file.name || 'file';
+  const resumable = file.size >= TUS_FROM_BYTES;
+  const progress = h('progress', { attrs: { max: '100', value: '0', 'aria-label': `Upload of ${name}` } });
+  const status = h('span', { class: 'upload-status', text: 'Waiting…' });
+  const controller = new AbortController();
+  const cancel = button('Cancel', {
+    class: 'secondary',
+    attrs: { 'aria-label': `Cancel the upload of ${name}` },
+    onClick: () => controller.abort(new DOMException('cancelled', 'AbortError')),
+  });
+  const result = h('div', { class: 'upload-result' });
+  const item = h(
+    'li',
+    { class: 'upload', attrs: { 'data-state': 'waiting' } },
+    h(
+      'div',
+      { class: 'upload-head' },
+      h('span', { class: 'upload-name', text: name }),
+      h('span', { class: 'muted', text: `${formatBytes(file.size)}${resumable ? ' · resumable' : ''}` }),
+      cancel,
+    ),
+    progress,
+    status,
+    result,
+  );
+
+  const show = (sent: number, total: number) => {
+    const percent = total > 0 ? Math.floor((sent / total) * 100) : 100;
+    progress.value = percent;
+    status.textContent = `${percent} % · ${formatBytes(sent)} of ${formatBytes(total)}`;
+  };
+
+  const run = async () => {
+    const client = hooks.client();
+    if (controller.signal.aborted) return finish('error', 'Cancelled.');
+    if (!client) return finish('error', 'No API key: paste one above, then add the file again.');
+    item.dataset.state = 'uploading';
+    status.textContent = 'Starting…';
+    const { isPublic, expiresIn } = hooks.settings();
+    const options = { filename: name, isPublic, expiresIn, onProgress: show, signal: controller.signal };
+    try {
+      const record = resumable
+        ? await client.uploadResumable(file, { ...options, chunkSize: TUS_CHUNK_BYTES })
+        : await client.upload(file, options);
+      show(file.size, file.size);
+      finish('done', isPublic ? 'Uploaded.' : 'Uploaded, private: the share link works once you make it public.');
+      result.append(shareLink(name, record.shareUrl));
+      hooks.onUploaded();
+    } catch (error) {
+      const cancelled = controller.signal.aborted;
+      const text = cancelled
+        ? `Cancelled.${resumable ? ' Add the same file again to resume where it stopped.' : ''}`
+        : describeError(error);
+      finish('error', text);
+      if (!cancelled && isUnauthorized(error)) hooks.onError(error);
+    }
+  };
+
+  function finish(state: 'done' | 'error', text: string) {
+    item.dataset.state = state;
+    status.textContent = text;
+    status.classList.toggle('error-text', state === 'error');
+    cancel.remove();
+  }
+
+  return { file, item, run };
+}
+
+/** A read-only field with the link, a copy button and a status line. */
+export function shareLink(name: string, url: string): HTMLElement {
+  const field = h('input', {
+    class: 'share-url',
+    attrs: { readonly: '', value: url, spellcheck: 'false', 'aria-label': `Share link of ${name}` },
+  });
+  const note = h('span', { class: 'copy-status', attrs: { role: 'status' } });
+  const copy = button('Copy link', {
+    attrs: { 'aria-label': `Copy the share link of ${name}`, 'data-url': url },
+    onClick: async () => {
+      note.textContent = (await copyText(url, field)) ? 'Copied.' : 'Selected: press Ctrl+C (⌘C) to copy.';
+    },
+  });
+  return h('div', { class: 'row share-link' }, field, copy, note);
+}
