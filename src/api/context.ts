@@ -1,5 +1,3 @@
-// What the versioned routers take from a request's context: storage, origins, and doc helpers.
-import type { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { uploadTimeoutMs } from '../config';

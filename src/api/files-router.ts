@@ -1,7 +1,6 @@
 // One router per API version, built from the same routes, schemas and services.
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import type { AppEnv } from '../env';
-import { ApiError } from '../errors';
 import { type ApiVersion, fileRecord, uploadRecord } from '../files/records';
 import { deleteFile, downloadOwnedFile, getOwnedFile, listFiles } from '../files/service';
 import { uploadSingleFile } from '../files/upload-form';

@@ -164,7 +164,7 @@ export class KeyLimiter extends DurableObject<Env> {
   async authorize(request: AuthorizeRequest): Promise<AuthorizeResult> {
     const now = request.now ?? Date.now();
     const state = await this.#keyState(request.keyId, now);
-    if (!state || state.status !== 'active' || state.hash !== request.keyHash) return { limits: null, admission: null };
+    if (state?.status !== 'active' || state.hash !== request.keyHash) return { limits: null, admission: null };
     const limits = effectiveLimits(state.overrides, request.defaults);
     const quota = { quotaBytes: limits.storageQuotaBytes, maxFiles: limits.maxFiles, holdTtlMs: limits.holdTtlMs };
     const admission = await this.admit({

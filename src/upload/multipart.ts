@@ -267,7 +267,7 @@ export function splitParams(header: string): [string | undefined, ...[string, st
 /** RFC 8187 ext-value (`UTF-8''caf%C3%A9`); undefined when it cannot be decoded. */
 function decodeExtValue(value: string): string | undefined {
   const match = /^([A-Za-z0-9!#$%&+^_`{}~-]+)'[^']*'(.*)$/.exec(value);
-  if (!match || match[1]?.toLowerCase() !== 'utf-8') return undefined;
+  if (match?.[1]?.toLowerCase() !== 'utf-8') return undefined;
   try {
     return decodeURIComponent(match[2] ?? '');
   } catch {

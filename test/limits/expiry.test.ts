@@ -6,13 +6,11 @@ import { call, createKey } from '../helpers';
 import {
   type Auth,
   blobDeletionsOf,
-  blobKeys,
   deleteBulk,
   deleteOne,
   expectAccountSettled,
   expectError,
   expectStored,
-  keysFor,
   multipartOf,
   newKey,
   postMultipart,
