@@ -1,7 +1,8 @@
-import { Hono } from 'hono';
+import { Hono, type MiddlewareHandler } from 'hono';
 import { cors } from 'hono/cors';
 import { createFilesRouter } from './api/files-router';
 import { openApiDocument } from './api/openapi';
+import type { Config } from './config';
 import type { AppEnv } from './env';
 import { ApiError } from './errors';
 import { renderError } from './http/errors';
@@ -36,6 +37,51 @@ const V2_PATHS = {
   '/files/:id': ['GET', 'HEAD', 'PATCH', 'DELETE'],
 };
 
+// One CORS middleware per configuration (parsed once per env), not one per request.
+const corsFor = new WeakMap<Config, MiddlewareHandler>();
+
+function apiCors(config: Config): MiddlewareHandler {
+  const cached = corsFor.get(config);
+  if (cached) return cached;
+  const origins = config.CORS_ORIGINS;
+  const handler = cors({
+    origin: origins.includes('*') ? '*' : origins,
+    allowMethods: ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE', 'OPTIONS'],
+    // Every request header the API honours, so a browser's preflight lets them through.
+    allowHeaders: [
+      'Authorization',
+      'Content-Type',
+      'Range',
+      'If-None-Match',
+      'If-Modified-Since',
+      'If-Range',
+      'X-Request-Id',
+      ...TUS_REQUEST_HEADERS,
+    ],
+    // Beyond the safelisted ones (Content-Length, Content-Type, Last-Modified, …): what clients read.
+    exposeHeaders: [
+      'X-RateLimit-Limit',
+      'X-RateLimit-Remaining',
+      'X-RateLimit-Reset',
+      'Retry-After',
+      'Content-Disposition',
+      'Content-Range',
+      'Accept-Ranges',
+      'ETag',
+      'Content-Length',
+      'Last-Modified',
+      'Allow',
+      'WWW-Authenticate',
+      'Server-Timing',
+      'X-Request-Id',
+      ...TUS_RESPONSE_HEADERS,
+    ],
+    maxAge: 600,
+  });
+  corsFor.set(config, handler);
+  return handler;
+}
+
 export function createApp() {
   const app = new Hono<AppEnv>();
   app.onError(renderError);
@@ -51,43 +97,7 @@ export function createApp() {
   app.use(UPLOADS_PATH, tusProtocol());
   app.use(`${UPLOADS_PATH}/*`, tusProtocol());
 
-  app.use('/api/*', async (c, next) => {
-    const origins = c.get('config').CORS_ORIGINS;
-    return cors({
-      origin: origins.includes('*') ? '*' : origins,
-      allowMethods: ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE', 'OPTIONS'],
-      // Every request header the API honours, so a browser's preflight lets them through.
-      allowHeaders: [
-        'Authorization',
-        'Content-Type',
-        'Range',
-        'If-None-Match',
-        'If-Modified-Since',
-        'If-Range',
-        'X-Request-Id',
-        ...TUS_REQUEST_HEADERS,
-      ],
-      // Beyond the safelisted ones (Content-Length, Content-Type, Last-Modified, …): what clients read.
-      exposeHeaders: [
-        'X-RateLimit-Limit',
-        'X-RateLimit-Remaining',
-        'X-RateLimit-Reset',
-        'Retry-After',
-        'Content-Disposition',
-        'Content-Range',
-        'Accept-Ranges',
-        'ETag',
-        'Content-Length',
-        'Last-Modified',
-        'Allow',
-        'WWW-Authenticate',
-        'Server-Timing',
-        'X-Request-Id',
-        ...TUS_RESPONSE_HEADERS,
-      ],
-      maxAge: 600,
-    })(c, next);
-  });
+  app.use('/api/*', (c, next) => apiCors(c.get('config'))(c, next));
 
   const v1 = createFilesRouter('v1');
   const v2 = createFilesRouter('v2');
