@@ -83,7 +83,6 @@ export const authenticate = (options: AuthOptions = {}) =>
     // No credentials at all costs nothing and guesses nothing: a plain 401.
     if (!header) throw unauthorized();
     const address = clientAddress(c.req.raw.headers);
-    refuseIfBlocked(address, 'api');
     const config = c.get('config');
     const timings = c.get('timings');
     const refuse = async (hash?: string): Promise<never> => {
@@ -92,8 +91,11 @@ export const authenticate = (options: AuthOptions = {}) =>
     };
 
     const token = bearerToken(header);
-    if (!token || !API_KEY_PATTERN.test(token)) return refuse();
-    const hash = await sha256Hex(token);
+    const hash = token && API_KEY_PATTERN.test(token) ? await sha256Hex(token) : undefined;
+    // A blocked address gets no key looked up (no D1, no guess checked): only keys this isolate
+    // has already seen valid go on, so its other users' work is not cut off with it.
+    if (!hash || !knownKeys.has(hash)) refuseIfBlocked(address, 'api');
+    if (!hash) return refuse();
     const keyId = await measure(timings, 'auth', () => keyIdOf(c.env.DB, hash));
     if (!keyId) return refuse();
 
