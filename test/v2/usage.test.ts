@@ -1,6 +1,6 @@
 // GET /api/v2/usage: the key's account (used, reserved) and its limits, from its own object.
 import { env } from 'cloudflare:test';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { getConfig } from '../../src/config';
 import { call, createKey, filePartHeaders, rawMultipart, TEST_BOUNDARY, type TestEnv } from '../helpers';
 import { eventually, gatedBody, MULTIPART, textBytes } from '../limits/limits-helpers-store';
@@ -99,6 +99,8 @@ describe('GET /api/v2/usage', () => {
   });
 
   it('answers 503 when the key’s object cannot be reached (the key is still checked)', async () => {
+    // The outage is logged, as it should be; keep that expected line out of the test output.
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => undefined);
     const { auth } = await createKey();
     const unreachable = {
       getByName: () => {
@@ -109,6 +111,8 @@ describe('GET /api/v2/usage', () => {
     await expectError(response, 503, 'SERVICE_UNAVAILABLE');
     const bad = await call('/api/v2/usage', { headers: { Authorization: 'Bearer esk_nope' } });
     await expectError(bad, 401, 'UNAUTHORIZED');
+    expect(logged.mock.calls.some(([line]) => String(line).includes('rate limiter unreachable'))).toBe(true);
+    logged.mockRestore();
   });
 
   it('is v2 only, and GET only', async () => {
