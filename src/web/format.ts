@@ -1,17 +1,8 @@
 // Text for people: sizes, dates, and what went wrong.
 import { EdgeshareError } from '../client/edgeshare.ts';
 
-export function formatBytes(bytes: number): string {
-  const units = ['KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
-  if (bytes < 1024) return `${bytes} ${bytes === 1 ? 'byte' : 'bytes'}`;
-  let value = bytes / 1024;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return `${value.toFixed(1).replace(/\.0$/, '')} ${units[unit]}`;
-}
+// The same sizes as the server-rendered pages.
+export { formatBytes } from '../http/format.ts';
 
 const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 export const formatDate = (iso: string) => dateFormat.format(new Date(iso));
