@@ -17,6 +17,7 @@ import {
   readJson,
   type Success,
   type UploadRecord,
+  uploadOk,
   VERSIONS,
 } from '../helpers';
 import { type BulkUploadBody, bulkUpload, filesForm } from '../v2/v2-helpers';
@@ -60,13 +61,8 @@ describe.each(VERSIONS)('upload through %s', (version) => {
     it('keeps a Unicode original name sent by a FormData client, and offers it back in filename*', async () => {
       const { auth } = await createKey();
       const name = 'résumé 日本.txt';
-      const response = await call(api(version, '/upload'), {
-        method: 'POST',
-        headers: auth,
-        body: form([{ filename: name, type: 'text/plain', content: 'cv' }]),
-      });
-      expect(response.status).toBe(201);
-      const { data } = await readJson<Success<UploadRecord>>(version, response);
+      // uploadOk fails the test unless the answer is 201.
+      const data = await uploadOk(auth, { filename: name, type: 'text/plain', content: 'cv' }, {}, version);
       expect((await getRecord(auth, data.id, version)).originalName).toBe(name);
       expect(data.filename).toMatch(SAFE_STORED_NAME);
       expect(data.filename.endsWith('.txt')).toBe(true);
@@ -101,13 +97,8 @@ describe.each(VERSIONS)('upload through %s', (version) => {
     it('transliterates the ASCII fallback and the stored name alike (résumé → resume)', async () => {
       const { auth } = await createKey();
       const name = 'résumé 名前 🎉.txt';
-      const response = await call(api(version, '/upload'), {
-        method: 'POST',
-        headers: auth,
-        body: form([{ filename: name, type: 'text/plain', content: 'cv' }]),
-      });
-      expect(response.status).toBe(201);
-      const { data } = await readJson<Success<UploadRecord>>(version, response);
+      // uploadOk fails the test unless the answer is 201.
+      const data = await uploadOk(auth, { filename: name, type: 'text/plain', content: 'cv' }, {}, version);
       expect(data.filename).toMatch(/^resume_[A-Za-z0-9_-]{22}\.txt$/);
       const { fallback } = await expectDisposition(version, auth, data.id, name);
       expect(fallback).toBe('resume.txt');
