@@ -15,13 +15,22 @@ import { effectiveLimits } from '../limiter/limits';
 import { log } from '../log';
 import { findActiveKeyByHash, findActiveKeyIdByHash, overridesOf } from '../storage/keys-repo';
 
-const keyDefaults = (config: Config): KeyLimits => ({
-  rateLimitRequests: config.RATE_LIMIT_REQUESTS,
-  rateLimitWindowSeconds: config.RATE_LIMIT_WINDOW_SECONDS,
-  storageQuotaBytes: config.STORAGE_QUOTA_BYTES,
-  maxFiles: config.MAX_FILES_PER_KEY,
-  holdTtlMs: holdTtlMs(config),
-});
+// The configured limits, built once per parsed configuration (config is cached per env).
+const defaultsFor = new WeakMap<Config, KeyLimits>();
+function keyDefaults(config: Config): KeyLimits {
+  let defaults = defaultsFor.get(config);
+  if (!defaults) {
+    defaults = {
+      rateLimitRequests: config.RATE_LIMIT_REQUESTS,
+      rateLimitWindowSeconds: config.RATE_LIMIT_WINDOW_SECONDS,
+      storageQuotaBytes: config.STORAGE_QUOTA_BYTES,
+      maxFiles: config.MAX_FILES_PER_KEY,
+      holdTtlMs: holdTtlMs(config),
+    };
+    defaultsFor.set(config, defaults);
+  }
+  return defaults;
+}
 
 // Key hash → key id, for keys found active. The mapping never changes, so it needs no expiry;
 // whether the key is still active is the key's object's to say, on every request.
