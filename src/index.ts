@@ -5,6 +5,7 @@ import { sweep } from './maintenance/sweep';
 
 export { AuthGuard } from './limiter/auth-guard';
 export { KeyLimiter } from './limiter/key-limiter';
+export { FileRequestCounter, RequestThrottle } from './requests/counter-object';
 export { TusUpload } from './uploads/upload-object';
 
 const app = createApp();

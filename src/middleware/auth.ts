@@ -17,7 +17,7 @@ import { findActiveKeyByHash, findActiveKeyIdByHash, overridesOf } from '../stor
 
 // The configured limits, built once per parsed configuration (config is cached per env).
 const defaultsFor = new WeakMap<Config, KeyLimits>();
-function keyDefaults(config: Config): KeyLimits {
+export function keyDefaults(config: Config): KeyLimits {
   let defaults = defaultsFor.get(config);
   if (!defaults) {
     defaults = {
