@@ -1,6 +1,6 @@
 // Changing a file an owner keeps: who can open its share link, its name, its expiry.
 import { ApiError, validationError } from '../errors';
-import { rescheduleFiles } from '../limiter/client';
+import { rescheduleFiles } from '../limiter/key-limiter-client';
 import { type FileChanges, type FileRow, updateOwnedFile } from '../storage/files-repo';
 import { isoNow } from '../time';
 import { cleanName } from './names';

@@ -1,7 +1,7 @@
 // POST /upload/bulk (v2): many `files` parts, one isPublic/expiresIn for all, per-file results.
 import { ApiError, type ErrorCode, validationError } from '../errors';
+import { MultipartError, MultipartReader } from '../lib/multipart';
 import type { FileRow } from '../storage/files-repo';
-import { MultipartError, MultipartReader } from '../upload/multipart';
 import { cleanOriginalName } from './names';
 import {
   type PendingFile,

@@ -1,7 +1,7 @@
 // POST /upload: one `file` part plus optional fields, streamed part by part.
 import { validationError } from '../errors';
+import { MultipartReader } from '../lib/multipart';
 import type { FileRow } from '../storage/files-repo';
-import { MultipartReader } from '../upload/multipart';
 import {
   fileTooLarge,
   type PendingFile,

@@ -9,13 +9,13 @@ import { isRunnableType, runnableExtension } from '../files/runnable';
 import { deleteFile, getOwnedFile } from '../files/service';
 import { FILE_ID_PATTERN, fileTooLarge, newFileId, recordFiles, recordOptions, uploadError } from '../files/upload';
 import { UploadSession } from '../files/upload-session';
-import { type LimiterNamespace, QuotaTicket, releaseHold, reserveUpload } from '../limiter/client';
+import { type LimiterNamespace, QuotaTicket, releaseHold, reserveUpload } from '../limiter/key-limiter-client';
 import { log } from '../log';
 import { blobKey } from '../storage/blobs';
 import type { FileRow } from '../storage/files-repo';
 import { type AppendResult, appendToUpload } from './part-writer';
 import { type Checksum, maxUploadLength, parseMetadata, partSizeFor } from './protocol';
-import type { TusUpload, UploadMeta, UploadSnapshot, UploadView } from './upload-object';
+import type { TusUpload, UploadMeta, UploadSnapshot, UploadView } from './tus-upload-object';
 
 export type UploadNamespace = DurableObjectNamespace<TusUpload>;
 
