@@ -3,10 +3,10 @@ import { ApiError, validationError } from '../errors';
 import { rescheduleFiles } from '../limiter/key-limiter-client';
 import { type FileChanges, type FileRow, updateOwnedFile } from '../storage/files-repo';
 import { isoNow } from '../time';
+import { FILE_ID_PATTERN } from './ids';
 import { cleanName } from './names';
 import type { RemovalDeps } from './removal';
 import { runnableExtension } from './runnable';
-import { FILE_ID_PATTERN } from './upload';
 
 /** The longest expiry an upload may ask for; a change may not go further ahead. */
 export const MAX_EXPIRY_SECONDS = 31_536_000;
