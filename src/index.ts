@@ -3,10 +3,10 @@ import { getConfig, orphanGraceMs } from './config';
 import { log } from './log';
 import { sweep } from './maintenance/sweep';
 
-export { AuthGuard } from './limiter/auth-guard';
-export { KeyLimiter } from './limiter/key-limiter';
+export { AuthGuard } from './limiter/auth-guard-object';
+export { KeyLimiter } from './limiter/key-limiter-object';
 export { FileRequestCounter, RequestThrottle } from './requests/counter-object';
-export { TusUpload } from './uploads/upload-object';
+export { TusUpload } from './tus/tus-upload-object';
 
 const app = createApp();
 

@@ -2,7 +2,7 @@
 import type { ApiKeyContext } from '../env';
 import { ApiError } from '../errors';
 import { formatBytes } from '../http/format';
-import { type LimiterNamespace, QuotaTicket } from '../limiter/client';
+import { type LimiterNamespace, QuotaTicket } from '../limiter/key-limiter-client';
 import { log } from '../log';
 import type { RequestCounts, RequestLimits, SlotGrant, SlotResult, WindowResult } from './counter-contract';
 import type { FileRequestCounter, RequestThrottle } from './counter-object';

@@ -3,7 +3,7 @@
 import type { Config } from '../config';
 import { ApiError, validationError } from '../errors';
 import { isAllowed } from '../files/file-type';
-import { randomBase64Url } from '../keys/key-material';
+import { randomBase64Url } from '../lib/crypto';
 import {
   closeOwnedRequest,
   findOwnedRequest,
