@@ -12,6 +12,9 @@ import { authenticate } from './middleware/auth';
 import { perf } from './middleware/perf';
 import { loadConfig, requestContext } from './middleware/request-context';
 import { createPagesRouter } from './pages/router';
+import { documentRequestUploads } from './requests/openapi';
+import { createRequestPublicRouter, REQUEST_TUS_PATHS } from './requests/public-router';
+import { addRequestRoutes, REQUEST_PATHS } from './requests/routes';
 import { createShareRouter } from './share/router';
 import { isUncountedTransfer, TUS_REQUEST_HEADERS, TUS_RESPONSE_HEADERS, tusProtocol, UPLOADS_PATH } from './tus/http';
 import { documentUploads } from './tus/openapi';
@@ -29,6 +32,7 @@ const V2_PATHS = {
   '/usage': ['GET'],
   ...FILE_PATHS,
   '/files/:id': ['GET', 'HEAD', 'PATCH', 'DELETE'],
+  ...REQUEST_PATHS,
 };
 
 // One CORS middleware per configuration (parsed once per env), not one per request.
@@ -90,12 +94,15 @@ export function createApp() {
   // tus: Tus-Resumable on every answer, 412 for another version, discovery on OPTIONS (before CORS answers it).
   app.use(UPLOADS_PATH, tusProtocol());
   app.use(`${UPLOADS_PATH}/*`, tusProtocol());
+  for (const path of REQUEST_TUS_PATHS) app.use(path, tusProtocol());
 
   app.use('/api/*', (c, next) => apiCors(c.get('config'))(c, next));
 
   const v1 = createFilesRouter('v1');
   const v2 = createFilesRouter('v2');
   documentUploads(v2.openAPIRegistry);
+  addRequestRoutes(v2);
+  documentRequestUploads(v2.openAPIRegistry);
   // The API descriptions are public: registered before auth (and _perf), so neither reaches them.
   // Each documents what its version's router registers; a route mounted under /api/vN some other
   // way (the tus uploads) must add its operations to that router's openAPIRegistry, or
@@ -107,6 +114,8 @@ export function createApp() {
     app.get(`/api/${version}/openapi.json`, (c) => c.json(openApiDocument(router, version, new URL(c.req.url).origin)));
   }
 
+  // File requests' public paths carry no key (the URL is the capability): before authentication.
+  app.route('/api/v2', createRequestPublicRouter());
   app.use('/api/*', authenticate({ uncounted: isUncountedTransfer }));
   addFallbacks(v1, FILE_PATHS);
   addFallbacks(v2, V2_PATHS);

@@ -17,7 +17,13 @@ export const UploadFieldsSchema = z.object({
     .optional(),
 });
 
-export type RecordOptions = { isPublic: boolean; expiresInSeconds: number | undefined; now?: number };
+export type RecordOptions = {
+  isPublic: boolean;
+  expiresInSeconds: number | undefined;
+  now?: number;
+  /** The file request the file came through (src/requests/), if any. */
+  requestId?: string;
+};
 
 const FIELD_NAMES = new Set(['isPublic', 'expiresIn']);
 const MAX_FIELD_BYTES = 1024;

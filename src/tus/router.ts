@@ -10,6 +10,7 @@ import { countRequest, rateLimited } from '../limiter/key-limiter-client';
 import { effectiveMethod } from './http';
 import { httpDate, isOffsetStream, parseChecksum, parseSize } from './protocol';
 import {
+  type AppendBody,
   type AppendOutcome,
   appendToOwnUpload,
   createUpload,
@@ -18,6 +19,7 @@ import {
   uploadedFile,
   uploadStatus,
 } from './service';
+import type { UploadView } from './tus-upload-object';
 
 function deps(c: Context<AppEnv>): UploadsDeps {
   return {
@@ -38,7 +40,7 @@ function contentLength(c: Context<AppEnv>): number | undefined {
 }
 
 /** Headers of a PATCH (or creation-with-upload) answer: the new offset, and the file once complete. */
-function appendHeaders(outcome: AppendOutcome): Record<string, string> {
+export function appendHeaders(outcome: AppendOutcome): Record<string, string> {
   const headers: Record<string, string> = { 'Upload-Offset': String(outcome.offset) };
   if (outcome.complete) headers['X-File-Id'] = outcome.fileId;
   else headers['Upload-Expires'] = httpDate(outcome.expiresAt);
@@ -65,6 +67,11 @@ async function countedMiss(c: Context<AppEnv>, error: unknown): Promise<never> {
 
 async function head(c: Context<AppEnv>, id: string): Promise<Response> {
   const status = await uploadStatus(deps(c), id).catch((error: unknown) => countedMiss(c, error));
+  return c.body(null, 204, statusHeaders(status));
+}
+
+/** The headers of a HEAD answer; 410 for an upload that ended without a file. */
+export function statusHeaders(status: UploadView): Record<string, string> {
   if (status.status === 'terminated' || status.status === 'expired') throw new ApiError('UPLOAD_GONE');
   const headers: Record<string, string> = {
     'Upload-Offset': String(status.offset),
@@ -74,29 +81,83 @@ async function head(c: Context<AppEnv>, id: string): Promise<Response> {
   if (status.metadata) headers['Upload-Metadata'] = status.metadata;
   if (status.status === 'active') headers['Upload-Expires'] = httpDate(status.expiresAt);
   else headers['X-File-Id'] = status.id;
-  return c.body(null, 204, headers);
+  return headers;
 }
 
-async function patch(c: Context<AppEnv>, id: string): Promise<Response> {
+/** What a PATCH sends: its offset, its body and checksum (415 without the tus content type). */
+export function patchBody(c: Context<AppEnv>): AppendBody {
   if (!isOffsetStream(c.req.header('content-type'))) {
     throw new ApiError(
       'UNSUPPORTED_MEDIA_TYPE',
       'A PATCH must be sent with Content-Type: application/offset+octet-stream',
     );
   }
-  const offset = parseSize(c.req.header('upload-offset'), 'Upload-Offset');
-  const request = {
-    offset,
+  return {
+    offset: parseSize(c.req.header('upload-offset'), 'Upload-Offset'),
     body: c.req.raw.body,
     contentLength: contentLength(c),
     checksum: parseChecksum(c.req.header('upload-checksum')),
     signal: c.req.raw.signal,
   };
-  const work = appendToOwnUpload(deps(c), id, request);
-  // The PATCH finishes (or keeps what arrived) even when its client goes away mid-body.
+}
+
+/** Runs an append so that it finishes (or keeps what arrived) even when its client goes away mid-body. */
+export function untilDone<T>(c: Context<AppEnv>, work: Promise<T>): Promise<T> {
   c.executionCtx.waitUntil(work.catch(() => undefined));
+  return work;
+}
+
+async function patch(c: Context<AppEnv>, id: string): Promise<Response> {
+  const work = untilDone(c, appendToOwnUpload(deps(c), id, patchBody(c)));
   const outcome = await work.catch((error: unknown) => countedMiss(c, error));
   return c.body(null, 204, appendHeaders(outcome));
+}
+
+/**
+ * A creation's headers: its length, and the first bytes when the body carries them (an empty
+ * upload counts as sent at once). 400 for a deferred length, 415 for bytes of another type.
+ */
+export function creationRequest(c: Context<AppEnv>): { length: number; metadata?: string; first?: AppendBody } {
+  if (c.req.header('upload-defer-length') !== undefined) {
+    throw validationError('Upload-Defer-Length', 'deferred length is not supported: send Upload-Length');
+  }
+  const length = parseSize(c.req.header('upload-length'), 'Upload-Length');
+  const bodyLength = contentLength(c);
+  const withBody = bodyLength !== 0 && c.req.raw.body !== null;
+  if (withBody && !isOffsetStream(c.req.header('content-type'))) {
+    throw new ApiError(
+      'UNSUPPORTED_MEDIA_TYPE',
+      'Bytes sent at creation need Content-Type: application/offset+octet-stream',
+    );
+  }
+  const checksum = parseChecksum(c.req.header('upload-checksum'));
+  const metadata = c.req.header('upload-metadata');
+  if (!withBody && length !== 0) return { length, metadata };
+  const body = withBody ? c.req.raw.body : null;
+  return { length, metadata, first: { offset: 0, body, contentLength: bodyLength, checksum, signal: c.req.raw.signal } };
+}
+
+/**
+ * The 201 of a creation: Location, and when the first bytes came with it, the append's outcome.
+ * An error of that append carries Location too: the upload exists, and a client can still find
+ * it (and resume, unless the error ended it).
+ */
+export async function created(
+  c: Context<AppEnv>,
+  upload: UploadView,
+  location: string,
+  append?: () => Promise<AppendOutcome>,
+): Promise<Response> {
+  const headers: Record<string, string> = { Location: location, 'Upload-Expires': httpDate(upload.expiresAt) };
+  if (append) {
+    const outcome = await untilDone(c, append()).catch((error: unknown) => {
+      if (error instanceof ApiError) error.headers.Location = location;
+      throw error;
+    });
+    Object.assign(headers, appendHeaders(outcome));
+    if (outcome.complete) delete headers['Upload-Expires'];
+  }
+  return c.body(null, 201, headers);
 }
 
 async function terminate(c: Context<AppEnv>, id: string): Promise<Response> {
@@ -109,37 +170,11 @@ export function createUploadsRouter() {
 
   // Creation, and creation with upload when the body carries the first bytes.
   router.post('/uploads', async (c) => {
-    if (c.req.header('upload-defer-length') !== undefined) {
-      throw validationError('Upload-Defer-Length', 'deferred length is not supported: send Upload-Length');
-    }
-    const length = parseSize(c.req.header('upload-length'), 'Upload-Length');
-    const bodyLength = contentLength(c);
-    const withBody = bodyLength !== 0 && c.req.raw.body !== null;
-    if (withBody && !isOffsetStream(c.req.header('content-type'))) {
-      throw new ApiError(
-        'UNSUPPORTED_MEDIA_TYPE',
-        'Bytes sent at creation need Content-Type: application/offset+octet-stream',
-      );
-    }
-    const checksum = parseChecksum(c.req.header('upload-checksum'));
-    const upload = await createUpload(deps(c), { length, metadata: c.req.header('upload-metadata') });
-    const location = uploadUrl(c, upload.id);
-    const headers: Record<string, string> = { Location: location, 'Upload-Expires': httpDate(upload.expiresAt) };
+    const { length, metadata, first } = creationRequest(c);
+    const upload = await createUpload(deps(c), { length, metadata });
     // An empty upload is complete at once; otherwise the body (if any) is the first PATCH.
-    if (withBody || length === 0) {
-      const body = withBody ? c.req.raw.body : null;
-      const request = { offset: 0, body, contentLength: bodyLength, checksum, signal: c.req.raw.signal };
-      const work = appendToOwnUpload(deps(c), upload.id, request);
-      c.executionCtx.waitUntil(work.catch(() => undefined));
-      const outcome = await work.catch((error: unknown) => {
-        // The upload exists: a client can still find it (and resume, unless the error ended it).
-        if (error instanceof ApiError) error.headers.Location = location;
-        throw error;
-      });
-      Object.assign(headers, appendHeaders(outcome));
-      if (outcome.complete) delete headers['Upload-Expires'];
-    }
-    return c.body(null, 201, headers);
+    const append = first && (() => appendToOwnUpload(deps(c), upload.id, first));
+    return created(c, upload, uploadUrl(c, upload.id), append);
   });
 
   // Hono answers HEAD with the GET route (it dispatches HEAD as GET): one handler for both.

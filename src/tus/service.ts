@@ -30,6 +30,8 @@ export type UploadsDeps = {
   config: Config;
   key: ApiKeyContext;
   waitUntil: (promise: Promise<unknown>) => void;
+  /** Set for an upload through a file request (src/requests/): its file records the request. */
+  requestId?: string;
 };
 
 /** An upload is named by its id, which is also the id of the file it becomes. */
@@ -214,7 +216,11 @@ async function recordUpload(
       stored: Promise.resolve(result.blob),
     };
     const fileDeps = { bucket, db: deps.db, limiter: deps.limiter, config, key, session };
-    const options = { isPublic: upload.meta.isPublic, expiresInSeconds: upload.meta.expiresInSeconds };
+    const options = {
+      isPublic: upload.meta.isPublic,
+      expiresInSeconds: upload.meta.expiresInSeconds,
+      requestId: deps.requestId,
+    };
     const { rows, failures } = await recordFiles(fileDeps, [file], options);
     const row = rows[0];
     if (!row) throw failures.get(upload.id) ?? new Error('recordFiles returned no row');
