@@ -2,7 +2,10 @@ import { DurableObject } from 'cloudflare:workers';
 import type { RequestCounts, SlotGrant, SlotRequest, SlotResult, WindowResult } from './counter-contract';
 
 type Hold = { files: number; bytes: number; until: number };
-type State = { files: number; bytes: number; received: string[]; holds: Record<string, Hold> };
+/** `ended`: the latest uploads ended before their last byte (so a late request to one is told why). */
+type State = { files: number; bytes: number; received: string[]; holds: Record<string, Hold>; ended?: string[] };
+
+const MAX_ENDED = 1000;
 type WindowState = { start: number; count: number };
 
 const STATE_KEY = 'state';
@@ -54,11 +57,12 @@ export class FileRequestCounter extends DurableObject<Env> {
     return { files: state.files, bytes: state.bytes };
   }
 
-  /** Gives a hold back. */
-  release(holdId: string): void {
+  /** Gives a hold back; `ended`: its upload ended unfinished (remembered for later requests to it). */
+  release(holdId: string, ended = false): void {
     const state = this.#state(Date.now());
-    if (!state.holds[holdId]) return;
+    if (!state.holds[holdId] && !ended) return;
     delete state.holds[holdId];
+    if (ended) state.ended = [...(state.ended ?? []).filter((id) => id !== holdId), holdId].slice(-MAX_ENDED);
     this.#save(state);
   }
 
@@ -73,10 +77,11 @@ export class FileRequestCounter extends DurableObject<Env> {
   }
 
   /** Whether an upload (a tus upload's id is its hold's id) belongs to this request. */
-  knows(id: string): 'held' | 'received' | null {
+  knows(id: string): 'held' | 'received' | 'ended' | null {
     const state = this.#state(Date.now());
     if (state.holds[id]) return 'held';
-    return state.received.includes(id) ? 'received' : null;
+    if (state.received.includes(id)) return 'received';
+    return state.ended?.includes(id) ? 'ended' : null;
   }
 
   /** The ids of the holds now open (the request's unfinished uploads). */

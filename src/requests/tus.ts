@@ -93,11 +93,18 @@ export async function createRequestUpload(c: Context<AppEnv>, request: RequestWi
 const slotRefused = (full: 'files' | 'bytes' | null, request: RequestWithOwner) =>
   full === 'files' ? new ApiError('REQUEST_FULL') : overRequestBytes(request.max_bytes);
 
-/** The upload must be one of this request's (its hold, or a file it received): else 404. */
-async function requireOwnUpload(stub: CounterStub, id: string): Promise<'held' | 'received'> {
+/**
+ * The upload must be one of this request's (held, or a file it received): else 404. One that
+ * ended unfinished is 410: the request's reason when it is closed or expired, else UPLOAD_GONE.
+ */
+async function requireOwnUpload(stub: CounterStub, request: RequestWithOwner, id: string): Promise<'held' | 'received'> {
   if (!FILE_ID_PATTERN.test(id)) throw uploadNotFound();
   const known = await onCounter(stub, (counter) => counter.knows(id));
   if (!known) throw uploadNotFound();
+  if (known === 'ended') {
+    const status = requestStatus(request);
+    throw status === 'closed' || status === 'expired' ? requestGone(status) : new ApiError('UPLOAD_GONE');
+  }
   return known;
 }
 
@@ -118,14 +125,14 @@ async function endUpload(deps: { uploads: UploadsDeps['uploads']; key: { id: str
   await uploadObject(deps.uploads, id)
     .terminate({ keyId: deps.key.id })
     .catch((error: unknown) => log('error', 'request upload not terminated', { uploadId: id, error: String(error) }));
-  await releaseSlot(stub, id);
+  await releaseSlot(stub, id, true);
 }
 
 /** PATCH on an upload of the request. */
 export async function patchRequestUpload(c: Context<AppEnv>, request: RequestWithOwner, id: string) {
   const deps = tusDeps(c, request);
   const stub = counterOf(c.env.FILE_REQUESTS, request.id);
-  const known = await requireOwnUpload(stub, id);
+  const known = await requireOwnUpload(stub, request, id);
   if (known === 'held') await refuseIfEnded(deps, stub, request, id);
   const outcome = await appendToRequestUpload(c, deps, request, stub, id, patchBody(c));
   return c.body(null, 204, appendHeaders(outcome));
@@ -158,7 +165,7 @@ async function appendToRequestUpload(
   } catch (error) {
     // An upload the error ended (a refused type, a failed commit) gives its slot back.
     const status = await uploadStatus(deps, id).catch(() => undefined);
-    if (status && status.status !== 'active' && status.status !== 'completed') await releaseSlot(stub, id);
+    if (status && status.status !== 'active' && status.status !== 'completed') await releaseSlot(stub, id, true);
     throw error;
   }
   if (outcome.complete) await received(c, deps, request, stub, id);
@@ -181,7 +188,7 @@ async function received(c: Context<AppEnv>, deps: UploadsDeps, request: RequestW
 export async function headRequestUpload(c: Context<AppEnv>, request: RequestWithOwner, id: string) {
   const deps = tusDeps(c, request);
   const stub = counterOf(c.env.FILE_REQUESTS, request.id);
-  if ((await requireOwnUpload(stub, id)) === 'held') await refuseIfEnded(deps, stub, request, id);
+  if ((await requireOwnUpload(stub, request, id)) === 'held') await refuseIfEnded(deps, stub, request, id);
   return c.body(null, 204, statusHeaders(await uploadStatus(deps, id)));
 }
 
@@ -189,7 +196,7 @@ export async function headRequestUpload(c: Context<AppEnv>, request: RequestWith
 export async function terminateRequestUpload(c: Context<AppEnv>, request: RequestWithOwner, id: string) {
   const deps = tusDeps(c, request);
   const stub = counterOf(c.env.FILE_REQUESTS, request.id);
-  if ((await requireOwnUpload(stub, id)) === 'received') throw uploadNotFound();
+  if ((await requireOwnUpload(stub, request, id)) === 'received') throw uploadNotFound();
   await endUpload(deps, stub, id);
   return c.body(null, 204);
 }

@@ -63,7 +63,7 @@ export async function patchRequest(auth: Auth, id: string, body: Record<string, 
   });
 }
 
-export type SendFile = { filename: string; content: BlobPart; type?: string };
+export type SendFile = { filename: string; content: string | Uint8Array; type?: string };
 
 /** POST uploadUrl without a key: one part named `file` per file. */
 export function send(
