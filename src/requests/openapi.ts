@@ -4,7 +4,7 @@ import { type OpenAPIHono, z } from '@hono/zod-openapi';
 import { errors } from '../api/docs';
 import { perfField } from '../api/schemas';
 import type { AppEnv } from '../env';
-import { ReceiptSchema } from './schemas';
+import { ReceiptSchema, UploadReceiptSchema } from './schemas';
 
 type Registry = OpenAPIHono<AppEnv>['openAPIRegistry'];
 
@@ -33,6 +33,8 @@ const described = (statuses: number[]) => {
     const response = responses[status];
     if (response && say[status]) response.description = say[status];
   }
+  const unauthorized = responses[401] as { headers?: object } | undefined;
+  if (unauthorized) unauthorized.headers = { 'WWW-Authenticate': text('`Basic realm="file request", charset="UTF-8"`') };
   return responses;
 };
 
@@ -115,6 +117,18 @@ export function documentRequestUploads(registry: Registry): void {
     },
   });
   const upload = { security: [], tags, request: { params: tokenAndId, headers: [tusHeader] } };
+  registry.registerPath({
+    ...upload,
+    request: { params: tokenAndId },
+    method: 'get',
+    path: '/r/{token}/tus/{id}',
+    operationId: 'getFileRequestUploadReceipt',
+    summary: 'The uploader’s receipt of a completed upload: name, size, type (nothing else of the account)',
+    responses: {
+      200: { description: 'The receipt', content: { 'application/json': { schema: UploadReceiptSchema } } },
+      ...described([401, 404, 409, 410]),
+    },
+  });
   registry.registerPath({
     ...upload,
     method: 'head',

@@ -15,7 +15,13 @@ import { isFull, onRequestReceived, receiptOf } from './hooks';
 import { requestConfig } from './limits';
 import { ownerQuotaContext } from './owner';
 import { requestTusUrl, requestUploadUrl } from './records';
-import { createRequestUpload, headRequestUpload, patchRequestUpload, terminateRequestUpload } from './tus';
+import {
+  createRequestUpload,
+  headRequestUpload,
+  patchRequestUpload,
+  receivedFile,
+  terminateRequestUpload,
+} from './tus';
 import { receiveFiles } from './upload';
 
 /** Where the public paths live: the tus ones get the tus protocol middleware (app.ts). */
@@ -84,7 +90,7 @@ async function onUpload(c: Context<AppEnv>, method: string): Promise<Response> {
     return new Response(null, { status: response.status, headers: response.headers });
   }
   throw new ApiError('METHOD_NOT_ALLOWED', `Method ${c.req.method} is not allowed here`, {
-    headers: { Allow: 'HEAD, PATCH, DELETE, OPTIONS' },
+    headers: { Allow: 'GET, HEAD, PATCH, DELETE, OPTIONS' },
   });
 }
 
@@ -98,14 +104,13 @@ export function createRequestPublicRouter() {
     await countUpload(c, request);
     return createRequestUpload(c, request);
   });
-  // Hono dispatches HEAD as GET: the GET route answers HEAD only.
-  router.get('/r/:token/tus/:id', (c) => {
-    if (c.req.method !== 'HEAD') {
-      throw new ApiError('METHOD_NOT_ALLOWED', 'Method GET is not allowed here', {
-        headers: { Allow: 'HEAD, PATCH, DELETE, OPTIONS' },
-      });
-    }
-    return onUpload(c, 'HEAD');
+  // Hono dispatches HEAD as GET: one route for both. GET is the uploader's receipt.
+  router.get('/r/:token/tus/:id', async (c) => {
+    if (c.req.method === 'HEAD') return onUpload(c, 'HEAD');
+    const request = await anyRequest(c);
+    await checkPassword(c, request);
+    const row = await receivedFile(c, request, c.req.param('id'));
+    return c.json({ success: true as const, data: receiptOf(row) }, 200);
   });
   router.patch('/r/:token/tus/:id', (c) => onUpload(c, 'PATCH'));
   router.delete('/r/:token/tus/:id', (c) => onUpload(c, 'DELETE'));
@@ -117,7 +122,7 @@ export function createRequestPublicRouter() {
       '/r/:token': ['GET', 'HEAD'],
       '/r/:token/upload': ['POST'],
       '/r/:token/tus': ['POST', 'OPTIONS'],
-      '/r/:token/tus/:id': ['HEAD', 'PATCH', 'DELETE', 'OPTIONS'],
+      '/r/:token/tus/:id': ['GET', 'HEAD', 'PATCH', 'DELETE', 'OPTIONS'],
     },
     false,
   );

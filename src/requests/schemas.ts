@@ -1,5 +1,6 @@
 // zod schemas of the file request routes: validation and the v2 OpenAPI document alike.
 import { z } from '@hono/zod-openapi';
+import { perfField } from '../api/schemas';
 
 /** At most this many files per request (its object keeps the received ids). */
 export const MAX_REQUEST_FILES = 1000;
@@ -126,16 +127,29 @@ export const RequestListQuerySchema = z.object({
     .openapi({ type: 'integer', minimum: 1, maximum: 100, default: 20, param: { name: 'limit', in: 'query' } }),
 });
 
+const receiptItem = z.object({
+  success: z.literal(true),
+  name: z.string(),
+  size: z.number().int(),
+  mimeType: z.string(),
+});
+
+/** The receipt of one tus upload through a request (GET on its URL once complete). */
+export const UploadReceiptSchema = z
+  .object({ success: z.literal(true), data: receiptItem, _perf: perfField })
+  .openapi('FileRequestUploadReceipt');
+
 export const ReceiptSchema = z
   .object({
     success: z.literal(true),
     data: z.object({
       files: z.array(
         z.union([
-          z.object({ success: z.literal(true), name: z.string(), size: z.number().int(), mimeType: z.string() }),
+          receiptItem,
           z.object({ success: z.literal(false), name: z.string(), error: z.string(), code: z.string() }),
         ]),
       ),
     }),
+    _perf: perfField,
   })
   .openapi('FileRequestReceipt');

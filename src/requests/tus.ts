@@ -10,7 +10,7 @@ import { FILE_ID_PATTERN } from '../files/ids';
 import { log } from '../log';
 import type { RequestRow, RequestWithOwner } from '../storage/requests-repo';
 import { recordCounts } from '../storage/requests-repo';
-import { findOwnedFile } from '../storage/files-repo';
+import { type FileRow, findOwnedFile } from '../storage/files-repo';
 import { isoNow } from '../time';
 import { appendHeaders, created, creationRequest, patchBody, statusHeaders, untilDone } from '../tus/router';
 import {
@@ -216,4 +216,15 @@ export function endOpenUploads(c: Context<AppEnv>, request: RequestRow): void {
     )
     .catch((error: unknown) => log('error', 'closed request uploads not ended', { error: String(error) }));
   c.executionCtx.waitUntil(work);
+}
+
+/** The file an upload of the request became (409 while bytes are missing, 404 once the owner deleted it). */
+export async function receivedFile(c: Context<AppEnv>, request: RequestWithOwner, id: string): Promise<FileRow> {
+  const stub = counterOf(c.env.FILE_REQUESTS, request.id);
+  if ((await requireOwnUpload(stub, request, id)) === 'held') {
+    throw new ApiError('UPLOAD_INCOMPLETE');
+  }
+  const row = await findOwnedFile(c.env.DB, id, request.account_id, isoNow());
+  if (!row) throw uploadNotFound();
+  return row;
 }
