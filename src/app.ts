@@ -13,6 +13,7 @@ import { perf } from './middleware/perf';
 import { loadConfig, requestContext } from './middleware/request-context';
 import { createPagesRouter } from './pages/router';
 import { documentRequestUploads } from './requests/openapi';
+import { createRequestPageRouter } from './requests/page';
 import { createRequestPublicRouter, REQUEST_TUS_PATHS } from './requests/public-router';
 import { addRequestRoutes, REQUEST_PATHS } from './requests/routes';
 import { createShareRouter } from './share/router';
@@ -125,6 +126,7 @@ export function createApp() {
   app.route('/api/v2', v2);
 
   app.route('/share', createShareRouter());
+  app.route('/r', createRequestPageRouter());
   app.route('/admin', createAdminRouter());
   // Pages for people (/keys, /docs); their static files are Workers static assets (public/).
   app.route('/', createPagesRouter());
