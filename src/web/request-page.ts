@@ -74,7 +74,8 @@ function showInfo(request: Info): void {
   const items = [
     `Up to ${request.maxFiles} file${request.maxFiles === 1 ? '' : 's'}, each at most ${formatBytes(request.maxFileSize)}`,
     request.maxBytes === null ? '' : `At most ${formatBytes(request.maxBytes)} in all`,
-    `Types: ${request.allowedTypes.join(', ')}`,
+    // The server's whole list is long: named only when the request narrows it.
+    request.allowedTypes.length <= 8 ? `Types: ${request.allowedTypes.join(', ')}` : 'Most documents, images, audio, video and archives',
     `Open until ${new Date(request.expiresAt).toLocaleString()}`,
   ];
   limits.replaceChildren(...items.filter(Boolean).map((text) => h('li', { text })));

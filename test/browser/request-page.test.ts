@@ -1,0 +1,124 @@
+/// <reference lib="dom" />
+// The file request page in real Chromium against wrangler dev, 390 px wide: the uploader (no key)
+// sends two files, one in a multipart request and one through tus, with progress; a file over the
+// request's limit is refused before any byte goes; the receipt lists what was sent; no CSP
+// violation; the files are in the owner's account with requestId.
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, BrowserContext } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TUS_FROM_BYTES } from '../../src/web/settings.ts';
+import { api, createKey, launchBrowser, newPage, screenshot, server, warnIfNoChromium } from './browser.ts';
+
+const MiB = 1024 * 1024;
+
+describe.runIf(warnIfNoChromium('the file request page browser test'))('the file request page in Chromium', () => {
+  let browser: Browser;
+  let context: BrowserContext;
+  let dir: string;
+
+  beforeAll(async () => {
+    browser = await launchBrowser();
+    context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    dir = mkdtempSync(join(tmpdir(), 'edgeshare-request-'));
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('uploads two files with progress, refuses one over the limit before sending, and shows the receipt', async () => {
+    const { origin } = server();
+    const key = await createKey('request page browser test');
+    const created = await api<{ data: { id: string; url: string } }>(origin, key, '/api/v2/requests', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ message: 'Please send the photos', maxFileSize: TUS_FROM_BYTES + 4 * MiB }),
+    });
+    expect(created.status).toBe(201);
+    const request = created.body.data;
+
+    const small = join(dir, 'notes.txt');
+    writeFileSync(small, 'hello from the uploader\n');
+    const big = join(dir, 'footage.bin');
+    writeFileSync(big, randomBytes(TUS_FROM_BYTES + MiB));
+    const tooBig = join(dir, 'too big.bin');
+    writeFileSync(tooBig, randomBytes(TUS_FROM_BYTES + 5 * MiB));
+
+    const { page, problems } = await newPage(context);
+    const sent: string[] = [];
+    page.on('request', (each) => {
+      const path = new URL(each.url()).pathname;
+      if (path.includes('/api/v2/r/')) sent.push(`${each.method()} ${path.replace(/\/r\/[^/]+/, '/r/:token').replace(/[^/]{20,}$/, ':id')}`);
+      // The page never sends a key.
+      expect(each.headers().authorization ?? '').not.toMatch(/^Bearer/);
+    });
+    await page.goto(request.url);
+    await page.getByText('Please send the photos').waitFor();
+    // Record every value each progress bar takes.
+    await page.evaluate(() => {
+      const seen: { [label: string]: number[] } = {};
+      (window as unknown as { seen: typeof seen }).seen = seen;
+      new MutationObserver((records) => {
+        for (const record of records) {
+          const nodes = record.type === 'attributes' ? [record.target] : Array.from(record.addedNodes);
+          for (const node of nodes) {
+            if (!(node instanceof Element)) continue;
+            for (const bar of node.matches('progress') ? [node] : Array.from(node.querySelectorAll('progress'))) {
+              const label = bar.getAttribute('aria-label') ?? '';
+              seen[label] ??= [];
+              seen[label].push(Number(bar.getAttribute('value')));
+            }
+          }
+        }
+      }).observe(document.getElementById('uploads') as HTMLElement, { subtree: true, childList: true, attributes: true });
+    });
+    // Slow the network a little so progress shows part way, as it does for real.
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('Network.enable');
+    await cdp.send('Network.emulateNetworkConditions', {
+      offline: false,
+      latency: 5,
+      downloadThroughput: 50 * MiB,
+      uploadThroughput: 20 * MiB,
+    });
+
+    await page.locator('#file-input').setInputFiles([small, big, tooBig]);
+    const item = (name: string) => page.locator('#uploads li').filter({ hasText: name });
+    await expect.poll(() => item('too big.bin').getAttribute('data-state')).toBe('error');
+    expect(await item('too big.bin').textContent()).toContain('Not sent. Too large');
+    await expect.poll(() => item('notes.txt').getAttribute('data-state'), { timeout: 30_000 }).toBe('done');
+    await expect.poll(() => item('footage.bin').getAttribute('data-state'), { timeout: 60_000 }).toBe('done');
+
+    const rows = page.locator('#receipt tr');
+    await expect.poll(() => rows.count()).toBe(2);
+    const receipt = await rows.allTextContents();
+    expect(receipt.some((row) => row.includes('notes.txt') && row.includes('24 bytes'))).toBe(true);
+    expect(receipt.some((row) => row.includes('footage.bin'))).toBe(true);
+
+    const seen = await page.evaluate(() => (window as unknown as { seen: { [label: string]: number[] } }).seen);
+    const footage = seen['Upload of footage.bin'] ?? [];
+    expect(footage.some((value) => value > 0 && value < 100)).toBe(true);
+    expect(footage.at(-1)).toBe(100);
+    expect((seen['Upload of notes.txt'] ?? []).at(-1)).toBe(100);
+    // The small file in one multipart request, the large one through tus; nothing of the refused one.
+    expect(sent).toContain('POST /api/v2/r/:token/upload');
+    expect(sent).toContain('POST /api/v2/r/:token/tus');
+    expect(sent.filter((line) => line.startsWith('PATCH')).length).toBeGreaterThan(0);
+    // Works at 390 px: nothing wider than the viewport.
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await screenshot(page, 'request-page', true);
+    expect(problems).toEqual([]);
+
+    const files = await api<{ data: { files: { originalName: string; requestId: string; isPublic: boolean }[] } }>(
+      origin,
+      key,
+      `/api/v2/requests/${request.id}/files`,
+    );
+    expect(files.body.data.files.map((file) => file.originalName).sort()).toEqual(['footage.bin', 'notes.txt']);
+    expect(files.body.data.files.every((file) => file.requestId === request.id && !file.isPublic)).toBe(true);
+  });
+});
