@@ -12,6 +12,7 @@ import type {
   UploadRecordV2,
   UsageSchema,
 } from '../api/schemas.ts';
+import type { RequestCreateSchema, RequestRecordSchema, RequestUpdateSchema } from '../requests/schemas.ts';
 
 export type FileRecord = z.infer<typeof FileRecordV2>;
 export type UploadRecord = z.infer<typeof UploadRecordV2>;
@@ -21,6 +22,10 @@ export type FileUpdate = z.input<typeof FileUpdateSchema>;
 export type Usage = z.infer<typeof UsageSchema>;
 export type BulkUploadResult = z.infer<typeof BulkUploadResultSchema>['data'];
 export type BulkDeleteResult = z.infer<typeof BulkDeleteResultSchema>['data'];
+export type FileRequest = z.infer<typeof RequestRecordSchema>;
+export type FileRequestCreate = z.input<typeof RequestCreateSchema>;
+export type FileRequestUpdate = z.input<typeof RequestUpdateSchema>;
+export type FileRequestList = { requests: FileRequest[]; pagination: Pagination };
 
 export type ListOptions = {
   page?: number;
@@ -238,6 +243,49 @@ export class EdgeshareClient {
 
   usage(): Promise<Usage> {
     return this.#json<Usage>('GET', '/usage');
+  }
+
+  /** Makes a file request: an upload link for people without a key (url, uploadUrl, tusUrl). */
+  createRequest(request: FileRequestCreate = {}): Promise<FileRequest> {
+    return this.#json<FileRequest>('POST', '/requests', {
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(request),
+    });
+  }
+
+  /** A page of your file requests, newest first. */
+  listRequests(options: { page?: number; limit?: number } = {}): Promise<FileRequestList> {
+    const query = new URLSearchParams();
+    if (options.page !== undefined) query.set('page', String(options.page));
+    if (options.limit !== undefined) query.set('limit', String(options.limit));
+    const search = query.size > 0 ? `?${query}` : '';
+    return this.#json<FileRequestList>('GET', `/requests${search}`);
+  }
+
+  getRequest(id: string): Promise<FileRequest> {
+    return this.#json<FileRequest>('GET', `/requests/${encodeURIComponent(id)}`);
+  }
+
+  /** Changes limits; `{ closed: true }` closes the request, `{ closed: false }` reopens it. */
+  updateRequest(id: string, changes: FileRequestUpdate): Promise<FileRequest> {
+    return this.#json<FileRequest>('PATCH', `/requests/${encodeURIComponent(id)}`, {
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(changes),
+    });
+  }
+
+  /** Closes the request; the files it received stay. */
+  closeRequest(id: string): Promise<FileRequest> {
+    return this.#json<FileRequest>('DELETE', `/requests/${encodeURIComponent(id)}`);
+  }
+
+  /** The files a request received that are still in the account, newest first. */
+  requestFiles(id: string, options: { page?: number; limit?: number } = {}): Promise<FileList> {
+    const query = new URLSearchParams();
+    if (options.page !== undefined) query.set('page', String(options.page));
+    if (options.limit !== undefined) query.set('limit', String(options.limit));
+    const search = query.size > 0 ? `?${query}` : '';
+    return this.#json<FileList>('GET', `/requests/${encodeURIComponent(id)}/files${search}`);
   }
 
   /** The file's bytes as a Response (stream its body); `range` asks for part of it (206). */
