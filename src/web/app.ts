@@ -8,6 +8,7 @@ import { createFilesView } from './files-view.ts';
 import { describeError, formatBytes, formatCount, isUnauthorized, UNAUTHORIZED_TEXT } from './format.ts';
 import { forgetKey, type KeyPlace, keyPrefix, loadKey, saveKey } from './key-store.ts';
 import { sharexUploader } from './sharex.ts';
+import { createRequestsView } from './requests-view.ts';
 import { createUploader } from './uploads.ts';
 
 const banner = byId('banner');
@@ -52,6 +53,13 @@ const files = createFilesView({
   onChanged: () => void loadUsage(),
 });
 
+const requests = createRequestsView({
+  client: () => client,
+  onError: fail,
+  announce,
+  onChanged: () => void loadUsage(),
+});
+
 const uploader = createUploader(byId<HTMLUListElement>('uploads'), byId<HTMLButtonElement>('clear-uploads'), {
   client: () => client,
   settings: () => {
@@ -79,12 +87,14 @@ function signIn(key: string, place: KeyPlace): void {
   appSection.hidden = false;
   void loadUsage();
   void files.load();
+  void requests.load();
 }
 
 function signOut(): void {
   client = null;
   forgetKey();
   files.clear();
+  requests.clear();
   appSection.hidden = true;
   keySection.hidden = false;
   keyInput.value = '';
@@ -145,6 +155,7 @@ byId('refresh').addEventListener('click', () => {
   hideBanner();
   void loadUsage();
   void files.load();
+  void requests.load();
 });
 
 // ---- Choosing and dropping files ----

@@ -121,4 +121,43 @@ describe.runIf(warnIfNoChromium('the file request page browser test'))('the file
     expect(files.body.data.files.map((file) => file.originalName).sort()).toEqual(['footage.bin', 'notes.txt']);
     expect(files.body.data.files.every((file) => file.requestId === request.id && !file.isPublic)).toBe(true);
   });
+  it('the web app makes a request, copies its link, lists what it received, and closes it', async () => {
+    const { origin } = server();
+    const key = await createKey('web app requests browser test');
+    const wide = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+    await wide.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
+    const { page, problems } = await newPage(wide);
+    await page.goto(`${origin}/`);
+    await page.getByLabel('API key', { exact: true }).fill(key);
+    await page.getByRole('button', { name: 'Use key' }).click();
+    await page.getByRole('heading', { name: 'File requests' }).waitFor();
+    await page.getByLabel('Name (only you see it)').fill('Contracts');
+    await page.getByLabel('Message for the people sending').fill('Signed copies, please');
+    await page.getByLabel('Files', { exact: true }).fill('2');
+    await page.getByRole('button', { name: 'Make upload link' }).click();
+    const row = page.locator('#requests-body tr[data-request-id]').filter({ hasText: 'Contracts' });
+    await row.waitFor();
+    expect(await row.textContent()).toContain('0 of 2 files');
+    const url = await row.locator('input.share-url').inputValue();
+    expect(url).toMatch(new RegExp(`^${origin}/r/[A-Za-z0-9_-]{32}$`));
+    await page.getByRole('button', { name: 'Copy the link of Contracts' }).click();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(url);
+
+    // Someone sends a file through the link (no key); the app shows it under the request.
+    const form = new FormData();
+    form.append('file', new Blob(['signed']), 'contract.txt');
+    const uploadUrl = url.replace('/r/', '/api/v2/r/') + '/upload';
+    expect((await fetch(uploadUrl, { method: 'POST', body: form })).status).toBe(201);
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    await expect.poll(() => row.textContent()).toContain('1 of 2 files');
+    await page.getByRole('button', { name: 'Files received by Contracts' }).click();
+    await page.locator('#requests-body .received').getByText('contract.txt').waitFor();
+
+    await page.getByRole('button', { name: 'Close Contracts' }).click();
+    await expect.poll(() => row.locator('[data-status]').textContent()).toBe('Closed');
+    expect((await fetch(uploadUrl, { method: 'POST', body: form })).status).toBe(410);
+    await screenshot(page, 'web-app-requests', true);
+    expect(problems).toEqual([]);
+    await wide.close();
+  });
 });
