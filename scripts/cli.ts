@@ -307,7 +307,10 @@ async function requests(): Promise<number> {
         password: values.password,
         isPublic: values.public || undefined,
       });
-      out(made, `${made.url}\nupload: curl -F file=@FILE ${made.uploadUrl}\ntus:    ${made.tusUrl}\nid:     ${made.id}`);
+      out(
+        made,
+        `${made.url}\nupload: curl -F file=@FILE ${made.uploadUrl}\ntus:    ${made.tusUrl}\nid:     ${made.id}`,
+      );
       return EXIT.ok;
     }
     case 'close': {

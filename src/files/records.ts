@@ -36,9 +36,7 @@ export function fileRecord(row: FileRow, version: 'v2', origins: Origins): FileR
 export function fileRecord(row: FileRow, version: ApiVersion, origins: Origins): FileRecordV1 | FileRecordV2;
 export function fileRecord(row: FileRow, version: ApiVersion, origins: Origins): FileRecordV1 | FileRecordV2 {
   const base = recordOf(row, version, origins);
-  return version === 'v1'
-    ? base
-    : { ...base, isPublic: row.is_public === 1, requestId: row.request_id ?? null };
+  return version === 'v1' ? base : { ...base, isPublic: row.is_public === 1, requestId: row.request_id ?? null };
 }
 
 function recordOf(row: FileRow, version: ApiVersion, origins: Origins) {

@@ -44,7 +44,8 @@ export async function countUpload(c: Context<AppEnv>, request: RequestWithOwner)
       windowSeconds,
     }),
   ]);
-  if (byAddress && !byAddress.allowed) throw throttled(byAddress, 'Too many uploads from this address; try again later');
+  if (byAddress && !byAddress.allowed)
+    throw throttled(byAddress, 'Too many uploads from this address; try again later');
   if (byRequest && !byRequest.allowed) throw throttled(byRequest, 'Too many uploads to this request; try again later');
 }
 
@@ -94,7 +95,10 @@ export async function checkPassword(c: Context<AppEnv>, request: RequestWithOwne
   const address = c.env.REQUEST_THROTTLE.getByName(clientAddress(c.req.raw.headers));
   const counter = counterOf(c.env.FILE_REQUESTS, request.id);
   const message = 'Too many wrong passwords; try again later';
-  for (const result of await Promise.all([hitWindow(address, { ...window, count: false }), hitWindow(counter, { ...window, count: false })])) {
+  for (const result of await Promise.all([
+    hitWindow(address, { ...window, count: false }),
+    hitWindow(counter, { ...window, count: false }),
+  ])) {
     if (result && !result.allowed) throw throttled(result, message);
   }
   if (await verifyPassword(given, request.password_hash)) {

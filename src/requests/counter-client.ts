@@ -37,12 +37,15 @@ export async function onCounter<T>(stub: CounterStub, work: (stub: CounterStub) 
 /** Gives a hold back; a failure is logged (the hold lapses at its end anyway). */
 export async function releaseSlot(stub: CounterStub, holdId: string, ended = false): Promise<void> {
   await stub
-    .release(holdId, ended).catch((error: unknown) => log('error', 'request hold not released', { error: String(error) }));
+    .release(holdId, ended)
+    .catch((error: unknown) => log('error', 'request hold not released', { error: String(error) }));
 }
 
 /** Counts one event in a window of the request's object or an address's throttle. */
 export async function hitWindow(
-  stub: { hit: (request: { scope: string; limit: number; windowSeconds: number; count?: boolean }) => Promise<WindowResult> },
+  stub: {
+    hit: (request: { scope: string; limit: number; windowSeconds: number; count?: boolean }) => Promise<WindowResult>;
+  },
   request: { scope: string; limit: number; windowSeconds: number; count?: boolean },
 ): Promise<WindowResult | undefined> {
   try {

@@ -9,7 +9,9 @@ import { ReceiptSchema, UploadReceiptSchema } from './schemas';
 type Registry = OpenAPIHono<AppEnv>['openAPIRegistry'];
 
 const token = z.object({
-  token: z.string().openapi({ param: { name: 'token', in: 'path' }, description: 'The request’s token (from its url)' }),
+  token: z
+    .string()
+    .openapi({ param: { name: 'token', in: 'path' }, description: 'The request’s token (from its url)' }),
 });
 const tokenAndId = token.extend({
   id: z.string().openapi({ param: { name: 'id', in: 'path' }, description: 'The upload’s id (from Location)' }),
@@ -34,7 +36,8 @@ const described = (statuses: number[]) => {
     if (response && say[status]) response.description = say[status];
   }
   const unauthorized = responses[401] as { headers?: object } | undefined;
-  if (unauthorized) unauthorized.headers = { 'WWW-Authenticate': text('`Basic realm="file request", charset="UTF-8"`') };
+  if (unauthorized)
+    unauthorized.headers = { 'WWW-Authenticate': text('`Basic realm="file request", charset="UTF-8"`') };
   return responses;
 };
 

@@ -19,7 +19,10 @@ const expiresIn = z
 const expiresAt = z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time with a time zone' });
 const mediaPattern = z
   .string()
-  .regex(/^[A-Za-z0-9!#$&^_.+-]+\/(\*|[A-Za-z0-9!#$&^_.+-]+\*?)$/, 'must be a media-type pattern like image/* or application/pdf');
+  .regex(
+    /^[A-Za-z0-9!#$&^_.+-]+\/(\*|[A-Za-z0-9!#$&^_.+-]+\*?)$/,
+    'must be a media-type pattern like image/* or application/pdf',
+  );
 
 const limitFields = {
   label: z.string().max(200, 'must be at most 200 characters').nullable().optional().openapi({
@@ -31,7 +34,10 @@ const limitFields = {
   maxFileSize: bytes.nullable().optional().openapi({
     description: 'Largest file in bytes; at most MAX_FILE_SIZE (the default)',
   }),
-  maxBytes: bytes.nullable().optional().openapi({ description: 'All files together, in bytes; default: only the quota' }),
+  maxBytes: bytes
+    .nullable()
+    .optional()
+    .openapi({ description: 'All files together, in bytes; default: only the quota' }),
   allowedTypes: z.array(mediaPattern).min(1).max(50).nullable().optional().openapi({
     description: 'Media-type patterns, each allowed by the server’s ALLOWED_FILE_TYPES; default: the server’s',
   }),
@@ -90,7 +96,9 @@ export const RequestRecordSchema = z
     label: z.string().nullable(),
     message: z.string().nullable(),
     url: z.string().openapi({ description: '{site_url}/r/<token>: the page for people' }),
-    uploadUrl: z.string().openapi({ description: 'Multipart POST, parts named file; no key (the URL is the capability)' }),
+    uploadUrl: z
+      .string()
+      .openapi({ description: 'Multipart POST, parts named file; no key (the URL is the capability)' }),
     tusUrl: z.string().openapi({ description: 'tus 1.0 creation endpoint; no key' }),
     maxFiles: z.number().int(),
     maxFileSize: z.number().int().nullable(),

@@ -91,7 +91,8 @@ function expiry(body: { expiresIn?: number; expiresAt?: string }, now: number): 
   if (body.expiresAt === undefined) return undefined;
   const at = Date.parse(body.expiresAt);
   if (at <= now) throw validationError('expiresAt', 'must be in the future');
-  if (at > now + MAX_REQUEST_EXPIRY_SECONDS * 1000) throw validationError('expiresAt', 'must be at most 365 days ahead');
+  if (at > now + MAX_REQUEST_EXPIRY_SECONDS * 1000)
+    throw validationError('expiresAt', 'must be at most 365 days ahead');
   return isoNow(at);
 }
 
@@ -187,6 +188,6 @@ export async function openRequestByToken(db: D1Database, token: string, now = Da
 export async function requestByToken(db: D1Database, token: string): Promise<RequestWithOwner> {
   if (!REQUEST_TOKEN_PATTERN.test(token)) throw requestNotFound();
   const row = await findRequestRow(db, token);
-  if (!row || row.owner_status !== 'active') throw requestNotFound();
+  if (row?.owner_status !== 'active') throw requestNotFound();
   return row;
 }

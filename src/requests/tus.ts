@@ -8,10 +8,11 @@ import type { AppEnv } from '../env';
 import { ApiError } from '../errors';
 import { FILE_ID_PATTERN } from '../files/ids';
 import { log } from '../log';
+import { type FileRow, findOwnedFile } from '../storage/files-repo';
 import type { RequestRow, RequestWithOwner } from '../storage/requests-repo';
 import { recordCounts } from '../storage/requests-repo';
-import { type FileRow, findOwnedFile } from '../storage/files-repo';
 import { isoNow } from '../time';
+import { parseMetadata } from '../tus/protocol';
 import { appendHeaders, created, creationRequest, patchBody, statusHeaders, untilDone } from '../tus/router';
 import {
   type AppendOutcome,
@@ -22,7 +23,6 @@ import {
   uploadObject,
   uploadStatus,
 } from '../tus/service';
-import { parseMetadata } from '../tus/protocol';
 import { type CounterStub, counterOf, onCounter, overRequestBytes, releaseSlot } from './counter-client';
 import { isFull, onRequestReceived } from './hooks';
 import { requestConfig, requestLimits } from './limits';
@@ -97,7 +97,11 @@ const slotRefused = (full: 'files' | 'bytes' | null, request: RequestWithOwner) 
  * The upload must be one of this request's (held, or a file it received): else 404. One that
  * ended unfinished is 410: the request's reason when it is closed or expired, else UPLOAD_GONE.
  */
-async function requireOwnUpload(stub: CounterStub, request: RequestWithOwner, id: string): Promise<'held' | 'received'> {
+async function requireOwnUpload(
+  stub: CounterStub,
+  request: RequestWithOwner,
+  id: string,
+): Promise<'held' | 'received'> {
   if (!FILE_ID_PATTERN.test(id)) throw uploadNotFound();
   const known = await onCounter(stub, (counter) => counter.knows(id));
   if (!known) throw uploadNotFound();
@@ -121,7 +125,11 @@ async function refuseIfEnded(deps: UploadsDeps, stub: CounterStub, request: Requ
 }
 
 /** Ends an unfinished upload (R2 parts, the owner's reservation) and gives its slot back. */
-async function endUpload(deps: { uploads: UploadsDeps['uploads']; key: { id: string } }, stub: CounterStub, id: string) {
+async function endUpload(
+  deps: { uploads: UploadsDeps['uploads']; key: { id: string } },
+  stub: CounterStub,
+  id: string,
+) {
   await uploadObject(deps.uploads, id)
     .terminate({ keyId: deps.key.id })
     .catch((error: unknown) => log('error', 'request upload not terminated', { uploadId: id, error: String(error) }));
@@ -173,9 +181,17 @@ async function appendToRequestUpload(
 }
 
 /** The upload became a file: it counts for the request now. */
-async function received(c: Context<AppEnv>, deps: UploadsDeps, request: RequestWithOwner, stub: CounterStub, id: string) {
+async function received(
+  c: Context<AppEnv>,
+  deps: UploadsDeps,
+  request: RequestWithOwner,
+  stub: CounterStub,
+  id: string,
+) {
   const status = await uploadStatus(deps, id);
-  const counts = await onCounter(stub, (counter) => counter.commit({ holdId: id, files: [{ id, size: status.length }] }));
+  const counts = await onCounter(stub, (counter) =>
+    counter.commit({ holdId: id, files: [{ id, size: status.length }] }),
+  );
   await recordCounts(c.env.DB, request.id, counts).catch((error: unknown) =>
     log('error', 'request counts not written', { requestId: request.id, error: String(error) }),
   );
@@ -211,9 +227,7 @@ export function endOpenUploads(c: Context<AppEnv>, request: RequestRow): void {
   const deps = { uploads: c.env.TUS_UPLOADS, key: { id: request.account_id } };
   const work = stub
     .openHolds()
-    .then((ids) =>
-      Promise.all(ids.filter((id) => FILE_ID_PATTERN.test(id)).map((id) => endUpload(deps, stub, id))),
-    )
+    .then((ids) => Promise.all(ids.filter((id) => FILE_ID_PATTERN.test(id)).map((id) => endUpload(deps, stub, id))))
     .catch((error: unknown) => log('error', 'closed request uploads not ended', { error: String(error) }));
   c.executionCtx.waitUntil(work);
 }

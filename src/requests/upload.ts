@@ -1,14 +1,15 @@
 // A multipart upload through a request's uploadUrl: one or more `file` parts, no key. Each file
 // holds a slot of the request before it is read and its bytes (in the request and in the
 // owner's quota) before they are kept; the files become the owner's, with the request's id.
+
+import type { Config } from '../config';
 import { holdTtlMs, uploadTimeoutMs } from '../config';
+import type { ApiKeyContext } from '../env';
 import { validationError } from '../errors';
 import { type PendingFile, readFilePart, recordFiles, type UploadDeps } from '../files/upload';
 import { requireMultipart, uploadError } from '../files/upload-errors';
 import { inSession, UploadSession } from '../files/upload-session';
 import { MultipartReader } from '../lib/multipart';
-import type { ApiKeyContext } from '../env';
-import type { Config } from '../config';
 import type { FileRow } from '../storage/files-repo';
 import type { RequestWithOwner } from '../storage/requests-repo';
 import { type CounterNamespace, counterOf, RequestTicket } from './counter-client';

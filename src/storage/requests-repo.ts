@@ -39,7 +39,9 @@ const R_COLUMNS = COLUMNS.split(', ')
 
 export async function insertRequest(db: D1Database, row: RequestRow): Promise<void> {
   await db
-    .prepare(`INSERT INTO file_requests (${COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)`)
+    .prepare(
+      `INSERT INTO file_requests (${COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)`,
+    )
     .bind(
       row.id,
       row.account_id,
@@ -136,7 +138,13 @@ const CHANGEABLE = [
 ] as const;
 
 /** Applies the changes to the account's request; returns it as it is after, or null when unknown. */
-export function updateOwnedRequest(db: D1Database, id: string, accountId: string, now: string, changes: RequestChanges) {
+export function updateOwnedRequest(
+  db: D1Database,
+  id: string,
+  accountId: string,
+  now: string,
+  changes: RequestChanges,
+) {
   const sets: string[] = [];
   const values: unknown[] = [];
   for (const column of CHANGEABLE) {

@@ -134,7 +134,11 @@ export function creationRequest(c: Context<AppEnv>): { length: number; metadata?
   const metadata = c.req.header('upload-metadata');
   if (!withBody && length !== 0) return { length, metadata };
   const body = withBody ? c.req.raw.body : null;
-  return { length, metadata, first: { offset: 0, body, contentLength: bodyLength, checksum, signal: c.req.raw.signal } };
+  return {
+    length,
+    metadata,
+    first: { offset: 0, body, contentLength: bodyLength, checksum, signal: c.req.raw.signal },
+  };
 }
 
 /**

@@ -7,8 +7,8 @@ import { byId, saveBlob } from './dom.ts';
 import { createFilesView } from './files-view.ts';
 import { describeError, formatBytes, formatCount, isUnauthorized, UNAUTHORIZED_TEXT } from './format.ts';
 import { forgetKey, type KeyPlace, keyPrefix, loadKey, saveKey } from './key-store.ts';
-import { sharexUploader } from './sharex.ts';
 import { createRequestsView } from './requests-view.ts';
+import { sharexUploader } from './sharex.ts';
 import { createUploader } from './uploads.ts';
 
 const banner = byId('banner');

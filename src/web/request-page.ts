@@ -33,7 +33,9 @@ let running = 0;
 const waiting: (() => Promise<void>)[] = [];
 
 const authHeaders = (): Record<string, string> =>
-  password === undefined ? {} : { Authorization: `Basic ${btoa(String.fromCharCode(...new TextEncoder().encode(`:${password}`)))}` };
+  password === undefined
+    ? {}
+    : { Authorization: `Basic ${btoa(String.fromCharCode(...new TextEncoder().encode(`:${password}`)))}` };
 
 function banner(text: string | undefined): void {
   const element = byId('banner');
@@ -75,7 +77,9 @@ function showInfo(request: Info): void {
     `Up to ${request.maxFiles} file${request.maxFiles === 1 ? '' : 's'}, each at most ${formatBytes(request.maxFileSize)}`,
     request.maxBytes === null ? '' : `At most ${formatBytes(request.maxBytes)} in all`,
     // The server's whole list is long: named only when the request narrows it.
-    request.allowedTypes.length <= 8 ? `Types: ${request.allowedTypes.join(', ')}` : 'Most documents, images, audio, video and archives',
+    request.allowedTypes.length <= 8
+      ? `Types: ${request.allowedTypes.join(', ')}`
+      : 'Most documents, images, audio, video and archives',
     `Open until ${new Date(request.expiresAt).toLocaleString()}`,
   ];
   limits.replaceChildren(...items.filter(Boolean).map((text) => h('li', { text })));
@@ -89,7 +93,8 @@ function refusal(file: File, request: Info): string | undefined {
     return `Over the link’s limit of ${formatBytes(request.maxBytes)} in all.`;
   }
   const type = file.type.toLowerCase();
-  const allowed = (pattern: string) => (pattern.endsWith('*') ? type.startsWith(pattern.slice(0, -1)) : type === pattern);
+  const allowed = (pattern: string) =>
+    pattern.endsWith('*') ? type.startsWith(pattern.slice(0, -1)) : type === pattern;
   // A file the browser knows no type for is left to the server, which reads its bytes.
   if (type && !request.allowedTypes.some(allowed)) return `Type ${type} is not accepted here.`;
   return undefined;
@@ -149,7 +154,8 @@ function enqueue(files: Iterable<File>): void {
     waiting.push(async () => {
       item.dataset.state = 'uploading';
       try {
-        const receipt = file.size >= TUS_FROM ? await sendResumable(file, request, show) : await sendForm(file, request, show);
+        const receipt =
+          file.size >= TUS_FROM ? await sendResumable(file, request, show) : await sendForm(file, request, show);
         show(file.size, file.size);
         finish('done', 'Sent.');
         addReceipt(receipt);
@@ -183,7 +189,8 @@ function sendForm(file: File, request: Info, onProgress: (sent: number, total: n
     xhr.open('POST', request.uploadUrl);
     for (const [name, value] of Object.entries(authHeaders())) xhr.setRequestHeader(name, value);
     xhr.upload.onprogress = (event) => {
-      if (event.lengthComputable && event.total > 0) onProgress(Math.round((event.loaded / event.total) * file.size), file.size);
+      if (event.lengthComputable && event.total > 0)
+        onProgress(Math.round((event.loaded / event.total) * file.size), file.size);
     };
     xhr.onload = () => {
       let body: { data?: { files?: (Receipt & { success: boolean })[] } } & ApiError = {};
@@ -214,7 +221,8 @@ function sendResumable(file: File, request: Info, onProgress: (sent: number, tot
       removeFingerprintOnSuccess: true,
       onProgress,
       onError: (error) => {
-        const response = (error as { originalResponse?: { getStatus(): number; getBody(): string } | null }).originalResponse;
+        const response = (error as { originalResponse?: { getStatus(): number; getBody(): string } | null })
+          .originalResponse;
         if (!response) return reject(error);
         let body: ApiError = {};
         try {

@@ -92,7 +92,12 @@ export function createRequestsView(hooks: Hooks) {
       h('td', { text: STATUS_TEXT[request.status], attrs: { 'data-status': request.status } }),
       h('td', { text: limits }),
       h('td', {}, h('div', { class: 'row share-link' }, url, copy, note)),
-      h('td', {}, h('div', { class: 'row' }, show, toggle), h('span', { class: 'muted', text: `Until ${formatDate(request.expiresAt)}` })),
+      h(
+        'td',
+        {},
+        h('div', { class: 'row' }, show, toggle),
+        h('span', { class: 'muted', text: `Until ${formatDate(request.expiresAt)}` }),
+      ),
     );
     return [row, filesRow];
   }
@@ -112,7 +117,12 @@ export function createRequestsView(hooks: Hooks) {
           'ul',
           { class: 'received' },
           ...files.map((file) =>
-            h('li', {}, h('span', { text: file.originalName }), ` · ${formatBytes(file.size)} · ${formatDate(file.uploadedAt)}`),
+            h(
+              'li',
+              {},
+              h('span', { text: file.originalName }),
+              ` · ${formatBytes(file.size)} · ${formatDate(file.uploadedAt)}`,
+            ),
           ),
         ),
       );

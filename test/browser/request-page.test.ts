@@ -52,7 +52,8 @@ describe.runIf(warnIfNoChromium('the file request page browser test'))('the file
     const sent: string[] = [];
     page.on('request', (each) => {
       const path = new URL(each.url()).pathname;
-      if (path.includes('/api/v2/r/')) sent.push(`${each.method()} ${path.replace(/\/r\/[^/]+/, '/r/:token').replace(/[^/]{20,}$/, ':id')}`);
+      if (path.includes('/api/v2/r/'))
+        sent.push(`${each.method()} ${path.replace(/\/r\/[^/]+/, '/r/:token').replace(/[^/]{20,}$/, ':id')}`);
       // The page never sends a key.
       expect(each.headers().authorization ?? '').not.toMatch(/^Bearer/);
     });
@@ -74,7 +75,11 @@ describe.runIf(warnIfNoChromium('the file request page browser test'))('the file
             }
           }
         }
-      }).observe(document.getElementById('uploads') as HTMLElement, { subtree: true, childList: true, attributes: true });
+      }).observe(document.getElementById('uploads') as HTMLElement, {
+        subtree: true,
+        childList: true,
+        attributes: true,
+      });
     });
     // Slow the network a little so progress shows part way, as it does for real.
     const cdp = await context.newCDPSession(page);
@@ -146,7 +151,7 @@ describe.runIf(warnIfNoChromium('the file request page browser test'))('the file
     // Someone sends a file through the link (no key); the app shows it under the request.
     const form = new FormData();
     form.append('file', new Blob(['signed']), 'contract.txt');
-    const uploadUrl = url.replace('/r/', '/api/v2/r/') + '/upload';
+    const uploadUrl = `${url.replace('/r/', '/api/v2/r/')}/upload`;
     expect((await fetch(uploadUrl, { method: 'POST', body: form })).status).toBe(201);
     await page.getByRole('button', { name: 'Refresh' }).click();
     await expect.poll(() => row.textContent()).toContain('1 of 2 files');

@@ -122,7 +122,17 @@ describe('npm run cli', () => {
     expect(sha256(new Uint8Array(await download.arrayBuffer()))).toBe(sha256(bytes));
   }, 90_000);
   it('makes, lists and closes file requests (requests create|list|close)', async () => {
-    const made = await cli(['requests', 'create', '--label', 'Photos', '--max-files', '3', '--types', 'image/*', '--json']);
+    const made = await cli([
+      'requests',
+      'create',
+      '--label',
+      'Photos',
+      '--max-files',
+      '3',
+      '--types',
+      'image/*',
+      '--json',
+    ]);
     expect(made.code, made.stderr).toBe(0);
     const request = JSON.parse(made.stdout) as { id: string; url: string; uploadUrl: string; maxFiles: number };
     expect(request).toMatchObject({ maxFiles: 3, allowedTypes: ['image/*'], label: 'Photos', status: 'open' });

@@ -112,10 +112,14 @@ describe('tus-js-client through a request’s tusUrl', () => {
     expect(file?.requestId).toBe(request.id);
     const download = await fetch(`${origin}/api/v2/files/${file?.id}/download`, { headers: owner });
     const downloaded = Buffer.from(await download.arrayBuffer());
-    expect(createHash('sha256').update(downloaded).digest('hex')).toBe(createHash('sha256').update(bytes).digest('hex'));
-    const state = ((await (await fetch(`${origin}/api/v2/requests/${request.id}`, { headers: owner })).json()) as {
-      data: { fileCount: number; status: string };
-    }).data;
+    expect(createHash('sha256').update(downloaded).digest('hex')).toBe(
+      createHash('sha256').update(bytes).digest('hex'),
+    );
+    const state = (
+      (await (await fetch(`${origin}/api/v2/requests/${request.id}`, { headers: owner })).json()) as {
+        data: { fileCount: number; status: string };
+      }
+    ).data;
     expect(state).toMatchObject({ fileCount: 1, status: 'full' });
   });
 });

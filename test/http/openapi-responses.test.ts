@@ -293,7 +293,11 @@ describe('every file request operation answers as the v2 document says', () => {
       body: JSON.stringify({ maxFiles: 2, message: 'hi', password: 'pw' }),
     });
     const made = ((await expectDocumented('v2', 'createFileRequest', created)) as { data: Made }).data;
-    const bad = await call('/api/v2/requests', { method: 'POST', headers: { ...auth, ...json }, body: '{"maxFiles":0}' });
+    const bad = await call('/api/v2/requests', {
+      method: 'POST',
+      headers: { ...auth, ...json },
+      body: '{"maxFiles":0}',
+    });
     await expectDocumented('v2', 'createFileRequest', bad);
     await expectDocumented('v2', 'listFileRequests', await call('/api/v2/requests', { headers: auth }));
     await expectDocumented('v2', 'listFileRequests', await call('/api/v2/requests?page=0', { headers: auth }));
@@ -303,13 +307,21 @@ describe('every file request operation answers as the v2 document says', () => {
       call(`/api/v2/requests/${made.id}`, { method: 'PATCH', headers: { ...auth, ...json }, body });
     await expectDocumented('v2', 'updateFileRequest', await patch('{"maxFiles":3}'));
     await expectDocumented('v2', 'updateFileRequest', await patch('{}'));
-    await expectDocumented('v2', 'listFileRequestFiles', await call(`/api/v2/requests/${made.id}/files`, { headers: auth }));
+    await expectDocumented(
+      'v2',
+      'listFileRequestFiles',
+      await call(`/api/v2/requests/${made.id}/files`, { headers: auth }),
+    );
     await expectDocumented(
       'v2',
       'closeFileRequest',
       await call(`/api/v2/requests/${made.id}`, { method: 'DELETE', headers: auth }),
     );
-    await expectDocumented('v2', 'closeFileRequest', await call('/api/v2/requests/nope', { method: 'DELETE', headers: auth }));
+    await expectDocumented(
+      'v2',
+      'closeFileRequest',
+      await call('/api/v2/requests/nope', { method: 'DELETE', headers: auth }),
+    );
   });
 
   it('describeFileRequest, uploadToFileRequest and the tus operations through a request', async () => {
@@ -332,7 +344,12 @@ describe('every file request operation answers as the v2 document says', () => {
     const create = (length: number, headers: Record<string, string> = {}, body?: string) =>
       call(made.tusUrl, {
         method: 'POST',
-        headers: { ...TUS, 'Upload-Length': String(length), 'Upload-Metadata': `filename ${btoa('b.txt')}`, ...headers },
+        headers: {
+          ...TUS,
+          'Upload-Length': String(length),
+          'Upload-Metadata': `filename ${btoa('b.txt')}`,
+          ...headers,
+        },
         body,
       });
     const first = await create(11);

@@ -75,9 +75,19 @@ describe('a request with a password', () => {
     // Per request: guesses spread over addresses are stopped too.
     const other = await makeRequest(owner.auth, { password: 'pw-5' });
     for (let attempt = 0; attempt < 3; attempt++) {
-      await expectError(await send(other, [textFile()], { headers: basic(`guess${attempt}`), env: limits }), 401, 'PASSWORD_REQUIRED', 'v2');
+      await expectError(
+        await send(other, [textFile()], { headers: basic(`guess${attempt}`), env: limits }),
+        401,
+        'PASSWORD_REQUIRED',
+        'v2',
+      );
     }
-    await expectError(await send(other, [textFile()], { headers: basic('pw-5'), env: limits }), 429, 'RATE_LIMITED', 'v2');
+    await expectError(
+      await send(other, [textFile()], { headers: basic('pw-5'), env: limits }),
+      429,
+      'RATE_LIMITED',
+      'v2',
+    );
     // A missing password counts nothing.
     const third = await makeRequest(owner.auth, { password: 'pw-6' });
     for (let attempt = 0; attempt < 5; attempt++) {

@@ -27,7 +27,10 @@ export type RequestRecord = {
   closedAt: string | null;
 };
 export type Receipt = {
-  files: ({ success: true; name: string; size: number; mimeType: string } | { success: false; name: string; code: string })[];
+  files: (
+    | { success: true; name: string; size: number; mimeType: string }
+    | { success: false; name: string; code: string }
+  )[];
 };
 
 /** An owner: a key with room for bursts and (optionally) its own quota and file limit. */
@@ -87,7 +90,9 @@ export const basic = (password: string) => ({ Authorization: `Basic ${btoa(`:${p
 
 /** The files rows of an owner that came through a request. */
 export async function receivedRows(requestId: string) {
-  const { results } = await env.DB.prepare('SELECT id, key_id, size, is_public, request_id FROM files WHERE request_id = ?1')
+  const { results } = await env.DB.prepare(
+    'SELECT id, key_id, size, is_public, request_id FROM files WHERE request_id = ?1',
+  )
     .bind(requestId)
     .all<{ id: string; key_id: string; size: number; is_public: number; request_id: string }>();
   return results;

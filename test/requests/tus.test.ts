@@ -27,7 +27,11 @@ function create(
 }
 
 const patchAt = (location: string, offset: number, body: Uint8Array | string, headers: Record<string, string> = {}) =>
-  call(location, { method: 'PATCH', headers: { ...TUS, ...OCTETS, 'Upload-Offset': String(offset), ...headers }, body });
+  call(location, {
+    method: 'PATCH',
+    headers: { ...TUS, ...OCTETS, 'Upload-Offset': String(offset), ...headers },
+    body,
+  });
 
 const holdsOf = (requestId: string) => env.FILE_REQUESTS.getByName(requestId).openHolds();
 

@@ -20,7 +20,10 @@ describe('a multipart upload to uploadUrl', () => {
     const owner = await newOwner();
     const request = await makeRequest(owner.auth, { label: 'secret label', message: 'hello' });
     await uploadOk(owner.auth, { filename: 'owners-own.txt', content: 'mine' });
-    const response = await send(request, [textFile('a.txt', 10), { filename: 'b.png', content: PNG_1X1, type: 'image/png' }]);
+    const response = await send(request, [
+      textFile('a.txt', 10),
+      { filename: 'b.png', content: PNG_1X1, type: 'image/png' },
+    ]);
     const text = await response.text();
     expect(response.status, text).toBe(201);
     const body = JSON.parse(text) as { success: true; data: Receipt };
@@ -173,7 +176,9 @@ describe('a multipart upload to uploadUrl', () => {
     const stored = responses.filter((response) => response.status === 201).length;
     expect(stored).toBe(5);
     for (const response of responses) if (response.status !== 201) expect(response.status).toBe(413);
-    const used = await env.DB.prepare('SELECT COALESCE(SUM(size), 0) AS bytes, COUNT(*) AS n FROM files WHERE key_id = ?1')
+    const used = await env.DB.prepare(
+      'SELECT COALESCE(SUM(size), 0) AS bytes, COUNT(*) AS n FROM files WHERE key_id = ?1',
+    )
       .bind(owner.id)
       .first<{ bytes: number; n: number }>();
     expect(used).toEqual({ bytes: 5000, n: 5 });
@@ -263,7 +268,11 @@ describe('GET /api/v2/r/{token}', () => {
     expect(text).not.toContain('internal');
     expect(text).not.toContain(owner.id);
     const body = JSON.parse(text) as { data: Record<string, unknown> };
-    expect(body.data).toMatchObject({ message: 'Please send the contract', maxFiles: 2, allowedTypes: ['application/pdf'] });
+    expect(body.data).toMatchObject({
+      message: 'Please send the contract',
+      maxFiles: 2,
+      allowedTypes: ['application/pdf'],
+    });
     expect(body.data).not.toHaveProperty('fileCount');
   });
 });
