@@ -98,6 +98,11 @@ export function createRequestPublicRouter() {
   const router = new Hono<AppEnv>();
   router.get('/r/:token', describe);
   router.post('/r/:token/upload', uploadForm);
+  // RAW PUT (issue 18): when `PUT /api/v2/upload/{filename}` lands, add here
+  // `router.put('/r/:token/upload/:filename', …)`: openRequest, checkPassword, countUpload, then the
+  // raw upload with the deps of uploadForm (requestConfig, ownerQuotaContext, a RequestTicket with
+  // one slot() before the body), then recordCounts and onRequestReceived as below.
+  // Add '/r/:token/upload/:filename': ['PUT'] to the fallbacks and document it in openapi.ts.
   router.post('/r/:token/tus', async (c) => {
     const request = await openRequest(c);
     await checkPassword(c, request);
