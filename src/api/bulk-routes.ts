@@ -6,7 +6,8 @@ import { deleteFiles } from '../files/service';
 import { uploadBulk } from '../files/upload-bulk';
 import { inSession } from '../files/upload-session';
 import { addFallbacks } from '../http/fallbacks';
-import { jsonBodyLimit, origins, storage, uploadDeps } from './context';
+import { origins, storage, uploadDeps } from '../http/request-deps';
+import { jsonBodyLimit } from '../http/validation';
 import { errors, ok } from './docs';
 import {
   BulkDeleteRequestSchema,

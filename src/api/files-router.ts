@@ -5,9 +5,9 @@ import { type ApiVersion, fileRecord, uploadRecord } from '../files/records';
 import { deleteFile, downloadOwnedFile, getOwnedFile, listFiles } from '../files/service';
 import { uploadSingleFile } from '../files/upload-form';
 import { inSession } from '../files/upload-session';
+import { origins, storage, uploadDeps } from '../http/request-deps';
 import { validationHook } from '../http/validation';
 import { addBulkRoutes } from './bulk-routes';
-import { origins, storage, uploadDeps } from './context';
 import { DOWNLOAD_REQUEST_HEADERS, downloadResponses, errors, ok } from './docs';
 import { addManageRoutes } from './manage-routes';
 import {

@@ -1,11 +1,11 @@
 // The tus 1.0.0 routes at /api/v2/uploads: creation (with upload), HEAD, PATCH, termination, and
 // GET of the file a completed upload became. Mounted under /api/v2 (see app.ts).
 import { type Context, Hono } from 'hono';
-import { origins, storage } from '../api/context';
 import type { AppEnv } from '../env';
 import { ApiError, validationError } from '../errors';
 import { fileRecord } from '../files/records';
 import { addFallbacks } from '../http/fallbacks';
+import { origins, storage } from '../http/request-deps';
 import { countRequest, rateLimited } from '../limiter/key-limiter-client';
 import { effectiveMethod } from './http';
 import { httpDate, isOffsetStream, parseChecksum, parseSize } from './protocol';
