@@ -6,7 +6,6 @@ import type { Config } from './config';
 import type { AppEnv } from './env';
 import { ApiError } from './errors';
 import { renderError } from './http/errors';
-import { addFallbacks } from './http/fallbacks';
 import { createAdminRouter } from './keys/admin-router';
 import { authenticate } from './middleware/auth';
 import { perf } from './middleware/perf';
@@ -15,26 +14,10 @@ import { createPagesRouter } from './pages/router';
 import { documentRequestUploads } from './requests/openapi';
 import { createRequestPageRouter } from './requests/page';
 import { createRequestPublicRouter, REQUEST_TUS_PATHS } from './requests/public-router';
-import { addRequestRoutes, REQUEST_PATHS } from './requests/routes';
 import { createShareRouter } from './share/router';
 import { isUncountedTransfer, TUS_REQUEST_HEADERS, TUS_RESPONSE_HEADERS, tusProtocol, UPLOADS_PATH } from './tus/http';
 import { documentUploads } from './tus/openapi';
 import { createUploadsRouter } from './tus/router';
-
-const FILE_PATHS = {
-  '/upload': ['POST'],
-  '/files': ['GET'],
-  '/files/:id': ['GET', 'HEAD', 'DELETE'],
-  '/files/:id/download': ['GET', 'HEAD'],
-};
-const V2_PATHS = {
-  '/upload/bulk': ['POST'],
-  '/files/bulk': ['DELETE'],
-  '/usage': ['GET'],
-  ...FILE_PATHS,
-  '/files/:id': ['GET', 'HEAD', 'PATCH', 'DELETE'],
-  ...REQUEST_PATHS,
-};
 
 // One CORS middleware per configuration (parsed once per env), not one per request.
 const corsFor = new WeakMap<Config, MiddlewareHandler>();
@@ -102,7 +85,6 @@ export function createApp() {
   const v1 = createFilesRouter('v1');
   const v2 = createFilesRouter('v2');
   documentUploads(v2.openAPIRegistry);
-  addRequestRoutes(v2);
   documentRequestUploads(v2.openAPIRegistry);
   // The API descriptions are public: registered before auth (and _perf), so neither reaches them.
   // Each documents what its version's router registers; a route mounted under /api/vN some other
@@ -118,8 +100,6 @@ export function createApp() {
   // File requests' public paths carry no key (the URL is the capability): before authentication.
   app.route('/api/v2', createRequestPublicRouter());
   app.use('/api/*', authenticate({ uncounted: isUncountedTransfer }));
-  addFallbacks(v1, FILE_PATHS);
-  addFallbacks(v2, V2_PATHS);
   app.route('/api/v1', v1);
   // Before v2, whose catch-all answers 404 for any path it does not know.
   app.route('/api/v2', createUploadsRouter());

@@ -93,9 +93,4 @@ export class ApiError extends HTTPException {
 export const validationError = (field: string, message: string) =>
   new ApiError('VALIDATION_ERROR', `Invalid ${field}: ${message}`, { details: [{ field, message }] });
 
-export type ErrorBody = {
-  error: string;
-  code: ErrorCode;
-  requestId?: string;
-  details?: ErrorDetail[];
-};
+// The error envelope (ErrorBody) has one schema and type: ErrorSchema in api/schemas.ts.

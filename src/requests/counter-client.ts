@@ -1,7 +1,7 @@
 // The only code that talks to a request's Durable Object (and the per-address throttle).
 import type { ApiKeyContext } from '../env';
 import { ApiError } from '../errors';
-import { formatBytes } from '../http/format';
+import { formatBytes } from '../lib/format';
 import { type LimiterNamespace, QuotaTicket } from '../limiter/key-limiter-client';
 import { log } from '../log';
 import type { RequestCounts, RequestLimits, SlotGrant, SlotResult, WindowResult } from './counter-contract';

@@ -3,9 +3,9 @@
 // after asking for the password when the request has one. Nothing of the owner is on it.
 import { type Context, Hono } from 'hono';
 import { html } from 'hono/html';
-import { origins } from '../api/context';
 import type { AppEnv } from '../env';
 import { ApiError } from '../errors';
+import { origins } from '../http/request-deps';
 import { layout, pageCsp, pageHeaders } from '../pages/layout';
 import { TUS_CHUNK_BYTES, TUS_FROM_BYTES } from '../web/settings';
 import { requestTusUrl, requestUploadUrl } from './records';

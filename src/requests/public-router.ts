@@ -3,10 +3,10 @@
 // REQUEST_NOT_FOUND; a closed, expired or full request 410 (REQUEST_CLOSED, REQUEST_EXPIRED,
 // REQUEST_FULL) on every path.
 import { type Context, Hono } from 'hono';
-import { origins, storage } from '../api/context';
 import type { AppEnv } from '../env';
 import { ApiError } from '../errors';
-import { addFallbacks } from '../http/fallbacks';
+import { addFallbacks, methodNotAllowed, offersHead } from '../http/fallbacks';
+import { origins, storage } from '../http/request-deps';
 import { log } from '../log';
 import { recordCounts } from '../storage/requests-repo';
 import { effectiveMethod } from '../tus/http';
@@ -89,9 +89,7 @@ async function onUpload(c: Context<AppEnv>, method: string): Promise<Response> {
     const response = await headRequestUpload(c, request, id);
     return new Response(null, { status: response.status, headers: response.headers });
   }
-  throw new ApiError('METHOD_NOT_ALLOWED', `Method ${c.req.method} is not allowed here`, {
-    headers: { Allow: 'GET, HEAD, PATCH, DELETE, OPTIONS' },
-  });
+  throw methodNotAllowed(c.req.method, ['GET', 'HEAD', 'PATCH', 'DELETE', 'OPTIONS']);
 }
 
 export function createRequestPublicRouter() {
@@ -121,15 +119,9 @@ export function createRequestPublicRouter() {
   router.delete('/r/:token/tus/:id', (c) => onUpload(c, 'DELETE'));
   // X-HTTP-Method-Override: a POST that means PATCH, DELETE or HEAD.
   router.post('/r/:token/tus/:id', (c) => onUpload(c, effectiveMethod(c.req.raw)));
-  addFallbacks(
-    router,
-    {
-      '/r/:token': ['GET', 'HEAD'],
-      '/r/:token/upload': ['POST'],
-      '/r/:token/tus': ['POST', 'OPTIONS'],
-      '/r/:token/tus/:id': ['GET', 'HEAD', 'PATCH', 'DELETE', 'OPTIONS'],
-    },
-    false,
-  );
+  offersHead(router, '/r/:token');
+  offersHead(router, '/r/:token/tus/:id');
+  // Other methods on these paths: 405 with Allow (OPTIONS is answered before: CORS, tus discovery).
+  addFallbacks(router, { also: ['OPTIONS'] });
   return router;
 }

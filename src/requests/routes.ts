@@ -1,11 +1,12 @@
 // The owner's file request routes (v2, with a key): make, list, read, change, close, and the
 // files received. HTTP only: the rules are in service.ts.
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
-import { jsonBodyLimit, origins } from '../api/context';
 import { errors, ok } from '../api/docs';
 import { FileRecordV2, PaginationSchema, successV2 } from '../api/schemas';
 import type { AppEnv } from '../env';
 import { fileRecord } from '../files/records';
+import { origins } from '../http/request-deps';
+import { jsonBodyLimit } from '../http/validation';
 import { listRequestFiles } from '../storage/files-repo';
 import { isoNow } from '../time';
 import { accountIdOf } from './owner';
@@ -19,13 +20,6 @@ import {
 } from './schemas';
 import { closeRequest, createRequest, getRequest, listRequests, updateRequest } from './service';
 import { endOpenUploads } from './tus';
-
-/** Every path of these routes, for the 405 answers (see app.ts). */
-export const REQUEST_PATHS = {
-  '/requests': ['GET', 'POST'],
-  '/requests/:id': ['GET', 'HEAD', 'PATCH', 'DELETE'],
-  '/requests/:id/files': ['GET', 'HEAD'],
-};
 
 /**
  * The scope every owner route will need once scopes exist (issue 15): add it in `owner()` below,

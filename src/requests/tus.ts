@@ -3,26 +3,26 @@
 // to its last byte. A request that closes or expires ends its unfinished uploads: at the next
 // request to one of them, and at once when the owner closes it.
 import type { Context } from 'hono';
-import { origins, storage } from '../api/context';
 import type { AppEnv } from '../env';
 import { ApiError } from '../errors';
 import { FILE_ID_PATTERN } from '../files/ids';
+import { origins, storage } from '../http/request-deps';
 import { log } from '../log';
 import { type FileRow, findOwnedFile } from '../storage/files-repo';
 import type { RequestRow, RequestWithOwner } from '../storage/requests-repo';
 import { recordCounts } from '../storage/requests-repo';
 import { isoNow } from '../time';
+import { appendHeaders, created, creationRequest, patchBody, statusHeaders, untilDone } from '../tus/messages';
 import { parseMetadata } from '../tus/protocol';
-import { appendHeaders, created, creationRequest, patchBody, statusHeaders, untilDone } from '../tus/router';
 import {
   type AppendOutcome,
   appendToOwnUpload,
   createUpload,
   type UploadsDeps,
   uploadNotFound,
-  uploadObject,
   uploadStatus,
 } from '../tus/service';
+import { uploadObject } from '../tus/tus-upload-client';
 import { type CounterStub, counterOf, onCounter, overRequestBytes, releaseSlot } from './counter-client';
 import { isFull, onRequestReceived } from './hooks';
 import { requestConfig, requestLimits } from './limits';

@@ -1,17 +1,15 @@
 // The tus 1.0.0 routes at /api/v2/uploads: creation (with upload), HEAD, PATCH, termination, and
 // GET of the file a completed upload became. Mounted under /api/v2 (see app.ts).
 import { type Context, Hono } from 'hono';
-import { origins, storage } from '../api/context';
 import type { AppEnv } from '../env';
-import { ApiError, validationError } from '../errors';
+import { ApiError } from '../errors';
 import { fileRecord } from '../files/records';
-import { addFallbacks } from '../http/fallbacks';
+import { addFallbacks, allowedMethods, methodNotAllowed, offersHead } from '../http/fallbacks';
+import { origins, storage } from '../http/request-deps';
 import { countRequest, rateLimited } from '../limiter/key-limiter-client';
 import { effectiveMethod } from './http';
-import { httpDate, isOffsetStream, parseChecksum, parseSize } from './protocol';
+import { appendHeaders, created, creationRequest, patchBody, statusHeaders, untilDone } from './messages';
 import {
-  type AppendBody,
-  type AppendOutcome,
   appendToOwnUpload,
   createUpload,
   terminateUpload,
@@ -19,7 +17,6 @@ import {
   uploadedFile,
   uploadStatus,
 } from './service';
-import type { UploadView } from './tus-upload-object';
 
 function deps(c: Context<AppEnv>): UploadsDeps {
   return {
@@ -31,21 +28,9 @@ function deps(c: Context<AppEnv>): UploadsDeps {
   };
 }
 
+// tusProtocol (tus/http.ts) answers OPTIONS on every tus path before this router: discovery.
+const ANSWERED_BEFORE = ['OPTIONS'];
 const uploadUrl = (c: Context<AppEnv>, id: string) => `${origins(c).api}/api/v2/uploads/${id}`;
-
-/** Content-Length when the request states it (a chunked body has none). */
-function contentLength(c: Context<AppEnv>): number | undefined {
-  const value = c.req.header('content-length');
-  return value === undefined ? undefined : parseSize(value, 'Content-Length');
-}
-
-/** Headers of a PATCH (or creation-with-upload) answer: the new offset, and the file once complete. */
-export function appendHeaders(outcome: AppendOutcome): Record<string, string> {
-  const headers: Record<string, string> = { 'Upload-Offset': String(outcome.offset) };
-  if (outcome.complete) headers['X-File-Id'] = outcome.fileId;
-  else headers['Upload-Expires'] = httpDate(outcome.expiresAt);
-  return headers;
-}
 
 /**
  * PATCH and HEAD are not counted against the rate limit (see http.ts), but a request for an
@@ -70,98 +55,10 @@ async function head(c: Context<AppEnv>, id: string): Promise<Response> {
   return c.body(null, 204, statusHeaders(status));
 }
 
-/** The headers of a HEAD answer; 410 for an upload that ended without a file. */
-export function statusHeaders(status: UploadView): Record<string, string> {
-  if (status.status === 'terminated' || status.status === 'expired') throw new ApiError('UPLOAD_GONE');
-  const headers: Record<string, string> = {
-    'Upload-Offset': String(status.offset),
-    'Upload-Length': String(status.length),
-    'Cache-Control': 'no-store',
-  };
-  if (status.metadata) headers['Upload-Metadata'] = status.metadata;
-  if (status.status === 'active') headers['Upload-Expires'] = httpDate(status.expiresAt);
-  else headers['X-File-Id'] = status.id;
-  return headers;
-}
-
-/** What a PATCH sends: its offset, its body and checksum (415 without the tus content type). */
-export function patchBody(c: Context<AppEnv>): AppendBody {
-  if (!isOffsetStream(c.req.header('content-type'))) {
-    throw new ApiError(
-      'UNSUPPORTED_MEDIA_TYPE',
-      'A PATCH must be sent with Content-Type: application/offset+octet-stream',
-    );
-  }
-  return {
-    offset: parseSize(c.req.header('upload-offset'), 'Upload-Offset'),
-    body: c.req.raw.body,
-    contentLength: contentLength(c),
-    checksum: parseChecksum(c.req.header('upload-checksum')),
-    signal: c.req.raw.signal,
-  };
-}
-
-/** Runs an append so that it finishes (or keeps what arrived) even when its client goes away mid-body. */
-export function untilDone<T>(c: Context<AppEnv>, work: Promise<T>): Promise<T> {
-  c.executionCtx.waitUntil(work.catch(() => undefined));
-  return work;
-}
-
 async function patch(c: Context<AppEnv>, id: string): Promise<Response> {
   const work = untilDone(c, appendToOwnUpload(deps(c), id, patchBody(c)));
   const outcome = await work.catch((error: unknown) => countedMiss(c, error));
   return c.body(null, 204, appendHeaders(outcome));
-}
-
-/**
- * A creation's headers: its length, and the first bytes when the body carries them (an empty
- * upload counts as sent at once). 400 for a deferred length, 415 for bytes of another type.
- */
-export function creationRequest(c: Context<AppEnv>): { length: number; metadata?: string; first?: AppendBody } {
-  if (c.req.header('upload-defer-length') !== undefined) {
-    throw validationError('Upload-Defer-Length', 'deferred length is not supported: send Upload-Length');
-  }
-  const length = parseSize(c.req.header('upload-length'), 'Upload-Length');
-  const bodyLength = contentLength(c);
-  const withBody = bodyLength !== 0 && c.req.raw.body !== null;
-  if (withBody && !isOffsetStream(c.req.header('content-type'))) {
-    throw new ApiError(
-      'UNSUPPORTED_MEDIA_TYPE',
-      'Bytes sent at creation need Content-Type: application/offset+octet-stream',
-    );
-  }
-  const checksum = parseChecksum(c.req.header('upload-checksum'));
-  const metadata = c.req.header('upload-metadata');
-  if (!withBody && length !== 0) return { length, metadata };
-  const body = withBody ? c.req.raw.body : null;
-  return {
-    length,
-    metadata,
-    first: { offset: 0, body, contentLength: bodyLength, checksum, signal: c.req.raw.signal },
-  };
-}
-
-/**
- * The 201 of a creation: Location, and when the first bytes came with it, the append's outcome.
- * An error of that append carries Location too: the upload exists, and a client can still find
- * it (and resume, unless the error ended it).
- */
-export async function created(
-  c: Context<AppEnv>,
-  upload: UploadView,
-  location: string,
-  append?: () => Promise<AppendOutcome>,
-): Promise<Response> {
-  const headers: Record<string, string> = { Location: location, 'Upload-Expires': httpDate(upload.expiresAt) };
-  if (append) {
-    const outcome = await untilDone(c, append()).catch((error: unknown) => {
-      if (error instanceof ApiError) error.headers.Location = location;
-      throw error;
-    });
-    Object.assign(headers, appendHeaders(outcome));
-    if (outcome.complete) delete headers['Upload-Expires'];
-  }
-  return c.body(null, 201, headers);
 }
 
 async function terminate(c: Context<AppEnv>, id: string): Promise<Response> {
@@ -200,15 +97,11 @@ export function createUploadsRouter() {
       const response = await head(c, id);
       return new Response(null, { status: response.status, headers: response.headers });
     }
-    throw new ApiError('METHOD_NOT_ALLOWED', 'Method POST is not allowed here', {
-      headers: { Allow: 'GET, HEAD, PATCH, DELETE, OPTIONS' },
-    });
+    // A POST that means none of them: the same 405 as any other method here.
+    throw methodNotAllowed('POST', allowedMethods(router, '/uploads/:id', ANSWERED_BEFORE));
   });
+  offersHead(router, '/uploads/:id');
 
-  addFallbacks(
-    router,
-    { '/uploads': ['POST', 'OPTIONS'], '/uploads/:id': ['GET', 'HEAD', 'PATCH', 'DELETE', 'OPTIONS'] },
-    false,
-  );
+  addFallbacks(router, { also: ANSWERED_BEFORE });
   return router;
 }
