@@ -24,6 +24,12 @@ const mediaPattern = z
     'must be a media-type pattern like image/* or application/pdf',
   );
 
+const maxFiles = z
+  .number()
+  .int('must be a whole number')
+  .min(1, 'must be at least 1')
+  .max(MAX_REQUEST_FILES, `must be at most ${MAX_REQUEST_FILES}`);
+
 const limitFields = {
   label: z.string().max(200, 'must be at most 200 characters').nullable().optional().openapi({
     description: 'The owner’s name for the request; never shown to uploaders',
@@ -55,11 +61,7 @@ const notBoth = <T extends { expiresIn?: unknown; expiresAt?: unknown }>(body: T
 export const RequestCreateSchema = z
   .strictObject({
     ...limitFields,
-    maxFiles: z
-      .number()
-      .int('must be a whole number')
-      .min(1, 'must be at least 1')
-      .max(MAX_REQUEST_FILES, `must be at most ${MAX_REQUEST_FILES}`)
+    maxFiles: maxFiles
       .optional()
       .openapi({ description: `How many files the request takes; default ${DEFAULT_REQUEST_FILES}` }),
   })
@@ -69,12 +71,7 @@ export const RequestCreateSchema = z
 export const RequestUpdateSchema = z
   .strictObject({
     ...limitFields,
-    maxFiles: z
-      .number()
-      .int('must be a whole number')
-      .min(1, 'must be at least 1')
-      .max(MAX_REQUEST_FILES, `must be at most ${MAX_REQUEST_FILES}`)
-      .optional(),
+    maxFiles: maxFiles.optional(),
     closed: z.boolean().optional().openapi({ description: 'true closes the request, false reopens it' }),
   })
   .refine(notBoth, { message: 'give expiresAt or expiresIn, not both', path: ['expiresIn'] })

@@ -5,6 +5,7 @@
 import { Upload } from 'tus-js-client';
 import { byId, h } from './dom.ts';
 import { formatBytes } from './format.ts';
+import { uploadItem } from './upload-item.ts';
 
 type Info = {
   message: string | null;
@@ -118,26 +119,8 @@ function enqueue(files: Iterable<File>): void {
   if (!request) return;
   for (const file of files) {
     const name = file.name || 'file';
-    const progress = h('progress', { attrs: { max: '100', value: '0', 'aria-label': `Upload of ${name}` } });
-    const status = h('span', { class: 'upload-status', text: 'Waiting…' });
-    const item = h(
-      'li',
-      { class: 'upload', attrs: { 'data-state': 'waiting' } },
-      h(
-        'div',
-        { class: 'upload-head' },
-        h('span', { class: 'upload-name', text: name }),
-        h('span', { class: 'muted', text: formatBytes(file.size) }),
-      ),
-      progress,
-      status,
-    );
+    const { item, progress, show, finish } = uploadItem(name, formatBytes(file.size));
     byId('uploads').append(item);
-    const finish = (state: 'done' | 'error', text: string) => {
-      item.dataset.state = state;
-      status.textContent = text;
-      status.classList.toggle('error-text', state === 'error');
-    };
     const why = refusal(file, request);
     if (why) {
       progress.remove();
@@ -146,11 +129,6 @@ function enqueue(files: Iterable<File>): void {
     }
     sentFiles += 1;
     sentBytes += file.size;
-    const show = (sent: number, total: number) => {
-      const percent = total > 0 ? Math.floor((sent / total) * 100) : 100;
-      progress.value = percent;
-      status.textContent = `${percent} % · ${formatBytes(sent)} of ${formatBytes(total)}`;
-    };
     waiting.push(async () => {
       item.dataset.state = 'uploading';
       try {

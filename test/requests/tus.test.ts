@@ -1,9 +1,9 @@
 // tus through a request's tusUrl (no key): limits at creation with a reservation, resource paths
 // only for the request's own uploads, and a request that closes or expires mid-upload.
-import { env, runInDurableObject } from 'cloudflare:test';
+import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { call, expectError } from '../helpers';
-import { base64, binaryBytes, MIB, OCTETS, TUS, tailObjects, uploadStub, usage } from '../tus/tus-helpers';
+import { base64, binaryBytes, MIB, multipartAlive, OCTETS, stateOf, TUS, tailObjects, usage } from '../tus/tus-helpers';
 import { getRequest, makeRequest, newOwner, patchRequest, type RequestRecord, receivedRows } from './request-helpers';
 
 const meta = (filename: string, extra = '') => `filename ${base64(filename)}${extra}`;
@@ -34,20 +34,6 @@ const patchAt = (location: string, offset: number, body: Uint8Array | string, he
   });
 
 const holdsOf = (requestId: string) => env.FILE_REQUESTS.getByName(requestId).openHolds();
-
-type StoredState = { r2Key: string; multipartId: string | null };
-const stateOf = (id: string) =>
-  runInDurableObject(uploadStub(id), (_instance, state) => state.storage.kv.get<StoredState>('upload'));
-
-async function multipartAlive(state: StoredState): Promise<boolean> {
-  if (!state.multipartId) throw new Error('no multipart upload');
-  try {
-    await env.FILES.resumeMultipartUpload(state.r2Key, state.multipartId).uploadPart(9999, 'x');
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** A request with a tus upload half done: an R2 multipart upload, the owner's reservation, the request's slot. */
 async function halfDone() {
