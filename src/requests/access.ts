@@ -63,10 +63,18 @@ export function basicPassword(header: string | undefined): string | undefined {
   return colon < 0 ? undefined : decoded.slice(colon + 1);
 }
 
-const passwordRequired = (message?: string) =>
-  new ApiError('PASSWORD_REQUIRED', message, {
-    headers: { 'WWW-Authenticate': 'Basic realm="file request", charset="UTF-8"' },
+/**
+ * The 401 asks for HTTP Basic, except from a page's own script (fetch, XMLHttpRequest, tus-js-client:
+ * Sec-Fetch-Mode other than navigate): a Basic challenge would make the browser open its own
+ * password dialog over the page, which asks through its form instead.
+ */
+const passwordRequired = (c: Context<AppEnv>, message?: string) => {
+  const mode = c.req.header('sec-fetch-mode');
+  const fromScript = mode !== undefined && mode !== 'navigate';
+  return new ApiError('PASSWORD_REQUIRED', message, {
+    headers: fromScript ? {} : { 'WWW-Authenticate': 'Basic realm="file request", charset="UTF-8"' },
   });
+};
 
 // Passwords this isolate has verified (a hash of request, stored hash and password), so a tus
 // upload's hundred PATCHes do not cost a hundred PBKDF2 runs.
@@ -82,7 +90,7 @@ const MAX_VERIFIED = 10_000;
 export async function checkPassword(c: Context<AppEnv>, request: RequestWithOwner): Promise<void> {
   if (request.password_hash === null) return;
   const given = basicPassword(c.req.header('authorization'));
-  if (given === undefined) throw passwordRequired();
+  if (given === undefined) throw passwordRequired(c);
   const memo = await sha256Hex(`${request.id}\n${request.password_hash}\n${given}`);
   if (verified.has(memo)) return;
 
@@ -107,5 +115,5 @@ export async function checkPassword(c: Context<AppEnv>, request: RequestWithOwne
     return;
   }
   await Promise.all([hitWindow(address, window), hitWindow(counter, window)]);
-  throw passwordRequired('Wrong password for this file request');
+  throw passwordRequired(c, 'Wrong password for this file request');
 }

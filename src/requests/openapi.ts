@@ -37,7 +37,9 @@ const described = (statuses: number[]) => {
   }
   const unauthorized = responses[401] as { headers?: object } | undefined;
   if (unauthorized)
-    unauthorized.headers = { 'WWW-Authenticate': text('`Basic realm="file request", charset="UTF-8"`') };
+    unauthorized.headers = {
+      'WWW-Authenticate': text('`Basic realm="file request", charset="UTF-8"`, except to a page’s own script'),
+    };
   return responses;
 };
 

@@ -165,4 +165,39 @@ describe.runIf(warnIfNoChromium('the file request page browser test'))('the file
     expect(problems).toEqual([]);
     await wide.close();
   });
+  it('asks for the password in a form, says when it is wrong, and then takes files with it', async () => {
+    const { origin } = server();
+    const key = await createKey('request page password browser test');
+    const created = await api<{ data: { id: string; url: string } }>(origin, key, '/api/v2/requests', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ message: 'Only for the auditors', password: 'letmein' }),
+    });
+    const request = created.body.data;
+    const small = join(dir, 'audit.txt');
+    writeFileSync(small, 'numbers\n');
+    const { page, problems } = await newPage(context);
+    await page.goto(request.url);
+    await page.getByRole('heading', { name: 'This link has a password' }).waitFor();
+    // Nothing of the request before the password.
+    expect(await page.getByText('Only for the auditors').count()).toBe(0);
+    await page.getByLabel('Password', { exact: true }).fill('wrong');
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.getByText('That password is not right.').waitFor();
+    await page.getByLabel('Password', { exact: true }).fill('letmein');
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.getByText('Only for the auditors').waitFor();
+    expect(await page.locator('#password-section').isHidden()).toBe(true);
+    await page.locator('#file-input').setInputFiles([small]);
+    await expect.poll(() => page.locator('#receipt tr').count()).toBe(1);
+    expect(await page.locator('#receipt').textContent()).toContain('audit.txt');
+    // The 401s of the wrong password are the page working.
+    expect(problems.filter((text) => !text.includes('status of 401'))).toEqual([]);
+    const files = await api<{ data: { files: { originalName: string }[] } }>(
+      origin,
+      key,
+      `/api/v2/requests/${request.id}/files`,
+    );
+    expect(files.body.data.files.map((file) => file.originalName)).toEqual(['audit.txt']);
+  });
 });

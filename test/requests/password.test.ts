@@ -37,6 +37,16 @@ describe('a request with a password', () => {
     expect(await receivedRows(request.id)).toHaveLength(0);
   });
 
+  it('leaves the Basic challenge out for a page’s own script (no browser password dialog over the page)', async () => {
+    const owner = await newOwner();
+    const request = await makeRequest(owner.auth, { password: 'pw-7' });
+    const fromScript = await call(`/api/v2/r/${tokenOf(request)}`, { headers: { 'Sec-Fetch-Mode': 'cors' } });
+    await expectError(fromScript, 401, 'PASSWORD_REQUIRED', 'v2');
+    expect(fromScript.headers.get('www-authenticate')).toBeNull();
+    const navigation = await call(`/api/v2/r/${tokenOf(request)}`, { headers: { 'Sec-Fetch-Mode': 'navigate' } });
+    expect(navigation.headers.get('www-authenticate')).toMatch(/^Basic /);
+  });
+
   it('takes the right one as HTTP Basic with an empty user name, for multipart and tus alike', async () => {
     const owner = await newOwner();
     const request = await makeRequest(owner.auth, { password: 'pw-2 ünïcode' });
