@@ -38,3 +38,15 @@ describe('the page at {site_url}/r/<token>', () => {
     expect(html).toContain('closed by its owner');
   });
 });
+
+describe('the request token in logs', () => {
+  it('is replaced by its route name in the logged path, on the page and the API paths', async () => {
+    const { loggedPath } = await import('../../src/middleware/request-context');
+    expect(loggedPath('/r/abcdefghijklmnopqrstuvwxyz012345')).toBe('/r/:token');
+    expect(loggedPath('/api/v2/r/abcdefghijklmnopqrstuvwxyz012345/tus/AAAAAAAAAAAAAAAAAAAAAA')).toBe(
+      '/api/v2/r/:token/tus/AAAAAAAAAAAAAAAAAAAAAA',
+    );
+    expect(loggedPath('/api/v2/requests/x')).toBe('/api/v2/requests/x');
+    expect(loggedPath('/share/tok/download')).toBe('/share/:token/download');
+  });
+});
