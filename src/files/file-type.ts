@@ -200,6 +200,12 @@ export function normalizeMediaType(value: string | undefined): string {
   return isMediaType(essence) ? essence.toLowerCase() : '';
 }
 
+/** The usual extension (with its dot) of a media type, or '' when it has none we know. */
+export function extensionFor(mediaType: string): string {
+  const found = Object.entries(EXTENSION_TYPES).find(([, type]) => type === mediaType);
+  return found ? `.${found[0]}` : '';
+}
+
 function extensionType(filename: string): string | undefined {
   const dot = filename.lastIndexOf('.');
   return dot < 0 ? undefined : EXTENSION_TYPES[filename.slice(dot + 1).toLowerCase()];

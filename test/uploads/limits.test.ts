@@ -47,6 +47,29 @@ describe('limits at creation, before any byte', () => {
     expect(await usage(keyId)).toEqual({ usedBytes: 0, files: 0, heldBytes: 0, heldFiles: 0 });
   });
 
+  it.each([
+    ['metadata that is not Base64', 'filename not-base64!'],
+    ['a runnable name', `filename ${btoa('setup.exe')}`],
+    ['a bad expiresIn', `filename ${btoa('a.txt')},expiresIn ${btoa('5')}`],
+  ])(
+    'checks size and quota (413) before %s, and a metadata refusal gives the reservation back',
+    async (_name, meta) => {
+      const { id: keyId, auth } = await newKey('413 first', { quota: 1000 });
+      const tooLarge = await createUpload(
+        auth,
+        1001,
+        {},
+        { headers: { 'Upload-Metadata': meta }, env: { MAX_FILE_SIZE: '1000' } },
+      );
+      await expectError(tooLarge.response, 413, 'FILE_TOO_LARGE');
+      const overQuota = await createUpload(auth, 1001, {}, { headers: { 'Upload-Metadata': meta } });
+      await expectError(overQuota.response, 413, 'STORAGE_EXCEEDED');
+      const fits = await createUpload(auth, 500, {}, { headers: { 'Upload-Metadata': meta } });
+      expect([400, 415]).toContain(fits.response.status);
+      expect(await usage(keyId)).toEqual({ usedBytes: 0, files: 0, heldBytes: 0, heldFiles: 0 });
+    },
+  );
+
   it('answers 413 STORAGE_EXCEEDED when the key is at its file limit', async () => {
     const { auth } = await createKey('file limit', { maxFiles: 1, rateLimitRequests: 1000 });
     await patchOk(auth, (await created(auth, 3, { filename: 'a.txt' })).path, 0, text('abc'));
