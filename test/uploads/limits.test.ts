@@ -186,6 +186,33 @@ describe('the rate limit', () => {
     expect(refused.headers.get('retry-after')).toBeTruthy();
   });
 
+  it('counts PATCH and HEAD of another key’s upload, and PATCHes refused before the upload is looked up', async () => {
+    const owner = await newKey('owner counted', { rateLimit: 100 });
+    const { auth } = await newKey('not the owner', { rateLimit: 5 });
+    const { path } = await created(owner.auth, 10, { filename: 'mine.txt' });
+    expect(rateHeaders(await head(auth, path)).remaining).toBe(4);
+    expect(rateHeaders(await patch(auth, path, 0, 'x')).remaining).toBe(3);
+    // Malformed PATCHes prove no ownership: counted too, whoever's upload they name.
+    const noType = await call(path, {
+      method: 'PATCH',
+      headers: { ...TUS, ...auth, 'Upload-Offset': '0' },
+      body: 'x',
+    });
+    expect(noType.status).toBe(415);
+    expect(rateHeaders(noType).remaining).toBe(2);
+    const badOffset = await call(path, {
+      method: 'PATCH',
+      headers: { ...TUS, ...auth, ...OCTETS, 'Upload-Offset': 'soon' },
+      body: 'x',
+    });
+    expect(badOffset.status).toBe(400);
+    expect(rateHeaders(badOffset).remaining).toBe(1);
+    expect(rateHeaders(await patch(auth, path, 0, 'x')).remaining).toBe(0);
+    expect((await patch(auth, path, 0, 'x')).status).toBe(429);
+    // The owner's transfers are untouched by all this.
+    expect(await offsetOf(owner.auth, path)).toBe(0);
+  });
+
   it('counts creation, termination and the record lookup like any request', async () => {
     const { auth } = await newKey('counted', { rateLimit: 10 });
     const { response, path } = await createUpload(auth, 3, { filename: 'a.txt' });
