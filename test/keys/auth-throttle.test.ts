@@ -1,9 +1,12 @@
 // Failed authentication is throttled per client address (AUTH_FAILURE_LIMIT per
 // AUTH_FAILURE_WINDOW_SECONDS for API keys, a fifth of that for the admin token): past it the
-// address gets 429 before any key is checked. Good keys never reach the guard.
+// address's failures get 429. Good keys and the right admin token never reach the guard and are
+// never refused by it.
+import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { getConfig } from '../../src/config';
 import { clientAddress } from '../../src/limiter/guard';
+import { revokeKey } from '../../src/storage/keys-repo';
 import { call, createKey, someAddress } from '../helpers';
 
 const BAD_KEY = `esk_${'A'.repeat(43)}`;
@@ -33,10 +36,15 @@ describe('failed API keys from one address', () => {
       code: string;
     }>();
     expect(body.code).toBe('RATE_LIMITED');
-    // Once blocked, the address gets no key looked up: a key never seen valid here is refused
-    // unchecked (guessing gains nothing, costs nothing)…
-    expect((await status('/api/v1/files', address, good.auth.Authorization)).status).toBe(429);
-    // …while a key already known valid (used before from anywhere) keeps working.
+    // Only failures are refused: a valid key from the blocked address goes on, even one this
+    // isolate has never seen (people behind one NAT must not lock each other out)…
+    expect((await status('/api/v1/files', address, good.auth.Authorization)).status).toBe(200);
+    expect((await status('/api/v2/files', address, 'Bearer not-a-key')).status).toBe(429);
+    // …revoked keys are failures like any other…
+    const revoked = await createKey('revoked behind the block');
+    await revokeKey(env.DB, revoked.id, new Date().toISOString());
+    expect((await status('/api/v1/files', address, revoked.auth.Authorization)).status).toBe(429);
+    // …and a key already known valid (used before from anywhere) keeps working.
     const known = await createKey('known before the block');
     expect((await status('/api/v1/files', someAddress(), known.auth.Authorization)).status).toBe(200);
     expect((await status('/api/v1/files', address, known.auth.Authorization)).status).toBe(200);
@@ -69,9 +77,11 @@ describe('failed admin tokens from one address', () => {
     const seen = [];
     for (let i = 0; i < 5; i++) seen.push((await status('/admin/keys', address, 'Bearer wrong-admin-token')).status);
     expect(seen).toEqual([401, 401, 401, 401, 429]);
-    // The right token from that address is refused too until the window ends.
+    // The right token from that address still goes on (only failures are refused)…
     const right = `Bearer ${'test-admin-token-0123456789abcdefghij'}`;
-    expect((await status('/admin/keys', address, right)).status).toBe(429);
+    expect((await status('/admin/keys', address, right)).status).toBe(200);
+    // …while wrong ones stay refused until the window ends.
+    expect((await status('/admin/keys', address, 'Bearer wrong-admin-token')).status).toBe(429);
     expect((await status('/admin/keys', someAddress(), right)).status).toBe(200);
   });
 
