@@ -12,6 +12,7 @@ import { clientAddress, recordFailure, refuseIfBlocked } from '../limiter/guard'
 import { insertKey, type KeyRow, listKeys, overridesOf, revokeKey, updateKeyOverrides } from '../storage/keys-repo';
 import { isoNow } from '../time';
 import { newKeyMaterial, sha256Hex } from './key-material';
+import { hasControlCharacters } from './key-name';
 
 const OverridesSchema = z.object({
   rateLimitRequests: z.number().int().min(1).max(1_000_000).nullish(),
@@ -20,7 +21,14 @@ const OverridesSchema = z.object({
   maxFiles: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).nullish(),
 });
 
-export const CreateKeySchema = OverridesSchema.extend({ name: z.string().trim().min(1).max(100) });
+export const CreateKeySchema = OverridesSchema.extend({
+  name: z
+    .string()
+    .trim()
+    .min(1)
+    .max(100)
+    .refine((name) => !hasControlCharacters(name), 'must not contain control characters'),
+});
 /** null clears an override (back to the configured default); an absent field is left as it is. */
 export const UpdateKeySchema = OverridesSchema;
 

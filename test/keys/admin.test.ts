@@ -83,6 +83,11 @@ describe('POST /admin/keys', () => {
     ['an empty name', { name: '   ' }],
     ['a name that is not a string', { name: 42 }],
     ['a rate limit that is not a whole number', { name: 'x', rateLimitRequests: 1.5 }],
+    ['a name with an escape sequence', { name: 'ops\u001b[2Jlaptop' }],
+    ['a name with a line break inside', { name: 'ops\nroot\tactive' }],
+    ['a name with DEL', { name: 'ops\u007f' }],
+    ['a name with a C1 control', { name: 'ops\u009b31m' }],
+    ['a name with a bidi override', { name: 'ops\u202eexe.txt' }],
   ])('answers %s with 400 VALIDATION_ERROR', async (_label, body) => {
     await expectError(await adminCall('POST', '/admin/keys', body), 400, 'VALIDATION_ERROR');
   });

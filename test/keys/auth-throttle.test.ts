@@ -21,7 +21,7 @@ async function status(path: string, address: string, authorization?: string) {
 }
 
 describe('failed API keys from one address', () => {
-  it('get 401 up to AUTH_FAILURE_LIMIT in a window, then 429 with Retry-After for any key not known valid', async () => {
+  it('get 401 up to AUTH_FAILURE_LIMIT in a window, then 429 with Retry-After for its failures only', async () => {
     const address = someAddress();
     const good = await createKey('victim of its neighbour');
     const seen = [];
