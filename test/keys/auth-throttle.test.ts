@@ -5,7 +5,7 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { getConfig } from '../../src/config';
-import { clientAddress } from '../../src/limiter/guard';
+import { clientAddress } from '../../src/limiter/auth-guard-client';
 import { revokeKey } from '../../src/storage/keys-repo';
 import { call, createKey, someAddress } from '../helpers';
 

@@ -9,8 +9,8 @@ import {
 } from '../../src/files/file-type';
 import { asciiFallback, cleanOriginalName, contentDisposition, storedFilename } from '../../src/files/names';
 import { RUNNABLE_EXTENSIONS, RUNNABLE_MEDIA_TYPES } from '../../src/files/runnable';
-import { randomBase64Url } from '../../src/keys/key-material';
-import { splitParams } from '../../src/upload/multipart';
+import { randomBase64Url } from '../../src/lib/crypto';
+import { splitParams } from '../../src/lib/multipart';
 
 const encoder = new TextEncoder();
 const text = (value: string) => encoder.encode(value);
@@ -670,7 +670,7 @@ describe('contentDisposition', () => {
   });
 });
 
-describe('normalizeMediaType', () => {
+describe('normalizeMediaType and length', () => {
   it('keeps a valid type of up to 255 characters and drops a longer one', () => {
     const longest = `application/${'x'.repeat(243)}`;
     expect(longest).toHaveLength(255);
