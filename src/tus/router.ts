@@ -10,6 +10,7 @@ import { countRequest, rateLimited } from '../limiter/key-limiter-client';
 import { effectiveMethod } from './http';
 import { appendHeaders, created, creationRequest, patchBody, statusHeaders, untilDone } from './messages';
 import {
+  type AppendBody,
   appendToOwnUpload,
   createUpload,
   terminateUpload,
@@ -33,20 +34,24 @@ const ANSWERED_BEFORE = ['OPTIONS'];
 const uploadUrl = (c: Context<AppEnv>, id: string) => `${origins(c).api}/api/v2/uploads/${id}`;
 
 /**
- * PATCH and HEAD are not counted against the rate limit (see http.ts), but a request for an
- * upload the key does not have is: probing ids costs like any other request.
+ * PATCH and HEAD are not counted against the rate limit (see http.ts) when they are the owner's
+ * transfers of its own upload. Any other one is counted here, once that is known: a request for
+ * an upload the key does not have (probing ids costs like any other request), and one refused
+ * before its upload was even looked up (a malformed PATCH proves no ownership).
  */
-async function countedMiss(c: Context<AppEnv>, error: unknown): Promise<never> {
-  if (error instanceof ApiError && error.code === 'FILE_NOT_FOUND') {
-    try {
-      const admission = await countRequest(c.env.KEY_LIMITER, c.get('apiKey'));
-      const state = { limit: admission.limit, remaining: admission.remaining, reset: admission.reset };
-      c.set('rateLimit', state);
-      if (!admission.allowed) throw rateLimited(state);
-    } catch (countError) {
-      if (countError instanceof ApiError) throw countError;
-    }
+async function countAfterAll(c: Context<AppEnv>): Promise<void> {
+  try {
+    const admission = await countRequest(c.env.KEY_LIMITER, c.get('apiKey'));
+    const state = { limit: admission.limit, remaining: admission.remaining, reset: admission.reset };
+    c.set('rateLimit', state);
+    if (!admission.allowed) throw rateLimited(state);
+  } catch (countError) {
+    if (countError instanceof ApiError) throw countError;
   }
+}
+
+async function countedMiss(c: Context<AppEnv>, error: unknown): Promise<never> {
+  if (error instanceof ApiError && error.code === 'FILE_NOT_FOUND') await countAfterAll(c);
   throw error;
 }
 
@@ -56,7 +61,14 @@ async function head(c: Context<AppEnv>, id: string): Promise<Response> {
 }
 
 async function patch(c: Context<AppEnv>, id: string): Promise<Response> {
-  const work = untilDone(c, appendToOwnUpload(deps(c), id, patchBody(c)));
+  let request: AppendBody;
+  try {
+    request = patchBody(c);
+  } catch (error) {
+    await countAfterAll(c);
+    throw error;
+  }
+  const work = untilDone(c, appendToOwnUpload(deps(c), id, request));
   const outcome = await work.catch((error: unknown) => countedMiss(c, error));
   return c.body(null, 204, appendHeaders(outcome));
 }
