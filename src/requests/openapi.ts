@@ -1,7 +1,7 @@
 // The public paths of file requests in /api/v2/openapi.json. They are handled by hand (public-
 // router.ts), so they are described here; they need no key (`security: []`).
 import { type OpenAPIHono, z } from '@hono/zod-openapi';
-import { errors } from '../api/docs';
+import { errorsWith } from '../api/docs';
 import { perfField } from '../api/schemas';
 import type { AppEnv } from '../env';
 import { ReceiptSchema, UploadReceiptSchema } from './schemas';
@@ -20,9 +20,20 @@ const tusHeader = z.string().openapi({ param: { name: 'Tus-Resumable', in: 'head
 const binary = { 'application/offset+octet-stream': { schema: z.string().openapi({ format: 'binary' }) } };
 const text = (description: string) => ({ description, schema: { type: 'string' as const } });
 
+/** What the public paths answer, for the documents' examples. */
+const PUBLIC_CODES = [
+  'PASSWORD_REQUIRED',
+  'REQUEST_NOT_FOUND',
+  'FILE_NOT_FOUND',
+  'REQUEST_CLOSED',
+  'REQUEST_EXPIRED',
+  'REQUEST_FULL',
+  'UPLOAD_GONE',
+] as const;
+
 const ERRORS = [400, 401, 404, 410, 413, 415, 429, 503];
 const described = (statuses: number[]) => {
-  const responses = errors(...statuses) as Record<string, { description: string }>;
+  const responses = errorsWith(PUBLIC_CODES, ...statuses) as Record<string, { description: string }>;
   const say: Record<number, string> = {
     401: 'PASSWORD_REQUIRED: the request has a password (HTTP Basic, empty user name); WWW-Authenticate: Basic',
     404: 'REQUEST_NOT_FOUND (malformed or unknown token), or FILE_NOT_FOUND (an upload not of this request)',

@@ -1,7 +1,7 @@
 // The owner's file request routes (v2, with a key): make, list, read, change, close, and the
 // files received. HTTP only: the rules are in service.ts.
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
-import { errors, ok } from '../api/docs';
+import { errorsWith, ok } from '../api/docs';
 import { FileRecordV2, PaginationSchema, successV2 } from '../api/schemas';
 import type { AppEnv } from '../env';
 import { fileRecord } from '../files/records';
@@ -27,6 +27,9 @@ import { endOpenUploads } from './tus';
  */
 export const REQUESTS_SCOPE = 'requests:write';
 
+/** The owner routes' own 404. */
+const OWNER_CODES = ['REQUEST_NOT_FOUND'] as const;
+
 type RouteConfig = Parameters<typeof createRoute>[0];
 /** Every owner route is declared through here: one place to add what they all need (the scope). */
 const owner = <R extends RouteConfig>(route: R) => createRoute({ ...route, tags: ['File requests'] });
@@ -49,7 +52,7 @@ export function addRequestRoutes(router: OpenAPIHono<AppEnv>) {
       'account with `requestId`, private unless `isPublic` is true.',
     middleware: [jsonBodyLimit()] as const,
     request: { body: { required: true, content: { 'application/json': { schema: RequestCreateSchema } } } },
-    responses: { 201: ok(successV2(RequestRecordSchema), 'The request'), ...errors(400, 401, 429) },
+    responses: { 201: ok(successV2(RequestRecordSchema), 'The request'), ...errorsWith(OWNER_CODES, 400, 401, 429) },
   });
   router.openapi(create, async (c) => {
     const row = await createRequest(c.env.DB, c.get('config'), accountIdOf(c), c.req.valid('json'));
@@ -64,7 +67,7 @@ export function addRequestRoutes(router: OpenAPIHono<AppEnv>) {
     request: { query: RequestListQuerySchema },
     responses: {
       200: ok(successV2(z.object({ requests: z.array(RequestRecordSchema), pagination: Pagination })), 'A page'),
-      ...errors(400, 401, 429),
+      ...errorsWith(OWNER_CODES, 400, 401, 429),
     },
   });
   router.openapi(list, async (c) => {
@@ -81,7 +84,7 @@ export function addRequestRoutes(router: OpenAPIHono<AppEnv>) {
     operationId: 'getFileRequest',
     summary: 'One file request, with its counts',
     request: { params: RequestIdParamSchema },
-    responses: { 200: ok(successV2(RequestRecordSchema), 'The request'), ...errors(401, 404, 429) },
+    responses: { 200: ok(successV2(RequestRecordSchema), 'The request'), ...errorsWith(OWNER_CODES, 401, 404, 429) },
   });
   router.openapi(get, async (c) => {
     const row = await getRequest(c.env.DB, c.req.valid('param').id, accountIdOf(c));
@@ -101,7 +104,10 @@ export function addRequestRoutes(router: OpenAPIHono<AppEnv>) {
       params: RequestIdParamSchema,
       body: { required: true, content: { 'application/json': { schema: RequestUpdateSchema } } },
     },
-    responses: { 200: ok(successV2(RequestRecordSchema), 'The request as it is now'), ...errors(400, 401, 404, 429) },
+    responses: {
+      200: ok(successV2(RequestRecordSchema), 'The request as it is now'),
+      ...errorsWith(OWNER_CODES, 400, 401, 404, 429),
+    },
   });
   router.openapi(update, async (c) => {
     const body = c.req.valid('json');
@@ -116,7 +122,10 @@ export function addRequestRoutes(router: OpenAPIHono<AppEnv>) {
     operationId: 'closeFileRequest',
     summary: 'Close a file request (the files received stay)',
     request: { params: RequestIdParamSchema },
-    responses: { 200: ok(successV2(RequestRecordSchema), 'The request, closed'), ...errors(401, 404, 429) },
+    responses: {
+      200: ok(successV2(RequestRecordSchema), 'The request, closed'),
+      ...errorsWith(OWNER_CODES, 401, 404, 429),
+    },
   });
   router.openapi(remove, async (c) => {
     const row = await closeRequest(c.env.DB, c.req.valid('param').id, accountIdOf(c));
@@ -132,7 +141,7 @@ export function addRequestRoutes(router: OpenAPIHono<AppEnv>) {
     request: { params: RequestIdParamSchema, query: RequestListQuerySchema },
     responses: {
       200: ok(successV2(z.object({ files: z.array(FileRecordV2), pagination: Pagination })), 'A page of files'),
-      ...errors(400, 401, 404, 429),
+      ...errorsWith(OWNER_CODES, 400, 401, 404, 429),
     },
   });
   router.openapi(files, async (c) => {
