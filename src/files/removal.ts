@@ -4,7 +4,7 @@ import { log } from '../log';
 import { isoNow } from '../time';
 
 export type RemovalDeps = { db: D1Database; bucket: R2Bucket; limiter: LimiterNamespace };
-export type RemovedRow = { id: string; key_id: string; r2_key: string; size: number; expires_at: string | null };
+export type RemovedRow = { id: string; account_id: string; r2_key: string; size: number; expires_at: string | null };
 
 /** Deletes the blobs of rows already removed, records failures for a retry, frees quota. */
 export async function removeBlobsOf(deps: RemovalDeps, rows: RemovedRow[], now = Date.now()): Promise<void> {
@@ -17,7 +17,7 @@ export async function removeBlobsOf(deps: RemovalDeps, rows: RemovedRow[], now =
 export function giveBack(limiter: LimiterNamespace, rows: Omit<RemovedRow, 'r2_key'>[]): Promise<void> {
   return freeFiles(
     limiter,
-    rows.map((row) => ({ keyId: row.key_id, id: row.id, size: row.size, expiresAt: row.expires_at })),
+    rows.map((row) => ({ keyId: row.account_id, id: row.id, size: row.size, expiresAt: row.expires_at })),
   );
 }
 
@@ -25,7 +25,7 @@ export function giveBack(limiter: LimiterNamespace, rows: Omit<RemovedRow, 'r2_k
 export async function deleteBlobsOrRecord(
   db: D1Database,
   bucket: R2Bucket,
-  rows: { key_id: string; r2_key: string }[],
+  rows: { account_id: string; r2_key: string }[],
   now = Date.now(),
 ): Promise<void> {
   try {
@@ -36,6 +36,6 @@ export async function deleteBlobsOrRecord(
       `INSERT INTO blob_deletions (r2_key, key_id, failed_at) VALUES (?1, ?2, ?3)
        ON CONFLICT (r2_key) DO UPDATE SET attempts = attempts + 1, failed_at = ?3`,
     );
-    await db.batch(rows.map((row) => insert.bind(row.r2_key, row.key_id, isoNow(now))));
+    await db.batch(rows.map((row) => insert.bind(row.r2_key, row.account_id, isoNow(now))));
   }
 }

@@ -38,7 +38,7 @@ export type SweepReport = {
 // in the 10 minutes between runs at their rate limits (see docs/limits.md).
 export const SWEEP_LIMITS = { expiredBatch: 500, budgetMs: 20_000, maxBatches: 400, retryBatch: 100, listPage: 500 };
 
-type GoneRow = { id: string; key_id: string; r2_key: string; size: number; expires_at: string | null };
+type GoneRow = { id: string; account_id: string; r2_key: string; size: number; expires_at: string | null };
 
 export async function sweep(deps: SweepDeps): Promise<SweepReport> {
   const now = deps.now ?? Date.now();
@@ -74,7 +74,7 @@ async function sweepExpired(deps: SweepDeps, now: number): Promise<{ expired: nu
       .prepare(
         `DELETE FROM files WHERE id IN (
            SELECT id FROM files WHERE expires_at IS NOT NULL AND expires_at <= ?1 ORDER BY expires_at LIMIT ?2
-         ) RETURNING id, key_id, r2_key, size, expires_at`,
+         ) RETURNING id, account_id, r2_key, size, expires_at`,
       )
       .bind(isoNow(now), SWEEP_LIMITS.expiredBatch)
       .all<GoneRow>();
@@ -177,7 +177,7 @@ async function reconcileStorage(
 
   const { results: rows } = await deps.db
     .prepare(
-      'SELECT id, key_id, r2_key, size, expires_at, uploaded_at FROM files WHERE r2_key > ?1 AND r2_key <= ?2 ORDER BY r2_key LIMIT ?3',
+      'SELECT id, account_id, r2_key, size, expires_at, uploaded_at FROM files WHERE r2_key > ?1 AND r2_key <= ?2 ORDER BY r2_key LIMIT ?3',
     )
     .bind(after, upTo, SWEEP_LIMITS.listPage * 2)
     .all<GoneRow & { uploaded_at: string }>();
@@ -203,7 +203,7 @@ async function reconcileStorage(
       statements.push(
         deps.db
           .prepare(
-            `DELETE FROM files WHERE id IN (${placeholders(ids.length)}) RETURNING id, key_id, r2_key, size, expires_at`,
+            `DELETE FROM files WHERE id IN (${placeholders(ids.length)}) RETURNING id, account_id, r2_key, size, expires_at`,
           )
           .bind(...ids),
       );
