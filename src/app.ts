@@ -13,7 +13,7 @@ import { perf } from './middleware/perf';
 import { loadConfig, requestContext } from './middleware/request-context';
 import { createPagesRouter } from './pages/router';
 import { createShareRouter } from './share/router';
-import { isUncountedTransfer, TUS_REQUEST_HEADERS, TUS_RESPONSE_HEADERS, tusProtocol, UPLOADS_PATH } from './tus/http';
+import { TUS_REQUEST_HEADERS, TUS_RESPONSE_HEADERS, tusProtocol, UPLOADS_PATH } from './tus/http';
 import { documentUploads } from './tus/openapi';
 import { createUploadsRouter } from './tus/router';
 
@@ -107,13 +107,15 @@ export function createApp() {
     app.get(`/api/${version}/openapi.json`, (c) => c.json(openApiDocument(router, version, new URL(c.req.url).origin)));
   }
 
-  app.use('/api/*', authenticate({ uncounted: isUncountedTransfer }));
+  app.use('/api/*', authenticate());
   addFallbacks(v1, FILE_PATHS);
   addFallbacks(v2, V2_PATHS);
   app.route('/api/v1', v1);
   // Before v2, whose catch-all answers 404 for any path it does not know.
   app.route('/api/v2', createUploadsRouter());
   app.route('/api/v2', v2);
+  // Any other /api path (another version): 404 for a valid key.
+  addFallbacks(app, {}, true, '/api/*');
 
   app.route('/share', createShareRouter());
   app.route('/admin', createAdminRouter());

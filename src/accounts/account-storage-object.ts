@@ -1,5 +1,5 @@
 import { DurableObject } from 'cloudflare:workers';
-import { loadAccountFiles } from '../storage/accounts-repo';
+import { liveFilesOfAccount } from '../storage/account-usage-repo';
 import type {
   AccountCommitRequest,
   AccountFreeRequest,
@@ -277,17 +277,17 @@ export class AccountStorage extends DurableObject<Env> {
   }
 
   async #load(accountId: string, now: number): Promise<Account> {
-    const { totals, expiring } = await loadAccountFiles(this.env.DB, accountId, new Date(now).toISOString());
+    const live = await liveFilesOfAccount(this.env.DB, accountId, new Date(now).toISOString());
     this.ctx.storage.sql.exec('DELETE FROM expiring');
-    for (const row of expiring) {
+    for (const file of live.expiring) {
       this.ctx.storage.sql.exec(
         'INSERT INTO expiring (file_id, expires_at, size) VALUES (?, ?, ?)',
-        row.id,
-        Date.parse(row.expires_at),
-        row.size,
+        file.id,
+        file.expiresAt,
+        file.size,
       );
     }
-    const account = { bytes: totals.bytes, files: totals.n };
+    const account = { bytes: live.bytes, files: live.files };
     this.ctx.storage.kv.put(ACCOUNT_KEY, account);
     return account;
   }

@@ -6,7 +6,9 @@ import { deleteFiles } from '../files/service';
 import { uploadBulk } from '../files/upload-bulk';
 import { inSession } from '../files/upload-session';
 import { addFallbacks } from '../http/fallbacks';
-import { jsonBodyLimit, origins, storage, uploadDeps } from './context';
+import { requires } from '../middleware/route-needs';
+import { origins, storage, uploadDeps } from '../http/request-deps';
+import { jsonBodyLimit } from '../http/validation';
 import { errors, ok } from './docs';
 import {
   BulkDeleteRequestSchema,
@@ -24,11 +26,12 @@ export function addBulkRoutes(router: OpenAPIHono<AppEnv>) {
     description:
       'Answers 201 whenever the request is well formed, with one result per file in part order; ' +
       '400 only when the request as a whole is unusable (not multipart, no files, too many files).',
+    middleware: [requires({ scope: 'files:write', holdsUpload: (config) => config.MAX_BULK_FILES })] as const,
     request: { body: { required: true, content: { 'multipart/form-data': { schema: BulkUploadFormSchema } } } },
     responses: { 201: ok(BulkUploadResultSchema, 'Files processed'), ...errors(400, 401, 408, 429, 503) },
   });
   // Streamed by the handler, not parsed by the validator.
-  router.post(bulkUpload.path, async (c) => {
+  router.post(bulkUpload.path, ...bulkUpload.middleware, async (c) => {
     const maxFiles = c.get('config').MAX_BULK_FILES;
     const deps = uploadDeps(c);
     const outcomes = await inSession(deps.session, () => uploadBulk(deps, c.req.raw, maxFiles));
@@ -51,14 +54,14 @@ export function addBulkRoutes(router: OpenAPIHono<AppEnv>) {
     path: '/files/bulk',
     operationId: 'deleteFiles',
     summary: 'Delete up to 50 files',
-    middleware: [jsonBodyLimit()] as const,
+    middleware: [requires({ scope: 'files:delete' }), jsonBodyLimit()] as const,
     request: {
       body: { required: true, content: { 'application/json': { schema: BulkDeleteRequestSchema } } },
     },
     responses: { 200: ok(BulkDeleteResultSchema, 'Per-id results'), ...errors(400, 401, 429) },
   });
   router.openapi(bulkDelete, async (c) => {
-    const results = await deleteFiles(storage(c), c.req.valid('json').ids, c.get('apiKey').id);
+    const results = await deleteFiles(storage(c), c.req.valid('json').ids, c.get('apiKey').accountId);
     const deleted = results.filter((result) => result.success).length;
     return c.json(
       { success: true as const, data: { total: results.length, deleted, failed: results.length - deleted, results } },

@@ -5,9 +5,10 @@ import { type ApiVersion, fileRecord, uploadRecord } from '../files/records';
 import { deleteFile, downloadOwnedFile, getOwnedFile, listFiles } from '../files/service';
 import { uploadSingleFile } from '../files/upload-form';
 import { inSession } from '../files/upload-session';
+import { origins, storage, uploadDeps } from '../http/request-deps';
 import { validationHook } from '../http/validation';
+import { requires } from '../middleware/route-needs';
 import { addBulkRoutes } from './bulk-routes';
-import { origins, storage, uploadDeps } from './context';
 import { DOWNLOAD_REQUEST_HEADERS, downloadResponses, errors, ok } from './docs';
 import { addManageRoutes } from './manage-routes';
 import {
@@ -38,6 +39,7 @@ export function createFilesRouter(version: ApiVersion) {
     path: '/upload',
     operationId: 'uploadFile',
     summary: 'Upload one file',
+    middleware: [requires({ scope: 'files:write', holdsUpload: () => 1 })] as const,
     request: { body: { required: true, content: { 'multipart/form-data': { schema: UploadFormSchema } } } },
     responses: {
       201: ok(success(UploadRecord), 'Stored'),
@@ -45,7 +47,7 @@ export function createFilesRouter(version: ApiVersion) {
     },
   });
   // The body is streamed by the handler, not parsed by the validator.
-  router.post(upload.path, async (c) => {
+  router.post(upload.path, ...upload.middleware, async (c) => {
     const deps = uploadDeps(c);
     const row = await inSession(deps.session, () => uploadSingleFile(deps, c.req.raw));
     return c.json({ success: true, data: uploadRecord(row, version, origins(c)) }, 201);
@@ -59,6 +61,7 @@ export function createFilesRouter(version: ApiVersion) {
     summary:
       version === 'v1' ? 'List your files, newest first' : 'List your files: newest first, or searched and sorted',
     // v1 reads only page and limit; other parameters are ignored there, as they always were.
+    middleware: [requires({ scope: 'files:read' })] as const,
     request: { query: version === 'v1' ? ListQuerySchema : ListQuerySchemaV2 },
     responses: {
       200: ok(success(z.object({ files: z.array(FileRecord), pagination: PaginationSchema })), 'A page of files'),
@@ -66,7 +69,7 @@ export function createFilesRouter(version: ApiVersion) {
     },
   });
   router.openapi(list, async (c) => {
-    const { rows, pagination } = await listFiles(storage(c), c.get('apiKey').id, c.req.valid('query'));
+    const { rows, pagination } = await listFiles(storage(c), c.get('apiKey').accountId, c.req.valid('query'));
     const base = origins(c);
     return c.json(
       { success: true as const, data: { files: rows.map((row) => fileRecord(row, version, base)), pagination } },
@@ -79,11 +82,12 @@ export function createFilesRouter(version: ApiVersion) {
     path: '/files/{id}',
     operationId: 'getFile',
     summary: 'Read one file record',
+    middleware: [requires({ scope: 'files:read' })] as const,
     request: { params: FileIdParamSchema },
     responses: { 200: ok(success(FileRecord), 'The file record'), ...errors(401, 404, 429) },
   });
   router.openapi(get, async (c) => {
-    const row = await getOwnedFile(storage(c), c.req.valid('param').id, c.get('apiKey').id);
+    const row = await getOwnedFile(storage(c), c.req.valid('param').id, c.get('apiKey').accountId);
     return c.json({ success: true as const, data: fileRecord(row, version, origins(c)) }, 200);
   });
 
@@ -93,12 +97,13 @@ export function createFilesRouter(version: ApiVersion) {
     operationId: 'downloadFile',
     summary: 'Download the file (Range, If-None-Match, If-Modified-Since and If-Range honoured)',
     description: 'A 200, and a 206 that starts at byte 0, count as one download; HEAD and 304 do not.',
+    middleware: [requires({ scope: 'files:read' })] as const,
     request: { params: FileIdParamSchema, headers: DOWNLOAD_REQUEST_HEADERS },
     responses: downloadResponses('get'),
   });
   // Validated: the id. The request headers are the download's to read (see DOWNLOAD_REQUEST_HEADERS).
   router.openapi({ ...download, request: { params: FileIdParamSchema }, hide: true }, (c) =>
-    downloadOwnedFile(storage(c), c.req.raw, c.req.valid('param').id, c.get('apiKey').id),
+    downloadOwnedFile(storage(c), c.req.raw, c.req.valid('param').id, c.get('apiKey').accountId),
   );
   router.openAPIRegistry.registerPath(download);
   // Hono answers HEAD through the GET route; the document names it as its own operation.
@@ -116,6 +121,7 @@ export function createFilesRouter(version: ApiVersion) {
     path: '/files/{id}',
     operationId: 'deleteFile',
     summary: 'Delete a file permanently',
+    middleware: [requires({ scope: 'files:delete' })] as const,
     request: { params: FileIdParamSchema },
     responses: {
       200: ok(success(z.object({ message: z.string() })), 'Deleted'),
@@ -123,7 +129,7 @@ export function createFilesRouter(version: ApiVersion) {
     },
   });
   router.openapi(remove, async (c) => {
-    const row = await deleteFile(storage(c), c.req.valid('param').id, c.get('apiKey').id);
+    const row = await deleteFile(storage(c), c.req.valid('param').id, c.get('apiKey').accountId);
     return c.json({ success: true as const, data: { message: `File ${row.id} deleted` } }, 200);
   });
 

@@ -13,21 +13,6 @@ export type AccountLimits = { storageQuotaBytes?: number | null; maxFiles?: numb
 
 const COLUMNS = 'id, name, storage_quota_bytes, max_files, created_at, updated_at';
 
-/** An account's live files (count and bytes), and those of them that will expire: what its storage object starts from. */
-export async function loadAccountFiles(db: D1Database, accountId: string, now: string) {
-  const live = '(expires_at IS NULL OR expires_at > ?2)';
-  const [totals, expiring] = await db.batch([
-    db
-      .prepare(`SELECT COUNT(*) AS n, COALESCE(SUM(size), 0) AS bytes FROM files WHERE account_id = ?1 AND ${live}`)
-      .bind(accountId, now),
-    db.prepare('SELECT id, size, expires_at FROM files WHERE account_id = ?1 AND expires_at > ?2').bind(accountId, now),
-  ]);
-  return {
-    totals: (totals?.results[0] as { n: number; bytes: number } | undefined) ?? { n: 0, bytes: 0 },
-    expiring: (expiring?.results ?? []) as { id: string; size: number; expires_at: string }[],
-  };
-}
-
 /** The statement that makes an account (batched with its first key, whose id it takes). */
 export function insertAccountStatement(
   db: D1Database,

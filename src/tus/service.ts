@@ -2,7 +2,7 @@
 // together; no HTTP here (the router turns results into tus responses).
 import { type Config, uploadTimeoutMs } from '../config';
 import type { ApiKeyContext } from '../env';
-import { ApiError, validationError } from '../errors';
+import { ApiError, forbidden, validationError } from '../errors';
 import { normalizeMediaType } from '../files/file-type';
 import { FILE_ID_PATTERN, newFileId } from '../files/ids';
 import { cleanOriginalName, storedFilename } from '../files/names';
@@ -12,31 +12,28 @@ import { recordFiles } from '../files/upload';
 import { fileTooLarge, uploadError } from '../files/upload-errors';
 import { recordOptions } from '../files/upload-fields';
 import { UploadSession } from '../files/upload-session';
-import { type LimiterNamespace, QuotaTicket, releaseHold, reserveUpload } from '../limiter/key-limiter-client';
+import { type AccountsNamespace, releaseHold } from '../accounts/account-storage-client';
+import { type LimiterNamespace, QuotaTicket, reserveUpload } from '../limiter/key-limiter-client';
+import { hasScope } from '../keys/scopes';
 import { log } from '../log';
 import { blobKey } from '../storage/blobs';
 import type { FileRow } from '../storage/files-repo';
 import { type AppendResult, appendToUpload } from './part-writer';
 import { type Checksum, maxUploadLength, parseMetadata, partSizeFor } from './protocol';
-import type { TusUpload, UploadMeta, UploadSnapshot, UploadView } from './tus-upload-object';
-
-export type UploadNamespace = DurableObjectNamespace<TusUpload>;
+import { MAX_UPLOAD_LIFETIME_MS, type UploadNamespace, uploadObject } from './tus-upload-client';
+import type { UploadMeta, UploadSnapshot, UploadView } from './tus-upload-object';
 
 export type UploadsDeps = {
   bucket: R2Bucket;
   db: D1Database;
   limiter: LimiterNamespace;
+  accounts: AccountsNamespace;
   uploads: UploadNamespace;
   config: Config;
   key: ApiKeyContext;
   waitUntil: (promise: Promise<unknown>) => void;
 };
 
-/** An upload is named by its id, which is also the id of the file it becomes. */
-export const uploadObject = (namespace: UploadNamespace, id: string) => namespace.getByName(id);
-
-/** R2 aborts unfinished multipart uploads 7 days after they start: an upload must end before. */
-export const MAX_UPLOAD_LIFETIME_MS = 6 * 24 * 60 * 60 * 1000;
 // A reservation outlives its upload's deadline a little: the upload's object releases it first.
 const RESERVATION_MARGIN_MS = 60 * 60 * 1000;
 
@@ -91,11 +88,11 @@ export async function createUpload(
   try {
     return await uploadObject(deps.uploads, id).create({
       id,
-      keyId: key.id,
+      accountId: key.accountId,
       length: request.length,
       metadata: request.metadata,
       meta,
-      r2Key: blobKey(key.id, id),
+      r2Key: blobKey(key.accountId, id),
       partSize: partSizeFor(request.length),
       holdId,
       expiresAt: Math.min(now + config.TUS_EXPIRY_SECONDS * 1000, deadline),
@@ -103,7 +100,7 @@ export async function createUpload(
       now,
     });
   } catch (error) {
-    await releaseHold(deps.limiter, key.id, holdId);
+    await releaseHold(deps.accounts, key.accountId, holdId);
     throw new ApiError('SERVICE_UNAVAILABLE', 'The upload could not be created, try again', { cause: error });
   }
 }
@@ -129,7 +126,7 @@ export type AppendBody = {
 export async function appendToOwnUpload(deps: UploadsDeps, id: string, request: AppendBody): Promise<AppendOutcome> {
   if (!FILE_ID_PATTERN.test(id)) throw uploadNotFound();
   const stub = uploadObject(deps.uploads, id);
-  const begun = await stub.begin({ keyId: deps.key.id, offset: request.offset });
+  const begun = await stub.begin({ accountId: deps.key.accountId, offset: request.offset });
   if (begun.status === 'not-found') throw uploadNotFound();
   if (begun.status === 'gone') throw uploadGone();
   // A client resuming a finished upload with nothing left to send (a chunked body is read, not trusted).
@@ -161,7 +158,7 @@ export async function appendToOwnUpload(deps: UploadsDeps, id: string, request: 
     });
   } catch (error) {
     // A refused type ends the upload and frees everything it held.
-    if (error instanceof ApiError && error.code === 'INVALID_FILE_TYPE') await stub.terminate({ keyId: deps.key.id });
+    if (error instanceof ApiError && error.code === 'INVALID_FILE_TYPE') await stub.terminate({ accountId: deps.key.accountId });
     throw error instanceof ApiError
       ? error
       : new ApiError('UPLOAD_FAILED', 'The bytes could not be stored', { cause: error });
@@ -213,7 +210,7 @@ async function recordUpload(
       size: result.blob.size,
       stored: Promise.resolve(result.blob),
     };
-    const fileDeps = { bucket, db: deps.db, limiter: deps.limiter, config, key, session };
+    const fileDeps = { bucket, db: deps.db, limiter: deps.limiter, accounts: deps.accounts, config, key, session };
     const options = { isPublic: upload.meta.isPublic, expiresInSeconds: upload.meta.expiresInSeconds };
     const { rows, failures } = await recordFiles(fileDeps, [file], options);
     const row = rows[0];
@@ -225,7 +222,7 @@ async function recordUpload(
     });
     return row;
   } catch (error) {
-    await stub.terminate({ keyId: key.id }).catch((cause: unknown) => {
+    await stub.terminate({ accountId: key.accountId }).catch((cause: unknown) => {
       log('error', 'failed upload not terminated', { uploadId: upload.id, error: String(cause) });
     });
     throw uploadError(error);
@@ -237,9 +234,9 @@ async function recordUpload(
 /** The upload as its owner sees it. A completed upload whose state is forgotten is read from its file row. */
 export async function uploadStatus(deps: UploadsDeps, id: string): Promise<UploadView> {
   if (!FILE_ID_PATTERN.test(id)) throw uploadNotFound();
-  const found = await uploadObject(deps.uploads, id).view({ keyId: deps.key.id });
+  const found = await uploadObject(deps.uploads, id).view({ accountId: deps.key.accountId });
   if (found.status !== 'not-found') return found;
-  const row = await getOwnedFile(deps, id, deps.key.id).catch(() => undefined);
+  const row = await getOwnedFile(deps, id, deps.key.accountId).catch(() => undefined);
   if (!row) throw uploadNotFound();
   return { id, status: 'completed', length: row.size, offset: row.size, metadata: undefined, expiresAt: 0 };
 }
@@ -251,7 +248,7 @@ export async function uploadedFile(deps: UploadsDeps, id: string): Promise<FileR
     throw new ApiError('UPLOAD_INCOMPLETE', `The upload is not complete: ${status.offset} of ${status.length} bytes`);
   }
   if (status.status !== 'completed') throw uploadGone();
-  return getOwnedFile(deps, id, deps.key.id);
+  return getOwnedFile(deps, id, deps.key.accountId);
 }
 
 /**
@@ -262,9 +259,11 @@ export async function terminateUpload(deps: UploadsDeps, id: string): Promise<vo
   const status = await uploadStatus(deps, id);
   if (status.status === 'terminated' || status.status === 'expired') throw uploadGone();
   if (status.status === 'completed') {
-    await deleteFile(deps, id, deps.key.id).catch((error: unknown) => {
+    // Terminating a finished upload deletes its file: that takes what deleting it takes.
+    if (!hasScope(deps.key.scopes, 'files:delete')) throw forbidden('files:delete');
+    await deleteFile(deps, id, deps.key.accountId).catch((error: unknown) => {
       if (!(error instanceof ApiError && error.code === 'FILE_NOT_FOUND')) throw error;
     });
   }
-  await uploadObject(deps.uploads, id).terminate({ keyId: deps.key.id });
+  await uploadObject(deps.uploads, id).terminate({ accountId: deps.key.accountId });
 }

@@ -345,7 +345,7 @@ export function sweepAt(now: number, bucket: R2Bucket = env.FILES, budgetMs?: nu
   return sweep({
     db: env.DB,
     bucket,
-    limiter: env.KEY_LIMITER,
+    accounts: env.ACCOUNT_STORAGE,
     uploads: env.TUS_UPLOADS,
     now,
     graceMs: GRACE_MS,
