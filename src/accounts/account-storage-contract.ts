@@ -1,12 +1,6 @@
 // The account's storage object's contract: what its callers (the key's object, tus upload
 // objects, the sweep) send it. Types only, so anything may import it without the class.
-import type {
-  AccountFile,
-  CommitRequest,
-  Grant,
-  QuotaLimits,
-  ReserveRequest,
-} from '../limiter/key-limiter-contract';
+import type { AccountFile, CommitRequest, Grant, QuotaLimits, ReserveRequest } from '../limiter/key-limiter-contract';
 
 export type {
   AccountFile,

@@ -6,9 +6,9 @@ import { deleteFiles } from '../files/service';
 import { uploadBulk } from '../files/upload-bulk';
 import { inSession } from '../files/upload-session';
 import { addFallbacks } from '../http/fallbacks';
-import { requires } from '../middleware/route-needs';
 import { origins, storage, uploadDeps } from '../http/request-deps';
 import { jsonBodyLimit } from '../http/validation';
+import { requires } from '../middleware/route-needs';
 import { errors, ok } from './docs';
 import {
   BulkDeleteRequestSchema,

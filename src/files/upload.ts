@@ -1,10 +1,10 @@
 // The upload service: multipart body → type check → R2 (streamed) → D1 row.
 
+import { type AccountsNamespace, freeFiles } from '../accounts/account-storage-client';
 import type { Config } from '../config';
 import type { ApiKeyContext } from '../env';
 import { ApiError } from '../errors';
 import { concat, type MultipartReader, type PartInfo } from '../lib/multipart';
-import { type AccountsNamespace, freeFiles } from '../accounts/account-storage-client';
 import { type LimiterNamespace, storageExceeded } from '../limiter/key-limiter-client';
 import { blobKey, consumeIntoBlob, type StoredBlob } from '../storage/blobs';
 import { type FileRow, insertFiles } from '../storage/files-repo';

@@ -24,7 +24,9 @@ export function parseScopes(stored: string | null): Scope[] | null {
   if (stored === null) return null;
   try {
     const parsed: unknown = JSON.parse(stored);
-    return Array.isArray(parsed) ? parsed.filter((scope): scope is Scope => typeof scope === 'string' && isScope(scope)) : [];
+    return Array.isArray(parsed)
+      ? parsed.filter((scope): scope is Scope => typeof scope === 'string' && isScope(scope))
+      : [];
   } catch {
     return [];
   }
@@ -36,4 +38,5 @@ export const scopesOf = (scopes: readonly Scope[] | null): Scope[] => (scopes ==
 export const hasScope = (scopes: readonly Scope[] | null, scope: Scope) => scopes === null || scopes.includes(scope);
 
 /** Stored form, in the canonical order; every scope is stored as NULL (it follows new scopes too? no: see docs). */
-export const storeScopes = (scopes: readonly Scope[]): string => JSON.stringify(SCOPES.filter((s) => scopes.includes(s)));
+export const storeScopes = (scopes: readonly Scope[]): string =>
+  JSON.stringify(SCOPES.filter((s) => scopes.includes(s)));

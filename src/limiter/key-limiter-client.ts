@@ -200,7 +200,13 @@ export class QuotaTicket {
     this.#grant = undefined;
     this.#needs.clear();
     const result = await this.#call((limiter) =>
-      limiter.commit({ keyId: this.#key.id, accountId: this.#key.accountId, holdId, files, limits: quotaLimits(this.#key) }),
+      limiter.commit({
+        keyId: this.#key.id,
+        accountId: this.#key.accountId,
+        holdId,
+        files,
+        limits: quotaLimits(this.#key),
+      }),
     );
     return {
       accepted: new Set(result.accepted),

@@ -70,7 +70,11 @@ export type AccountFile = { id: string; size: number; expiresAt: string | null }
 export type CommitRequest = {
   keyId: string;
   accountId?: string;
-  holdId?: string; files: AccountFile[]; limits: QuotaLimits; now?: number };
+  holdId?: string;
+  files: AccountFile[];
+  limits: QuotaLimits;
+  now?: number;
+};
 export type CommitResult = { accepted: string[]; refused: { id: string; exceeded: Exceeded }[] };
 
 export type Usage = { usedBytes: number; files: number; heldBytes: number; heldFiles: number };
@@ -100,7 +104,9 @@ export type KeyState = {
 };
 
 /** A change pushed to the key's object (the admin API, the keys routes): applies at once. */
-export type KeyUpdate = Partial<Pick<KeyState, 'status' | 'expiresAt'>> & { overrides?: Partial<KeyState['overrides']> };
+export type KeyUpdate = Partial<Pick<KeyState, 'status' | 'expiresAt'>> & {
+  overrides?: Partial<KeyState['overrides']>;
+};
 
 /** The key as the request sees it once its object has checked it. */
 export type AuthorizedKey = Pick<KeyState, 'id' | 'accountId' | 'scopes' | 'expiresAt'>;

@@ -71,7 +71,10 @@ export class KeyLimiter extends DurableObject<Env> {
       now,
       count: request.count,
       // A request refused for its scope holds nothing.
-      hold: request.hold && !forbidden ? { keyId: state.id, accountId: state.accountId, ...request.hold, limits: quota } : undefined,
+      hold:
+        request.hold && !forbidden
+          ? { keyId: state.id, accountId: state.accountId, ...request.hold, limits: quota }
+          : undefined,
     });
     await this.#used(now);
     if (forbidden) return { limits, admission, key, forbidden };

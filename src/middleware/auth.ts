@@ -8,12 +8,12 @@ import { ApiError, forbidden } from '../errors';
 import { bearerToken, unauthorized } from '../http/bearer';
 import { measure } from '../http/timing';
 import { API_KEY_PATTERN } from '../keys/key-material';
+import { hasScope, parseScopes } from '../keys/scopes';
 import { sha256Hex } from '../lib/crypto';
 import { clientAddress, recordFailure, refuseIfBlocked } from '../limiter/auth-guard-client';
 import { authorizeKey, rateLimited, rateLimitHeaders } from '../limiter/key-limiter-client';
 import type { AuthorizedKey, KeyLimits } from '../limiter/key-limiter-contract';
 import { effectiveLimits } from '../limiter/limits';
-import { hasScope, parseScopes } from '../keys/scopes';
 import { log } from '../log';
 import { findActiveKeyByHash, findActiveKeyIdByHash, overridesOf } from '../storage/keys-repo';
 import { isoNow } from '../time';
@@ -132,7 +132,12 @@ export const authenticate = () =>
       const row = await findActiveKeyByHash(c.env.DB, hash);
       if (!row || (row.expires_at !== null && row.expires_at <= isoNow())) return refuse(hash);
       limits = effectiveLimits(overridesOf(row), keyDefaults(config));
-      key = { id: row.id, accountId: row.account_id, scopes: parseScopes(row.scopes), expiresAt: row.expires_at === null ? null : Date.parse(row.expires_at) };
+      key = {
+        id: row.id,
+        accountId: row.account_id,
+        scopes: parseScopes(row.scopes),
+        expiresAt: row.expires_at === null ? null : Date.parse(row.expires_at),
+      };
       const windowMs = limits.rateLimitWindowSeconds * 1000;
       state = {
         limit: limits.rateLimitRequests,

@@ -34,7 +34,8 @@ const declarations = new WeakMap<object, RouteNeeds>();
  */
 export function requires(needs: RouteNeeds): MiddlewareHandler<AppEnv> {
   const middleware: MiddlewareHandler<AppEnv> = async function requires(c, next) {
-    if (c.get('needs') !== needs) throw new Error(`route ${c.req.method} ${c.req.path} reached without its authorization`);
+    if (c.get('needs') !== needs)
+      throw new Error(`route ${c.req.method} ${c.req.path} reached without its authorization`);
     await next();
   };
   declarations.set(middleware, needs);

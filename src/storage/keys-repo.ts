@@ -155,7 +155,10 @@ export async function listAccountKeys(db: D1Database, accountId: string): Promis
 
 /** An UPDATE of one key, then the key as reads show it (null when no such key). */
 async function changeKey(db: D1Database, id: string, updates: D1PreparedStatement[]): Promise<KeyRow | null> {
-  const results = await db.batch<KeyRow>([...updates, db.prepare(`SELECT ${COLUMNS} FROM ${FROM} WHERE k.id = ?1`).bind(id)]);
+  const results = await db.batch<KeyRow>([
+    ...updates,
+    db.prepare(`SELECT ${COLUMNS} FROM ${FROM} WHERE k.id = ?1`).bind(id),
+  ]);
   return results.at(-1)?.results[0] ?? null;
 }
 
@@ -205,7 +208,9 @@ export async function revokeAccountKey(
 /** Renames an account's key; null when the account has no such key. */
 export function renameAccountKey(db: D1Database, accountId: string, id: string, name: string, now: string) {
   return changeKey(db, id, [
-    db.prepare('UPDATE api_keys SET name = ?3, updated_at = ?4 WHERE id = ?2 AND account_id = ?1').bind(accountId, id, name, now),
+    db
+      .prepare('UPDATE api_keys SET name = ?3, updated_at = ?4 WHERE id = ?2 AND account_id = ?1')
+      .bind(accountId, id, name, now),
   ]).then((row) => (row?.account_id === accountId ? row : null));
 }
 

@@ -1,5 +1,7 @@
 // The tus upload service: create, append, look up, terminate. R2, D1 and the two Durable Objects
 // together; no HTTP here (the router turns results into tus responses).
+
+import { type AccountsNamespace, releaseHold } from '../accounts/account-storage-client';
 import { type Config, uploadTimeoutMs } from '../config';
 import type { ApiKeyContext } from '../env';
 import { ApiError, forbidden, validationError } from '../errors';
@@ -12,9 +14,8 @@ import { recordFiles } from '../files/upload';
 import { fileTooLarge, uploadError } from '../files/upload-errors';
 import { recordOptions } from '../files/upload-fields';
 import { UploadSession } from '../files/upload-session';
-import { type AccountsNamespace, releaseHold } from '../accounts/account-storage-client';
-import { type LimiterNamespace, QuotaTicket, reserveUpload } from '../limiter/key-limiter-client';
 import { hasScope } from '../keys/scopes';
+import { type LimiterNamespace, QuotaTicket, reserveUpload } from '../limiter/key-limiter-client';
 import { log } from '../log';
 import { blobKey } from '../storage/blobs';
 import type { FileRow } from '../storage/files-repo';
@@ -158,7 +159,8 @@ export async function appendToOwnUpload(deps: UploadsDeps, id: string, request: 
     });
   } catch (error) {
     // A refused type ends the upload and frees everything it held.
-    if (error instanceof ApiError && error.code === 'INVALID_FILE_TYPE') await stub.terminate({ accountId: deps.key.accountId });
+    if (error instanceof ApiError && error.code === 'INVALID_FILE_TYPE')
+      await stub.terminate({ accountId: deps.key.accountId });
     throw error instanceof ApiError
       ? error
       : new ApiError('UPLOAD_FAILED', 'The bytes could not be stored', { cause: error });

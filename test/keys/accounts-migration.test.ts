@@ -3,13 +3,20 @@
 // and limits are what they were. This file rebuilds its own D1 (storage is per test file).
 import { applyD1Migrations, env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { newFileId } from '../../src/files/ids';
 import { newKeyMaterial } from '../../src/keys/key-material';
+import { randomBase64Url } from '../../src/lib/crypto';
 import { call } from '../helpers';
 
 const BEFORE = env.TEST_MIGRATIONS.filter((migration) => migration.name < '0006');
 const ACCOUNTS = env.TEST_MIGRATIONS.filter((migration) => migration.name.startsWith('0006'));
 
-type Seeded = { id: string; key: string; auth: Record<string, string>; files: { id: string; content: string }[] };
+type Seeded = {
+  id: string;
+  key: string;
+  auth: Record<string, string>;
+  files: { id: string; content: string; token: string }[];
+};
 
 /** Drops everything setup.ts made, so the migrations before 0006 build the database alone. */
 async function emptyDatabase(): Promise<void> {
@@ -35,11 +42,20 @@ async function seedKey(
     env.DB.prepare(
       `INSERT INTO api_keys (id, key_hash, prefix, name, status, storage_quota_bytes, max_files, created_at, updated_at)
        VALUES (?1, ?2, ?3, ?4, 'active', ?5, ?6, ?7, ?7)`,
-    ).bind(material.id, material.keyHash, material.prefix, name, overrides.quota ?? null, overrides.maxFiles ?? null, now),
+    ).bind(
+      material.id,
+      material.keyHash,
+      material.prefix,
+      name,
+      overrides.quota ?? null,
+      overrides.maxFiles ?? null,
+      now,
+    ),
   ];
   const seeded: Seeded['files'] = [];
   for (const [index, file] of files.entries()) {
-    const id = `old${index}${crypto.randomUUID().replaceAll('-', '').slice(0, 16)}`;
+    const id = newFileId();
+    const token = randomBase64Url(24);
     const r2Key = `files/${material.id}/${id}`;
     await env.FILES.put(r2Key, file.content, {
       httpMetadata: { contentType: 'text/plain' },
@@ -59,13 +75,13 @@ async function seedKey(
         file.content.length,
         r2Key,
         object?.httpEtag ?? '""',
-        `token${id}`,
+        token,
         file.isPublic === false ? 0 : 1,
         new Date(Date.now() - 3_600_000 + index * 1000).toISOString(),
         file.expiresAt ?? null,
       ),
     );
-    seeded.push({ id, content: file.content });
+    seeded.push({ id, content: file.content, token });
   }
   await env.DB.batch(statements);
   return { id: material.id, key: material.key, auth: { Authorization: `Bearer ${material.key}` }, files: seeded };
@@ -95,7 +111,14 @@ describe('migration 0006 on a database that holds files', () => {
       'SELECT k.id, k.account_id, k.scopes, k.expires_at, a.storage_quota_bytes, a.max_files FROM api_keys k JOIN accounts a ON a.id = k.account_id ORDER BY k.name',
     ).all();
     expect(results).toEqual([
-      { id: alice.id, account_id: alice.id, scopes: null, expires_at: null, storage_quota_bytes: null, max_files: null },
+      {
+        id: alice.id,
+        account_id: alice.id,
+        scopes: null,
+        expires_at: null,
+        storage_quota_bytes: null,
+        max_files: null,
+      },
       { id: bob.id, account_id: bob.id, scopes: null, expires_at: null, storage_quota_bytes: 12_345, max_files: 7 },
     ]);
     const stats = await env.DB.prepare('SELECT account_id, files FROM key_stats ORDER BY files').all();
@@ -116,7 +139,10 @@ describe('migration 0006 on a database that holds files', () => {
   });
 
   it('downloads every file, byte for byte, and another key still cannot see them', async () => {
-    for (const file of [...alice.files.map((f) => ({ ...f, auth: alice.auth })), ...bob.files.map((f) => ({ ...f, auth: bob.auth }))]) {
+    for (const file of [
+      ...alice.files.map((f) => ({ ...f, auth: alice.auth })),
+      ...bob.files.map((f) => ({ ...f, auth: bob.auth })),
+    ]) {
       const response = await call(`/api/v1/files/${file.id}/download`, { headers: file.auth });
       expect(response.status).toBe(200);
       expect(await response.text()).toBe(file.content);
@@ -127,9 +153,13 @@ describe('migration 0006 on a database that holds files', () => {
 
   it('keeps usage and limits: bytes and files as stored, the old per-key quota now the account’s', async () => {
     const sum = alice.files.reduce((total, file) => total + file.content.length, 0);
-    const aliceUsage = await (await call('/api/v2/usage', { headers: alice.auth })).json<{ data: Record<string, unknown> }>();
+    const aliceUsage = await (await call('/api/v2/usage', { headers: alice.auth })).json<{
+      data: Record<string, unknown>;
+    }>();
     expect(aliceUsage.data).toMatchObject({ usedBytes: sum, files: 3, quotaBytes: 1_073_741_824 });
-    const bobUsage = await (await call('/api/v2/usage', { headers: bob.auth })).json<{ data: Record<string, unknown> }>();
+    const bobUsage = await (await call('/api/v2/usage', { headers: bob.auth })).json<{
+      data: Record<string, unknown>;
+    }>();
     expect(bobUsage.data).toMatchObject({ usedBytes: 'bob says hi'.length, files: 1, quotaBytes: 12_345, maxFiles: 7 });
   });
 
@@ -143,12 +173,14 @@ describe('migration 0006 on a database that holds files', () => {
     expect(row).toEqual({ account_id: alice.id });
     const stats = () => env.DB.prepare('SELECT files FROM key_stats WHERE account_id = ?1').bind(alice.id).first();
     expect(await stats()).toEqual({ files: 4 });
-    expect((await call(`/api/v1/files/${alice.files[0]?.id}`, { method: 'DELETE', headers: alice.auth })).status).toBe(200);
+    expect((await call(`/api/v1/files/${alice.files[0]?.id}`, { method: 'DELETE', headers: alice.auth })).status).toBe(
+      200,
+    );
     expect(await stats()).toEqual({ files: 3 });
   });
 
   it('keeps a public file’s share link working', async () => {
-    const response = await call(`/share/token${bob.files[0]?.id}/download`);
+    const response = await call(`/share/${bob.files[0]?.token}/download`);
     expect(response.status).toBe(200);
     expect(await response.text()).toBe('bob says hi');
   });
