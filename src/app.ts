@@ -27,6 +27,8 @@ const V2_PATHS = {
   '/upload/bulk': ['POST'],
   '/files/bulk': ['DELETE'],
   '/usage': ['GET'],
+  '/keys': ['GET', 'POST'],
+  '/keys/:keyId': ['PATCH', 'DELETE'],
   ...FILE_PATHS,
   '/files/:id': ['GET', 'HEAD', 'PATCH', 'DELETE'],
 };

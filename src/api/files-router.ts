@@ -7,6 +7,7 @@ import { uploadSingleFile } from '../files/upload-form';
 import { inSession } from '../files/upload-session';
 import { origins, storage, uploadDeps } from '../http/request-deps';
 import { validationHook } from '../http/validation';
+import { addKeyRoutes } from '../keys/keys-routes';
 import { requires } from '../middleware/route-needs';
 import { addBulkRoutes } from './bulk-routes';
 import { DOWNLOAD_REQUEST_HEADERS, downloadResponses, errors, ok } from './docs';
@@ -33,6 +34,7 @@ export function createFilesRouter(version: ApiVersion) {
   // Before /files/{id}: DELETE /files/bulk must never be read as a file id.
   if (version === 'v2') addBulkRoutes(router);
   if (version === 'v2') addManageRoutes(router);
+  if (version === 'v2') addKeyRoutes(router);
 
   const upload = createRoute({
     method: 'post',

@@ -37,6 +37,6 @@ export const scopesOf = (scopes: readonly Scope[] | null): Scope[] => (scopes ==
 
 export const hasScope = (scopes: readonly Scope[] | null, scope: Scope) => scopes === null || scopes.includes(scope);
 
-/** Stored form, in the canonical order; every scope is stored as NULL (it follows new scopes too? no: see docs). */
+/** A scope list as stored: a JSON array in the canonical order. */
 export const storeScopes = (scopes: readonly Scope[]): string =>
   JSON.stringify(SCOPES.filter((s) => scopes.includes(s)));
