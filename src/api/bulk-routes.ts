@@ -26,12 +26,12 @@ export function addBulkRoutes(router: OpenAPIHono<AppEnv>) {
     description:
       'Answers 201 whenever the request is well formed, with one result per file in part order; ' +
       '400 only when the request as a whole is unusable (not multipart, no files, too many files).',
-    middleware: [requires({ scope: 'files:write', holdsUpload: (config) => config.MAX_BULK_FILES })] as const,
     request: { body: { required: true, content: { 'multipart/form-data': { schema: BulkUploadFormSchema } } } },
     responses: { 201: ok(BulkUploadResultSchema, 'Files processed'), ...errors(400, 401, 408, 429, 503) },
   });
   // Streamed by the handler, not parsed by the validator.
-  router.post(bulkUpload.path, ...bulkUpload.middleware, async (c) => {
+  const needs = requires({ scope: 'files:write', holdsUpload: (config) => config.MAX_BULK_FILES });
+  router.post(bulkUpload.path, needs, async (c) => {
     const maxFiles = c.get('config').MAX_BULK_FILES;
     const deps = uploadDeps(c);
     const outcomes = await inSession(deps.session, () => uploadBulk(deps, c.req.raw, maxFiles));

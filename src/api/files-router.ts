@@ -41,7 +41,6 @@ export function createFilesRouter(version: ApiVersion) {
     path: '/upload',
     operationId: 'uploadFile',
     summary: 'Upload one file',
-    middleware: [requires({ scope: 'files:write', holdsUpload: () => 1 })] as const,
     request: { body: { required: true, content: { 'multipart/form-data': { schema: UploadFormSchema } } } },
     responses: {
       201: ok(success(UploadRecord), 'Stored'),
@@ -49,7 +48,7 @@ export function createFilesRouter(version: ApiVersion) {
     },
   });
   // The body is streamed by the handler, not parsed by the validator.
-  router.post(upload.path, ...upload.middleware, async (c) => {
+  router.post(upload.path, requires({ scope: 'files:write', holdsUpload: () => 1 }), async (c) => {
     const deps = uploadDeps(c);
     const row = await inSession(deps.session, () => uploadSingleFile(deps, c.req.raw));
     return c.json({ success: true, data: uploadRecord(row, version, origins(c)) }, 201);
@@ -99,12 +98,12 @@ export function createFilesRouter(version: ApiVersion) {
     operationId: 'downloadFile',
     summary: 'Download the file (Range, If-None-Match, If-Modified-Since and If-Range honoured)',
     description: 'A 200, and a 206 that starts at byte 0, count as one download; HEAD and 304 do not.',
-    middleware: [requires({ scope: 'files:read' })] as const,
     request: { params: FileIdParamSchema, headers: DOWNLOAD_REQUEST_HEADERS },
     responses: downloadResponses('get'),
   });
   // Validated: the id. The request headers are the download's to read (see DOWNLOAD_REQUEST_HEADERS).
-  router.openapi({ ...download, request: { params: FileIdParamSchema }, hide: true }, (c) =>
+  const downloadNeeds = requires({ scope: 'files:read' });
+  router.openapi({ ...download, middleware: downloadNeeds, request: { params: FileIdParamSchema }, hide: true }, (c) =>
     downloadOwnedFile(storage(c), c.req.raw, c.req.valid('param').id, c.get('apiKey').accountId),
   );
   router.openAPIRegistry.registerPath(download);

@@ -10,18 +10,20 @@ import { SCOPES } from './scopes';
 
 const ScopeSchema = z.enum(SCOPES, { message: `must be one of ${SCOPES.join(', ')}` }).openapi('Scope');
 
-export const KeyRecordSchema = z
-  .object({
-    id: z.string(),
-    name: z.string(),
-    prefix: z.string().openapi({ description: 'The key’s first characters, to recognise it' }),
-    scopes: z.array(ScopeSchema),
-    status: z.enum(['active', 'revoked']),
-    createdAt: z.string(),
-    expiresAt: z.string().nullable(),
-    lastUsedAt: z.string().nullable().openapi({ description: 'May lag by up to a minute' }),
-  })
-  .openapi('Key');
+const keyFields = {
+  id: z.string(),
+  name: z.string(),
+  prefix: z.string().openapi({ description: 'The key’s first characters, to recognise it' }),
+  scopes: z.array(ScopeSchema),
+  status: z.enum(['active', 'revoked']),
+  createdAt: z.string(),
+  expiresAt: z.string().nullable(),
+  lastUsedAt: z.string().nullable().openapi({ description: 'May lag by up to a minute' }),
+};
+export const KeyRecordSchema = z.object(keyFields).openapi('Key');
+const NewKeyRecordSchema = z
+  .object({ ...keyFields, key: z.string().openapi({ description: 'The secret: shown this once, never again' }) })
+  .openapi('KeyWithSecret');
 
 const KeyNameSchema = z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters');
 
@@ -86,7 +88,7 @@ export function addKeyRoutes(router: OpenAPIHono<AppEnv>) {
     middleware: [needs, jsonBodyLimit()] as const,
     request: { body: { required: true, content: { 'application/json': { schema: CreateKeySchema } } } },
     responses: {
-      201: ok(successV2(KeyRecordSchema.extend({ key: z.string() })), 'The new key, with its secret'),
+      201: ok(successV2(NewKeyRecordSchema), 'The new key, with its secret'),
       ...errors(400, 401, 415, 429),
     },
   });

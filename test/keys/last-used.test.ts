@@ -5,8 +5,11 @@ import { describe, expect, it } from 'vitest';
 import { call, createKey } from '../helpers';
 
 const lastUsed = async (id: string) =>
-  (await env.DB.prepare('SELECT last_used_at FROM api_keys WHERE id = ?1').bind(id).first<{ last_used_at: string | null }>())
-    ?.last_used_at ?? null;
+  (
+    await env.DB.prepare('SELECT last_used_at FROM api_keys WHERE id = ?1')
+      .bind(id)
+      .first<{ last_used_at: string | null }>()
+  )?.last_used_at ?? null;
 
 async function use(auth: Record<string, string>, times: number): Promise<number> {
   let last = 0;

@@ -19,7 +19,8 @@ function apiRoutes(): Route[] {
     if (!route.path.startsWith('/api/') || route.method === 'ALL' || route.path.endsWith('/openapi.json')) continue;
     const id = `${route.method} ${route.path}`;
     // A route is registered as its middleware then its handler: the declaration comes first.
-    if (!routes.has(id)) routes.set(id, { method: route.method, path: route.path, scope: needsOf(route.handler)?.scope });
+    if (!routes.has(id))
+      routes.set(id, { method: route.method, path: route.path, scope: needsOf(route.handler)?.scope });
   }
   return [...routes.values()];
 }
