@@ -69,5 +69,5 @@ export function addBulkRoutes(router: OpenAPIHono<AppEnv>) {
     );
   });
   // Before /files/{id} too: GET /files/bulk is this path with the wrong method, not a file id.
-  addFallbacks(router, { '/files/bulk': ['DELETE'] }, false);
+  addFallbacks(router);
 }

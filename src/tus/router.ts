@@ -4,7 +4,7 @@ import { type Context, Hono } from 'hono';
 import type { AppEnv } from '../env';
 import { ApiError, validationError } from '../errors';
 import { fileRecord } from '../files/records';
-import { addFallbacks } from '../http/fallbacks';
+import { addFallbacks, allowedMethods, methodNotAllowed, offersHead } from '../http/fallbacks';
 import { origins, storage } from '../http/request-deps';
 import { countRequest, rateLimited } from '../limiter/key-limiter-client';
 import { requires } from '../middleware/route-needs';
@@ -30,6 +30,8 @@ function deps(c: Context<AppEnv>): UploadsDeps {
   };
 }
 
+// tusProtocol (tus/http.ts) answers OPTIONS on every tus path before this router: discovery.
+const ANSWERED_BEFORE = ['OPTIONS'];
 const uploadUrl = (c: Context<AppEnv>, id: string) => `${origins(c).api}/api/v2/uploads/${id}`;
 
 /** Content-Length when the request states it (a chunked body has none). */
@@ -166,15 +168,11 @@ export function createUploadsRouter() {
       const response = await head(c, id);
       return new Response(null, { status: response.status, headers: response.headers });
     }
-    throw new ApiError('METHOD_NOT_ALLOWED', 'Method POST is not allowed here', {
-      headers: { Allow: 'GET, HEAD, PATCH, DELETE, OPTIONS' },
-    });
+    // A POST that means none of them: the same 405 as any other method here.
+    throw methodNotAllowed('POST', allowedMethods(router, '/uploads/:id', ANSWERED_BEFORE));
   });
+  offersHead(router, '/uploads/:id');
 
-  addFallbacks(
-    router,
-    { '/uploads': ['POST', 'OPTIONS'], '/uploads/:id': ['GET', 'HEAD', 'PATCH', 'DELETE', 'OPTIONS'] },
-    false,
-  );
+  addFallbacks(router, { also: ANSWERED_BEFORE });
   return router;
 }
