@@ -93,6 +93,8 @@ export type NewKey = { id: string; keyHash: string; prefix: string; name: string
 export type KeyOptions = {
   /** The account the key joins; without it the key founds an account of its own, named after it. */
   accountId?: string;
+  /** The name of the account the key founds (default: the key's name). */
+  accountName?: string;
   /** null or absent: every scope. */
   scopes?: string | null;
   expiresAt?: string | null;
@@ -112,7 +114,7 @@ export async function insertKey(
   const accountId = options.accountId ?? key.id;
   const statements = options.accountId
     ? []
-    : [insertAccountStatement(db, { id: key.id, name: key.name }, overrides, now)];
+    : [insertAccountStatement(db, { id: key.id, name: options.accountName ?? key.name }, overrides, now)];
   statements.push(
     db
       .prepare(
