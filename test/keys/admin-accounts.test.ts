@@ -10,6 +10,7 @@ async function admin(method: string, path: string, body?: unknown) {
     headers: { ...ADMIN, 'Content-Type': 'application/json' },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
+  // biome-ignore lint/suspicious/noExplicitAny: admin answers of several shapes, read field by field
   return { status: response.status, body: (await response.json()) as { data: any; code?: string } };
 }
 

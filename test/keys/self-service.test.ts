@@ -3,6 +3,7 @@
 // manage keys stays.
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
+import { SCOPES } from '../../src/keys/scopes';
 import { call, createKey, type ErrorEnvelope, uploadOk } from '../helpers';
 
 type Auth = Record<string, string>;
@@ -18,15 +19,7 @@ type KeyRecord = {
 };
 type Created = KeyRecord & { key: string };
 
-const ALL_SCOPES = [
-  'files:read',
-  'files:write',
-  'files:delete',
-  'links:write',
-  'requests:write',
-  'webhooks:write',
-  'keys:write',
-];
+const ALL_SCOPES = [...SCOPES];
 
 const jsonInit = (method: string, auth: Auth, body: unknown): RequestInit => ({
   method,
@@ -149,7 +142,7 @@ describe('rotation', () => {
       const download = await call(`/api/v1/files/${file.id}/download`, { headers: fresh.auth });
       expect(download.status).toBe(200);
       await download.arrayBuffer();
-      const shared = await call(new URL(file.shareUrl).pathname + '/download');
+      const shared = await call(`${new URL(file.shareUrl).pathname}/download`);
       expect(shared.status).toBe(200);
       await shared.arrayBuffer();
     }
