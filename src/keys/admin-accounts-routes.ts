@@ -54,6 +54,16 @@ const IdParam = z.object({ id: z.string() });
 const ok = <T extends z.ZodType>(data: T, description: string) =>
   jsonResponse(z.object({ success: z.literal(true), data }), description);
 
+/** Every key of the account applies the account's new storage limits at once. */
+export async function pushAccountLimits(
+  env: AppEnv['Bindings'],
+  accountId: string,
+  overrides: { storageQuotaBytes: number | null; maxFiles: number | null },
+) {
+  const accountKeys = await listAccountKeys(env.DB, accountId);
+  await Promise.all(accountKeys.map((key) => keyChanged(env.KEY_LIMITER, key.id, { overrides })));
+}
+
 export function addAccountRoutes(router: OpenAPIHono<AppEnv>) {
   const create = createRoute({
     method: 'post',
@@ -151,10 +161,7 @@ export function addAccountRoutes(router: OpenAPIHono<AppEnv>) {
     const { id } = c.req.valid('param');
     const row = await updateAccountLimits(c.env.DB, id, c.req.valid('json'), isoNow());
     if (!row) throw new ApiError('NOT_FOUND', 'No such account');
-    // Every key of the account applies the account's new limits at once.
-    const overrides = { storageQuotaBytes: row.storage_quota_bytes, maxFiles: row.max_files };
-    const accountKeys = await listAccountKeys(c.env.DB, id);
-    await Promise.all(accountKeys.map((key) => keyChanged(c.env.KEY_LIMITER, key.id, { overrides })));
+    await pushAccountLimits(c.env, id, { storageQuotaBytes: row.storage_quota_bytes, maxFiles: row.max_files });
     return c.json({ success: true as const, data: accountRecord(row) }, 200);
   });
 }

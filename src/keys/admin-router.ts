@@ -13,7 +13,7 @@ import { clientAddress, recordFailure, refuseIfBlocked } from '../limiter/auth-g
 import { keyChanged, type LimiterNamespace } from '../limiter/key-limiter-client';
 import { insertKey, type KeyRow, listKeys, overridesOf, revokeKey, updateKeyOverrides } from '../storage/keys-repo';
 import { isoNow } from '../time';
-import { addAccountRoutes } from './admin-accounts-routes';
+import { addAccountRoutes, pushAccountLimits } from './admin-accounts-routes';
 import { KeySchema, keyRecord } from './admin-records';
 import { newKeyMaterial } from './key-material';
 
@@ -109,9 +109,17 @@ export function createAdminRouter() {
     responses: { 200: jsonResponse(z.object({ success: z.literal(true), data: KeySchema }), 'The updated key') },
   });
   router.openapi(update, async (c) => {
-    const row = await updateKeyOverrides(c.env.DB, c.req.valid('param').id, c.req.valid('json'), isoNow());
+    const input = c.req.valid('json');
+    const row = await updateKeyOverrides(c.env.DB, c.req.valid('param').id, input, isoNow());
     if (!row) throw new ApiError('NOT_FOUND', 'No such key');
     await pushKeyState(c.env.KEY_LIMITER, row);
+    // The storage limits are the account's: its other keys apply them at once too.
+    if (input.storageQuotaBytes !== undefined || input.maxFiles !== undefined) {
+      await pushAccountLimits(c.env, row.account_id, {
+        storageQuotaBytes: row.storage_quota_bytes,
+        maxFiles: row.max_files,
+      });
+    }
     return c.json({ success: true as const, data: keyRecord(row) }, 200);
   });
 
