@@ -62,4 +62,17 @@ describe('/admin/accounts', () => {
     }
     expect((await admin('PATCH', '/admin/accounts/key_nope', { maxFiles: 1 })).status).toBe(404);
   });
+
+  it('applies storage limits set on one key through /admin/keys to all of its account’s keys, the rate limit to that key only', async () => {
+    const { account, key } = (await admin('POST', '/admin/accounts', { name: 'Two keys' })).body.data;
+    const other = (await admin('POST', `/admin/accounts/${account.id}/keys`, { name: 'other' })).body.data;
+    const otherAuth = { Authorization: `Bearer ${other.key}` };
+    expect((await call('/api/v2/usage', { headers: otherAuth })).status).toBe(200);
+    const set = await admin('PATCH', `/admin/keys/${key.id}`, { maxFiles: 2, rateLimitRequests: 7 });
+    expect(set.body.data).toMatchObject({ maxFiles: 2, rateLimitRequests: 7, accountId: account.id });
+    const response = await call('/api/v2/usage', { headers: otherAuth });
+    const usage = (await response.json()) as { data: { maxFiles: number; rateLimit: { requests: number } } };
+    expect(usage.data.maxFiles).toBe(2);
+    expect(usage.data.rateLimit.requests).not.toBe(7);
+  });
 });
