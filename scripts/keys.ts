@@ -9,6 +9,7 @@
 // Local database by default; --remote for the deployed one; --persist-to DIR for another local state.
 import { parseArgs } from 'node:util';
 import { KEY_STATE_MAX_AGE_MS, newKeyMaterial } from '../src/keys/key-material.ts';
+import { hasControlCharacters, printableName } from '../src/keys/key-name.ts';
 import { SCOPES } from '../src/keys/scopes.ts';
 import { sha256Hex } from '../src/lib/crypto.ts';
 import { exitOnWranglerError, literal, sql, type Target } from './wrangler.ts';
@@ -101,6 +102,7 @@ async function run(): Promise<void> {
       const name = values.name?.trim();
       if (!name) fail('create needs --name NAME');
       if (name.length > 100) fail('--name is at most 100 characters');
+      if (hasControlCharacters(name)) fail('--name must not contain control characters');
       const rateLimit = positiveInt(values['rate-limit'], '--rate-limit');
       const rateWindow = positiveInt(values['rate-window'], '--rate-window');
       const quota = positiveInt(values.quota, '--quota');
@@ -146,11 +148,13 @@ async function run(): Promise<void> {
         `SELECT id, status, prefix, name, created_at, account_id, COALESCE(scopes, 'all') AS scopes, expires_at, last_used_at
          FROM api_keys ${where} ORDER BY created_at, id`,
       );
+      // Names stored before control characters were refused are escaped, never printed raw.
       for (const row of rows) {
-        const details = [`account ${row.account_id}`, `scopes ${row.scopes}`];
-        if (row.expires_at) details.push(`expires ${row.expires_at}`);
-        if (row.last_used_at) details.push(`used ${row.last_used_at}`);
-        console.log([row.id, row.status, `${row.prefix}…`, row.created_at, row.name, details.join(', ')].join('\t'));
+        // The status column carries the account, scopes, expiry and last use; the name stays last.
+        const status = [row.status, `account=${row.account_id}`, `scopes=${row.scopes}`];
+        if (row.expires_at) status.push(`expires=${row.expires_at}`);
+        if (row.last_used_at) status.push(`used=${row.last_used_at}`);
+        console.log([row.id, status.join(' '), `${row.prefix}…`, row.created_at, printableName(row.name)].join('\t'));
       }
       if (rows.length === 0) console.error('no keys yet: npm run keys -- create --name NAME');
       break;

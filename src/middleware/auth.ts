@@ -70,8 +70,8 @@ const wantsUsage = (c: Context<AppEnv>, needs: RouteNeeds) =>
  * Bearer API-key auth, the route's scope, and the per-key rate limit. Every failure (missing,
  * malformed, unknown, revoked, expired) gets the same 401, so the answer says nothing about
  * which keys exist; presented keys that fail count against the client's address (429 past the
- * allowance). A valid key without the route's scope (declared with requires(), see
- * route-needs.ts) gets 403 FORBIDDEN naming it, before the route runs. The X-RateLimit-*
+ * allowance, for failures only). A valid key without the route's scope (declared with
+ * requires(), see route-needs.ts) gets 403 FORBIDDEN naming it, before the route runs. The X-RateLimit-*
  * headers go on whatever response follows, errors included. If the key's object cannot be
  * reached, the key is checked in D1 and the request let through unlimited (fail open, logged):
  * an outage of one object must not take the API down for reads (uploads then get 503).
@@ -88,16 +88,17 @@ export const authenticate = () =>
     const address = clientAddress(c.req.raw.headers);
     const config = c.get('config');
     const timings = c.get('timings');
+    // Only failures are refused: a valid key always goes on, whatever its address did, so people
+    // behind one NAT cannot lock each other out. A failure from a blocked address is answered
+    // 429 without being recorded again (see docs/limits.md, "Failed authentication").
     const refuse = async (hash?: string): Promise<never> => {
       if (hash) knownKeys.delete(hash);
+      refuseIfBlocked(address, 'api');
       throw await recordFailure(c.env.AUTH_GUARD, config, address, 'api', unauthorized());
     };
 
     const token = bearerToken(header);
     const hash = token && API_KEY_PATTERN.test(token) ? await sha256Hex(token) : undefined;
-    // A blocked address gets no key looked up (no D1, no guess checked): only keys this isolate
-    // has already seen valid go on, so its other users' work is not cut off with it.
-    if (!hash || !knownKeys.has(hash)) refuseIfBlocked(address, 'api');
     if (!hash) return refuse();
     const keyId = await measure(timings, 'auth', () => keyIdOf(c.env.DB, hash));
     if (!keyId) return refuse();
