@@ -44,7 +44,7 @@ const MAX_KNOWN_KEYS = 10_000;
 async function keyIdOf(db: D1Database, hash: string): Promise<string | undefined> {
   const cached = knownKeys.get(hash);
   if (cached) return cached;
-  const row = await findActiveKeyIdByHash(db, hash);
+  const row = await findActiveKeyIdByHash(db, hash, isoNow());
   if (!row) return undefined;
   if (knownKeys.size >= MAX_KNOWN_KEYS) knownKeys.clear();
   knownKeys.set(hash, row.id);

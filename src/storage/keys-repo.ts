@@ -46,11 +46,16 @@ const COLUMNS = `k.id, k.account_id, k.prefix, k.name, k.status, k.scopes, k.rat
   k.expires_at, k.last_used_at`;
 const FROM = 'api_keys k JOIN accounts a ON a.id = k.account_id';
 
-/** The id of the active key with this hash: the only D1 read authentication needs, once per isolate. */
-export function findActiveKeyIdByHash(db: D1Database, keyHash: string) {
+/**
+ * The id of the active, unexpired key with this hash: the only D1 read authentication needs,
+ * once per isolate (an expired key, like a revoked one, never reaches its Durable Object).
+ */
+export function findActiveKeyIdByHash(db: D1Database, keyHash: string, now: string) {
   return db
-    .prepare(`SELECT id FROM api_keys WHERE key_hash = ?1 AND status = 'active'`)
-    .bind(keyHash)
+    .prepare(
+      `SELECT id FROM api_keys WHERE key_hash = ?1 AND status = 'active' AND (expires_at IS NULL OR expires_at > ?2)`,
+    )
+    .bind(keyHash, now)
     .first<{ id: string }>();
 }
 
