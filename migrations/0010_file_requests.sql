@@ -4,7 +4,7 @@
 -- url again (GET /api/v2/requests/{id}); see docs/storage.md. The password is a PBKDF2 hash.
 CREATE TABLE file_requests (
   id            TEXT PRIMARY KEY,                  -- 128 random bits, base64url; never the token
-  account_id    TEXT NOT NULL,                     -- the owning account (== the key id until accounts land)
+  account_id    TEXT NOT NULL,                     -- the owning account (accounts.id, migration 0006)
   token         TEXT NOT NULL UNIQUE,
   label         TEXT,                              -- the owner's name for it; never shown to uploaders
   message       TEXT,                              -- shown to uploaders

@@ -13,6 +13,7 @@ import {
   EdgeshareError,
   type FileRecord,
   type FileRequest,
+  type NewApiKey,
   RESUMABLE_THRESHOLD,
 } from '../src/client/edgeshare.ts';
 
@@ -35,6 +36,11 @@ commands:
       --label TEXT  --message TEXT  --max-files N  --max-file-size BYTES  --max-bytes BYTES
       --types PATTERN,…  --expires SECONDS  --password TEXT  --public
   requests close ID       close a request (the files it received stay)
+  keys list               the account's API keys (the key needs keys:write)
+  keys create NAME        a new key for the account, printed once as the last line
+      --scope SCOPE         repeat for each scope (default: all of this key's scopes)
+      --expires SECONDS     the new key expires after SECONDS (default: when this key does)
+  keys revoke ID          revoke a key of the account (e.g. the old one, after a rotation)
 
 options: --json (machine-readable output on stdout), -h/--help
 environment: EDGESHARE_URL (default http://127.0.0.1:8787), EDGESHARE_KEY (required)
@@ -70,6 +76,7 @@ const { values, positionals } = parseArgs({
     types: { type: 'string' },
     password: { type: 'string' },
     public: { type: 'boolean', default: false },
+    scope: { type: 'string', multiple: true },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
@@ -266,6 +273,8 @@ async function run(): Promise<number> {
     }
     case 'requests':
       return requests();
+    case 'keys':
+      return keysCommand();
     default:
       throw new UsageError(command ? `unknown command: ${command}` : 'a command is needed');
   }
@@ -323,6 +332,46 @@ async function requests(): Promise<number> {
     default:
       throw new UsageError('requests needs list, create or close');
   }
+}
+
+async function keysCommand(): Promise<number> {
+  const [action, ...rest] = args;
+  if (action === 'list' && rest.length === 0) {
+    const keys = await client().listKeys();
+    out(
+      keys,
+      keys
+        .map((key) =>
+          [
+            key.id,
+            key.status,
+            `${key.prefix}…`,
+            key.scopes.join(','),
+            key.expiresAt ?? 'never',
+            key.lastUsedAt ?? '-',
+            key.name,
+          ].join('\t'),
+        )
+        .join('\n'),
+    );
+    return EXIT.ok;
+  }
+  if (action === 'create' && rest.length === 1 && rest[0]) {
+    const expiresIn = whole('expires', values.expires);
+    const scopes = values.scope as NewApiKey['scopes'];
+    const created = await client().createKey({ name: rest[0], scopes, expiresIn });
+    out(
+      created,
+      `Created key ${created.id} (${created.scopes.join(', ')}). It is shown once; store it now:\n${created.key}`,
+    );
+    return EXIT.ok;
+  }
+  if (action === 'revoke' && rest.length === 1 && rest[0]) {
+    const revoked = await client().revokeKey(rest[0]);
+    out(revoked, `revoked ${revoked.id}`);
+    return EXIT.ok;
+  }
+  throw new UsageError('keys needs list, create NAME or revoke ID');
 }
 
 function one(name: string): string {

@@ -6,6 +6,7 @@ import type { Config } from './config';
 import type { AppEnv } from './env';
 import { ApiError } from './errors';
 import { renderError } from './http/errors';
+import { notFound } from './http/fallbacks';
 import { createAdminRouter } from './keys/admin-router';
 import { authenticate } from './middleware/auth';
 import { perf } from './middleware/perf';
@@ -15,7 +16,7 @@ import { documentRequestUploads } from './requests/openapi';
 import { createRequestPageRouter } from './requests/page';
 import { createRequestPublicRouter, REQUEST_TUS_PATHS } from './requests/public-router';
 import { createShareRouter } from './share/router';
-import { isUncountedTransfer, TUS_REQUEST_HEADERS, TUS_RESPONSE_HEADERS, tusProtocol, UPLOADS_PATH } from './tus/http';
+import { TUS_REQUEST_HEADERS, TUS_RESPONSE_HEADERS, tusProtocol, UPLOADS_PATH } from './tus/http';
 import { documentUploads } from './tus/openapi';
 import { createUploadsRouter } from './tus/router';
 
@@ -102,13 +103,16 @@ export function createApp() {
     );
   }
 
-  // File requests' public paths carry no key (the URL is the capability): before authentication.
+  // File requests' public paths carry no key (the URL is the capability): before authentication,
+  // each declared PUBLIC (route-needs.ts), which authentication refuses should one ever reach it.
   app.route('/api/v2', createRequestPublicRouter());
-  app.use('/api/*', authenticate({ uncounted: isUncountedTransfer }));
+  app.use('/api/*', authenticate());
   app.route('/api/v1', v1);
   // Before v2, whose catch-all answers 404 for any path it does not know.
   app.route('/api/v2', createUploadsRouter());
   app.route('/api/v2', v2);
+  // Any other /api path (another version): 404 for a valid key.
+  app.all('/api/*', notFound);
 
   app.route('/share', createShareRouter());
   app.route('/r', createRequestPageRouter());

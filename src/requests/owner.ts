@@ -1,30 +1,32 @@
-// Who owns what, in one place each, so the accounts work (issue 15) switches them in one line.
+// Who owns what, in one place each: the account of the authenticated key, and the account's
+// storage that a request's uploads (which carry no key) are charged to.
 import type { Context } from 'hono';
 import type { Config } from '../config';
 import type { ApiKeyContext, AppEnv } from '../env';
 import { effectiveLimits } from '../limiter/limits';
 import { keyDefaults } from '../middleware/auth';
-import { overridesOf } from '../storage/keys-repo';
 import type { RequestWithOwner } from '../storage/requests-repo';
 
-/**
- * The account of the authenticated key. Until accounts land an account is exactly one key
- * (account id == key id); then this becomes `c.get('apiKey').accountId`.
- */
-export const accountIdOf = (c: Context<AppEnv>): string => c.get('apiKey').id;
+/** The account of the authenticated key: the owner of its requests. */
+export const accountIdOf = (c: Context<AppEnv>): string => c.get('apiKey').accountId;
 
 /**
- * The storage context a request's uploads are charged to: the owner's quota and file limit,
- * addressed by the account id through the existing per-key quota machinery (KEY_LIMITER named
- * by the key id == the account id). When accounts land, this is the one place that switches
- * to the account's storage object and limits.
+ * The storage context a request's uploads are charged to: the owner's ACCOUNT, its quota and
+ * file limit (the account's overrides, else the configured defaults, as every key of the account
+ * sees them). The calls carry the account id, so the key-limiter door they pass through (the one
+ * named by the account id) forwards them to the account's AccountStorage object: the same object
+ * every key of the account holds and commits its own uploads in, so the two race exactly.
+ * `scopes: []`: this context authorizes nothing, it only names whose storage is used.
  */
 export function ownerQuotaContext(config: Config, request: RequestWithOwner): ApiKeyContext {
-  const overrides = overridesOf({
-    rate_limit_requests: request.owner_rate_limit_requests,
-    rate_limit_window_seconds: request.owner_rate_limit_window_seconds,
-    storage_quota_bytes: request.owner_storage_quota_bytes,
-    max_files: request.owner_max_files,
-  });
-  return { id: request.account_id, ...effectiveLimits(overrides, keyDefaults(config)) };
+  const limits = effectiveLimits(
+    {
+      rateLimitRequests: null,
+      rateLimitWindowSeconds: null,
+      storageQuotaBytes: request.owner_storage_quota_bytes,
+      maxFiles: request.owner_max_files,
+    },
+    keyDefaults(config),
+  );
+  return { id: request.account_id, accountId: request.account_id, scopes: [], expiresAt: null, ...limits };
 }

@@ -8,6 +8,7 @@ import { ApiError } from '../errors';
 import { addFallbacks, methodNotAllowed, offersHead } from '../http/fallbacks';
 import { origins, storage } from '../http/request-deps';
 import { log } from '../log';
+import { publicRoute } from '../middleware/route-needs';
 import { recordCounts } from '../storage/requests-repo';
 import { effectiveMethod } from '../tus/http';
 import { anyRequest, checkPassword, countUpload, openRequest } from './access';
@@ -94,31 +95,31 @@ async function onUpload(c: Context<AppEnv>, method: string): Promise<Response> {
 
 export function createRequestPublicRouter() {
   const router = new Hono<AppEnv>();
-  router.get('/r/:token', describe);
-  router.post('/r/:token/upload', uploadForm);
+  router.get('/r/:token', publicRoute, describe);
+  router.post('/r/:token/upload', publicRoute, uploadForm);
   // RAW PUT (issue 18): when `PUT /api/v2/upload/{filename}` lands, add here
   // `router.put('/r/:token/upload/:filename', …)`: openRequest, checkPassword, countUpload, then the
   // raw upload with the deps of uploadForm (requestConfig, ownerQuotaContext, a RequestTicket with
   // one slot() before the body), then recordCounts and onRequestReceived as below.
   // Add '/r/:token/upload/:filename': ['PUT'] to the fallbacks and document it in openapi.ts.
-  router.post('/r/:token/tus', async (c) => {
+  router.post('/r/:token/tus', publicRoute, async (c) => {
     const request = await openRequest(c);
     await checkPassword(c, request);
     await countUpload(c, request);
     return createRequestUpload(c, request);
   });
   // Hono dispatches HEAD as GET: one route for both. GET is the uploader's receipt.
-  router.get('/r/:token/tus/:id', async (c) => {
+  router.get('/r/:token/tus/:id', publicRoute, async (c) => {
     if (c.req.method === 'HEAD') return onUpload(c, 'HEAD');
     const request = await anyRequest(c);
     await checkPassword(c, request);
     const row = await receivedFile(c, request, c.req.param('id'));
     return c.json({ success: true as const, data: receiptOf(row) }, 200);
   });
-  router.patch('/r/:token/tus/:id', (c) => onUpload(c, 'PATCH'));
-  router.delete('/r/:token/tus/:id', (c) => onUpload(c, 'DELETE'));
+  router.patch('/r/:token/tus/:id', publicRoute, (c) => onUpload(c, 'PATCH'));
+  router.delete('/r/:token/tus/:id', publicRoute, (c) => onUpload(c, 'DELETE'));
   // X-HTTP-Method-Override: a POST that means PATCH, DELETE or HEAD.
-  router.post('/r/:token/tus/:id', (c) => onUpload(c, effectiveMethod(c.req.raw)));
+  router.post('/r/:token/tus/:id', publicRoute, (c) => onUpload(c, effectiveMethod(c.req.raw)));
   offersHead(router, '/r/:token');
   offersHead(router, '/r/:token/tus/:id');
   // Other methods on these paths: 405 with Allow (OPTIONS is answered before: CORS, tus discovery).

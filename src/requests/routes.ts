@@ -7,6 +7,8 @@ import type { AppEnv } from '../env';
 import { fileRecord } from '../files/records';
 import { origins } from '../http/request-deps';
 import { jsonBodyLimit } from '../http/validation';
+import type { Scope } from '../keys/scopes';
+import { requires } from '../middleware/route-needs';
 import { listRequestFiles } from '../storage/files-repo';
 import { isoNow } from '../time';
 import { accountIdOf } from './owner';
@@ -22,17 +24,25 @@ import { closeRequest, createRequest, getRequest, listRequests, updateRequest } 
 import { endOpenUploads } from './tus';
 
 /**
- * The scope every owner route will need once scopes exist (issue 15): add it in `owner()` below,
- * the one place each of these routes passes through (e.g. `middleware: [requireScope(REQUESTS_SCOPE), …]`).
+ * The scope of every owner route, reads included: a request's record carries its URLs, which
+ * are capabilities to upload into the account, so reading them is no less than making one
+ * (`files:read` would hand them to a read-only key). The contract names one scope for file
+ * requests; `GET /requests/{id}/files` follows it too.
  */
-export const REQUESTS_SCOPE = 'requests:write';
+export const REQUESTS_SCOPE = 'requests:write' satisfies Scope;
+const REQUESTS_NEEDS = requires({ scope: REQUESTS_SCOPE });
 
 /** The owner routes' own 404. */
 const OWNER_CODES = ['REQUEST_NOT_FOUND'] as const;
 
 type RouteConfig = Parameters<typeof createRoute>[0];
-/** Every owner route is declared through here: one place to add what they all need (the scope). */
-const owner = <R extends RouteConfig>(route: R) => createRoute({ ...route, tags: ['File requests'] });
+/** Every owner route is declared through here: its scope first (route-needs.ts), then its own middleware. */
+const owner = <R extends RouteConfig>(route: R) =>
+  createRoute({
+    ...route,
+    middleware: [REQUESTS_NEEDS, ...(route.middleware === undefined ? [] : [route.middleware].flat())] as const,
+    tags: ['File requests'],
+  });
 
 const Pagination = PaginationSchema;
 const pageOf = (page: number, limit: number, total: number) => {

@@ -184,10 +184,13 @@ export async function openRequestByToken(db: D1Database, token: string, now = Da
   return row;
 }
 
-/** The request behind a public URL whatever its status (404 when unknown). */
+/**
+ * The request behind a public URL whatever its status: 404 when unknown, or when its account has
+ * no active, unexpired key left (a rotation, which always leaves one, keeps it serving).
+ */
 export async function requestByToken(db: D1Database, token: string): Promise<RequestWithOwner> {
   if (!REQUEST_TOKEN_PATTERN.test(token)) throw requestNotFound();
-  const row = await findRequestRow(db, token);
-  if (row?.owner_status !== 'active') throw requestNotFound();
+  const row = await findRequestRow(db, token, isoNow());
+  if (!row?.owner_active) throw requestNotFound();
   return row;
 }

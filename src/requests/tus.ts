@@ -126,12 +126,12 @@ async function refuseIfEnded(deps: UploadsDeps, stub: CounterStub, request: Requ
 
 /** Ends an unfinished upload (R2 parts, the owner's reservation) and gives its slot back. */
 async function endUpload(
-  deps: { uploads: UploadsDeps['uploads']; key: { id: string } },
+  deps: { uploads: UploadsDeps['uploads']; key: { accountId: string } },
   stub: CounterStub,
   id: string,
 ) {
   await uploadObject(deps.uploads, id)
-    .terminate({ keyId: deps.key.id })
+    .terminate({ accountId: deps.key.accountId })
     .catch((error: unknown) => log('error', 'request upload not terminated', { uploadId: id, error: String(error) }));
   await releaseSlot(stub, id, true);
 }
@@ -224,7 +224,7 @@ export async function terminateRequestUpload(c: Context<AppEnv>, request: Reques
  */
 export function endOpenUploads(c: Context<AppEnv>, request: RequestRow): void {
   const stub = counterOf(c.env.FILE_REQUESTS, request.id);
-  const deps = { uploads: c.env.TUS_UPLOADS, key: { id: request.account_id } };
+  const deps = { uploads: c.env.TUS_UPLOADS, key: { accountId: request.account_id } };
   const work = stub
     .openHolds()
     .then((ids) => Promise.all(ids.filter((id) => FILE_ID_PATTERN.test(id)).map((id) => endUpload(deps, stub, id))))

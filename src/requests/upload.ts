@@ -23,6 +23,7 @@ export type ReceiveDeps = {
   bucket: R2Bucket;
   db: D1Database;
   limiter: UploadDeps['limiter'];
+  accounts: UploadDeps['accounts'];
   counters: CounterNamespace;
   /** The server's configuration narrowed to the request (see limits.ts). */
   config: Config;
@@ -58,6 +59,7 @@ export async function receiveFiles(deps: ReceiveDeps, request: RequestWithOwner,
     bucket: deps.bucket,
     db: deps.db,
     limiter: deps.limiter,
+    accounts: deps.accounts,
     config,
     key: deps.owner,
     session,

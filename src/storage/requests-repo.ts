@@ -1,5 +1,4 @@
 // D1 access for file requests (migration 0010). No HTTP here: callers get plain rows.
-import type { KeyRow } from './keys-repo';
 
 export type RequestRow = {
   id: string;
@@ -22,11 +21,10 @@ export type RequestRow = {
   closed_at: string | null;
 };
 
-/** A request found by its token, with what its owner's quota needs (the owner's overrides). */
+/** A request found by its token, with its owning account's state and storage overrides. */
 export type RequestWithOwner = RequestRow & {
-  owner_status: KeyRow['status'];
-  owner_rate_limit_requests: number | null;
-  owner_rate_limit_window_seconds: number | null;
+  /** 1 while the account has an active, unexpired key (any of them: rotation keeps requests alive). */
+  owner_active: 0 | 1;
   owner_storage_quota_bytes: number | null;
   owner_max_files: number | null;
 };
@@ -72,19 +70,21 @@ export function findOwnedRequest(db: D1Database, id: string, accountId: string) 
 }
 
 /**
- * The request behind a public URL, with its owner's limits, in one statement. The owner is
- * the key whose id is the account id (one account, one key, until accounts land).
+ * The request behind a public URL, with its owning account's storage overrides and whether the
+ * account still has an active, unexpired key (`now`, ISO), in one statement.
  */
-export function findRequestByToken(db: D1Database, token: string) {
+export function findRequestByToken(db: D1Database, token: string, now: string) {
   return db
     .prepare(
-      `SELECT ${R_COLUMNS}, k.status AS owner_status, k.rate_limit_requests AS owner_rate_limit_requests,
-              k.rate_limit_window_seconds AS owner_rate_limit_window_seconds,
-              k.storage_quota_bytes AS owner_storage_quota_bytes, k.max_files AS owner_max_files
-         FROM file_requests r JOIN api_keys k ON k.id = r.account_id
+      `SELECT ${R_COLUMNS},
+              EXISTS (SELECT 1 FROM api_keys k
+                       WHERE k.account_id = r.account_id AND k.status = 'active'
+                         AND (k.expires_at IS NULL OR k.expires_at > ?2)) AS owner_active,
+              a.storage_quota_bytes AS owner_storage_quota_bytes, a.max_files AS owner_max_files
+         FROM file_requests r JOIN accounts a ON a.id = r.account_id
         WHERE r.token = ?1`,
     )
-    .bind(token)
+    .bind(token, now)
     .first<RequestWithOwner>();
 }
 

@@ -91,10 +91,10 @@ export const basic = (password: string) => ({ Authorization: `Basic ${btoa(`:${p
 /** The files rows of an owner that came through a request. */
 export async function receivedRows(requestId: string) {
   const { results } = await env.DB.prepare(
-    'SELECT id, key_id, size, is_public, request_id FROM files WHERE request_id = ?1',
+    'SELECT id, account_id, size, is_public, request_id FROM files WHERE request_id = ?1',
   )
     .bind(requestId)
-    .all<{ id: string; key_id: string; size: number; is_public: number; request_id: string }>();
+    .all<{ id: string; account_id: string; size: number; is_public: number; request_id: string }>();
   return results;
 }
 

@@ -79,7 +79,7 @@ describe('tus through tusUrl', () => {
     expect(last.headers.get('upload-offset')).toBe(String(bytes.length));
     const rows = await receivedRows(request.id);
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ key_id: owner.id, size: bytes.length, is_public: 0 });
+    expect(rows[0]).toMatchObject({ account_id: owner.id, size: bytes.length, is_public: 0 });
     expect(await getRequest(owner.auth, request.id)).toMatchObject({ fileCount: 1, bytes: bytes.length });
     expect(await holdsOf(request.id)).toEqual([]);
     expect(await usage(owner.id)).toMatchObject({ usedBytes: bytes.length, files: 1, heldBytes: 0, heldFiles: 0 });

@@ -37,7 +37,7 @@ describe('a multipart upload to uploadUrl', () => {
     }
     const rows = await receivedRows(request.id);
     expect(rows).toHaveLength(2);
-    for (const row of rows) expect(row).toMatchObject({ key_id: owner.id, is_public: 0, request_id: request.id });
+    for (const row of rows) expect(row).toMatchObject({ account_id: owner.id, is_public: 0, request_id: request.id });
 
     // Listed like any upload, with requestId in v2 (and the v1 shape unchanged).
     const list = (await (await call('/api/v2/files', { headers: owner.auth })).json()) as {
@@ -177,7 +177,7 @@ describe('a multipart upload to uploadUrl', () => {
     expect(stored).toBe(5);
     for (const response of responses) if (response.status !== 201) expect(response.status).toBe(413);
     const used = await env.DB.prepare(
-      'SELECT COALESCE(SUM(size), 0) AS bytes, COUNT(*) AS n FROM files WHERE key_id = ?1',
+      'SELECT COALESCE(SUM(size), 0) AS bytes, COUNT(*) AS n FROM files WHERE account_id = ?1',
     )
       .bind(owner.id)
       .first<{ bytes: number; n: number }>();
