@@ -16,6 +16,7 @@ import { createShareRouter } from './share/router';
 import { isUncountedTransfer, TUS_REQUEST_HEADERS, TUS_RESPONSE_HEADERS, tusProtocol, UPLOADS_PATH } from './tus/http';
 import { documentUploads } from './tus/openapi';
 import { createUploadsRouter } from './tus/router';
+import { WEBHOOK_PATHS } from './webhooks/routes';
 
 const FILE_PATHS = {
   '/upload': ['POST'],
@@ -29,6 +30,7 @@ const V2_PATHS = {
   '/usage': ['GET'],
   ...FILE_PATHS,
   '/files/:id': ['GET', 'HEAD', 'PATCH', 'DELETE'],
+  ...WEBHOOK_PATHS,
 };
 
 // One CORS middleware per configuration (parsed once per env), not one per request.

@@ -3,6 +3,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { uploadTimeoutMs } from '../config';
 import type { AppEnv } from '../env';
 import { validationError } from '../errors';
+import { type EventSink, eventSink } from '../events/emit';
 import type { Origins } from '../files/records';
 import type { RemovalDeps } from '../files/removal';
 import type { UploadDeps } from '../files/upload';
@@ -16,12 +17,21 @@ export function origins(c: Context<AppEnv>): Origins {
   return { api: config.PUBLIC_BASE_URL ?? requestOrigin, site: config.SITE_URL ?? requestOrigin };
 }
 
+/**
+ * The account that owns what the request reads and makes: the one place that says so. Until
+ * accounts exist (issue 15) an account is its one key, so its id is the key's id.
+ */
+export const accountId = (c: Context<AppEnv>): string => c.get('apiKey').id;
+
+/** Where the request's events go (webhooks): the events queue, sent in waitUntil. */
+export const events = (c: Context<AppEnv>): EventSink => eventSink(c.env, c.executionCtx);
+
 /** R2, D1 and the key limiters for the request; on v2 every storage call is timed for Server-Timing. */
 export function storage(c: Context<AppEnv>): RemovalDeps {
   const timings = c.get('timings');
   const limiter = c.env.KEY_LIMITER;
-  if (!timings) return { bucket: c.env.FILES, db: c.env.DB, limiter };
-  return { bucket: timed(c.env.FILES, 'r2', timings), db: timed(c.env.DB, 'd1', timings), limiter };
+  if (!timings) return { bucket: c.env.FILES, db: c.env.DB, limiter, events: events(c) };
+  return { bucket: timed(c.env.FILES, 'r2', timings), db: timed(c.env.DB, 'd1', timings), limiter, events: events(c) };
 }
 
 /** Storage plus the upload's session: its deadline, its quota ticket, and cleanup that outlives the request. */

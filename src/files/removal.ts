@@ -1,9 +1,10 @@
 // After rows are deleted: their blobs go, and their bytes return to the owners' quota.
+import type { EventSink } from '../events/emit';
 import { freeFiles, type LimiterNamespace } from '../limiter/key-limiter-client';
 import { log } from '../log';
 import { isoNow } from '../time';
 
-export type RemovalDeps = { db: D1Database; bucket: R2Bucket; limiter: LimiterNamespace };
+export type RemovalDeps = { db: D1Database; bucket: R2Bucket; limiter: LimiterNamespace; events: EventSink };
 export type RemovedRow = { id: string; key_id: string; r2_key: string; size: number; expires_at: string | null };
 
 /** Deletes the blobs of rows already removed, records failures for a retry, frees quota. */

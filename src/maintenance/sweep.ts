@@ -1,10 +1,12 @@
 // The scheduled sweep: expired files, blobs whose delete failed, and drift between R2 and D1.
 // Every step is bounded, so one run stays within a Worker's subrequest limits; running it
 // again only continues where the last run stopped.
+import { type EventSink, emitEvents } from '../events/emit';
+import { fileEventData } from '../events/types';
 import { deleteBlobsOrRecord, giveBack } from '../files/removal';
 import type { LimiterNamespace } from '../limiter/key-limiter-client';
 import { log } from '../log';
-import { placeholders } from '../storage/files-repo';
+import { type FileRow, placeholders } from '../storage/files-repo';
 import { isoNow } from '../time';
 import { MAX_UPLOAD_LIFETIME_MS, type UploadNamespace, uploadObject } from '../tus/service';
 
@@ -19,6 +21,8 @@ export type SweepDeps = {
   now?: number;
   /** Wall-clock budget for the expiry step (ms); tests shrink it. */
   budgetMs?: number;
+  /** Where file.expired events go (one per file the sweep deletes); none when absent. */
+  events?: EventSink;
 };
 
 export type SweepReport = {
@@ -74,11 +78,18 @@ async function sweepExpired(deps: SweepDeps, now: number): Promise<{ expired: nu
       .prepare(
         `DELETE FROM files WHERE id IN (
            SELECT id FROM files WHERE expires_at IS NOT NULL AND expires_at <= ?1 ORDER BY expires_at LIMIT ?2
-         ) RETURNING id, key_id, r2_key, size, expires_at`,
+         ) RETURNING *`,
       )
       .bind(isoNow(now), SWEEP_LIMITS.expiredBatch)
-      .all<GoneRow>();
+      .all<FileRow>();
     if (results.length > 0) await deleteBlobsOrRecord(deps.db, deps.bucket, results, now);
+    // RETURNING names each row the statement deleted: one event per file, whichever run got it.
+    if (deps.events) {
+      emitEvents(
+        deps.events,
+        results.map((row) => ({ accountId: row.key_id, type: 'file.expired', data: { file: fileEventData(row) } })),
+      );
+    }
     expired += results.length;
     if (results.length < SWEEP_LIMITS.expiredBatch) return { expired, expiredLeft: false };
   }

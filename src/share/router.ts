@@ -1,4 +1,5 @@
 import { Hono } from 'hono';
+import { events } from '../api/context';
 import type { AppEnv } from '../env';
 import { ApiError } from '../errors';
 import { downloadSharedFile, findShared } from '../files/service';
@@ -34,7 +35,7 @@ export function createShareRouter() {
   ] as const) {
     router.get(path, async (c) => {
       try {
-        const storage = { bucket: c.env.FILES, db: c.env.DB };
+        const storage = { bucket: c.env.FILES, db: c.env.DB, events: events(c) };
         const response = await downloadSharedFile(storage, c.req.raw, c.req.param('token'), view);
         return view ? asPreview(response, (response.headers.get('content-type') ?? '').split(';')[0] ?? '') : response;
       } catch (error) {

@@ -3,6 +3,7 @@
 import { type Config, uploadTimeoutMs } from '../config';
 import type { ApiKeyContext } from '../env';
 import { ApiError, validationError } from '../errors';
+import type { EventSink } from '../events/emit';
 import { normalizeMediaType } from '../files/file-type';
 import { FILE_ID_PATTERN, newFileId } from '../files/ids';
 import { cleanOriginalName, storedFilename } from '../files/names';
@@ -30,6 +31,7 @@ export type UploadsDeps = {
   config: Config;
   key: ApiKeyContext;
   waitUntil: (promise: Promise<unknown>) => void;
+  events: EventSink;
 };
 
 /** An upload is named by its id, which is also the id of the file it becomes. */
@@ -213,7 +215,7 @@ async function recordUpload(
       size: result.blob.size,
       stored: Promise.resolve(result.blob),
     };
-    const fileDeps = { bucket, db: deps.db, limiter: deps.limiter, config, key, session };
+    const fileDeps = { bucket, db: deps.db, limiter: deps.limiter, config, key, session, events: deps.events };
     const options = { isPublic: upload.meta.isPublic, expiresInSeconds: upload.meta.expiresInSeconds };
     const { rows, failures } = await recordFiles(fileDeps, [file], options);
     const row = rows[0];

@@ -1,0 +1,72 @@
+// The events webhooks can subscribe to, what each carries, and the messages on the events queue.
+import type { FileRow } from '../storage/files-repo';
+
+export const EVENT_TYPES = [
+  'file.uploaded',
+  'file.deleted',
+  'file.expired',
+  'file.downloaded',
+  'link.exhausted',
+  'request.received',
+  'request.full',
+] as const;
+
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export const isEventType = (value: string): value is EventType => (EVENT_TYPES as readonly string[]).includes(value);
+
+/**
+ * A file as events show it: the v2 record's fields without its URLs. URLs need an origin the
+ * sweep does not have, and a share URL would hand out the token of a private file; the id leads
+ * to the record (GET /api/v2/files/{id}) while the file lives.
+ */
+export type FileEventData = {
+  id: string;
+  filename: string;
+  originalName: string;
+  size: number;
+  mimeType: string;
+  isPublic: boolean;
+  downloadCount: number;
+  uploadedAt: string;
+  updatedAt: string;
+  expiresAt: string | null;
+};
+
+/** How a counted download reached the file: the owner's API download or a share link. */
+export type DownloadVia = 'owner' | 'share' | 'link';
+
+type Json = string | number | boolean | null | Json[] | { [key: string]: Json | undefined };
+type JsonObject = { [key: string]: Json | undefined };
+
+/** What `data` holds for each event type. link.* and request.* are emitted by share links and file requests. */
+export type EventData = {
+  'file.uploaded': { file: FileEventData };
+  'file.deleted': { file: FileEventData };
+  'file.expired': { file: FileEventData };
+  'file.downloaded': { file: FileEventData; via: DownloadVia; linkId?: string };
+  'link.exhausted': JsonObject & { linkId: string; fileId: string };
+  'request.received': JsonObject & { requestId: string; file: FileEventData };
+  'request.full': JsonObject & { requestId: string };
+};
+
+export function fileEventData(row: FileRow): FileEventData {
+  return {
+    id: row.id,
+    filename: row.filename,
+    originalName: row.original_name,
+    size: row.size,
+    mimeType: row.mime_type,
+    isPublic: row.is_public === 1,
+    downloadCount: row.download_count,
+    uploadedAt: row.uploaded_at,
+    updatedAt: row.updated_at,
+    expiresAt: row.expires_at,
+  };
+}
+
+/** One event as it travels: who it belongs to, and the body receivers get (`type`, `timestamp`, `data`). */
+export type QueuedEvent = { id: string; accountId: string; type: EventType; timestamp: string; data: object };
+
+/** The events queue carries new events (fanned out to webhooks) and deliveries (one POST each). */
+export type EventsMessage = { kind: 'events'; events: QueuedEvent[] } | { kind: 'delivery'; deliveryId: string };
