@@ -38,22 +38,25 @@ export const WebhookUpdateSchema = z
 
 const time = z.string().openapi({ format: 'date-time', example: '2026-11-22T08:15:30.123Z' });
 
-export const WebhookRecordSchema = z
-  .object({
-    id: z.string().openapi({ example: 'wh_3q2-7wEAAAAAAAAAAAAAAA' }),
-    url: z.string(),
-    events: z.array(z.string()),
-    createdAt: time,
-    updatedAt: time,
-  })
-  .openapi('Webhook');
+const webhookFields = {
+  id: z.string().openapi({ example: 'wh_3q2-7wEAAAAAAAAAAAAAAA' }),
+  url: z.string(),
+  events: z.array(z.string()),
+  createdAt: time,
+  updatedAt: time,
+};
 
-export const CreatedWebhookSchema = WebhookRecordSchema.extend({
-  secret: z.string().openapi({
-    description: 'whsec_ + base64 of 32 random bytes: verifies webhook-signature. Shown only in this answer.',
-    example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
-  }),
-}).openapi('CreatedWebhook');
+export const WebhookRecordSchema = z.object(webhookFields).openapi('Webhook');
+
+export const CreatedWebhookSchema = z
+  .object({
+    ...webhookFields,
+    secret: z.string().openapi({
+      description: 'whsec_ + base64 of 32 random bytes: verifies webhook-signature. Shown only in this answer.',
+      example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+    }),
+  })
+  .openapi('CreatedWebhook');
 
 export const DeliveryRecordSchema = z
   .object({
