@@ -4,7 +4,7 @@ import { env } from 'cloudflare:test';
 import { expect, vi } from 'vitest';
 import { call, readJson, type Success } from '../helpers';
 
-export type Received = { url: string; redirect: RequestRedirect; headers: Headers; body: string; at: number };
+export type Received = { url: string; redirect: string; headers: Headers; body: string; at: number };
 type Responder = (request: Request) => Response | Promise<Response>;
 
 const received: Received[] = [];
