@@ -1,5 +1,8 @@
 // zod schemas shared by validation and the OpenAPI documents of both versions.
 import { z } from '@hono/zod-openapi';
+import type { ErrorCode } from '../errors.ts';
+import { EXPIRY_RANGE, MAX_EXPIRY_SECONDS, MIN_EXPIRY_SECONDS, TOO_LONG, TOO_SHORT } from '../expiry.ts';
+import { UPLOAD_FIELDS } from '../files/upload-fields-schema.ts';
 
 export const ErrorSchema = z
   .object({
@@ -10,6 +13,12 @@ export const ErrorSchema = z
     _perf: z.number().int().optional().openapi({ description: 'v2 only' }),
   })
   .openapi('Error');
+
+/**
+ * The error envelope every failure answers with: the renderer (http/errors.ts) builds it, the
+ * documents describe it (ErrorSchema), the typed client reads it. `_perf` is v2's, added after.
+ */
+export type ErrorBody = Omit<z.infer<typeof ErrorSchema>, 'code' | '_perf'> & { code: ErrorCode };
 
 const positiveInt = (name: string, fallback: number, max?: number) => {
   const bounded = z.number().int().min(1, `${name} must be at least 1`);
@@ -102,14 +111,10 @@ export const PaginationSchema = z
 export const UploadFormSchema = z
   .object({
     file: z.string().openapi({ format: 'binary', description: 'The file (required)' }),
-    isPublic: z
-      .enum(['true', 'false'])
+    isPublic: UPLOAD_FIELDS.isPublic.optional().openapi({ description: 'Whether the share link works; default true' }),
+    expiresIn: UPLOAD_FIELDS.expiresIn
       .optional()
-      .openapi({ description: 'Whether the share link works; default true' }),
-    expiresIn: z
-      .string()
-      .optional()
-      .openapi({ description: 'Seconds until the file expires, 60 to 31536000; default: never' }),
+      .openapi({ description: `Seconds until the file expires, ${EXPIRY_RANGE}; default: never` }),
   })
   .openapi('UploadForm');
 
@@ -134,8 +139,8 @@ export const BulkUploadFormSchema = z
       .array(z.string().openapi({ format: 'binary' }))
       .optional()
       .openapi({ description: 'The same, for clients that name repeated parts files[]' }),
-    isPublic: z.enum(['true', 'false']).optional().openapi({ description: 'For every file; default true' }),
-    expiresIn: z.string().optional().openapi({ description: 'For every file: seconds, 60 to 31536000' }),
+    isPublic: UPLOAD_FIELDS.isPublic.optional().openapi({ description: 'For every file; default true' }),
+    expiresIn: UPLOAD_FIELDS.expiresIn.optional().openapi({ description: `For every file: seconds, ${EXPIRY_RANGE}` }),
   })
   .openapi('BulkUploadForm');
 
@@ -187,8 +192,8 @@ export const BulkDeleteResultSchema = z
 const EXPIRY_SECONDS = z
   .number()
   .int('must be a whole number of seconds')
-  .min(60, 'must be at least 60')
-  .max(31_536_000, 'must be at most 31536000');
+  .min(MIN_EXPIRY_SECONDS, TOO_SHORT)
+  .max(MAX_EXPIRY_SECONDS, TOO_LONG);
 
 export const FileUpdateSchema = z
   .strictObject({
@@ -211,7 +216,9 @@ export const FileUpdateSchema = z
       }),
     expiresIn: EXPIRY_SECONDS.nullable()
       .optional()
-      .openapi({ description: 'Seconds from now until the file expires (60 … 31536000); null: never' }),
+      .openapi({
+        description: `Seconds from now until the file expires (${MIN_EXPIRY_SECONDS} … ${MAX_EXPIRY_SECONDS}); null: never`,
+      }),
   })
   .refine((body) => body.expiresAt === undefined || body.expiresIn === undefined, {
     message: 'give expiresAt or expiresIn, not both',

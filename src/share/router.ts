@@ -1,8 +1,8 @@
 import { Hono } from 'hono';
-import { events } from '../api/context';
 import type { AppEnv } from '../env';
 import { ApiError } from '../errors';
 import { downloadSharedFile, findShared } from '../files/service';
+import { events } from '../http/request-deps';
 import { pageHeaders } from '../pages/layout';
 import { NOT_FOUND_CSP, notFoundPage, SHARE_PAGE_CSP, sharePage } from './page';
 import { asPreview, previewKind, readTextPreview } from './preview';

@@ -1,10 +1,11 @@
 // v2 only: /webhooks (an account's endpoints) and their recent deliveries. HTTP only; rules in service.ts.
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
-import { accountId, jsonBodyLimit } from '../api/context';
 import { errors, ok, RATE_LIMIT_HEADERS } from '../api/docs';
 import { ErrorSchema, successV2 } from '../api/schemas';
 import type { AppEnv } from '../env';
 import type { EventsMessage } from '../events/types';
+import { accountId } from '../http/request-deps';
+import { jsonBodyLimit } from '../http/validation';
 import {
   CreatedWebhookSchema,
   DeliveriesQuerySchema,
@@ -25,14 +26,6 @@ import {
   resendDelivery,
   webhookRecord,
 } from './service';
-
-/** Paths and methods of these routes, for the router's 405 answers (see app.ts). */
-export const WEBHOOK_PATHS = {
-  '/webhooks': ['GET', 'POST'],
-  '/webhooks/:id': ['GET', 'PATCH', 'DELETE'],
-  '/webhooks/:id/deliveries': ['GET'],
-  '/webhooks/:id/deliveries/:deliveryId/retry': ['POST'],
-};
 
 const notFound = (what: string) => ({
   404: {
