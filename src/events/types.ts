@@ -1,19 +1,8 @@
 // The events webhooks can subscribe to, what each carries, and the messages on the events queue.
 import type { FileRow } from '../storage/files-repo';
+import type { EventType } from './event-types';
 
-export const EVENT_TYPES = [
-  'file.uploaded',
-  'file.deleted',
-  'file.expired',
-  'file.downloaded',
-  'link.exhausted',
-  'request.received',
-  'request.full',
-] as const;
-
-export type EventType = (typeof EVENT_TYPES)[number];
-
-export const isEventType = (value: string): value is EventType => (EVENT_TYPES as readonly string[]).includes(value);
+export { EVENT_TYPES, type EventType, isEventType } from './event-types';
 
 /**
  * A file as events show it: the v2 record's fields without its URLs. URLs need an origin the

@@ -1,7 +1,7 @@
 // zod schemas of the webhook routes: validation and the v2 OpenAPI document alike.
 import { z } from '@hono/zod-openapi';
-import { EVENT_TYPES } from '../events/types';
-import { webhookUrlProblem } from './url';
+import { EVENT_TYPES } from '../events/event-types.ts';
+import { webhookUrlProblem } from './url.ts';
 
 const url = z
   .string()

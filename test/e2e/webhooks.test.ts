@@ -1,9 +1,12 @@
 // Webhooks end to end under `wrangler dev` (Miniflare's local queues): a real HTTP receiver on
 // 127.0.0.1 gets a signed file.uploaded within seconds, while a receiver that takes 10 s to
 // answer never delays the upload's own answer, and a redirecting one is not followed.
+import { execFile } from 'node:child_process';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { ROOT } from '../../scripts/wrangler.ts';
+import { EdgeshareClient } from '../../src/client/edgeshare.ts';
 import { type DevServer, freePort, startDevServer } from './dev-server.ts';
 
 type Hit = { path: string; headers: IncomingMessage['headers']; body: string; at: number };
@@ -123,4 +126,61 @@ it('delivers a signed file.uploaded within seconds; a 10 s receiver never delays
   expect(hits.filter((hit) => hit.path === '/landed')).toEqual([]);
   const [delivered2] = await deliveriesOf(fast.id);
   expect(delivered2).toMatchObject({ status: 'delivered', lastStatusCode: 200 });
+  // Nothing more for these two: their retries (a minute on) find no webhook and send nothing.
+  for (const id of [slow.id, redirect.id]) {
+    await fetch(`${server.origin}/api/v2/webhooks/${id}`, { method: 'DELETE', headers: auth() });
+  }
+}, 60_000);
+
+function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [`${ROOT}/scripts/cli.ts`, ...args],
+      { env: { ...process.env, EDGESHARE_URL: server.origin, EDGESHARE_KEY: apiKey } },
+      (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+it('manages webhooks through the typed client and the CLI: create, list, deliveries, retry, delete', async () => {
+  const client = new EdgeshareClient({ baseUrl: server.origin, apiKey });
+  const created = await cli(['webhooks', 'create', `${receiverOrigin}/cli`, '--events', 'file.deleted', '--json']);
+  expect(created.code, created.stderr).toBe(0);
+  const hook = JSON.parse(created.stdout) as { id: string; secret: string; events: string[] };
+  expect(hook.secret).toMatch(/^whsec_/);
+  expect(hook.events).toEqual(['file.deleted']);
+  expect((await client.listWebhooks()).map((w) => w.id)).toContain(hook.id);
+  const listed = await cli(['webhooks', 'list']);
+  expect(listed.stdout).toContain(hook.id);
+  expect(listed.stdout).not.toContain(hook.secret);
+
+  const file = await client.upload(new Blob(['bye'], { type: 'text/plain' }), { filename: 'bye.txt' });
+  await client.delete(file.id);
+  // Locally the queue runs one batch at a time: the 10 s receiver above may still hold one.
+  const delivery = await waitFor(() => hits.find((hit) => hit.path === '/cli'), 25_000);
+  expect(verify(hook.secret, delivery)).toBe(true);
+  expect(JSON.parse(delivery.body)).toMatchObject({ type: 'file.deleted', data: { file: { id: file.id } } });
+
+  let deliveries = await client.webhookDeliveries(hook.id);
+  for (let tries = 0; tries < 50 && deliveries[0]?.status !== 'delivered'; tries++) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    deliveries = await client.webhookDeliveries(hook.id);
+  }
+  const [first] = deliveries;
+  expect(first).toMatchObject({ type: 'file.deleted', status: 'delivered', attempts: 1, lastStatusCode: 200 });
+  const shown = await cli(['webhooks', 'deliveries', hook.id]);
+  expect(shown.stdout).toContain(first?.id ?? 'none');
+
+  const retried = await cli(['webhooks', 'retry', hook.id, first?.id ?? '', '--json']);
+  expect(retried.code, retried.stderr).toBe(0);
+  await waitFor(() => (hits.filter((hit) => hit.path === '/cli').length === 2 ? true : undefined), 10_000);
+  const again = hits.filter((hit) => hit.path === '/cli');
+  expect(again.map((hit) => hit.headers['webhook-id'])).toEqual([first?.id, first?.id]);
+
+  const removed = await cli(['webhooks', 'delete', hook.id]);
+  expect(removed.code).toBe(0);
+  expect((await client.listWebhooks()).map((w) => w.id)).not.toContain(hook.id);
+  const unknown = await cli(['webhooks', 'delete', hook.id]);
+  expect(unknown.code).toBe(1);
 }, 60_000);
