@@ -1,26 +1,16 @@
 // The events webhooks can subscribe to, what each carries, and the messages on the events queue.
+import { type FileRecordV2, fileRecord } from '../files/records';
 import type { FileRow } from '../storage/files-repo';
 import type { EventType } from './event-types';
 
 export { EVENT_TYPES, type EventType, isEventType } from './event-types';
 
 /**
- * A file as events show it: the v2 record's fields without its URLs. URLs need an origin the
- * sweep does not have, and a share URL would hand out the token of a private file; the id leads
- * to the record (GET /api/v2/files/{id}) while the file lives.
+ * A file as events show it: the v2 record without its URLs. URLs need an origin the sweep does
+ * not have, and a share URL would hand out the token of a private file; the id leads to the
+ * record (GET /api/v2/files/{id}) while the file lives.
  */
-export type FileEventData = {
-  id: string;
-  filename: string;
-  originalName: string;
-  size: number;
-  mimeType: string;
-  isPublic: boolean;
-  downloadCount: number;
-  uploadedAt: string;
-  updatedAt: string;
-  expiresAt: string | null;
-};
+export type FileEventData = Omit<FileRecordV2, 'downloadUrl' | 'shareUrl'>;
 
 /** How a counted download reached the file: the owner's API download or a share link. */
 export type DownloadVia = 'owner' | 'share' | 'link';
@@ -40,18 +30,8 @@ export type EventData = {
 };
 
 export function fileEventData(row: FileRow): FileEventData {
-  return {
-    id: row.id,
-    filename: row.filename,
-    originalName: row.original_name,
-    size: row.size,
-    mimeType: row.mime_type,
-    isPublic: row.is_public === 1,
-    downloadCount: row.download_count,
-    uploadedAt: row.uploaded_at,
-    updatedAt: row.updated_at,
-    expiresAt: row.expires_at,
-  };
+  const { downloadUrl: _download, shareUrl: _share, ...file } = fileRecord(row, 'v2', { api: '', site: '' });
+  return file;
 }
 
 /** One event as it travels: who it belongs to, and the body receivers get (`type`, `timestamp`, `data`). */

@@ -1,7 +1,5 @@
 // The retry schedule of webhook deliveries against wrangler.toml: as many delays as the events
 // consumer's max_retries, none over Queues' 12 h cap, growing, and over a day in all.
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import {
   MAX_RETRIES,
@@ -9,16 +7,14 @@ import {
   RETRY_WINDOW_SECONDS,
   retryDelaySeconds,
 } from '../../src/events/schedule.ts';
-
-const ROOT = join(import.meta.dirname, '../..');
+import toml from '../../wrangler.toml?raw';
 
 /** The [[queues.consumers]] tables of wrangler.toml, as name → value maps (flat keys only). */
 function consumers(): Record<string, string>[] {
-  const toml = readFileSync(join(ROOT, 'wrangler.toml'), 'utf8');
   return toml
     .split('[[queues.consumers]]')
     .slice(1)
-    .map((block) => {
+    .map((block: string) => {
       const table: Record<string, string> = {};
       for (const line of (block.split(/\n\[/)[0] ?? '').split('\n')) {
         const match = /^\s*([a-z_]+)\s*=\s*(.+?)\s*$/.exec(line);
@@ -34,7 +30,6 @@ it('matches the events consumer: max_retries delays, a dead-letter queue that ha
   expect(Number(events?.max_retries)).toBe(MAX_RETRIES);
   expect(RETRY_DELAYS_SECONDS).toHaveLength(MAX_RETRIES);
   expect(deadLetters?.queue).toBe('edgeshare-events-dlq');
-  const toml = readFileSync(join(ROOT, 'wrangler.toml'), 'utf8');
   expect(toml).toMatch(/\[\[queues\.producers\]\]\s*binding = "EVENTS"\s*queue = "edgeshare-events"/);
 });
 
