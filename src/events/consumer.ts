@@ -16,7 +16,7 @@ import {
 import { isoNow } from '../time';
 import { postWebhook } from './deliver';
 import { sendInBatches } from './emit';
-import { retryDelaySeconds } from './schedule';
+import { MAX_RETRIES, retryDelaySeconds } from './schedule';
 import { signatureHeaders } from './signature';
 import type { EventsMessage, QueuedEvent } from './types';
 
@@ -125,7 +125,8 @@ async function deliver(deps: ConsumerDeps, message: Message<{ kind: 'delivery'; 
       delivered: result.ok,
       statusCode: result.statusCode,
       error: result.error ?? null,
-      nextAttemptAt: result.ok ? null : isoNow(Date.now() + delay * 1000),
+      // After the last retry the queue dead-letters the message instead: no next attempt.
+      nextAttemptAt: result.ok || message.attempts > MAX_RETRIES ? null : isoNow(Date.now() + delay * 1000),
     },
     isoNow(),
   );

@@ -22,8 +22,10 @@ export function origins(c: Context<AppEnv>): Origins {
  */
 export const accountId = (c: Context<AppEnv>): string => c.get('apiKey').id;
 
-/** Where the request's events go (webhooks): the events queue, sent in waitUntil. */
-export const events = (c: Context<AppEnv>): EventSink => eventSink(c.env, c.executionCtx);
+/** Where the request's events go (webhooks): the events queue, sent in the request's waitUntil. */
+export const events = (c: Context<AppEnv>): EventSink =>
+  // The execution context is read only when an event is emitted (app.request() in tests has none).
+  eventSink(c.env, { waitUntil: (promise) => c.executionCtx.waitUntil(promise) });
 
 /** R2, D1 and the key limiters for the request; on v2 every storage call is timed for Server-Timing. */
 export function storage(c: Context<AppEnv>): RemovalDeps {

@@ -114,6 +114,15 @@ describe('a receiver answering 500', () => {
     expect(RETRY_DELAYS_SECONDS.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(24 * 3600);
     const [after] = await deliveriesOf(key.auth, webhook.id);
     expect(after).toMatchObject({ status: 'pending', attempts: RETRY_DELAYS_SECONDS.length, lastStatusCode: 503 });
+    // The last attempt fails too: retried, so the queue dead-letters it; no next attempt is shown.
+    const last = await consume(
+      EVENTS_QUEUE,
+      { kind: 'delivery', deliveryId: delivery.id },
+      RETRY_DELAYS_SECONDS.length + 1,
+    );
+    expect(last.result.retryMessages.map((m) => m.msgId)).toEqual([last.id]);
+    const [final] = await deliveriesOf(key.auth, webhook.id);
+    expect(final).toMatchObject({ status: 'pending', attempts: RETRY_DELAYS_SECONDS.length + 1, nextAttemptAt: null });
   });
 });
 
@@ -220,10 +229,13 @@ describe('the request that causes an event', () => {
       send: () => Promise.reject(new Error('queue down')),
       sendBatch: () => Promise.reject(new Error('queue down')),
     };
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => undefined);
     const ctx = createExecutionContext();
     const response = await worker.fetch(upload(key.auth), { ...env, EVENTS: broken } as unknown as TestEnv, ctx);
     await waitOnExecutionContext(ctx);
     expect(response.status).toBe(201);
+    expect(logged.mock.calls.map((call) => String(call[0]))).toEqual([expect.stringContaining('events not queued')]);
+    logged.mockRestore();
   });
 
   it('does not wait for the queue: the answer comes while the event is still being sent', async () => {
