@@ -3,7 +3,7 @@ import { applyD1Migrations, env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { api, call, createKey, readJson, type Success, uploadOk } from '../helpers';
 import { runCron } from '../limits/limits-helpers-store';
-import { createWebhook } from './webhook-helpers';
+import { createWebhook, settle } from './webhook-helpers';
 
 describe('migration 0009_webhooks', () => {
   it('applies to a database made by the schema before it, and every stored file stays listed and downloadable', async () => {
@@ -11,7 +11,9 @@ describe('migration 0009_webhooks', () => {
     const files = await Promise.all(
       ['a.txt', 'b.txt', 'c.txt'].map((filename) => uploadOk(key.auth, { filename, content: `bytes of ${filename}` })),
     );
-    // Back to the schema of 0008 and earlier: no webhook tables, 0009 not applied.
+    // The uploads' events are fanned out first (the consumer reads the webhook tables)…
+    await settle();
+    // …then back to the schema of 0008 and earlier: no webhook tables, 0009 not applied.
     await env.DB.batch([
       env.DB.prepare('DROP TABLE webhook_deliveries'),
       env.DB.prepare('DROP TABLE webhook_events'),
