@@ -114,8 +114,11 @@ it('delivers a signed file.uploaded within seconds; a 10 s receiver never delays
   await waitFor(() => hits.find((hit) => hit.path === '/redirect'), 10_000);
   const deliveriesOf = async (id: string) => {
     const response = await fetch(`${server.origin}/api/v2/webhooks/${id}/deliveries`, { headers: auth() });
-    return ((await response.json()) as { data: { deliveries: { status: string; lastStatusCode: number | null }[] } })
-      .data.deliveries;
+    return (
+      (await response.json()) as {
+        data: { deliveries: { status: string; lastStatusCode: number | null; lastError?: string | null }[] };
+      }
+    ).data.deliveries;
   };
   let attempt: { status: string; lastStatusCode: number | null } | undefined;
   for (let tries = 0; tries < 50 && attempt?.lastStatusCode !== 302; tries++) {
@@ -126,6 +129,13 @@ it('delivers a signed file.uploaded within seconds; a 10 s receiver never delays
   expect(hits.filter((hit) => hit.path === '/landed')).toEqual([]);
   const [delivered2] = await deliveriesOf(fast.id);
   expect(delivered2).toMatchObject({ status: 'delivered', lastStatusCode: 200 });
+  // The 10 s receiver's attempt ends at the 10 s timeout: a failed attempt with no status, retried later.
+  let slowAttempt: { status: string; lastStatusCode: number | null; lastError?: string | null } | undefined;
+  for (let tries = 0; tries < 150 && !slowAttempt?.lastError; tries++) {
+    [slowAttempt] = await deliveriesOf(slow.id);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  expect(slowAttempt).toMatchObject({ status: 'pending', lastStatusCode: null, lastError: 'timed out' });
   // Nothing more for these two: their retries (a minute on) find no webhook and send nothing.
   for (const id of [slow.id, redirect.id]) {
     await fetch(`${server.origin}/api/v2/webhooks/${id}`, { method: 'DELETE', headers: auth() });

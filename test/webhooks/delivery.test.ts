@@ -180,6 +180,25 @@ describe('the dead-letter queue', () => {
   });
 });
 
+describe('a deleted webhook', () => {
+  it('gets nothing more: a pending delivery’s next attempt finds no webhook and is dropped', async () => {
+    const key = await createKey('deleted webhook');
+    const hook = receiver(() => new Response('down', { status: 500 }));
+    const webhook = await createWebhook(key.auth, hook.url, ['file.uploaded']);
+    await uploadOk(key.auth, {}, {}, 'v2');
+    const pending = await firstDelivery(key.auth, webhook.id, (d) => d.attempts === 1);
+    const removed = await call(`/api/v2/webhooks/${webhook.id}`, { method: 'DELETE', headers: key.auth });
+    expect(removed.status).toBe(200);
+    const { result, id } = await consume(EVENTS_QUEUE, { kind: 'delivery', deliveryId: pending.id }, 2);
+    expect(result.explicitAcks).toEqual([id]);
+    expect(hook.calls()).toHaveLength(1);
+    const left = await env.DB.prepare('SELECT COUNT(*) AS n FROM webhook_deliveries WHERE webhook_id = ?1')
+      .bind(webhook.id)
+      .first<{ n: number }>();
+    expect(left?.n).toBe(0);
+  });
+});
+
 describe('safety', () => {
   it('never follows a redirect: a 3xx is a failed attempt and its Location is never asked', async () => {
     const key = await createKey('redirect');
