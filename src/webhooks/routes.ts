@@ -48,6 +48,12 @@ export function addWebhookRoutes(router: OpenAPIHono<AppEnv>) {
     path: '/webhooks',
     operationId: 'createWebhook',
     summary: 'Add a webhook: a URL and the events it receives; the answer shows its secret once',
+    description:
+      'Deliveries are POSTs of `{"type", "timestamp", "data"}` (JSON) signed the Standard Webhooks way: ' +
+      '`webhook-id`, `webhook-timestamp` (Unix seconds) and `webhook-signature: v1,<base64 HMAC-SHA256 of ' +
+      '"id.timestamp.body">` keyed with the base64-decoded bytes after `whsec_`. A receiver answers 2xx within ' +
+      '10 s; anything else (a redirect included, never followed) is retried for about 38 hours, then failed. ' +
+      'At most 20 webhooks per account.',
     middleware: [jsonBodyLimit()] as const,
     request: { body: { required: true, content: { 'application/json': { schema: WebhookCreateSchema } } } },
     responses: {
