@@ -81,9 +81,12 @@ const uploadFields = {
   shareUrl: z.string(),
 };
 
-export const UploadRecordV1 = z.object({ ...uploadFields, uploadedAt: time }).openapi('UploadRecordV1');
+const uploadExpiry = time.optional().openapi({ description: 'When the file expires; absent when it does not' });
+export const UploadRecordV1 = z
+  .object({ ...uploadFields, uploadedAt: time, expiresAt: uploadExpiry })
+  .openapi('UploadRecordV1');
 export const UploadRecordV2 = z
-  .object({ ...uploadFields, isPublic: z.boolean(), uploadedAt: time })
+  .object({ ...uploadFields, isPublic: z.boolean(), uploadedAt: time, expiresAt: uploadExpiry })
   .openapi('UploadRecordV2');
 
 const recordFields = {
