@@ -1,8 +1,9 @@
 // v2 only: /webhooks (an account's endpoints) and their recent deliveries. HTTP only; rules in service.ts.
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
-import { errors, ok, RATE_LIMIT_HEADERS } from '../api/docs';
-import { ErrorSchema, successV2 } from '../api/schemas';
+import { errorResponse, errors, ok } from '../api/docs';
+import { successV2 } from '../api/schemas';
 import type { AppEnv } from '../env';
+import type { ErrorCode } from '../errors';
 import type { EventsMessage } from '../events/types';
 import { accountId } from '../http/request-deps';
 import { jsonBodyLimit } from '../http/validation';
@@ -27,13 +28,8 @@ import {
   webhookRecord,
 } from './service';
 
-const notFound = (what: string) => ({
-  404: {
-    description: `${what}: unknown id, another account’s id, malformed id`,
-    headers: RATE_LIMIT_HEADERS,
-    content: { 'application/json': { schema: ErrorSchema } },
-  },
-});
+const notFound = (...codes: ErrorCode[]) =>
+  errorResponse(404, `${codes.join(' or ')}: unknown id, another account’s id, malformed id`, codes);
 
 /**
  * Every webhook route goes through here: when scopes land (issue 15), the `webhooks:write`
@@ -166,7 +162,7 @@ export function addWebhookRoutes(router: OpenAPIHono<AppEnv>) {
     responses: {
       202: ok(successV2(DeliveryRecordSchema), 'Queued: pending until the receiver answers'),
       ...errors(401, 429, 503),
-      ...notFound('WEBHOOK_NOT_FOUND or DELIVERY_NOT_FOUND'),
+      ...notFound('WEBHOOK_NOT_FOUND', 'DELIVERY_NOT_FOUND'),
     },
   });
   router.openapi(retry, async (c) => {
