@@ -12,6 +12,7 @@ import {
   EdgeshareClient,
   EdgeshareError,
   type FileRecord,
+  type NewApiKey,
   RESUMABLE_THRESHOLD,
 } from '../src/client/edgeshare.ts';
 
@@ -35,6 +36,11 @@ commands:
   webhooks delete ID      delete a webhook
   webhooks deliveries ID  its recent deliveries (--limit N, default 20)
   webhooks retry ID DELIVERY_ID   send a delivery again
+  keys list               the account's API keys (the key needs keys:write)
+  keys create NAME        a new key for the account, printed once as the last line
+      --scope SCOPE         repeat for each scope (default: all of this key's scopes)
+      --expires SECONDS     the new key expires after SECONDS (default: when this key does)
+  keys revoke ID          revoke a key of the account (e.g. the old one, after a rotation)
 
 options: --json (machine-readable output on stdout), -h/--help
 environment: EDGESHARE_URL (default http://127.0.0.1:8787), EDGESHARE_KEY (required)
@@ -63,6 +69,7 @@ const { values, positionals } = parseArgs({
     order: { type: 'string' },
     events: { type: 'string' },
     output: { type: 'string', short: 'o' },
+    scope: { type: 'string', multiple: true },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
@@ -259,6 +266,8 @@ async function run(): Promise<number> {
     }
     case 'webhooks':
       return webhooks(args);
+    case 'keys':
+      return keysCommand();
     default:
       throw new UsageError(command ? `unknown command: ${command}` : 'a command is needed');
   }
@@ -311,6 +320,46 @@ async function webhooks([action, ...rest]: string[]): Promise<number> {
     default:
       throw new UsageError('webhooks needs list, create, delete, deliveries or retry');
   }
+}
+
+async function keysCommand(): Promise<number> {
+  const [action, ...rest] = args;
+  if (action === 'list' && rest.length === 0) {
+    const keys = await client().listKeys();
+    out(
+      keys,
+      keys
+        .map((key) =>
+          [
+            key.id,
+            key.status,
+            `${key.prefix}…`,
+            key.scopes.join(','),
+            key.expiresAt ?? 'never',
+            key.lastUsedAt ?? '-',
+            key.name,
+          ].join('\t'),
+        )
+        .join('\n'),
+    );
+    return EXIT.ok;
+  }
+  if (action === 'create' && rest.length === 1 && rest[0]) {
+    const expiresIn = whole('expires', values.expires);
+    const scopes = values.scope as NewApiKey['scopes'];
+    const created = await client().createKey({ name: rest[0], scopes, expiresIn });
+    out(
+      created,
+      `Created key ${created.id} (${created.scopes.join(', ')}). It is shown once; store it now:\n${created.key}`,
+    );
+    return EXIT.ok;
+  }
+  if (action === 'revoke' && rest.length === 1 && rest[0]) {
+    const revoked = await client().revokeKey(rest[0]);
+    out(revoked, `revoked ${revoked.id}`);
+    return EXIT.ok;
+  }
+  throw new UsageError('keys needs list, create NAME or revoke ID');
 }
 
 function one(name: string): string {

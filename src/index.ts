@@ -7,6 +7,7 @@ import type { EventsMessage } from './events/types';
 import { log } from './log';
 import { sweep } from './maintenance/sweep';
 
+export { AccountStorage } from './accounts/account-storage-object';
 export { AuthGuard } from './limiter/auth-guard-object';
 export { KeyLimiter } from './limiter/key-limiter-object';
 export { TusUpload } from './tus/tus-upload-object';
@@ -21,7 +22,7 @@ export default {
     const files = sweep({
       db: env.DB,
       bucket: env.FILES,
-      limiter: env.KEY_LIMITER,
+      accounts: env.ACCOUNT_STORAGE,
       uploads: env.TUS_UPLOADS,
       graceMs,
       events: eventSink(env, ctx),

@@ -61,7 +61,7 @@ export async function deleteFile(storage: RemovalDeps, id: string, keyId: string
 const emitDeleted = (sink: EventSink, rows: FileRow[]) =>
   emitEvents(
     sink,
-    rows.map((row) => ({ accountId: row.key_id, type: 'file.deleted', data: { file: fileEventData(row) } })),
+    rows.map((row) => ({ accountId: row.account_id, type: 'file.deleted', data: { file: fileEventData(row) } })),
   );
 
 export const MAX_BULK_DELETE = 50;
@@ -121,7 +121,7 @@ async function download(
   const response = await serveFile(storage.bucket, row, plan, request.method);
   if (counted) {
     const file = fileEventData(plain ? row : { ...row, download_count: row.download_count + 1 });
-    emitEvents(storage.events, [{ accountId: row.key_id, type: 'file.downloaded', data: { file, via } }]);
+    emitEvents(storage.events, [{ accountId: row.account_id, type: 'file.downloaded', data: { file, via } }]);
   }
   return response;
 }

@@ -16,11 +16,8 @@ export function origins(c: Context<AppEnv>): Origins {
   return { api: config.PUBLIC_BASE_URL ?? requestOrigin, site: config.SITE_URL ?? requestOrigin };
 }
 
-/**
- * The account that owns what the request reads and makes: the one place that says so. Until
- * accounts exist (issue 15) an account is its one key, so its id is the key's id.
- */
-export const accountId = (c: Context<AppEnv>): string => c.get('apiKey').id;
+/** The account that owns what the request reads and makes (a key's account outlives its rotation). */
+export const accountId = (c: Context<AppEnv>): string => c.get('apiKey').accountId;
 
 /** Where the request's events go (webhooks): the events queue, sent in the request's waitUntil. */
 export const events = (c: Context<AppEnv>): EventSink =>
@@ -31,8 +28,15 @@ export const events = (c: Context<AppEnv>): EventSink =>
 export function storage(c: Context<AppEnv>): RemovalDeps {
   const timings = c.get('timings');
   const limiter = c.env.KEY_LIMITER;
-  if (!timings) return { bucket: c.env.FILES, db: c.env.DB, limiter, events: events(c) };
-  return { bucket: timed(c.env.FILES, 'r2', timings), db: timed(c.env.DB, 'd1', timings), limiter, events: events(c) };
+  const accounts = c.env.ACCOUNT_STORAGE;
+  if (!timings) return { bucket: c.env.FILES, db: c.env.DB, limiter, accounts, events: events(c) };
+  return {
+    bucket: timed(c.env.FILES, 'r2', timings),
+    db: timed(c.env.DB, 'd1', timings),
+    limiter,
+    accounts,
+    events: events(c),
+  };
 }
 
 /** Storage plus the upload's session: its deadline, its quota ticket, and cleanup that outlives the request. */

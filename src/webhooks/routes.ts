@@ -1,5 +1,6 @@
 // v2 only: /webhooks (an account's endpoints) and their recent deliveries. HTTP only; rules in service.ts.
-import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import { createRoute, type OpenAPIHono, type RouteConfig, z } from '@hono/zod-openapi';
+import type { MiddlewareHandler } from 'hono';
 import { errorResponse, errors, ok } from '../api/docs';
 import { successV2 } from '../api/schemas';
 import type { AppEnv } from '../env';
@@ -7,6 +8,7 @@ import type { ErrorCode } from '../errors';
 import type { EventsMessage } from '../events/types';
 import { accountId } from '../http/request-deps';
 import { jsonBodyLimit } from '../http/validation';
+import { requires } from '../middleware/route-needs';
 import {
   CreatedWebhookSchema,
   DeliveriesQuerySchema,
@@ -31,12 +33,15 @@ import {
 const notFound = (...codes: ErrorCode[]) =>
   errorResponse(404, `${codes.join(' or ')}: unknown id, another account’s id, malformed id`, codes);
 
+/** What every webhook route needs: a key with `webhooks:write` (route-needs.ts). */
+const needs = requires({ scope: 'webhooks:write' });
+
 /**
- * Every webhook route goes through here: when scopes land (issue 15), the `webhooks:write`
- * declaration is added once, in this function, for all of them.
+ * Every webhook route goes through here: its declaration (`needs`) is put first among its
+ * middleware, before the route's own.
  */
-const webhookRoute = <R extends Parameters<typeof createRoute>[0]>(route: R) =>
-  createRoute({ ...route, tags: ['Webhooks'] });
+const webhookRoute = <R extends RouteConfig & { middleware?: readonly MiddlewareHandler<AppEnv>[] }>(route: R) =>
+  createRoute({ ...route, tags: ['Webhooks'], middleware: [needs, ...(route.middleware ?? [])] as const });
 
 export function addWebhookRoutes(router: OpenAPIHono<AppEnv>) {
   const create = webhookRoute({
