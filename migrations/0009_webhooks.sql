@@ -1,5 +1,5 @@
 -- Webhooks (issue 19): endpoints per account, the events sent to them, and each delivery.
--- account_id is the owning account; until accounts exist an account is its one key (same id).
+-- account_id is the owning account (accounts.id): webhooks outlive the key that made them.
 
 CREATE TABLE webhooks (
   id          TEXT PRIMARY KEY,              -- wh_<random>
