@@ -11,6 +11,7 @@ import { validationHook } from '../http/validation';
 import { addRequestRoutes } from '../requests/routes';
 import { addKeyRoutes } from '../keys/keys-routes';
 import { requires } from '../middleware/route-needs';
+import { addWebhookRoutes } from '../webhooks/routes';
 import { addBulkRoutes } from './bulk-routes';
 import { DOWNLOAD_REQUEST_HEADERS, downloadResponses, errors, ok } from './docs';
 import { addManageRoutes } from './manage-routes';
@@ -38,6 +39,7 @@ export function createFilesRouter(version: ApiVersion) {
   if (version === 'v2') addManageRoutes(router);
   if (version === 'v2') addRequestRoutes(router);
   if (version === 'v2') addKeyRoutes(router);
+  if (version === 'v2') addWebhookRoutes(router);
 
   const upload = createRoute({
     method: 'post',

@@ -24,6 +24,8 @@ export type ReceiveDeps = {
   db: D1Database;
   limiter: UploadDeps['limiter'];
   accounts: UploadDeps['accounts'];
+  /** Webhook events: the files received are uploads of the account like any other (file.uploaded). */
+  events: UploadDeps['events'];
   counters: CounterNamespace;
   /** The server's configuration narrowed to the request (see limits.ts). */
   config: Config;
@@ -60,6 +62,7 @@ export async function receiveFiles(deps: ReceiveDeps, request: RequestWithOwner,
     db: deps.db,
     limiter: deps.limiter,
     accounts: deps.accounts,
+    events: deps.events,
     config,
     key: deps.owner,
     session,

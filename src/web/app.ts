@@ -10,6 +10,7 @@ import { forgetKey, type KeyPlace, keyPrefix, loadKey, saveKey } from './key-sto
 import { createRequestsView } from './requests-view.ts';
 import { sharexUploader } from './sharex.ts';
 import { createUploader } from './uploads.ts';
+import { createWebhooksView } from './webhooks-view.ts';
 
 const banner = byId('banner');
 const keySection = byId('key-section');
@@ -59,6 +60,7 @@ const requests = createRequestsView({
   announce,
   onChanged: () => void loadUsage(),
 });
+const webhooks = createWebhooksView({ client: () => client, onError: fail, announce });
 
 const uploader = createUploader(byId<HTMLUListElement>('uploads'), byId<HTMLButtonElement>('clear-uploads'), {
   client: () => client,
@@ -88,6 +90,7 @@ function signIn(key: string, place: KeyPlace): void {
   void loadUsage();
   void files.load();
   void requests.load();
+  void webhooks.load();
 }
 
 function signOut(): void {
@@ -95,6 +98,7 @@ function signOut(): void {
   forgetKey();
   files.clear();
   requests.clear();
+  webhooks.clear();
   appSection.hidden = true;
   keySection.hidden = false;
   keyInput.value = '';
