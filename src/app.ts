@@ -13,15 +13,9 @@ import { perf } from './middleware/perf';
 import { loadConfig, requestContext } from './middleware/request-context';
 import { createPagesRouter } from './pages/router';
 import { createShareRouter } from './share/router';
-import {
-  isUncountedTransfer,
-  TUS_REQUEST_HEADERS,
-  TUS_RESPONSE_HEADERS,
-  tusProtocol,
-  UPLOADS_PATH,
-} from './uploads/http';
-import { documentUploads } from './uploads/openapi';
-import { createUploadsRouter } from './uploads/router';
+import { isUncountedTransfer, TUS_REQUEST_HEADERS, TUS_RESPONSE_HEADERS, tusProtocol, UPLOADS_PATH } from './tus/http';
+import { documentUploads } from './tus/openapi';
+import { createUploadsRouter } from './tus/router';
 
 const FILE_PATHS = {
   '/upload': ['POST'],

@@ -15,7 +15,7 @@ export const ERROR_STATUS = {
   METHOD_NOT_ALLOWED: 405,
   RANGE_NOT_SATISFIABLE: 416,
   REQUEST_TIMEOUT: 408,
-  // tus uploads (src/uploads/): the statuses the tus 1.0.0 protocol prescribes.
+  // tus uploads (src/tus/): the statuses the tus 1.0.0 protocol prescribes.
   UPLOAD_CONFLICT: 409,
   UPLOAD_INCOMPLETE: 409,
   UPLOAD_GONE: 410,

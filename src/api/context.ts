@@ -8,7 +8,7 @@ import type { RemovalDeps } from '../files/removal';
 import type { UploadDeps } from '../files/upload';
 import { UploadSession } from '../files/upload-session';
 import { timed } from '../http/timing';
-import { QuotaTicket } from '../limiter/client';
+import { QuotaTicket } from '../limiter/key-limiter-client';
 
 export function origins(c: Context<AppEnv>): Origins {
   const config = c.get('config');

@@ -1,5 +1,5 @@
 // After rows are deleted: their blobs go, and their bytes return to the owners' quota.
-import { freeFiles, type LimiterNamespace } from '../limiter/client';
+import { freeFiles, type LimiterNamespace } from '../limiter/key-limiter-client';
 import { log } from '../log';
 import { isoNow } from '../time';
 

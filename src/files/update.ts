@@ -1,12 +1,12 @@
 // Changing a file an owner keeps: who can open its share link, its name, its expiry.
 import { ApiError, validationError } from '../errors';
-import { rescheduleFiles } from '../limiter/client';
+import { rescheduleFiles } from '../limiter/key-limiter-client';
 import { type FileChanges, type FileRow, updateOwnedFile } from '../storage/files-repo';
 import { isoNow } from '../time';
+import { FILE_ID_PATTERN } from './ids';
 import { cleanName } from './names';
 import type { RemovalDeps } from './removal';
 import { runnableExtension } from './runnable';
-import { FILE_ID_PATTERN } from './upload';
 
 /** The longest expiry an upload may ask for; a change may not go further ahead. */
 export const MAX_EXPIRY_SECONDS = 31_536_000;

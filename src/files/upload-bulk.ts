@@ -1,18 +1,11 @@
 // POST /upload/bulk (v2): many `files` parts, one isPublic/expiresIn for all, per-file results.
 import { ApiError, type ErrorCode, validationError } from '../errors';
+import { MultipartError, MultipartReader } from '../lib/multipart';
 import type { FileRow } from '../storage/files-repo';
-import { MultipartError, MultipartReader } from '../upload/multipart';
 import { cleanOriginalName } from './names';
-import {
-  type PendingFile,
-  readFilePart,
-  readFormField,
-  recordFiles,
-  recordOptions,
-  requireMultipart,
-  type UploadDeps,
-  uploadError,
-} from './upload';
+import { type PendingFile, readFilePart, recordFiles, type UploadDeps } from './upload';
+import { requireMultipart, uploadError } from './upload-errors';
+import { readFormField, recordOptions } from './upload-fields';
 
 const FILE_FIELDS = new Set(['files', 'files[]']);
 const MAX_PARTS = 120;

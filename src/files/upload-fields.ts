@@ -1,4 +1,7 @@
+// The non-file fields of an upload (isPublic, expiresIn): read from the form, validated once.
 import { z } from 'zod';
+import { validationError } from '../errors';
+import type { MultipartReader, PartInfo } from '../lib/multipart';
 
 /** The non-file form fields of an upload, as parsed after the body has been read. */
 export const UploadFieldsSchema = z.object({
@@ -13,3 +16,25 @@ export const UploadFieldsSchema = z.object({
     .pipe(z.number().int().min(60, 'must be at least 60').max(31_536_000, 'must be at most 31536000'))
     .optional(),
 });
+
+export type RecordOptions = { isPublic: boolean; expiresInSeconds: number | undefined; now?: number };
+
+const FIELD_NAMES = new Set(['isPublic', 'expiresIn']);
+const MAX_FIELD_BYTES = 1024;
+
+/** Reads a known text field into fields (once each); other parts are skipped. */
+export async function readFormField(reader: MultipartReader, part: PartInfo, fields: Record<string, string>) {
+  if (!FIELD_NAMES.has(part.name)) return;
+  if (part.name in fields) throw validationError(part.name, 'given more than once');
+  fields[part.name] = (await reader.readText(MAX_FIELD_BYTES)).trim();
+}
+
+/** isPublic and expiresIn, validated once the whole form has been read. */
+export function recordOptions(fields: Record<string, string>): RecordOptions {
+  const parsed = UploadFieldsSchema.safeParse(fields);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw validationError(String(issue?.path[0] ?? 'body'), issue?.message ?? 'invalid');
+  }
+  return { isPublic: parsed.data.isPublic, expiresInSeconds: parsed.data.expiresIn };
+}

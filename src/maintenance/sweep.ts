@@ -2,11 +2,11 @@
 // Every step is bounded, so one run stays within a Worker's subrequest limits; running it
 // again only continues where the last run stopped.
 import { deleteBlobsOrRecord, giveBack } from '../files/removal';
-import type { LimiterNamespace } from '../limiter/client';
+import type { LimiterNamespace } from '../limiter/key-limiter-client';
 import { log } from '../log';
 import { placeholders } from '../storage/files-repo';
 import { isoNow } from '../time';
-import { MAX_UPLOAD_LIFETIME_MS, type UploadNamespace, uploadObject } from '../uploads/service';
+import { MAX_UPLOAD_LIFETIME_MS, type UploadNamespace, uploadObject } from '../tus/service';
 
 export type SweepDeps = {
   db: D1Database;

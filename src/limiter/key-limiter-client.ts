@@ -10,11 +10,11 @@ import type {
   AuthorizeResult,
   Exceeded,
   Grant,
-  KeyLimiter,
   KeyState,
   QuotaLimits,
   Usage,
-} from './key-limiter';
+} from './key-limiter-contract';
+import type { KeyLimiter } from './key-limiter-object';
 
 export type LimiterNamespace = DurableObjectNamespace<KeyLimiter>;
 

@@ -6,7 +6,7 @@ import type { AppEnv } from '../env';
 import { ApiError, validationError } from '../errors';
 import { fileRecord } from '../files/records';
 import { addFallbacks } from '../http/fallbacks';
-import { countRequest, rateLimited } from '../limiter/client';
+import { countRequest, rateLimited } from '../limiter/key-limiter-client';
 import { effectiveMethod } from './http';
 import { httpDate, isOffsetStream, parseChecksum, parseSize } from './protocol';
 import {

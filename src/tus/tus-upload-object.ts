@@ -1,5 +1,5 @@
 import { DurableObject } from 'cloudflare:workers';
-import { releaseHold } from '../limiter/client';
+import { releaseHold } from '../limiter/key-limiter-client';
 import { log } from '../log';
 import { tailPrefix } from './protocol';
 

@@ -4,18 +4,21 @@ import { type Config, uploadTimeoutMs } from '../config';
 import type { ApiKeyContext } from '../env';
 import { ApiError, validationError } from '../errors';
 import { normalizeMediaType } from '../files/file-type';
+import { FILE_ID_PATTERN, newFileId } from '../files/ids';
 import { cleanOriginalName, storedFilename } from '../files/names';
 import { isRunnableType, runnableExtension } from '../files/runnable';
 import { deleteFile, getOwnedFile } from '../files/service';
-import { FILE_ID_PATTERN, fileTooLarge, newFileId, recordFiles, recordOptions, uploadError } from '../files/upload';
+import { recordFiles } from '../files/upload';
+import { fileTooLarge, uploadError } from '../files/upload-errors';
+import { recordOptions } from '../files/upload-fields';
 import { UploadSession } from '../files/upload-session';
-import { type LimiterNamespace, QuotaTicket, releaseHold, reserveUpload } from '../limiter/client';
+import { type LimiterNamespace, QuotaTicket, releaseHold, reserveUpload } from '../limiter/key-limiter-client';
 import { log } from '../log';
 import { blobKey } from '../storage/blobs';
 import type { FileRow } from '../storage/files-repo';
 import { type AppendResult, appendToUpload } from './part-writer';
 import { type Checksum, maxUploadLength, parseMetadata, partSizeFor } from './protocol';
-import type { TusUpload, UploadMeta, UploadSnapshot, UploadView } from './upload-object';
+import type { TusUpload, UploadMeta, UploadSnapshot, UploadView } from './tus-upload-object';
 
 export type UploadNamespace = DurableObjectNamespace<TusUpload>;
 

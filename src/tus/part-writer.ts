@@ -6,7 +6,7 @@ import { ApiError } from '../errors';
 import { decideFileType, SNIFF_BYTES } from '../files/file-type';
 import type { StoredBlob } from '../storage/blobs';
 import { type Checksum, sameBytes, tailPrefix } from './protocol';
-import type { TusUpload, UploadSnapshot } from './upload-object';
+import type { TusUpload, UploadSnapshot } from './tus-upload-object';
 
 export type UploadStub = DurableObjectStub<TusUpload>;
 
