@@ -8,6 +8,7 @@ import { ApiError } from './errors';
 import { renderError } from './http/errors';
 import { addFallbacks } from './http/fallbacks';
 import { createAdminRouter } from './keys/admin-router';
+import { LINK_PATHS } from './links/routes';
 import { authenticate } from './middleware/auth';
 import { perf } from './middleware/perf';
 import { loadConfig, requestContext } from './middleware/request-context';
@@ -28,6 +29,7 @@ const V2_PATHS = {
   '/files/bulk': ['DELETE'],
   '/usage': ['GET'],
   ...FILE_PATHS,
+  ...LINK_PATHS,
   '/files/:id': ['GET', 'HEAD', 'PATCH', 'DELETE'],
 };
 

@@ -12,6 +12,9 @@ export const ERROR_STATUS = {
   VALIDATION_ERROR: 400,
   TOO_MANY_FILES: 400,
   NOT_FOUND: 404,
+  // Share links (src/links/): an unknown, another account's, or dead file's link id.
+  LINK_NOT_FOUND: 404,
+  TOO_MANY_LINKS: 400,
   METHOD_NOT_ALLOWED: 405,
   RANGE_NOT_SATISFIABLE: 416,
   REQUEST_TIMEOUT: 408,
@@ -40,6 +43,8 @@ const DEFAULT_MESSAGE: Record<ErrorCode, string> = {
   VALIDATION_ERROR: 'Invalid request',
   TOO_MANY_FILES: 'Too many files',
   NOT_FOUND: 'Not found',
+  LINK_NOT_FOUND: 'Link not found',
+  TOO_MANY_LINKS: 'Too many links to this file',
   METHOD_NOT_ALLOWED: 'Method not allowed',
   RANGE_NOT_SATISFIABLE: 'Requested range not satisfiable',
   REQUEST_TIMEOUT: 'The request took too long',

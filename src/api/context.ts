@@ -52,3 +52,9 @@ export const jsonBodyLimit = () =>
       throw validationError('body', `must be at most ${MAX_JSON_BODY} bytes`);
     },
   });
+
+/**
+ * The account that owns what the request reads or makes. Until accounts (issue 15) land, an
+ * account is exactly one key: its id is the key's id. Then this becomes `apiKey.accountId`.
+ */
+export const accountId = (c: Context<AppEnv>): string => c.get('apiKey').id;

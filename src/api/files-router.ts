@@ -6,6 +6,7 @@ import { deleteFile, downloadOwnedFile, getOwnedFile, listFiles } from '../files
 import { uploadSingleFile } from '../files/upload-form';
 import { inSession } from '../files/upload-session';
 import { validationHook } from '../http/validation';
+import { addLinkRoutes } from '../links/routes';
 import { addBulkRoutes } from './bulk-routes';
 import { origins, storage, uploadDeps } from './context';
 import { DOWNLOAD_REQUEST_HEADERS, downloadResponses, errors, ok } from './docs';
@@ -32,6 +33,7 @@ export function createFilesRouter(version: ApiVersion) {
   // Before /files/{id}: DELETE /files/bulk must never be read as a file id.
   if (version === 'v2') addBulkRoutes(router);
   if (version === 'v2') addManageRoutes(router);
+  if (version === 'v2') addLinkRoutes(router);
 
   const upload = createRoute({
     method: 'post',

@@ -29,12 +29,19 @@ const L = LINK_COLUMNS.split(', ')
 
 // A link is reachable only while its file is: an expired file's links are dead before the sweep
 // removes the file (and, through the trigger of migration 0007, them).
-const FILE_LIVE = 'EXISTS (SELECT 1 FROM files f WHERE f.id = l.file_id AND (f.expires_at IS NULL OR f.expires_at > ?2))';
+const FILE_LIVE =
+  'EXISTS (SELECT 1 FROM files f WHERE f.id = l.file_id AND (f.expires_at IS NULL OR f.expires_at > ?2))';
 
-export async function insertLink(db: D1Database, row: LinkRow): Promise<void> {
-  await db
+/**
+ * Inserts a link unless its file already has `maxPerFile` links (counted in the same statement,
+ * so concurrent creates cannot pass the bound). False when the bound refused it.
+ */
+export async function insertLink(db: D1Database, row: LinkRow, maxPerFile: number): Promise<boolean> {
+  const result = await db
     .prepare(
-      `INSERT INTO share_links (${LINK_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)`,
+      `INSERT INTO share_links (${LINK_COLUMNS})
+       SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15
+       WHERE (SELECT COUNT(*) FROM share_links WHERE file_id = ?2) < ?16`,
     )
     .bind(
       row.id,
@@ -52,16 +59,10 @@ export async function insertLink(db: D1Database, row: LinkRow): Promise<void> {
       row.created_at,
       row.updated_at,
       row.revoked_at,
+      maxPerFile,
     )
     .run();
-}
-
-export async function countLinksOfFile(db: D1Database, fileId: string): Promise<number> {
-  const row = await db
-    .prepare('SELECT COUNT(*) AS n FROM share_links WHERE file_id = ?1')
-    .bind(fileId)
-    .first<{ n: number }>();
-  return row?.n ?? 0;
+  return result.meta.changes > 0;
 }
 
 /** A file's links, newest first (the caller has checked that the file is the account's and live). */
