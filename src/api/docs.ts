@@ -30,9 +30,9 @@ export const RATE_LIMIT_HEADERS = {
 };
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
-  400: 'VALIDATION_ERROR (details names each field) or TOO_MANY_FILES',
+  400: 'VALIDATION_ERROR (details names each field), TOO_MANY_FILES, or TOO_MANY_LINKS (100 links to one file)',
   401: 'UNAUTHORIZED: missing, malformed, unknown or revoked key (always the same answer)',
-  404: 'FILE_NOT_FOUND: unknown id, another key’s id, expired file, malformed id',
+  404: 'FILE_NOT_FOUND: unknown id, another key’s id, expired file, malformed id; LINK_NOT_FOUND likewise for a link id',
   408: 'REQUEST_TIMEOUT: the upload ran past UPLOAD_TIMEOUT_SECONDS; nothing is stored',
   413: 'STORAGE_EXCEEDED (quota or file-count limit) or FILE_TOO_LARGE',
   415: 'INVALID_FILE_TYPE',
