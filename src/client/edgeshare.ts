@@ -12,6 +12,7 @@ import type {
   UploadRecordV2,
   UsageSchema,
 } from '../api/schemas.ts';
+import type { LinkCreateSchema, LinkRecordSchema, LinkUpdateSchema } from '../links/schemas.ts';
 
 export type FileRecord = z.infer<typeof FileRecordV2>;
 export type UploadRecord = z.infer<typeof UploadRecordV2>;
@@ -19,6 +20,9 @@ export type Pagination = z.infer<typeof PaginationSchema>;
 export type FileList = { files: FileRecord[]; pagination: Pagination };
 export type FileUpdate = z.input<typeof FileUpdateSchema>;
 export type Usage = z.infer<typeof UsageSchema>;
+export type ShareLink = z.infer<typeof LinkRecordSchema>;
+export type ShareLinkCreate = z.input<typeof LinkCreateSchema>;
+export type ShareLinkUpdate = z.input<typeof LinkUpdateSchema>;
 export type BulkUploadResult = z.infer<typeof BulkUploadResultSchema>['data'];
 export type BulkDeleteResult = z.infer<typeof BulkDeleteResultSchema>['data'];
 
@@ -238,6 +242,36 @@ export class EdgeshareClient {
 
   usage(): Promise<Usage> {
     return this.#json<Usage>('GET', '/usage');
+  }
+
+  /** Makes a share link to a file: `label`, `password`, `maxDownloads`, `expiresIn` or `expiresAt`. */
+  createLink(fileId: string, options: ShareLinkCreate = {}): Promise<ShareLink> {
+    return this.#json<ShareLink>('POST', `/files/${encodeURIComponent(fileId)}/links`, {
+      body: JSON.stringify(options),
+      headers: { 'Content-Type': 'application/json' },
+    });
+  }
+
+  /** The links made to a file, newest first (revoked and expired ones too). */
+  async listLinks(fileId: string): Promise<ShareLink[]> {
+    return (await this.#json<{ links: ShareLink[] }>('GET', `/files/${encodeURIComponent(fileId)}/links`)).links;
+  }
+
+  getLink(linkId: string): Promise<ShareLink> {
+    return this.#json<ShareLink>('GET', `/links/${encodeURIComponent(linkId)}`);
+  }
+
+  /** Changes a link; null clears the label, password, cap or expiry. */
+  updateLink(linkId: string, changes: ShareLinkUpdate): Promise<ShareLink> {
+    return this.#json<ShareLink>('PATCH', `/links/${encodeURIComponent(linkId)}`, {
+      body: JSON.stringify(changes),
+      headers: { 'Content-Type': 'application/json' },
+    });
+  }
+
+  /** Revokes a link: its URL answers 404 from now on. */
+  revokeLink(linkId: string): Promise<ShareLink> {
+    return this.#json<ShareLink>('DELETE', `/links/${encodeURIComponent(linkId)}`);
   }
 
   /** The file's bytes as a Response (stream its body); `range` asks for part of it (206). */
