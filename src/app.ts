@@ -6,9 +6,7 @@ import type { Config } from './config';
 import type { AppEnv } from './env';
 import { ApiError } from './errors';
 import { renderError } from './http/errors';
-import { addFallbacks } from './http/fallbacks';
 import { createAdminRouter } from './keys/admin-router';
-import { LINK_PATHS } from './links/routes';
 import { authenticate } from './middleware/auth';
 import { perf } from './middleware/perf';
 import { loadConfig, requestContext } from './middleware/request-context';
@@ -17,21 +15,6 @@ import { createShareRouter } from './share/router';
 import { isUncountedTransfer, TUS_REQUEST_HEADERS, TUS_RESPONSE_HEADERS, tusProtocol, UPLOADS_PATH } from './tus/http';
 import { documentUploads } from './tus/openapi';
 import { createUploadsRouter } from './tus/router';
-
-const FILE_PATHS = {
-  '/upload': ['POST'],
-  '/files': ['GET'],
-  '/files/:id': ['GET', 'HEAD', 'DELETE'],
-  '/files/:id/download': ['GET', 'HEAD'],
-};
-const V2_PATHS = {
-  '/upload/bulk': ['POST'],
-  '/files/bulk': ['DELETE'],
-  '/usage': ['GET'],
-  ...FILE_PATHS,
-  ...LINK_PATHS,
-  '/files/:id': ['GET', 'HEAD', 'PATCH', 'DELETE'],
-};
 
 // One CORS middleware per configuration (parsed once per env), not one per request.
 const corsFor = new WeakMap<Config, MiddlewareHandler>();
@@ -110,8 +93,6 @@ export function createApp() {
   }
 
   app.use('/api/*', authenticate({ uncounted: isUncountedTransfer }));
-  addFallbacks(v1, FILE_PATHS);
-  addFallbacks(v2, V2_PATHS);
   app.route('/api/v1', v1);
   // Before v2, whose catch-all answers 404 for any path it does not know.
   app.route('/api/v2', createUploadsRouter());

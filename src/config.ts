@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_EXPIRY_SECONDS, MIN_EXPIRY_SECONDS } from './expiry';
 
 export const MIB = 1024 * 1024;
 export const GIB = 1024 * MIB;
@@ -83,7 +84,7 @@ const configSchema = z.object({
       .pipe(z.array(z.string().regex(mediaTypePattern, 'not a media-type pattern')).min(1))
       .default(DEFAULT_ALLOWED_FILE_TYPES),
   ),
-  DEFAULT_EXPIRY_SECONDS: optionalInt(60, 31_536_000),
+  DEFAULT_EXPIRY_SECONDS: optionalInt(MIN_EXPIRY_SECONDS, MAX_EXPIRY_SECONDS),
   SITE_URL: origin,
   PUBLIC_BASE_URL: origin,
   CORS_ORIGINS: z.preprocess(

@@ -86,9 +86,4 @@ export class ApiError extends HTTPException {
 export const validationError = (field: string, message: string) =>
   new ApiError('VALIDATION_ERROR', `Invalid ${field}: ${message}`, { details: [{ field, message }] });
 
-export type ErrorBody = {
-  error: string;
-  code: ErrorCode;
-  requestId?: string;
-  details?: ErrorDetail[];
-};
+/** The error envelope: its one schema and type are in api/schemas.ts (ErrorSchema, ErrorBody). */

@@ -1,5 +1,8 @@
 // zod schemas shared by validation and the OpenAPI documents of both versions.
 import { z } from '@hono/zod-openapi';
+import type { ErrorCode } from '../errors.ts';
+import { EXPIRY_RANGE, MAX_EXPIRY_SECONDS, MIN_EXPIRY_SECONDS, TOO_LONG, TOO_SHORT } from '../expiry.ts';
+import { UPLOAD_FIELDS } from '../files/upload-fields-schema.ts';
 
 export const ErrorSchema = z
   .object({
@@ -10,6 +13,12 @@ export const ErrorSchema = z
     _perf: z.number().int().optional().openapi({ description: 'v2 only' }),
   })
   .openapi('Error');
+
+/**
+ * The error envelope every failure answers with: the renderer (http/errors.ts) builds it, the
+ * documents describe it (ErrorSchema), the typed client reads it. `_perf` is v2's, added after.
+ */
+export type ErrorBody = Omit<z.infer<typeof ErrorSchema>, 'code' | '_perf'> & { code: ErrorCode };
 
 const positiveInt = (name: string, fallback: number, max?: number) => {
   const bounded = z.number().int().min(1, `${name} must be at least 1`);
@@ -102,14 +111,10 @@ export const PaginationSchema = z
 export const UploadFormSchema = z
   .object({
     file: z.string().openapi({ format: 'binary', description: 'The file (required)' }),
-    isPublic: z
-      .enum(['true', 'false'])
+    isPublic: UPLOAD_FIELDS.isPublic.optional().openapi({ description: 'Whether the share link works; default true' }),
+    expiresIn: UPLOAD_FIELDS.expiresIn
       .optional()
-      .openapi({ description: 'Whether the share link works; default true' }),
-    expiresIn: z
-      .string()
-      .optional()
-      .openapi({ description: 'Seconds until the file expires, 60 to 31536000; default: never' }),
+      .openapi({ description: `Seconds until the file expires, ${EXPIRY_RANGE}; default: never` }),
   })
   .openapi('UploadForm');
 
@@ -134,8 +139,8 @@ export const BulkUploadFormSchema = z
       .array(z.string().openapi({ format: 'binary' }))
       .optional()
       .openapi({ description: 'The same, for clients that name repeated parts files[]' }),
-    isPublic: z.enum(['true', 'false']).optional().openapi({ description: 'For every file; default true' }),
-    expiresIn: z.string().optional().openapi({ description: 'For every file: seconds, 60 to 31536000' }),
+    isPublic: UPLOAD_FIELDS.isPublic.optional().openapi({ description: 'For every file; default true' }),
+    expiresIn: UPLOAD_FIELDS.expiresIn.optional().openapi({ description: `For every file: seconds, ${EXPIRY_RANGE}` }),
   })
   .openapi('BulkUploadForm');
 
@@ -184,11 +189,26 @@ export const BulkDeleteResultSchema = z
   })
   .openapi('BulkDeleteResult');
 
-const EXPIRY_SECONDS = z
+/** An expiry in seconds from now, as JSON bodies give it (file changes, share links). */
+export const EXPIRY_SECONDS = z
   .number()
   .int('must be a whole number of seconds')
-  .min(60, 'must be at least 60')
-  .max(31_536_000, 'must be at most 31536000');
+  .min(MIN_EXPIRY_SECONDS, TOO_SHORT)
+  .max(MAX_EXPIRY_SECONDS, TOO_LONG);
+
+/** An expiry as a date-time, as JSON bodies give it; how far ahead is the service's to check. */
+export const EXPIRY_DATE_TIME = z.iso.datetime({
+  offset: true,
+  message: 'must be an ISO 8601 date-time with a time zone',
+});
+
+/** The one rule for a body with both expiry forms. */
+export const ONE_EXPIRY_FORM = {
+  check: (body: { expiresAt?: unknown; expiresIn?: unknown }) =>
+    body.expiresAt === undefined || body.expiresIn === undefined,
+  message: 'give expiresAt or expiresIn, not both',
+  path: ['expiresIn'],
+};
 
 export const FileUpdateSchema = z
   .strictObject({
@@ -202,21 +222,16 @@ export const FileUpdateSchema = z
           '255 bytes). Downloads use it; the stored `filename` does not change. A name that runs when ' +
           'opened (.exe, …) is 415 INVALID_FILE_TYPE.',
       }),
-    expiresAt: z.iso
-      .datetime({ offset: true, message: 'must be an ISO 8601 date-time with a time zone' })
-      .nullable()
-      .optional()
-      .openapi({
-        description: 'When the file expires: in the future, at most 365 days ahead; null: never. Not with expiresIn.',
-      }),
+    expiresAt: EXPIRY_DATE_TIME.nullable().optional().openapi({
+      description: 'When the file expires: in the future, at most 365 days ahead; null: never. Not with expiresIn.',
+    }),
     expiresIn: EXPIRY_SECONDS.nullable()
       .optional()
-      .openapi({ description: 'Seconds from now until the file expires (60 … 31536000); null: never' }),
+      .openapi({
+        description: `Seconds from now until the file expires (${MIN_EXPIRY_SECONDS} … ${MAX_EXPIRY_SECONDS}); null: never`,
+      }),
   })
-  .refine((body) => body.expiresAt === undefined || body.expiresIn === undefined, {
-    message: 'give expiresAt or expiresIn, not both',
-    path: ['expiresIn'],
-  })
+  .refine(ONE_EXPIRY_FORM.check, ONE_EXPIRY_FORM)
   .refine((body) => Object.keys(body).length > 0, {
     message: 'nothing to change: give isPublic, originalName, expiresAt or expiresIn',
   })

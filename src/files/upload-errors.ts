@@ -1,6 +1,6 @@
 // What an upload request can fail with, mapped to the API's error set.
 import { ApiError, validationError } from '../errors';
-import { formatBytes } from '../http/format';
+import { formatBytes } from '../lib/format';
 import { MultipartError, multipartBoundary } from '../lib/multipart';
 import { SizeLimitError } from '../storage/blobs';
 

@@ -1,21 +1,7 @@
 // The non-file fields of an upload (isPublic, expiresIn): read from the form, validated once.
-import { z } from 'zod';
 import { validationError } from '../errors';
 import type { MultipartReader, PartInfo } from '../lib/multipart';
-
-/** The non-file form fields of an upload, as parsed after the body has been read. */
-export const UploadFieldsSchema = z.object({
-  isPublic: z
-    .enum(['true', 'false'], { message: 'must be "true" or "false"' })
-    .optional()
-    .transform((value) => value !== 'false'),
-  expiresIn: z
-    .string()
-    .regex(/^\d+$/, 'must be a whole number of seconds')
-    .transform(Number)
-    .pipe(z.number().int().min(60, 'must be at least 60').max(31_536_000, 'must be at most 31536000'))
-    .optional(),
-});
+import { UploadFieldsSchema } from './upload-fields-schema';
 
 export type RecordOptions = { isPublic: boolean; expiresInSeconds: number | undefined; now?: number };
 

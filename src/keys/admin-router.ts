@@ -155,6 +155,6 @@ export function createAdminRouter() {
     return c.json({ success: true as const, data: keyRecord(row) }, 200);
   });
 
-  addFallbacks(router, { '/keys': ['GET', 'POST'], '/keys/:id': ['PATCH', 'DELETE'] });
+  addFallbacks(router, { catchAll: true });
   return router;
 }

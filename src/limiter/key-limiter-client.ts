@@ -1,7 +1,7 @@
 // The only code that talks to a key's Durable Object: routes and services go through here.
 import type { ApiKeyContext, RateLimitState } from '../env';
 import { ApiError } from '../errors';
-import { formatBytes } from '../http/format';
+import { formatBytes } from '../lib/format';
 import { log } from '../log';
 import type {
   AccountFile,

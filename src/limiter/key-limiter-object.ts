@@ -1,6 +1,7 @@
 import { DurableObject } from 'cloudflare:workers';
 import { KEY_STATE_MAX_AGE_MS } from '../keys/key-material';
-import { overridesOf } from '../storage/keys-repo';
+import { liveFilesOfKey } from '../storage/key-usage-repo';
+import { findKeyState, type KeyStateRow, overridesOf } from '../storage/keys-repo';
 import type {
   AccountFile,
   AdmitRequest,
@@ -39,15 +40,6 @@ const KEY_STATE_KEY = 'key';
 const ACCOUNT_KEY = 'account';
 const HOLDS_KEY = 'holds';
 const SEQ_KEY = 'seq';
-
-type KeyStateRow = {
-  key_hash: string;
-  status: 'active' | 'revoked';
-  rate_limit_requests: number | null;
-  rate_limit_window_seconds: number | null;
-  storage_quota_bytes: number | null;
-  max_files: number | null;
-};
 
 const holdBytes = (hold: Hold) => Math.max(hold.needBytes, hold.declaredBytes);
 const holdFiles = (hold: Hold) => Math.max(hold.needFiles, hold.declaredFiles);
@@ -275,12 +267,7 @@ export class KeyLimiter extends DurableObject<Env> {
     if (known && now - known.checkedAt < KEY_STATE_MAX_AGE_MS) return known;
     let row: KeyStateRow | null;
     try {
-      row = await this.env.DB.prepare(
-        `SELECT key_hash, status, rate_limit_requests, rate_limit_window_seconds, storage_quota_bytes, max_files
-         FROM api_keys WHERE id = ?1`,
-      )
-        .bind(keyId)
-        .first<KeyStateRow>();
+      row = await findKeyState(this.env.DB, keyId);
     } catch (error) {
       // D1 unreachable: a state we have is better than none (it is at most a few seconds old).
       if (known) return known;
@@ -376,28 +363,17 @@ export class KeyLimiter extends DurableObject<Env> {
   }
 
   async #load(keyId: string, now: number): Promise<Account> {
-    const at = new Date(now).toISOString();
-    const live = '(expires_at IS NULL OR expires_at > ?2)';
-    const [totals, expiring] = await this.env.DB.batch([
-      this.env.DB.prepare(
-        `SELECT COUNT(*) AS n, COALESCE(SUM(size), 0) AS bytes FROM files WHERE key_id = ?1 AND ${live}`,
-      ).bind(keyId, at),
-      this.env.DB.prepare('SELECT id, size, expires_at FROM files WHERE key_id = ?1 AND expires_at > ?2').bind(
-        keyId,
-        at,
-      ),
-    ]);
-    const total = (totals?.results[0] as { n: number; bytes: number } | undefined) ?? { n: 0, bytes: 0 };
+    const live = await liveFilesOfKey(this.env.DB, keyId, new Date(now).toISOString());
     this.ctx.storage.sql.exec('DELETE FROM expiring');
-    for (const row of (expiring?.results ?? []) as { id: string; size: number; expires_at: string }[]) {
+    for (const file of live.expiring) {
       this.ctx.storage.sql.exec(
         'INSERT INTO expiring (file_id, expires_at, size) VALUES (?, ?, ?)',
-        row.id,
-        Date.parse(row.expires_at),
-        row.size,
+        file.id,
+        file.expiresAt,
+        file.size,
       );
     }
-    const account = { bytes: total.bytes, files: total.n };
+    const account = { bytes: live.bytes, files: live.files };
     this.ctx.storage.kv.put(ACCOUNT_KEY, account);
     this.ctx.storage.kv.delete('used');
     this.ctx.storage.kv.delete('reservations');

@@ -2,10 +2,11 @@
 // the answer. The rules are in service.ts.
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
-import { accountId, jsonBodyLimit, origins } from '../api/context';
 import { errors, ok } from '../api/docs';
 import { FileIdParamSchema, successV2 } from '../api/schemas';
 import type { AppEnv } from '../env';
+import { accountId, origins } from '../http/request-deps';
+import { jsonBodyLimit } from '../http/validation';
 import { LinkCreateSchema, LinkIdParamSchema, LinkRecordSchema, LinkUpdateSchema } from './schemas';
 import { createLink, getLink, type LinkDeps, listLinks, revokeLink, updateLink } from './service';
 
@@ -14,12 +15,6 @@ const deps = (c: Parameters<MiddlewareHandler<AppEnv>>[0]): LinkDeps => ({
   counters: c.env.LINK_COUNTERS,
   origins: origins(c),
 });
-
-/** The routes, for the 405 answers of their paths (src/app.ts). */
-export const LINK_PATHS = {
-  '/files/:id/links': ['GET', 'HEAD', 'POST'],
-  '/links/:linkId': ['GET', 'HEAD', 'PATCH', 'DELETE'],
-};
 
 export function addLinkRoutes(router: OpenAPIHono<AppEnv>) {
   // Routes that change links will each declare the `links:write` scope (issue 15) in their

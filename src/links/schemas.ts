@@ -1,5 +1,7 @@
 // zod schemas of the share-link routes: they validate requests and write the v2 OpenAPI document.
 import { z } from '@hono/zod-openapi';
+import { EXPIRY_DATE_TIME, EXPIRY_SECONDS, ONE_EXPIRY_FORM } from '../api/schemas';
+import { EXPIRY_RANGE } from '../expiry';
 
 const time = z.string().openapi({ format: 'date-time', example: '2026-11-22T08:15:30.123Z' });
 
@@ -34,27 +36,18 @@ const maxDownloads = z
   .int('must be a whole number')
   .min(1, 'must be at least 1')
   .max(1_000_000_000, 'must be at most 1000000000');
-const expiresIn = z
-  .number()
-  .int('must be a whole number of seconds')
-  .min(60, 'must be at least 60')
-  .max(31_536_000, 'must be at most 31536000');
-const expiresAt = z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time with a time zone' });
-
-const notBoth = {
-  message: 'give expiresAt or expiresIn, not both',
-  path: ['expiresIn'],
-};
+const expiresIn = EXPIRY_SECONDS;
+const expiresAt = EXPIRY_DATE_TIME;
 
 export const LinkCreateSchema = z
   .strictObject({
     label: label.optional(),
     password: password.optional(),
     maxDownloads: maxDownloads.optional().openapi({ description: 'Downloads the link gives, then it is exhausted' }),
-    expiresIn: expiresIn.optional().openapi({ description: 'Seconds from now (60 … 31536000)' }),
+    expiresIn: expiresIn.optional().openapi({ description: `Seconds from now (${EXPIRY_RANGE})` }),
     expiresAt: expiresAt.optional().openapi({ description: 'In the future, at most 365 days ahead' }),
   })
-  .refine((body) => body.expiresAt === undefined || body.expiresIn === undefined, notBoth)
+  .refine(ONE_EXPIRY_FORM.check, ONE_EXPIRY_FORM)
   .openapi('ShareLinkCreate', { not: { required: ['expiresAt', 'expiresIn'] } });
 
 export const LinkUpdateSchema = z
@@ -65,7 +58,7 @@ export const LinkUpdateSchema = z
     expiresIn: expiresIn.nullable().optional(),
     expiresAt: expiresAt.nullable().optional(),
   })
-  .refine((body) => body.expiresAt === undefined || body.expiresIn === undefined, notBoth)
+  .refine(ONE_EXPIRY_FORM.check, ONE_EXPIRY_FORM)
   .refine((body) => Object.keys(body).length > 0, {
     message: 'nothing to change: give label, password, maxDownloads, expiresAt or expiresIn',
   })

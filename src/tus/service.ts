@@ -18,9 +18,8 @@ import { blobKey } from '../storage/blobs';
 import type { FileRow } from '../storage/files-repo';
 import { type AppendResult, appendToUpload } from './part-writer';
 import { type Checksum, maxUploadLength, parseMetadata, partSizeFor } from './protocol';
-import type { TusUpload, UploadMeta, UploadSnapshot, UploadView } from './tus-upload-object';
-
-export type UploadNamespace = DurableObjectNamespace<TusUpload>;
+import { MAX_UPLOAD_LIFETIME_MS, type UploadNamespace, uploadObject } from './tus-upload-client';
+import type { UploadMeta, UploadSnapshot, UploadView } from './tus-upload-object';
 
 export type UploadsDeps = {
   bucket: R2Bucket;
@@ -32,11 +31,6 @@ export type UploadsDeps = {
   waitUntil: (promise: Promise<unknown>) => void;
 };
 
-/** An upload is named by its id, which is also the id of the file it becomes. */
-export const uploadObject = (namespace: UploadNamespace, id: string) => namespace.getByName(id);
-
-/** R2 aborts unfinished multipart uploads 7 days after they start: an upload must end before. */
-export const MAX_UPLOAD_LIFETIME_MS = 6 * 24 * 60 * 60 * 1000;
 // A reservation outlives its upload's deadline a little: the upload's object releases it first.
 const RESERVATION_MARGIN_MS = 60 * 60 * 1000;
 
