@@ -1,20 +1,9 @@
 import { env, runDurableObjectAlarm } from 'cloudflare:test';
 import { expect } from 'vitest';
+import type { LinkRecord } from '../../src/links/records';
 import { call, createKey, upload } from '../helpers';
 
-export type LinkRecord = {
-  id: string;
-  fileId: string;
-  url: string;
-  label: string | null;
-  hasPassword: boolean;
-  maxDownloads: number | null;
-  downloadCount: number;
-  expiresAt: string | null;
-  lastDownloadedAt: string | null;
-  createdAt: string;
-  status: 'active' | 'expired' | 'exhausted' | 'revoked';
-};
+export type { LinkRecord };
 
 export const LINK_FIELDS = [
   'createdAt',
