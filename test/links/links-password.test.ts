@@ -1,7 +1,7 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it, vi } from 'vitest';
 import { call, PNG_1X1 } from '../helpers';
-import { basic, json, makeLink, owner, pathOf, readLink } from './link-helpers';
+import { awayFromWindowEdge, basic, json, makeLink, owner, pathOf, readLink } from './link-helpers';
 
 const PASSWORD = 'correct horse battery staple';
 const HTML = { Accept: 'text/html' };
@@ -145,6 +145,7 @@ describe('a password-protected link', () => {
 describe('wrong-password throttling', () => {
   it('refuses an address past 10 wrong passwords (429), even with the right one, and counts nothing', async () => {
     const { auth, link, path } = await protectedLink();
+    await awayFromWindowEdge(300);
     const from = address();
     for (let i = 0; i < 10; i++) {
       expect((await call(`${path}/download`, { headers: { ...basic(`wrong-${i}`), ...from } })).status).toBe(401);
@@ -164,6 +165,7 @@ describe('wrong-password throttling', () => {
 
   it('refuses a link after 30 wrong passwords from any addresses', async () => {
     const { path } = await protectedLink();
+    await awayFromWindowEdge(900, 15_000);
     for (let i = 0; i < 29; i++) {
       const status = (await call(`${path}/download`, { headers: { ...basic(`w${i}`), ...address() } })).status;
       expect(status).toBe(401);

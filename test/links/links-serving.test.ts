@@ -2,7 +2,7 @@ import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { sweep } from '../../src/maintenance/sweep';
 import { call, PNG_1X1 } from '../helpers';
-import { flush, json, makeLink, owner, pathOf, readLink } from './link-helpers';
+import { awayFromWindowEdge, flush, json, makeLink, owner, pathOf, readLink } from './link-helpers';
 
 /** Status, type and body of an answer, for comparing "not found" answers byte for byte. */
 async function snapshot(path: string, init: RequestInit = {}) {
@@ -226,6 +226,7 @@ describe('download throttle per client address', () => {
     const { auth, fileId } = await owner();
     const link = await makeLink(auth, fileId);
     const vars = { LINK_DOWNLOAD_LIMIT: '5' };
+    await awayFromWindowEdge(60, 5_000);
     const address = { 'CF-Connecting-IP': '192.0.2.77' };
     for (let i = 0; i < 5; i++) {
       const response = await call(`${pathOf(link)}/download`, { method: 'HEAD', headers: address }, vars);
