@@ -205,6 +205,14 @@ describe('dead links', () => {
     expect(rows?.n).toBe(0);
   });
 
+  it('stops with its account: a revoked key’s made links are 404 (until accounts land, account == key)', async () => {
+    const { auth, fileId, id } = await owner();
+    const link = await makeLink(auth, fileId);
+    expect((await call(`${pathOf(link)}/download`)).status).toBe(200);
+    await env.DB.prepare("UPDATE api_keys SET status = 'revoked' WHERE id = ?1").bind(id).run();
+    await expectDead(pathOf(link));
+  });
+
   it('leaves the default link as it was (isPublic governs it alone)', async () => {
     const { auth, fileId, shareUrl } = await owner();
     const link = await makeLink(auth, fileId);
