@@ -102,6 +102,8 @@ export function createShareRouter() {
       const shared = isLinkToken(token) ? await openLink(deps, token) : null;
       if (!shared) return c.html(notFoundPage, 404, NOT_FOUND_HEADERS);
       const path = `/share/${token}`;
+      // Nothing here may be cached: the answer depends on the password and sets the grant.
+      c.header('Cache-Control', 'private, no-store');
       if (!shared.link.password_hash) return c.redirect(path, 303);
       const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
       const password = typeof form.password === 'string' ? form.password : '';
