@@ -3,7 +3,7 @@
 CREATE TABLE share_links (
   id                  TEXT PRIMARY KEY,                  -- lnk_ + 128 random bits, base64url
   file_id             TEXT NOT NULL,                     -- files.id (no FK: the trigger below removes links)
-  account_id          TEXT NOT NULL,                     -- the owning account (== the key's id until accounts land)
+  account_id          TEXT NOT NULL,                     -- the owning account (accounts.id)
   token               TEXT NOT NULL UNIQUE,              -- 256 random bits, base64url (43 chars); never from ids
   label               TEXT,
   password_hash       TEXT,                              -- base64url PBKDF2-SHA-256 output, NULL: no password

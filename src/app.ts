@@ -6,13 +6,14 @@ import type { Config } from './config';
 import type { AppEnv } from './env';
 import { ApiError } from './errors';
 import { renderError } from './http/errors';
+import { notFound } from './http/fallbacks';
 import { createAdminRouter } from './keys/admin-router';
 import { authenticate } from './middleware/auth';
 import { perf } from './middleware/perf';
 import { loadConfig, requestContext } from './middleware/request-context';
 import { createPagesRouter } from './pages/router';
 import { createShareRouter } from './share/router';
-import { isUncountedTransfer, TUS_REQUEST_HEADERS, TUS_RESPONSE_HEADERS, tusProtocol, UPLOADS_PATH } from './tus/http';
+import { TUS_REQUEST_HEADERS, TUS_RESPONSE_HEADERS, tusProtocol, UPLOADS_PATH } from './tus/http';
 import { documentUploads } from './tus/openapi';
 import { createUploadsRouter } from './tus/router';
 
@@ -81,7 +82,7 @@ export function createApp() {
   const v1 = createFilesRouter('v1');
   const v2 = createFilesRouter('v2');
   documentUploads(v2.openAPIRegistry);
-  // The API descriptions are public: registered before auth (and _perf), so neither reaches them.
+  // The API descriptions are public: registered before auth, and without _perf.
   // Each documents what its version's router registers; a route mounted under /api/vN some other
   // way (the tus uploads) must add its operations to that router's openAPIRegistry, or
   // test/node/openapi-document.test.ts fails.
@@ -89,14 +90,21 @@ export function createApp() {
     ['v1', v1],
     ['v2', v2],
   ] as const) {
-    app.get(`/api/${version}/openapi.json`, (c) => c.json(openApiDocument(router, version, new URL(c.req.url).origin)));
+    // A document, not an API answer: serialised here, so v2's _perf (added by c.json) stays out.
+    app.get(`/api/${version}/openapi.json`, (c) =>
+      c.body(JSON.stringify(openApiDocument(router, version, new URL(c.req.url).origin)), 200, {
+        'Content-Type': 'application/json',
+      }),
+    );
   }
 
-  app.use('/api/*', authenticate({ uncounted: isUncountedTransfer }));
+  app.use('/api/*', authenticate());
   app.route('/api/v1', v1);
   // Before v2, whose catch-all answers 404 for any path it does not know.
   app.route('/api/v2', createUploadsRouter());
   app.route('/api/v2', v2);
+  // Any other /api path (another version): 404 for a valid key.
+  app.all('/api/*', notFound);
 
   app.route('/share', createShareRouter());
   app.route('/admin', createAdminRouter());

@@ -1,7 +1,8 @@
 // What the OpenAPI documents say beyond the validation schemas: response headers, binary bodies
 // and error responses, written once and referenced by every operation.
 import { z } from '@hono/zod-openapi';
-import { ErrorSchema } from './schemas';
+import { ApiError, ERROR_STATUS, type ErrorCode, validationError } from '../errors';
+import { type ErrorBody, ErrorSchema } from './schemas';
 
 type HeaderSchema = { type: 'integer'; minimum: number } | { type: 'string' };
 type HeaderObject = { description: string; required?: boolean; schema: HeaderSchema };
@@ -31,8 +32,10 @@ export const RATE_LIMIT_HEADERS = {
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'VALIDATION_ERROR (details names each field), TOO_MANY_FILES, or TOO_MANY_LINKS (100 links to one file)',
-  401: 'UNAUTHORIZED: missing, malformed, unknown or revoked key (always the same answer)',
-  404: 'FILE_NOT_FOUND: unknown id, another key’s id, expired file, malformed id; LINK_NOT_FOUND likewise for a link id',
+  401: 'UNAUTHORIZED: missing, malformed, unknown, revoked or expired key (always the same answer)',
+  403: 'FORBIDDEN: the key lacks the scope this operation needs; details: [{"scope": "<needed>"}]',
+  404: 'FILE_NOT_FOUND: unknown id, another account’s id, expired file, malformed id; LINK_NOT_FOUND likewise for a link id',
+  409: 'LAST_KEYS_WRITE_KEY: the account’s last active key with keys:write cannot be revoked',
   408: 'REQUEST_TIMEOUT: the upload ran past UPLOAD_TIMEOUT_SECONDS; nothing is stored',
   413: 'STORAGE_EXCEEDED (quota or file-count limit) or FILE_TOO_LARGE',
   415: 'INVALID_FILE_TYPE',
@@ -57,19 +60,39 @@ const errorHeaders = (status: number) => {
 
 const errorContent = { 'application/json': { schema: ErrorSchema } };
 
+/** An error envelope as the API sends it, for the documents' examples. */
+function errorExample(code: ErrorCode): ErrorBody {
+  const error = code === 'VALIDATION_ERROR' ? validationError('page', 'page must be at least 1') : new ApiError(code);
+  const body: ErrorBody = { error: error.message, code };
+  if (error.details) body.details = error.details;
+  return body;
+}
+
+/**
+ * The error envelope of one status with an example of each code answered with it (Swagger UI
+ * shows each response's own, not the schema's one example).
+ */
+function errorContentOf(status: number) {
+  const codes = (Object.keys(ERROR_STATUS) as ErrorCode[]).filter((code) => ERROR_STATUS[code] === status);
+  if (codes.length === 0) return errorContent;
+  const examples = Object.fromEntries(codes.map((code) => [code, { summary: code, value: errorExample(code) }]));
+  return { 'application/json': { schema: ErrorSchema, examples } };
+}
+
 /** The error envelope for each status, with the headers each carries, and a default for the rest. */
 export const errors = (...statuses: number[]) => ({
   ...Object.fromEntries(
-    statuses.map((status) => [
+    // Every authenticated operation may answer 403 for a key without its scope.
+    (statuses.includes(401) ? [...statuses, 403].sort((a, b) => a - b) : statuses).map((status) => [
       status,
       {
         description: ERROR_DESCRIPTIONS[status] ?? 'Error envelope',
         headers: errorHeaders(status),
-        content: errorContent,
+        content: errorContentOf(status),
       },
     ]),
   ),
-  default: { description: 'Any other error (INTERNAL_ERROR, …), as the error envelope', content: errorContent },
+  default: { description: 'Any other error (INTERNAL_ERROR, …), as the error envelope', content: errorContentOf(500) },
 });
 
 /** A JSON success response of an authenticated operation. */

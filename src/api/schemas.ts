@@ -9,7 +9,10 @@ export const ErrorSchema = z
     error: z.string().openapi({ example: 'File not found' }),
     code: z.string().openapi({ example: 'FILE_NOT_FOUND' }),
     requestId: z.string().optional(),
-    details: z.array(z.object({ field: z.string(), message: z.string() })).optional(),
+    details: z
+      .array(z.union([z.object({ field: z.string(), message: z.string() }), z.object({ scope: z.string() })]))
+      .optional()
+      .openapi({ description: 'VALIDATION_ERROR: the fields at fault; FORBIDDEN: the scope the key lacks' }),
     _perf: z.number().int().optional().openapi({ description: 'v2 only' }),
   })
   .openapi('Error');
@@ -81,9 +84,12 @@ const uploadFields = {
   shareUrl: z.string(),
 };
 
-export const UploadRecordV1 = z.object({ ...uploadFields, uploadedAt: time }).openapi('UploadRecordV1');
+const uploadExpiry = time.optional().openapi({ description: 'When the file expires; absent when it does not' });
+export const UploadRecordV1 = z
+  .object({ ...uploadFields, uploadedAt: time, expiresAt: uploadExpiry })
+  .openapi('UploadRecordV1');
 export const UploadRecordV2 = z
-  .object({ ...uploadFields, isPublic: z.boolean(), uploadedAt: time })
+  .object({ ...uploadFields, isPublic: z.boolean(), uploadedAt: time, expiresAt: uploadExpiry })
   .openapi('UploadRecordV2');
 
 const recordFields = {

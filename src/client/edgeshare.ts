@@ -1,4 +1,4 @@
-// A typed client for edgeshare's v2 API, for Node (18+) and browsers: a thin wrapper over
+// A typed client for edgeshare's v2 API, for Node (20+) and browsers: a thin wrapper over
 // fetch whose types come from the same zod schemas that validate the API, plus resumable
 // uploads through tus (tus-js-client) for large files. Not part of the Worker.
 import type { z } from '@hono/zod-openapi';
@@ -13,6 +13,7 @@ import type {
   UploadRecordV2,
   UsageSchema,
 } from '../api/schemas.ts';
+import type { CreateKeySchema, KeyRecordSchema } from '../keys/key-schemas.ts';
 import type { LinkCreateSchema, LinkRecordSchema, LinkUpdateSchema } from '../links/schemas.ts';
 
 export type FileRecord = z.infer<typeof FileRecordV2>;
@@ -24,6 +25,10 @@ export type Usage = z.infer<typeof UsageSchema>;
 export type ShareLink = z.infer<typeof LinkRecordSchema>;
 export type ShareLinkCreate = z.input<typeof LinkCreateSchema>;
 export type ShareLinkUpdate = z.input<typeof LinkUpdateSchema>;
+/** One of the account's API keys (never its secret, except `key` once at creation). */
+export type ApiKey = z.infer<typeof KeyRecordSchema>;
+export type NewApiKey = z.input<typeof CreateKeySchema>;
+export type CreatedApiKey = ApiKey & { key: string };
 export type BulkUploadResult = z.infer<typeof BulkUploadResultSchema>['data'];
 export type BulkDeleteResult = z.infer<typeof BulkDeleteResultSchema>['data'];
 
@@ -172,6 +177,8 @@ export class EdgeshareClient {
         uploadSize: options.size,
         headers: { Authorization: `Bearer ${this.#apiKey}` },
         removeFingerprintOnSuccess: true,
+        // tus-js-client's Node build reads only Buffers and streams: a Blob is read slice by slice.
+        ...(isBlob(input) && isNode() ? { fileReader: BLOB_READER } : {}),
         ...options.tus,
         onProgress: (sent, total) => options.onProgress?.(sent, total),
         onAfterResponse: (_request, response) => {
@@ -274,6 +281,31 @@ export class EdgeshareClient {
   /** Revokes a link: its URL answers 404 from now on. */
   revokeLink(linkId: string): Promise<ShareLink> {
     return this.#json<ShareLink>('DELETE', `/links/${encodeURIComponent(linkId)}`);
+  }
+
+  /** The account's keys (needs keys:write). */
+  async listKeys(): Promise<ApiKey[]> {
+    return (await this.#json<{ keys: ApiKey[] }>('GET', '/keys')).keys;
+  }
+
+  /** A new key for the account: at most this key's scopes, expiring no later than it; `key` is shown once. */
+  createKey(input: NewApiKey): Promise<CreatedApiKey> {
+    return this.#json<CreatedApiKey>('POST', '/keys', {
+      body: JSON.stringify(input),
+      headers: { 'Content-Type': 'application/json' },
+    });
+  }
+
+  renameKey(id: string, name: string): Promise<ApiKey> {
+    return this.#json<ApiKey>('PATCH', `/keys/${encodeURIComponent(id)}`, {
+      body: JSON.stringify({ name }),
+      headers: { 'Content-Type': 'application/json' },
+    });
+  }
+
+  /** Revokes one of the account's keys: refused from its next request (409 for the last keys:write key). */
+  revokeKey(id: string): Promise<ApiKey> {
+    return this.#json<ApiKey>('DELETE', `/keys/${encodeURIComponent(id)}`);
   }
 
   /** The file's bytes as a Response (stream its body); `range` asks for part of it (206). */
@@ -413,6 +445,31 @@ type XhrLike = {
 };
 
 const isBlob = (value: unknown): value is Blob => typeof Blob !== 'undefined' && value instanceof Blob;
+
+/** True in Node (and runtimes that say they are Node), where tus-js-client uses its Node build. */
+const isNode = () =>
+  typeof (globalThis as { process?: { versions?: { node?: string } } }).process?.versions?.node === 'string' &&
+  typeof (globalThis as { document?: unknown }).document === 'undefined';
+
+/**
+ * A Blob as a tus-js-client file source, read one chunk at a time (never whole): Node's build of
+ * tus-js-client takes only Buffers and streams, and a stream cannot be resumed in place.
+ */
+const BLOB_READER = {
+  openFile: (input: unknown) => {
+    const blob = input as Blob;
+    return Promise.resolve({
+      size: blob.size,
+      slice: async (start: number, end: number) => {
+        const value: Uint8Array & { size?: number } = new Uint8Array(await blob.slice(start, end).arrayBuffer());
+        // The Node HTTP stack takes Content-Length from `size`.
+        value.size = value.length;
+        return { value, done: end >= blob.size };
+      },
+      close: () => undefined,
+    });
+  },
+};
 
 function fileName(input: unknown): string {
   if (typeof File !== 'undefined' && input instanceof File && input.name) return input.name;

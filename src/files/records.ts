@@ -15,6 +15,7 @@ export const downloadUrl = (origins: Origins, version: ApiVersion, id: string) =
 
 export const shareUrl = (origins: Origins, token: string) => `${origins.site}/share/${token}`;
 
+/** The upload answer: the seed's fields, plus `expiresAt` when the file expires (absent otherwise). */
 export function uploadRecord(row: FileRow, version: ApiVersion, origins: Origins) {
   const base = {
     id: row.id,
@@ -24,9 +25,10 @@ export function uploadRecord(row: FileRow, version: ApiVersion, origins: Origins
     downloadUrl: downloadUrl(origins, version, row.id),
     shareUrl: shareUrl(origins, row.share_token),
   };
+  const expiry = row.expires_at === null ? {} : { expiresAt: row.expires_at };
   return version === 'v1'
-    ? { ...base, uploadedAt: row.uploaded_at }
-    : { ...base, isPublic: row.is_public === 1, uploadedAt: row.uploaded_at };
+    ? { ...base, uploadedAt: row.uploaded_at, ...expiry }
+    : { ...base, isPublic: row.is_public === 1, uploadedAt: row.uploaded_at, ...expiry };
 }
 
 type FileRecordV1 = ReturnType<typeof recordOf>;
@@ -73,7 +75,7 @@ export function fileRow(
 ): FileRow {
   return {
     id: file.id,
-    key_id: keyId,
+    account_id: keyId,
     filename: file.filename,
     original_name: file.originalName,
     size: blob.size,

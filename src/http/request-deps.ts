@@ -19,8 +19,9 @@ export function origins(c: Context<AppEnv>): Origins {
 export function storage(c: Context<AppEnv>): RemovalDeps {
   const timings = c.get('timings');
   const limiter = c.env.KEY_LIMITER;
-  if (!timings) return { bucket: c.env.FILES, db: c.env.DB, limiter };
-  return { bucket: timed(c.env.FILES, 'r2', timings), db: timed(c.env.DB, 'd1', timings), limiter };
+  const accounts = c.env.ACCOUNT_STORAGE;
+  if (!timings) return { bucket: c.env.FILES, db: c.env.DB, limiter, accounts };
+  return { bucket: timed(c.env.FILES, 'r2', timings), db: timed(c.env.DB, 'd1', timings), limiter, accounts };
 }
 
 /** Storage plus the upload's session: its deadline, its quota ticket, and cleanup that outlives the request. */
@@ -40,8 +41,5 @@ export function uploadDeps(c: Context<AppEnv>): UploadDeps {
   return { ...deps, config, key, session };
 }
 
-/**
- * The account that owns what the request reads or makes. Until accounts (issue 15) land, an
- * account is exactly one key: its id is the key's id. Then this becomes `apiKey.accountId`.
- */
-export const accountId = (c: Context<AppEnv>): string => c.get('apiKey').id;
+/** The account that owns what the request reads or makes (a key's account outlives the key). */
+export const accountId = (c: Context<AppEnv>): string => c.get('apiKey').accountId;

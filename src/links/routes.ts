@@ -7,6 +7,7 @@ import { FileIdParamSchema, successV2 } from '../api/schemas';
 import type { AppEnv } from '../env';
 import { accountId, origins, storage } from '../http/request-deps';
 import { jsonBodyLimit } from '../http/validation';
+import { requires } from '../middleware/route-needs';
 import { LinkCreateSchema, LinkIdParamSchema, LinkRecordSchema, LinkUpdateSchema } from './schemas';
 import { createLink, getLink, type LinkDeps, listLinks, revokeLink, updateLink } from './service';
 
@@ -18,8 +19,7 @@ const deps = (c: Parameters<MiddlewareHandler<AppEnv>>[0]): LinkDeps => ({
 });
 
 export function addLinkRoutes(router: OpenAPIHono<AppEnv>) {
-  // Routes that change links will each declare the `links:write` scope (issue 15) in their
-  // `middleware` list, beside jsonBodyLimit(): create, update, revoke below.
+  // Making, changing and revoking links needs `links:write`; reading them needs `files:read`.
   const create = createRoute({
     method: 'post',
     path: '/files/{id}/links',
@@ -29,7 +29,7 @@ export function addLinkRoutes(router: OpenAPIHono<AppEnv>) {
       'The link works whether or not the file is public. `expiresAt` and `expiresIn` exclude each other. ' +
       'The password is never shown again; visitors give it on the share page or with HTTP Basic and an ' +
       'empty user name (`curl -u :PASSWORD <url>/download`).',
-    middleware: [jsonBodyLimit()] as const,
+    middleware: [requires({ scope: 'links:write' }), jsonBodyLimit()] as const,
     request: {
       params: FileIdParamSchema,
       body: { required: true, content: { 'application/json': { schema: LinkCreateSchema } } },
@@ -46,6 +46,7 @@ export function addLinkRoutes(router: OpenAPIHono<AppEnv>) {
     path: '/files/{id}/links',
     operationId: 'listShareLinks',
     summary: 'The links made to a file, newest first (revoked and expired ones included)',
+    middleware: [requires({ scope: 'files:read' })] as const,
     request: { params: FileIdParamSchema },
     responses: {
       200: ok(successV2(z.object({ links: z.array(LinkRecordSchema) })), 'The file’s links'),
@@ -62,6 +63,7 @@ export function addLinkRoutes(router: OpenAPIHono<AppEnv>) {
     path: '/links/{linkId}',
     operationId: 'getShareLink',
     summary: 'Read one link, with its exact download count',
+    middleware: [requires({ scope: 'files:read' })] as const,
     request: { params: LinkIdParamSchema },
     responses: { 200: ok(successV2(LinkRecordSchema), 'The link'), ...errors(401, 404, 429) },
   });
@@ -76,7 +78,7 @@ export function addLinkRoutes(router: OpenAPIHono<AppEnv>) {
     operationId: 'updateShareLink',
     summary: 'Change a link: label, password, download cap, expiry (null clears each)',
     description: 'A revoked link stays revoked. Raising the cap of an exhausted link opens it again.',
-    middleware: [jsonBodyLimit()] as const,
+    middleware: [requires({ scope: 'links:write' }), jsonBodyLimit()] as const,
     request: {
       params: LinkIdParamSchema,
       body: { required: true, content: { 'application/json': { schema: LinkUpdateSchema } } },
@@ -94,6 +96,7 @@ export function addLinkRoutes(router: OpenAPIHono<AppEnv>) {
     operationId: 'revokeShareLink',
     summary: 'Revoke a link: every path of its URL is 404 from now on',
     description: 'The record stays, with status `revoked`, so its counts remain visible. Revoking again is no error.',
+    middleware: [requires({ scope: 'links:write' })] as const,
     request: { params: LinkIdParamSchema },
     responses: { 200: ok(successV2(LinkRecordSchema), 'The revoked link'), ...errors(401, 404, 429) },
   });

@@ -50,7 +50,6 @@ const fileNotFound = () => new ApiError('FILE_NOT_FOUND');
 const linkNotFound = () => new ApiError('LINK_NOT_FOUND');
 
 async function requireOwnedFile(db: D1Database, fileId: string, accountId: string, now: number) {
-  // Files are owned by key_id, which is the account's id until accounts land.
   if (!FILE_ID_PATTERN.test(fileId) || !(await findOwnedFile(db, fileId, accountId, isoNow(now)))) {
     throw fileNotFound();
   }

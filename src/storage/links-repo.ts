@@ -1,5 +1,5 @@
 // D1 access for share links an account makes (migration 0007). No HTTP here: callers get rows.
-import { FILE_COLUMNS, type FileRow } from './files-repo';
+import { accountActive, FILE_COLUMNS, type FileRow } from './files-repo';
 
 export type LinkRow = {
   id: string;
@@ -138,18 +138,11 @@ export function revokeOwnedLink(db: D1Database, id: string, accountId: string, n
     .first<LinkRow>();
 }
 
-/**
- * A made link serves only while its account is active. Until accounts land an account is its one
- * key, so this is the key's status, as for the default link (revoking a key stops every link to
- * its files at once). With accounts this becomes the account's status, so rotating a key (a new
- * key, then the old one revoked) leaves the account's links alive.
- */
-const ACCOUNT_ACTIVE = `l.account_id IN (SELECT id FROM api_keys WHERE status = 'active')`;
-
 export type SharedByLink = { link: LinkRow; file: FileRow };
 
 /**
- * A link that is not revoked, not expired, and whose file is live, with its file: one statement.
+ * A link that is not revoked, not expired, whose file is live and whose account has an active key
+ * (the default link's condition), with its file: one statement.
  * Exhaustion is not D1's to say (the link's counter object owns the count).
  */
 export async function findLiveLinkByToken(db: D1Database, token: string, now: string): Promise<SharedByLink | null> {
@@ -160,7 +153,7 @@ export async function findLiveLinkByToken(db: D1Database, token: string, now: st
     .prepare(
       `SELECT ${L}, ${F} FROM share_links l JOIN files f ON f.id = l.file_id
        WHERE l.token = ?1 AND l.revoked_at IS NULL AND (l.expires_at IS NULL OR l.expires_at > ?2)
-         AND (f.expires_at IS NULL OR f.expires_at > ?2) AND ${ACCOUNT_ACTIVE}`,
+         AND (f.expires_at IS NULL OR f.expires_at > ?2) AND ${accountActive('l.account_id', '?2')}`,
     )
     .bind(token, now)
     .first<Record<string, unknown>>();

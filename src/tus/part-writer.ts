@@ -181,7 +181,7 @@ class PartWriter {
   async #openMultipart(): Promise<R2MultipartUpload> {
     if (this.#multipart) return this.#multipart;
     const { bucket, stub, lease } = this.#r;
-    const { r2Key, multipartId, id, keyId } = this.#upload;
+    const { r2Key, multipartId, id, accountId } = this.#upload;
     if (multipartId) {
       this.#multipart = bucket.resumeMultipartUpload(r2Key, multipartId);
       return this.#multipart;
@@ -189,7 +189,7 @@ class PartWriter {
     // Created at the first full part, once the type is known (R2 takes it only here).
     const created = await bucket.createMultipartUpload(r2Key, {
       httpMetadata: { contentType: this.#mimeType ?? 'application/octet-stream' },
-      customMetadata: { keyId, fileId: id },
+      customMetadata: { keyId: accountId, fileId: id },
     });
     if (!(await stub.renew({ lease, multipartId: created.uploadId }))) {
       await created.abort().catch(() => undefined);
@@ -245,7 +245,7 @@ class PartWriter {
     if (!upload.multipartId && !this.#multipart) {
       const object = await bucket.put(upload.r2Key, rest, {
         httpMetadata: { contentType: mimeType },
-        customMetadata: { keyId: upload.keyId, fileId: upload.id },
+        customMetadata: { keyId: upload.accountId, fileId: upload.id },
       });
       return { complete: true, mimeType, blob: { key: upload.r2Key, size: upload.length, etag: object.httpEtag } };
     }
@@ -259,7 +259,11 @@ class PartWriter {
   /** Nothing of this PATCH counts: the lease is given back and its tail object removed. */
   async #discard(): Promise<void> {
     const { bucket, stub, lease } = this.#r;
-    await this.#digest?.writer.abort().catch(() => undefined);
+    if (this.#digest) {
+      // An aborted digest stream rejects its digest too: nobody waits for it any more.
+      this.#digest.stream.digest.catch(() => undefined);
+      await this.#digest.writer.abort().catch(() => undefined);
+    }
     await stub.release({ lease }).catch(() => undefined);
     if (this.#writtenTail) await bucket.delete(this.#writtenTail).catch(() => undefined);
   }

@@ -7,9 +7,11 @@ import { fileRecord } from '../files/records';
 import { addFallbacks, allowedMethods, methodNotAllowed, offersHead } from '../http/fallbacks';
 import { origins, storage } from '../http/request-deps';
 import { countRequest, rateLimited } from '../limiter/key-limiter-client';
-import { effectiveMethod } from './http';
+import { requires } from '../middleware/route-needs';
+import { effectiveMethod, isUncountedTransfer } from './http';
 import { httpDate, isOffsetStream, parseChecksum, parseSize } from './protocol';
 import {
+  type AppendBody,
   type AppendOutcome,
   appendToOwnUpload,
   createUpload,
@@ -48,20 +50,24 @@ function appendHeaders(outcome: AppendOutcome): Record<string, string> {
 }
 
 /**
- * PATCH and HEAD are not counted against the rate limit (see http.ts), but a request for an
- * upload the key does not have is: probing ids costs like any other request.
+ * PATCH and HEAD are not counted against the rate limit (see http.ts) when they are the owner's
+ * transfers of its own upload. Any other one is counted here, once that is known: a request for
+ * an upload the key does not have (probing ids costs like any other request), and one refused
+ * before its upload was even looked up (a malformed PATCH proves no ownership).
  */
-async function countedMiss(c: Context<AppEnv>, error: unknown): Promise<never> {
-  if (error instanceof ApiError && error.code === 'FILE_NOT_FOUND') {
-    try {
-      const admission = await countRequest(c.env.KEY_LIMITER, c.get('apiKey'));
-      const state = { limit: admission.limit, remaining: admission.remaining, reset: admission.reset };
-      c.set('rateLimit', state);
-      if (!admission.allowed) throw rateLimited(state);
-    } catch (countError) {
-      if (countError instanceof ApiError) throw countError;
-    }
+async function countAfterAll(c: Context<AppEnv>): Promise<void> {
+  try {
+    const admission = await countRequest(c.env.KEY_LIMITER, c.get('apiKey'));
+    const state = { limit: admission.limit, remaining: admission.remaining, reset: admission.reset };
+    c.set('rateLimit', state);
+    if (!admission.allowed) throw rateLimited(state);
+  } catch (countError) {
+    if (countError instanceof ApiError) throw countError;
   }
+}
+
+async function countedMiss(c: Context<AppEnv>, error: unknown): Promise<never> {
+  if (error instanceof ApiError && error.code === 'FILE_NOT_FOUND') await countAfterAll(c);
   throw error;
 }
 
@@ -80,20 +86,25 @@ async function head(c: Context<AppEnv>, id: string): Promise<Response> {
 }
 
 async function patch(c: Context<AppEnv>, id: string): Promise<Response> {
-  if (!isOffsetStream(c.req.header('content-type'))) {
-    throw new ApiError(
-      'UNSUPPORTED_MEDIA_TYPE',
-      'A PATCH must be sent with Content-Type: application/offset+octet-stream',
-    );
+  let request: AppendBody;
+  try {
+    if (!isOffsetStream(c.req.header('content-type'))) {
+      throw new ApiError(
+        'UNSUPPORTED_MEDIA_TYPE',
+        'A PATCH must be sent with Content-Type: application/offset+octet-stream',
+      );
+    }
+    request = {
+      offset: parseSize(c.req.header('upload-offset'), 'Upload-Offset'),
+      body: c.req.raw.body,
+      contentLength: contentLength(c),
+      checksum: parseChecksum(c.req.header('upload-checksum')),
+      signal: c.req.raw.signal,
+    };
+  } catch (error) {
+    await countAfterAll(c);
+    throw error;
   }
-  const offset = parseSize(c.req.header('upload-offset'), 'Upload-Offset');
-  const request = {
-    offset,
-    body: c.req.raw.body,
-    contentLength: contentLength(c),
-    checksum: parseChecksum(c.req.header('upload-checksum')),
-    signal: c.req.raw.signal,
-  };
   const work = appendToOwnUpload(deps(c), id, request);
   // The PATCH finishes (or keeps what arrived) even when its client goes away mid-body.
   c.executionCtx.waitUntil(work.catch(() => undefined));
@@ -106,11 +117,15 @@ async function terminate(c: Context<AppEnv>, id: string): Promise<Response> {
   return c.body(null, 204);
 }
 
+/** Every tus route: an upload is files:write; its PATCH and HEAD are not counted (see http.ts). */
+const TUS_NEEDS = { scope: 'files:write', uncounted: isUncountedTransfer } as const;
+
 export function createUploadsRouter() {
   const router = new Hono<AppEnv>();
+  const tus = requires(TUS_NEEDS);
 
   // Creation, and creation with upload when the body carries the first bytes.
-  router.post('/uploads', async (c) => {
+  router.post('/uploads', tus, async (c) => {
     if (c.req.header('upload-defer-length') !== undefined) {
       throw validationError('Upload-Defer-Length', 'deferred length is not supported: send Upload-Length');
     }
@@ -145,16 +160,16 @@ export function createUploadsRouter() {
   });
 
   // Hono answers HEAD with the GET route (it dispatches HEAD as GET): one handler for both.
-  router.get('/uploads/:id', async (c) => {
+  router.get('/uploads/:id', tus, async (c) => {
     const id = c.req.param('id');
     if (c.req.method === 'HEAD') return head(c, id);
     const row = await uploadedFile(deps(c), id);
     return c.json({ success: true as const, data: fileRecord(row, 'v2', origins(c)) }, 200);
   });
-  router.patch('/uploads/:id', (c) => patch(c, c.req.param('id')));
-  router.delete('/uploads/:id', (c) => terminate(c, c.req.param('id')));
+  router.patch('/uploads/:id', tus, (c) => patch(c, c.req.param('id')));
+  router.delete('/uploads/:id', tus, (c) => terminate(c, c.req.param('id')));
   // X-HTTP-Method-Override: a POST that means PATCH, DELETE or HEAD.
-  router.post('/uploads/:id', async (c) => {
+  router.post('/uploads/:id', tus, async (c) => {
     const id = c.req.param('id');
     const method = effectiveMethod(c.req.raw);
     if (method === 'PATCH') return patch(c, id);

@@ -1,9 +1,11 @@
 // The tus upload service: create, append, look up, terminate. R2, D1 and the two Durable Objects
 // together; no HTTP here (the router turns results into tus responses).
+
+import { type AccountsNamespace, releaseHold } from '../accounts/account-storage-client';
 import { type Config, uploadTimeoutMs } from '../config';
 import type { ApiKeyContext } from '../env';
-import { ApiError, validationError } from '../errors';
-import { normalizeMediaType } from '../files/file-type';
+import { ApiError, forbidden } from '../errors';
+import { extensionFor, normalizeMediaType } from '../files/file-type';
 import { FILE_ID_PATTERN, newFileId } from '../files/ids';
 import { cleanOriginalName, storedFilename } from '../files/names';
 import { isRunnableType, runnableExtension } from '../files/runnable';
@@ -12,7 +14,8 @@ import { recordFiles } from '../files/upload';
 import { fileTooLarge, uploadError } from '../files/upload-errors';
 import { recordOptions } from '../files/upload-fields';
 import { UploadSession } from '../files/upload-session';
-import { type LimiterNamespace, QuotaTicket, releaseHold, reserveUpload } from '../limiter/key-limiter-client';
+import { hasScope } from '../keys/scopes';
+import { type LimiterNamespace, QuotaTicket, reserveUpload } from '../limiter/key-limiter-client';
 import { log } from '../log';
 import { blobKey } from '../storage/blobs';
 import type { FileRow } from '../storage/files-repo';
@@ -25,6 +28,7 @@ export type UploadsDeps = {
   bucket: R2Bucket;
   db: D1Database;
   limiter: LimiterNamespace;
+  accounts: AccountsNamespace;
   uploads: UploadNamespace;
   config: Config;
   key: ApiKeyContext;
@@ -37,23 +41,32 @@ const RESERVATION_MARGIN_MS = 60 * 60 * 1000;
 export const uploadNotFound = () => new ApiError('FILE_NOT_FOUND', 'Upload not found');
 const uploadGone = () => new ApiError('UPLOAD_GONE');
 
-/** filename (required), filetype, isPublic, expiresIn: as the multipart upload's parts. */
+/** The name of an upload created without one: `upload`, with the declared type's extension. */
+export const UNNAMED_UPLOAD = 'upload';
+
+/**
+ * filename, filetype, isPublic, expiresIn: as the multipart upload's parts. All are optional
+ * (tus 1.0: "The Client MAY supply the Upload-Metadata header"): without a filename the file is
+ * named `upload` plus the usual extension of the declared filetype (`upload.png`), or just
+ * `upload`.
+ */
 export function uploadMeta(header: string | undefined): UploadMeta {
   const pairs = parseMetadata(header);
-  const filename = pairs.get('filename');
-  if (filename === undefined || filename.trim() === '') {
-    throw validationError('Upload-Metadata', 'filename is required');
-  }
+  const declared = pairs.get('filename');
+  const filetype = pairs.get('filetype');
+  const filename =
+    declared === undefined || declared.trim() === ''
+      ? UNNAMED_UPLOAD + extensionFor(normalizeMediaType(filetype))
+      : declared;
   const fields: Record<string, string> = {};
   for (const name of ['isPublic', 'expiresIn']) {
     const value = pairs.get(name);
     if (value !== undefined) fields[name] = value.trim();
   }
   const options = recordOptions(fields);
-  const declared = pairs.get('filetype');
   return {
     originalName: cleanOriginalName(filename),
-    declaredType: declared === undefined || declared.trim() === '' ? undefined : declared,
+    declaredType: filetype === undefined || filetype.trim() === '' ? undefined : filetype,
     isPublic: options.isPublic,
     expiresInSeconds: options.expiresInSeconds,
   };
@@ -61,35 +74,37 @@ export function uploadMeta(header: string | undefined): UploadMeta {
 
 /**
  * Creates an upload: checks its length against MAX_FILE_SIZE and the key's quota (reserving
- * the length and one file until the upload ends), refuses a name or declared type that runs
- * when opened, and creates the upload's object. Nothing is written to R2 yet.
+ * the length and one file until the upload ends), then its metadata, refusing a name or
+ * declared type that runs when opened, and creates the upload's object. Nothing is written to R2
+ * yet. Size and quota come first: a client told 413 need not fix its metadata to learn it.
  */
 export async function createUpload(
   deps: UploadsDeps,
   request: { length: number; metadata: string | undefined; now?: number },
 ): Promise<UploadView> {
   const { config, key } = deps;
-  const meta = uploadMeta(request.metadata);
   const max = maxUploadLength(config.MAX_FILE_SIZE);
   if (request.length > max) throw fileTooLarge(max);
-  const runnable = runnableExtension(meta.originalName);
-  if (runnable) throw new ApiError('INVALID_FILE_TYPE', `File type not allowed: .${runnable} files are not allowed`);
-  const declared = normalizeMediaType(meta.declaredType);
-  if (isRunnableType(declared))
-    throw new ApiError('INVALID_FILE_TYPE', `File type not allowed: ${declared} files are not allowed`);
 
   const now = request.now ?? Date.now();
   const deadline = now + MAX_UPLOAD_LIFETIME_MS;
-  const id = newFileId();
   const holdId = await reserveUpload(deps.limiter, key, request.length, deadline + RESERVATION_MARGIN_MS);
+  let meta: UploadMeta;
+  try {
+    meta = checkedMeta(request.metadata);
+  } catch (error) {
+    await releaseHold(deps.accounts, key.accountId, holdId);
+    throw error;
+  }
+  const id = newFileId();
   try {
     return await uploadObject(deps.uploads, id).create({
       id,
-      keyId: key.id,
+      accountId: key.accountId,
       length: request.length,
       metadata: request.metadata,
       meta,
-      r2Key: blobKey(key.id, id),
+      r2Key: blobKey(key.accountId, id),
       partSize: partSizeFor(request.length),
       holdId,
       expiresAt: Math.min(now + config.TUS_EXPIRY_SECONDS * 1000, deadline),
@@ -97,9 +112,20 @@ export async function createUpload(
       now,
     });
   } catch (error) {
-    await releaseHold(deps.limiter, key.id, holdId);
+    await releaseHold(deps.accounts, key.accountId, holdId);
     throw new ApiError('SERVICE_UNAVAILABLE', 'The upload could not be created, try again', { cause: error });
   }
+}
+
+/** The metadata of a new upload, refused when its name or declared type runs when opened. */
+function checkedMeta(header: string | undefined): UploadMeta {
+  const meta = uploadMeta(header);
+  const runnable = runnableExtension(meta.originalName);
+  if (runnable) throw new ApiError('INVALID_FILE_TYPE', `File type not allowed: .${runnable} files are not allowed`);
+  const declared = normalizeMediaType(meta.declaredType);
+  if (isRunnableType(declared))
+    throw new ApiError('INVALID_FILE_TYPE', `File type not allowed: ${declared} files are not allowed`);
+  return meta;
 }
 
 export type AppendOutcome =
@@ -123,7 +149,7 @@ export type AppendBody = {
 export async function appendToOwnUpload(deps: UploadsDeps, id: string, request: AppendBody): Promise<AppendOutcome> {
   if (!FILE_ID_PATTERN.test(id)) throw uploadNotFound();
   const stub = uploadObject(deps.uploads, id);
-  const begun = await stub.begin({ keyId: deps.key.id, offset: request.offset });
+  const begun = await stub.begin({ accountId: deps.key.accountId, offset: request.offset });
   if (begun.status === 'not-found') throw uploadNotFound();
   if (begun.status === 'gone') throw uploadGone();
   // A client resuming a finished upload with nothing left to send (a chunked body is read, not trusted).
@@ -155,7 +181,8 @@ export async function appendToOwnUpload(deps: UploadsDeps, id: string, request: 
     });
   } catch (error) {
     // A refused type ends the upload and frees everything it held.
-    if (error instanceof ApiError && error.code === 'INVALID_FILE_TYPE') await stub.terminate({ keyId: deps.key.id });
+    if (error instanceof ApiError && error.code === 'INVALID_FILE_TYPE')
+      await stub.terminate({ accountId: deps.key.accountId });
     throw error instanceof ApiError
       ? error
       : new ApiError('UPLOAD_FAILED', 'The bytes could not be stored', { cause: error });
@@ -207,7 +234,7 @@ async function recordUpload(
       size: result.blob.size,
       stored: Promise.resolve(result.blob),
     };
-    const fileDeps = { bucket, db: deps.db, limiter: deps.limiter, config, key, session };
+    const fileDeps = { bucket, db: deps.db, limiter: deps.limiter, accounts: deps.accounts, config, key, session };
     const options = { isPublic: upload.meta.isPublic, expiresInSeconds: upload.meta.expiresInSeconds };
     const { rows, failures } = await recordFiles(fileDeps, [file], options);
     const row = rows[0];
@@ -219,7 +246,7 @@ async function recordUpload(
     });
     return row;
   } catch (error) {
-    await stub.terminate({ keyId: key.id }).catch((cause: unknown) => {
+    await stub.terminate({ accountId: key.accountId }).catch((cause: unknown) => {
       log('error', 'failed upload not terminated', { uploadId: upload.id, error: String(cause) });
     });
     throw uploadError(error);
@@ -231,9 +258,9 @@ async function recordUpload(
 /** The upload as its owner sees it. A completed upload whose state is forgotten is read from its file row. */
 export async function uploadStatus(deps: UploadsDeps, id: string): Promise<UploadView> {
   if (!FILE_ID_PATTERN.test(id)) throw uploadNotFound();
-  const found = await uploadObject(deps.uploads, id).view({ keyId: deps.key.id });
+  const found = await uploadObject(deps.uploads, id).view({ accountId: deps.key.accountId });
   if (found.status !== 'not-found') return found;
-  const row = await getOwnedFile(deps, id, deps.key.id).catch(() => undefined);
+  const row = await getOwnedFile(deps, id, deps.key.accountId).catch(() => undefined);
   if (!row) throw uploadNotFound();
   return { id, status: 'completed', length: row.size, offset: row.size, metadata: undefined, expiresAt: 0 };
 }
@@ -245,7 +272,7 @@ export async function uploadedFile(deps: UploadsDeps, id: string): Promise<FileR
     throw new ApiError('UPLOAD_INCOMPLETE', `The upload is not complete: ${status.offset} of ${status.length} bytes`);
   }
   if (status.status !== 'completed') throw uploadGone();
-  return getOwnedFile(deps, id, deps.key.id);
+  return getOwnedFile(deps, id, deps.key.accountId);
 }
 
 /**
@@ -256,9 +283,11 @@ export async function terminateUpload(deps: UploadsDeps, id: string): Promise<vo
   const status = await uploadStatus(deps, id);
   if (status.status === 'terminated' || status.status === 'expired') throw uploadGone();
   if (status.status === 'completed') {
-    await deleteFile(deps, id, deps.key.id).catch((error: unknown) => {
+    // Terminating a finished upload deletes its file: that takes what deleting it takes.
+    if (!hasScope(deps.key.scopes, 'files:delete')) throw forbidden('files:delete');
+    await deleteFile(deps, id, deps.key.accountId).catch((error: unknown) => {
       if (!(error instanceof ApiError && error.code === 'FILE_NOT_FOUND')) throw error;
     });
   }
-  await uploadObject(deps.uploads, id).terminate({ keyId: deps.key.id });
+  await uploadObject(deps.uploads, id).terminate({ accountId: deps.key.accountId });
 }

@@ -413,7 +413,7 @@ describe('runnable files in a bulk upload (v2)', () => {
     expect(data.results[1]).toMatchObject({ success: false, filename: 'invoice.pdf.vbs', code: 'INVALID_FILE_TYPE' });
     const stored = data.results.flatMap((result) => (result.success ? [result.data.filename] : []));
     expect(stored.map((name) => name.split('_')[0])).toEqual(['a', 'c']);
-    const rows = await env.DB.prepare('SELECT original_name FROM files WHERE key_id = ?1 ORDER BY original_name')
+    const rows = await env.DB.prepare('SELECT original_name FROM files WHERE account_id = ?1 ORDER BY original_name')
       .bind(keyId)
       .all<{ original_name: string }>();
     expect(rows.results.map((row) => row.original_name)).toEqual(['a.txt', 'c.txt']);
@@ -447,6 +447,8 @@ describe.each(VERSIONS)('declared media types through %s', (version) => {
     ['no type', '/plain'],
     ['no subtype', 'text/'],
     ['nothing', ''],
+    ['a 256-character type', `text/${'x'.repeat(251)}`],
+    ['a 4 KiB type', `text/${'x'.repeat(4096)}`],
   ])('stores a text file declared with %s as text/plain, and it downloads', async (_label, declared) => {
     const { auth } = await createKey();
     const content = 'hello, declared types';

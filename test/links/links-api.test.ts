@@ -101,6 +101,36 @@ describe('POST /api/v2/files/{id}/links', () => {
     expect(response.status).toBe(401);
   });
 
+  it('needs links:write to make, change and revoke links, and files:read to read them', async () => {
+    const { auth, fileId } = await owner();
+    const link = await makeLink(auth, fileId);
+    const keyWith = async (scopes: string[]) => {
+      const response = await call('/api/v2/keys', json({ name: scopes.join(' '), scopes }, auth));
+      expect(response.status).toBe(201);
+      return { Authorization: `Bearer ${((await response.json()) as { data: { key: string } }).data.key}` };
+    };
+    const forbidden = async (response: Response, scope: string) => {
+      const body = (await response.json()) as Envelope;
+      expect({ status: response.status, code: body.code, details: body.details }).toEqual({
+        status: 403,
+        code: 'FORBIDDEN',
+        details: [{ scope }],
+      });
+    };
+    const reader = await keyWith(['files:read']);
+    expect((await call(`/api/v2/files/${fileId}/links`, { headers: reader })).status).toBe(200);
+    expect((await call(`/api/v2/links/${link.id}`, { headers: reader })).status).toBe(200);
+    await forbidden(await call(`/api/v2/files/${fileId}/links`, json({}, reader)), 'links:write');
+    await forbidden(await call(`/api/v2/links/${link.id}`, json({ label: 'x' }, reader, 'PATCH')), 'links:write');
+    await forbidden(await call(`/api/v2/links/${link.id}`, { method: 'DELETE', headers: reader }), 'links:write');
+    const writer = await keyWith(['links:write']);
+    await forbidden(await call(`/api/v2/files/${fileId}/links`, { headers: writer }), 'files:read');
+    await forbidden(await call(`/api/v2/links/${link.id}`, { headers: writer }), 'files:read');
+    expect((await call(`/api/v2/files/${fileId}/links`, json({}, writer))).status).toBe(201);
+    expect((await call(`/api/v2/links/${link.id}`, json({ label: 'x' }, writer, 'PATCH'))).status).toBe(200);
+    expect((await call(`/api/v2/links/${link.id}`, { method: 'DELETE', headers: writer })).status).toBe(200);
+  });
+
   it('is not part of v1', async () => {
     const { auth, fileId } = await owner();
     const response = await call(`/api/v1/files/${fileId}/links`, json({}, auth));
@@ -216,12 +246,12 @@ describe('links per file', () => {
     const insert = env.DB.prepare(
       `INSERT INTO share_links (id, file_id, account_id, token, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?5)`,
     );
-    const { id: keyId } = (await env.DB.prepare('SELECT key_id AS id FROM files WHERE id = ?1')
+    const { id: accountId } = (await env.DB.prepare('SELECT account_id AS id FROM files WHERE id = ?1')
       .bind(fileId)
       .first<{ id: string }>()) ?? { id: '' };
     await env.DB.batch(
       Array.from({ length: 100 }, (_, i) =>
-        insert.bind(`lnk_seed${String(i).padStart(18, '0')}`, fileId, keyId, `${fileId}-${i}`, now),
+        insert.bind(`lnk_seed${String(i).padStart(18, '0')}`, fileId, accountId, `${fileId}-${i}`, now),
       ),
     );
     const response = await call(`/api/v2/files/${fileId}/links`, json({}, auth));

@@ -195,7 +195,7 @@ describe('dead links', () => {
     await sweep({
       db: env.DB,
       bucket: env.FILES,
-      limiter: env.KEY_LIMITER,
+      accounts: env.ACCOUNT_STORAGE,
       uploads: env.TUS_UPLOADS,
       graceMs: 3_600_000,
     });
@@ -205,12 +205,45 @@ describe('dead links', () => {
     expect(rows?.n).toBe(0);
   });
 
-  it('stops with its account: a revoked key’s made links are 404 (until accounts land, account == key)', async () => {
+  it('stops with its account: once the account’s last key is revoked its made links are 404', async () => {
     const { auth, fileId, id } = await owner();
     const link = await makeLink(auth, fileId);
     expect((await call(`${pathOf(link)}/download`)).status).toBe(200);
     await env.DB.prepare("UPDATE api_keys SET status = 'revoked' WHERE id = ?1").bind(id).run();
     await expectDead(pathOf(link));
+  });
+
+  it('survives rotation of the owner’s key: made and default links serve, the new key manages them', async () => {
+    const old = await owner({ filename: 'rotate.txt', content: 'kept across keys' });
+    const made = await makeLink(old.auth, old.fileId, { maxDownloads: 5, label: 'before' });
+    const created = await call('/api/v2/keys', json({ name: 'rotated' }, old.auth));
+    expect(created.status).toBe(201);
+    const fresh = { Authorization: `Bearer ${((await created.json()) as { data: { key: string } }).data.key}` };
+    expect((await call(`/api/v2/keys/${old.id}`, { method: 'DELETE', headers: fresh })).status).toBe(200);
+    expect((await call(`/api/v2/links/${made.id}`, { headers: old.auth })).status).toBe(401);
+
+    // The public: the made link and the default link still serve.
+    const download = await call(`${pathOf(made)}/download`);
+    expect(download.status).toBe(200);
+    expect(await download.text()).toBe('kept across keys');
+    expect((await call(pathOf(made), { headers: HTML })).status).toBe(200);
+    const byDefault = await call(`${new URL(old.shareUrl).pathname}/download`);
+    expect(byDefault.status).toBe(200);
+    await byDefault.arrayBuffer();
+
+    // The account, through its new key: sees, changes, makes and revokes links.
+    const listed = await call(`/api/v2/files/${old.fileId}/links`, { headers: fresh });
+    expect(listed.status).toBe(200);
+    const { data } = (await listed.json()) as { data: { links: { id: string }[] } };
+    expect(data.links.map((link) => link.id)).toEqual([made.id]);
+    expect(await readLink(fresh, made.id)).toMatchObject({ downloadCount: 1, status: 'active', label: 'before' });
+    const patched = await call(`/api/v2/links/${made.id}`, json({ label: 'after' }, fresh, 'PATCH'));
+    expect(patched.status).toBe(200);
+    expect(((await patched.json()) as { data: { label: string } }).data.label).toBe('after');
+    const second = await makeLink(fresh, old.fileId);
+    expect((await call(`${pathOf(second)}/download`)).status).toBe(200);
+    expect((await call(`/api/v2/links/${made.id}`, { method: 'DELETE', headers: fresh })).status).toBe(200);
+    await expectDead(pathOf(made));
   });
 
   it('leaves the default link as it was (isPublic governs it alone)', async () => {

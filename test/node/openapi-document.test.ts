@@ -7,6 +7,7 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app';
+import { ERROR_STATUS } from '../../src/errors';
 import {
   documentedRoutes,
   type OpenApiDocument,
@@ -138,6 +139,34 @@ describe.each(VERSIONS)('the %s OpenAPI document', (version) => {
     }
   });
 
+  it('shows each error response its own example: codes answered with that status, not FILE_NOT_FOUND for all', () => {
+    const statuses = ERROR_STATUS as Record<string, number>;
+    let seen = 0;
+    for (const { method, path, operation } of operationsOf(docs[version])) {
+      for (const [status, response] of Object.entries(operation.responses)) {
+        if (status !== 'default' && Number(status) < 400) continue;
+        const media = response.content?.['application/json'] as
+          | { examples?: Record<string, { value: { code: string; error: string } }> }
+          | undefined;
+        if (!media) continue;
+        const at = `${method} ${path} ${status}`;
+        const examples = Object.values(media.examples ?? {});
+        expect(examples.length, at).toBeGreaterThan(0);
+        for (const { value } of examples) {
+          expect(statuses[value.code], at).toBe(status === 'default' ? 500 : Number(status));
+          expect(value.error, at).toBeTruthy();
+          seen++;
+        }
+        if (status === '401')
+          expect(
+            examples.map(({ value }) => value.code),
+            at,
+          ).toEqual(['UNAUTHORIZED']);
+      }
+    }
+    expect(seen).toBeGreaterThan(20);
+  });
+
   it('describes uploads as binary file parts', () => {
     const upload = operationById(docs[version], 'uploadFile').operation;
     const form = upload.requestBody?.content['multipart/form-data']?.schema as Schema;
@@ -166,7 +195,7 @@ describe.each(VERSIONS)('the %s OpenAPI document', (version) => {
         else expect(response?.content).toBeUndefined();
       }
       expect(Object.keys(operation.responses).sort()).toEqual(
-        ['200', '206', '304', '401', '404', '416', '429', 'default'].sort(),
+        ['200', '206', '304', '401', '403', '404', '416', '429', 'default'].sort(),
       );
       expect(Object.keys(operation.responses['416']?.headers ?? {})).toContain('Content-Range');
     }
