@@ -46,6 +46,13 @@ export async function readLink(auth: Record<string, string>, linkId: string) {
   return ((await response.json()) as { data: LinkRecord }).data;
 }
 
+/** Moves a link's own expiry into the past. */
+export async function expireLink(linkId: string) {
+  await env.DB.prepare('UPDATE share_links SET expires_at = ?2 WHERE id = ?1')
+    .bind(linkId, new Date(Date.now() - 1000).toISOString())
+    .run();
+}
+
 /** The path of a link's URL: `/share/<token>`. */
 export const pathOf = (link: { url: string }) => new URL(link.url).pathname;
 

@@ -1,7 +1,7 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { call, createKey, ISO_MS } from '../helpers';
-import { json, LINK_FIELDS, type LinkRecord, makeLink, owner, readLink } from './link-helpers';
+import { expireLink, json, LINK_FIELDS, type LinkRecord, makeLink, owner, readLink } from './link-helpers';
 
 type Envelope = { error: string; code: string; details?: { field: string; message: string }[]; _perf?: number };
 
@@ -232,9 +232,7 @@ describe('PATCH and DELETE /api/v2/links/{linkId}', () => {
   it('shows status expired once the link’s own expiry passed', async () => {
     const { auth, fileId } = await owner();
     const link = await makeLink(auth, fileId, { expiresIn: 60 });
-    await env.DB.prepare('UPDATE share_links SET expires_at = ?2 WHERE id = ?1')
-      .bind(link.id, new Date(Date.now() - 1000).toISOString())
-      .run();
+    await expireLink(link.id);
     expect((await readLink(auth, link.id)).status).toBe('expired');
   });
 });

@@ -2,7 +2,7 @@ import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { sweep } from '../../src/maintenance/sweep';
 import { call, PNG_1X1 } from '../helpers';
-import { awayFromWindowEdge, flush, json, makeLink, owner, pathOf, readLink } from './link-helpers';
+import { awayFromWindowEdge, expireLink, flush, json, makeLink, owner, pathOf, readLink } from './link-helpers';
 
 /** Status, type and body of an answer, for comparing "not found" answers byte for byte. */
 async function snapshot(path: string, init: RequestInit = {}) {
@@ -158,9 +158,7 @@ describe('dead links', () => {
   it('answers an expired link like an unknown token on every path', async () => {
     const { auth, fileId } = await owner();
     const link = await makeLink(auth, fileId, { expiresIn: 60 });
-    await env.DB.prepare('UPDATE share_links SET expires_at = ?2 WHERE id = ?1')
-      .bind(link.id, new Date(Date.now() - 1).toISOString())
-      .run();
+    await expireLink(link.id);
     await expectDead(pathOf(link));
   });
 
