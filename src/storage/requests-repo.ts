@@ -1,4 +1,5 @@
 // D1 access for file requests (migration 0010). No HTTP here: callers get plain rows.
+import { accountActive } from './files-repo';
 
 export type RequestRow = {
   id: string;
@@ -77,9 +78,7 @@ export function findRequestByToken(db: D1Database, token: string, now: string) {
   return db
     .prepare(
       `SELECT ${R_COLUMNS},
-              EXISTS (SELECT 1 FROM api_keys k
-                       WHERE k.account_id = r.account_id AND k.status = 'active'
-                         AND (k.expires_at IS NULL OR k.expires_at > ?2)) AS owner_active,
+              ${accountActive('r.account_id', '?2')} AS owner_active,
               a.storage_quota_bytes AS owner_storage_quota_bytes, a.max_files AS owner_max_files
          FROM file_requests r JOIN accounts a ON a.id = r.account_id
         WHERE r.token = ?1`,
