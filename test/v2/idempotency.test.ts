@@ -181,7 +181,7 @@ describe('Idempotency-Key on an upload', () => {
     // The file is committed; the client goes away before reading the answer.
     await eventually(async () => (await rowIds(key.id)).length === 1);
     controller.abort();
-    await pending.catch(() => undefined);
+    await Promise.resolve(pending).catch(() => undefined);
     await waitOnExecutionContext(ctx);
 
     const retry = await uploadWith(key.auth, 'lost', body);
