@@ -392,3 +392,25 @@ async function runInStore(accountId: string): Promise<{ key: string; body: Array
     state.storage.sql.exec<{ key: string; body: ArrayBuffer }>('SELECT key, body FROM entries').toArray(),
   );
 }
+
+describe('the v2 OpenAPI document', () => {
+  it('offers Idempotency-Key on every POST, PATCH and DELETE, with its 409, 422 and 503', async () => {
+    const response = await call('/api/v2/openapi.json');
+    const document = await response.json<{ paths: Record<string, Record<string, OperationDoc>> }>();
+    let writes = 0;
+    for (const [path, item] of Object.entries(document.paths)) {
+      for (const method of ['post', 'patch', 'delete']) {
+        const operation = item[method];
+        if (!operation) continue;
+        writes++;
+        const names = (operation.parameters ?? []).map((parameter) => parameter.name);
+        expect(names, `${method} ${path}`).toContain('Idempotency-Key');
+        for (const status of ['409', '422', '503'])
+          expect(operation.responses, `${method} ${path}`).toHaveProperty(status);
+      }
+    }
+    expect(writes).toBeGreaterThanOrEqual(8);
+  });
+});
+
+type OperationDoc = { parameters?: { name: string }[]; responses: Record<string, unknown> };
