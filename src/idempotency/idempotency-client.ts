@@ -1,6 +1,7 @@
 // The Worker's side of Idempotency-Key: parsing the header, what makes two requests "the same",
 // and the calls to the account's IdempotencyStore.
 import { validationError } from '../errors';
+import { MAX_JSON_BODY } from '../http/validation';
 import { MAX_STORED_BODY_BYTES, type StoredResponse } from './idempotency-contract';
 
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
@@ -35,6 +36,8 @@ const FINGERPRINT_HEADERS = [
 
 /** Bodies streamed into storage: never read (or hashed) before the handler reads them. */
 export function isStreamedBody(request: Request): boolean {
+  // A raw-body upload (PUT) may have any Content-Type.
+  if (request.method === 'PUT') return true;
   const type = (request.headers.get('content-type') ?? '').toLowerCase();
   return (
     type.startsWith('multipart/') ||
@@ -63,14 +66,33 @@ export async function fingerprintOf(request: Request, streamed: boolean): Promis
     .toLowerCase();
   const parts = [request.method, url.pathname, url.search, type];
   for (const name of FINGERPRINT_HEADERS) parts.push(`${name}:${request.headers.get(name) ?? ''}`);
-  if (!streamed && request.body) {
-    // A copy: the handler still reads the original. Bodies here are small (JSON, bounded by the routes).
-    const digest = new crypto.DigestStream('SHA-256');
-    await (request.clone().body as ReadableStream<Uint8Array>).pipeTo(digest);
-    parts.push(`body:${hex(await digest.digest)}`);
-  }
+  if (!streamed && request.body) parts.push(`body:${await boundedBodyHash(request)}`);
   const bytes = new TextEncoder().encode(parts.join('\n'));
   return hex(await crypto.subtle.digest('SHA-256', bytes));
+}
+
+/**
+ * SHA-256 of a copy of a non-upload body (the handler still reads the original), read at most
+ * MAX_JSON_BODY bytes: past it, the 400 the JSON routes answer anyway, before anything buffers.
+ */
+async function boundedBodyHash(request: Request): Promise<string> {
+  const reader = (request.clone().body as ReadableStream<Uint8Array>).getReader();
+  const digest = new crypto.DigestStream('SHA-256');
+  const writer = digest.getWriter();
+  let read = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    read += value.byteLength;
+    if (read > MAX_JSON_BODY) {
+      await reader.cancel();
+      await writer.abort();
+      throw validationError('body', `must be at most ${MAX_JSON_BODY} bytes`);
+    }
+    await writer.write(value);
+  }
+  await writer.close();
+  return hex(await digest.digest);
 }
 
 // Response headers a replay gives back (rate-limit and timing headers are the retry's own).

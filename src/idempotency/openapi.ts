@@ -2,7 +2,7 @@
 // the way the middleware guards every one of them (routes added later get it without changes).
 import { errors } from '../api/docs';
 
-const METHODS = ['post', 'patch', 'delete'] as const;
+const METHODS = ['post', 'put', 'patch', 'delete'] as const;
 
 const PARAMETER = {
   name: 'Idempotency-Key',

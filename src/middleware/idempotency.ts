@@ -19,7 +19,8 @@ import {
 import type { BeginResult } from '../idempotency/idempotency-contract';
 import { log } from '../log';
 
-const GUARDED = new Set(['POST', 'PATCH', 'DELETE']);
+// PUT: the raw-body upload (PUT /api/v2/upload/{filename}) once it lands.
+const GUARDED = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /**
  * The first request with a key runs; its response (unless 5xx or 429, which release the key) is
@@ -37,7 +38,8 @@ export const idempotency = () =>
     const value = parseIdempotencyKey(header);
     const key = await entryNameOf(value);
     const request = c.req.raw;
-    const streamed = isStreamedBody(request);
+    // An upload's body is never read here (the route declares it holds uploads, or its type says so).
+    const streamed = c.get('needs')?.holdsUpload !== undefined || isStreamedBody(request);
     const fingerprint = await fingerprintOf(request, streamed);
     const store = idempotencyStore(c.env.IDEMPOTENCY, c.get('apiKey').accountId);
 

@@ -393,6 +393,55 @@ async function runInStore(accountId: string): Promise<{ key: string; body: Array
   );
 }
 
+describe('Idempotency-Key around the API', () => {
+  it('is allowed by CORS, and Idempotency-Replayed is exposed', async () => {
+    const preflight = await call('/api/v2/upload', {
+      method: 'OPTIONS',
+      headers: {
+        Origin: 'https://app.example',
+        'Access-Control-Request-Method': 'POST',
+        'Access-Control-Request-Headers': 'authorization, idempotency-key',
+      },
+    });
+    expect((preflight.headers.get('access-control-allow-headers') ?? '').toLowerCase()).toContain('idempotency-key');
+    const key = await newKey('cors');
+    const response = await call('/api/v2/upload', {
+      method: 'POST',
+      headers: { ...MULTIPART, ...key.auth, Origin: 'https://app.example', 'Idempotency-Key': 'cors-1' },
+      body: fileBody(),
+    });
+    expect((response.headers.get('access-control-expose-headers') ?? '').toLowerCase()).toContain(
+      'idempotency-replayed',
+    );
+  });
+
+  it('belongs to the account: another key of it replays, also after the first key is revoked', async () => {
+    const first = await newKey('rotation');
+    const made = await jsonCall('POST', '/api/v2/keys', first.auth, 'make-second', { name: 'second' });
+    expect(made.status).toBe(201);
+    const second = { Authorization: `Bearer ${(await made.json<{ data: { key: string } }>()).data.key}` };
+    const upload = await uploadWith(first.auth, 'rotated');
+    expect(upload.status).toBe(201);
+    const body = await upload.text();
+    const viaSecond = await uploadWith(second, 'rotated');
+    expect(viaSecond.headers.get('idempotency-replayed')).toBe('true');
+    expect(await viaSecond.text()).toBe(body);
+    expect((await jsonCall('DELETE', `/api/v2/keys/${first.id}`, second, 'revoke-first')).status).toBe(200);
+    const afterRevoke = await uploadWith(second, 'rotated');
+    expect(await afterRevoke.text()).toBe(body);
+    expect(await rowIds(first.id)).toHaveLength(1);
+  });
+
+  it('refuses an over-long JSON body before reading more of it (400, as the route would)', async () => {
+    const key = await newKey('long json');
+    const response = await jsonCall('DELETE', '/api/v2/files/bulk', key.auth, 'long', {
+      ids: Array.from({ length: 5_000 }, (_, i) => `id-${i}-${'x'.repeat(20)}`),
+    });
+    await expectError(response, 400, 'VALIDATION_ERROR');
+    expect(await env.IDEMPOTENCY.getByName(key.id).size()).toBe(0);
+  });
+});
+
 describe('the v2 OpenAPI document', () => {
   it('offers Idempotency-Key on every POST, PATCH and DELETE, with its 409, 422 and 503', async () => {
     const response = await call('/api/v2/openapi.json');
