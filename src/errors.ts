@@ -14,6 +14,8 @@ export const ERROR_STATUS = {
   VALIDATION_ERROR: 400,
   TOO_MANY_FILES: 400,
   NOT_FOUND: 404,
+  WEBHOOK_NOT_FOUND: 404,
+  DELIVERY_NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   // Revoking the account's last active key that holds keys:write (the account would lose its keys).
   LAST_KEYS_WRITE_KEY: 409,
@@ -48,6 +50,8 @@ const DEFAULT_MESSAGE: Record<ErrorCode, string> = {
   VALIDATION_ERROR: 'Invalid request',
   TOO_MANY_FILES: 'Too many files',
   NOT_FOUND: 'Not found',
+  WEBHOOK_NOT_FOUND: 'Webhook not found',
+  DELIVERY_NOT_FOUND: 'Delivery not found',
   METHOD_NOT_ALLOWED: 'Method not allowed',
   LAST_KEYS_WRITE_KEY: 'This is the account’s last active key with keys:write: make another one before revoking it',
   IDEMPOTENCY_KEY_REUSED: 'This Idempotency-Key was used for a different request',

@@ -14,6 +14,13 @@ import type {
   UsageSchema,
 } from '../api/schemas.ts';
 import type { CreateKeySchema, KeyRecordSchema } from '../keys/key-schemas.ts';
+import type {
+  CreatedWebhookSchema,
+  DeliveryRecordSchema,
+  WebhookCreateSchema,
+  WebhookRecordSchema,
+  WebhookUpdateSchema,
+} from '../webhooks/schemas.ts';
 
 export type FileRecord = z.infer<typeof FileRecordV2>;
 export type UploadRecord = z.infer<typeof UploadRecordV2>;
@@ -27,6 +34,12 @@ export type NewApiKey = z.input<typeof CreateKeySchema>;
 export type CreatedApiKey = ApiKey & { key: string };
 export type BulkUploadResult = z.infer<typeof BulkUploadResultSchema>['data'];
 export type BulkDeleteResult = z.infer<typeof BulkDeleteResultSchema>['data'];
+export type Webhook = z.infer<typeof WebhookRecordSchema>;
+/** A new webhook: its record and its `secret` (whsec_…), shown only in this answer. */
+export type CreatedWebhook = z.infer<typeof CreatedWebhookSchema>;
+export type WebhookInput = z.input<typeof WebhookCreateSchema>;
+export type WebhookUpdate = z.input<typeof WebhookUpdateSchema>;
+export type WebhookDelivery = z.infer<typeof DeliveryRecordSchema>;
 
 export type ListOptions = {
   page?: number;
@@ -122,9 +135,17 @@ export type ClientOptions = {
 
 const WRITES = new Set(['POST', 'PATCH', 'DELETE']);
 const RETRY_DELAYS_MS = [250, 1000, 3000, 5000];
+/** A random UUID; crypto.randomUUID exists only in secure contexts (a page over plain http lacks it). */
+function newIdempotencyKey(): string {
+  if (typeof crypto.randomUUID === 'function') return crypto.randomUUID();
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
+}
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 type Envelope<T> = { success: true; data: T; _perf?: number };
+
+const JSON_TYPE = { 'Content-Type': 'application/json' };
 
 export class EdgeshareClient {
   readonly baseUrl: string;
@@ -179,7 +200,7 @@ export class EdgeshareClient {
       let fileId: string | null = null;
       // One Idempotency-Key per creation: tus-js-client's retries of a lost POST repeat it, and a
       // creation that got its answer moves on to a new one (a later re-creation is another request).
-      let creationKey = crypto.randomUUID();
+      let creationKey = newIdempotencyKey();
       const upload: Upload = new Upload(input, {
         endpoint: this.api('/uploads'),
         chunkSize: options.chunkSize ?? DEFAULT_CHUNK_SIZE,
@@ -198,7 +219,7 @@ export class EdgeshareClient {
         },
         onAfterResponse: (request, response) => {
           fileId = response.getHeader('X-File-Id') ?? fileId;
-          if (request.getMethod() === 'POST' && response.getStatus() === 201) creationKey = crypto.randomUUID();
+          if (request.getMethod() === 'POST' && response.getStatus() === 201) creationKey = newIdempotencyKey();
           return options.tus?.onAfterResponse?.(request, response);
         },
         onError: (error) => reject(tusError(error)),
@@ -307,6 +328,43 @@ export class EdgeshareClient {
     return response;
   }
 
+  /** Adds a webhook: `url` (https) and `events` (types, or ['*']). Keep the returned `secret`: it is not shown again. */
+  createWebhook(input: WebhookInput): Promise<CreatedWebhook> {
+    return this.#json<CreatedWebhook>('POST', '/webhooks', { body: JSON.stringify(input), headers: JSON_TYPE });
+  }
+
+  async listWebhooks(): Promise<Webhook[]> {
+    return (await this.#json<{ webhooks: Webhook[] }>('GET', '/webhooks')).webhooks;
+  }
+
+  getWebhook(id: string): Promise<Webhook> {
+    return this.#json<Webhook>('GET', `/webhooks/${encodeURIComponent(id)}`);
+  }
+
+  updateWebhook(id: string, changes: WebhookUpdate): Promise<Webhook> {
+    return this.#json<Webhook>('PATCH', `/webhooks/${encodeURIComponent(id)}`, {
+      body: JSON.stringify(changes),
+      headers: JSON_TYPE,
+    });
+  }
+
+  deleteWebhook(id: string): Promise<{ message: string }> {
+    return this.#json<{ message: string }>('DELETE', `/webhooks/${encodeURIComponent(id)}`);
+  }
+
+  /** The webhook's recent deliveries, newest first (`limit` 1 … 100, default 20). */
+  async webhookDeliveries(id: string, options: { limit?: number } = {}): Promise<WebhookDelivery[]> {
+    const search = options.limit === undefined ? '' : `?limit=${options.limit}`;
+    const path = `/webhooks/${encodeURIComponent(id)}/deliveries${search}`;
+    return (await this.#json<{ deliveries: WebhookDelivery[] }>('GET', path)).deliveries;
+  }
+
+  /** Sends a delivery again (same webhook-id); it is pending until the receiver answers. */
+  retryDelivery(webhookId: string, deliveryId: string): Promise<WebhookDelivery> {
+    const path = `/webhooks/${encodeURIComponent(webhookId)}/deliveries/${encodeURIComponent(deliveryId)}/retry`;
+    return this.#json<WebhookDelivery>('POST', path);
+  }
+
   /** The multipart POST through XMLHttpRequest, for its upload progress events. */
   #uploadWithXhr(
     xhr: XhrLike,
@@ -321,7 +379,7 @@ export class EdgeshareClient {
       signal?.addEventListener('abort', abort, { once: true });
       const settle = () => signal?.removeEventListener('abort', abort);
       xhr.open('POST', this.api('/upload'));
-      const headers = this.#headers({ 'Idempotency-Key': crypto.randomUUID() });
+      const headers = this.#headers({ 'Idempotency-Key': newIdempotencyKey() });
       for (const [name, value] of Object.entries(headers)) xhr.setRequestHeader(name, value);
       // The events count the whole multipart body; the caller wants bytes of the file.
       xhr.upload.onprogress = (event) => {
@@ -385,7 +443,10 @@ export class EdgeshareClient {
    */
   async #sendRetrying(method: string, path: string, init: RequestInit & { headers?: Record<string, string> }) {
     if (!WRITES.has(method)) return this.#send(method, path, init);
-    const headers = { ...init.headers, 'Idempotency-Key': crypto.randomUUID() };
+    const headers: Record<string, string> = {
+      ...(init.headers as Record<string, string> | undefined),
+      'Idempotency-Key': newIdempotencyKey(),
+    };
     for (let attempt = 0; ; attempt++) {
       const last = attempt >= this.#retries;
       let response: Response;

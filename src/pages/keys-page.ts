@@ -16,13 +16,7 @@ const limitFields = (prefix: string) => html`<div class="fields">
 <div class="field"><label for="${prefix}-files">Most files</label><input id="${prefix}-files" name="maxFiles" type="number" min="0" step="1" inputmode="numeric"></div>
 </div>`;
 
-export const keysPage = layout({
-  title: 'API keys · edgeshare',
-  scripts: ['/assets/keys.js', '/assets/account-keys.js'],
-  mainClass: 'wide',
-  head: html`<meta name="robots" content="noindex">`,
-  body: html`<h1>API keys</h1>
-<div id="message" class="message" role="alert" hidden></div>
+const accountSection = html`<div id="message" class="message" role="alert" hidden></div>
 
 <section id="account-sign-in" class="panel" aria-labelledby="account-sign-in-heading">
 <h2 id="account-sign-in-heading">Your account’s keys</h2>
@@ -62,7 +56,9 @@ ${SCOPES.map((scope) => html`<label><input type="checkbox" name="scope" value="$
 </section>
 </div>
 
-<h2>Operator</h2>
+`;
+
+const operatorSection = html`<h2>Operator</h2>
 <p class="muted">Keys let clients use the API. Signing in takes the service's admin token: it stays in this browser tab only and is sent to nothing but this service's admin API.</p>
 
 <section id="sign-in" class="panel" aria-labelledby="sign-in-heading">
@@ -111,24 +107,31 @@ ${limitFields('edit')}
 <button type="submit">Save limits</button>
 </form>
 </details>
-</template>`,
-});
+</template>`;
 
-/**
- * /keys while the admin API is off: how to turn it on, and why it is off when ADMIN_TOKEN is
- * set but unusable. Never shows the token.
- */
-export const keysOffPage = (problem: string | undefined) =>
-  layout({
-    title: 'API keys are turned off · edgeshare',
-    head: html`<meta name="robots" content="noindex">`,
-    body: html`<h1>API keys are turned off</h1>
+/** The operator's part while the admin API is off: how to turn it on. Never shows the token. */
+const operatorOff = (problem: string | undefined) => html`<h2>Operator</h2>
 ${
   problem
-    ? html`<p class="message" role="alert">${problem}, so the admin API and this page are off.</p>`
-    : html`<p>This service has no admin token, so its admin API and this page are off.</p>`
+    ? html`<p class="message" role="alert">${problem}, so the admin API and the operator’s part of this page are off.</p>`
+    : html`<p>This service has no admin token, so its admin API and the operator’s part of this page are off.</p>`
 }
-<p>To manage keys here, set the <code>ADMIN_TOKEN</code> secret to a random value of at least 32 characters, for example:</p>
+<p>To manage every account's keys here, set the <code>ADMIN_TOKEN</code> secret to a random value of at least 32 characters, for example:</p>
 <pre><code>openssl rand -base64 32 | npx wrangler secret put ADMIN_TOKEN</code></pre>
-<p>For <code>npm run dev</code>, put <code>ADMIN_TOKEN=…</code> in <code>.dev.vars</code> and restart. Without it, keys are managed with <code>npm run keys</code> (see the README).</p>`,
+<p>For <code>npm run dev</code>, put <code>ADMIN_TOKEN=…</code> in <code>.dev.vars</code> and restart. Without it, keys are managed with <code>npm run keys</code> (see the README).</p>`;
+
+/**
+ * The page. Account holders can always manage their own keys here; the operator's part (every
+ * account, through /admin) is there only with a usable ADMIN_TOKEN, and otherwise says how to
+ * turn it on.
+ */
+export const keysPage = (admin: { on: boolean; problem?: string }) =>
+  layout({
+    title: 'API keys · edgeshare',
+    scripts: admin.on ? ['/assets/keys.js', '/assets/account-keys.js'] : ['/assets/account-keys.js'],
+    mainClass: 'wide',
+    head: html`<meta name="robots" content="noindex">`,
+    body: html`<h1>API keys</h1>
+${accountSection}
+${admin.on ? operatorSection : operatorOff(admin.problem)}`,
   });

@@ -393,6 +393,25 @@ async function runInStore(accountId: string): Promise<{ key: string; body: Array
   );
 }
 
+describe('Idempotency-Key on routes merged after it (no change to them)', () => {
+  it('webhooks: a retried create makes one webhook and replays its secret; delete replays', async () => {
+    const key = await newKey('webhooks');
+    const body = { url: 'https://example.com/hooks', events: ['file.uploaded'] };
+    const first = await answerOf(await jsonCall('POST', '/api/v2/webhooks', key.auth, 'hook-1', body));
+    expect(first.status).toBe(201);
+    const again = await jsonCall('POST', '/api/v2/webhooks', key.auth, 'hook-1', body);
+    expect(again.headers.get('idempotency-replayed')).toBe('true');
+    expect(await answerOf(again)).toEqual(first);
+    const list = await call('/api/v2/webhooks', { headers: key.auth });
+    const { data } = await list.json<{ data: { webhooks: { id: string }[] } }>();
+    expect(data.webhooks).toHaveLength(1);
+    const id = data.webhooks[0]?.id;
+    const removed = await answerOf(await jsonCall('DELETE', `/api/v2/webhooks/${id}`, key.auth, 'hook-del'));
+    expect(removed.status).toBe(200);
+    expect(await answerOf(await jsonCall('DELETE', `/api/v2/webhooks/${id}`, key.auth, 'hook-del'))).toEqual(removed);
+  });
+});
+
 describe('Idempotency-Key around the API', () => {
   it('is allowed by CORS, and Idempotency-Replayed is exposed', async () => {
     const preflight = await call('/api/v2/upload', {
