@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { entryNameOf, fingerprintOf } from '../../src/idempotency/idempotency-client';
 import { IDEMPOTENCY_TTL_MS } from '../../src/idempotency/idempotency-contract';
 import worker from '../../src/index';
-import { call, filePartHeaders, ORIGIN, rawMultipart, someAddress } from '../helpers';
+import { call, countingNamespace, filePartHeaders, ORIGIN, rawMultipart, someAddress } from '../helpers';
 import {
   blobKeys,
   eventually,
@@ -41,30 +41,6 @@ function jsonCall(method: string, path: string, auth: Auth, idem: string, body?:
 /** Status, body text and Location of an answer, for comparing a replay with the first. */
 async function answerOf(response: Response) {
   return { status: response.status, location: response.headers.get('location'), body: await response.text() };
-}
-
-/** A namespace whose stubs count their calls (like test/http/hot-path.test.ts). */
-function countingNamespace<T extends object>(inner: T, counts: { calls: number }): T {
-  return new Proxy(inner, {
-    get(object, property) {
-      const value = Reflect.get(object, property, object);
-      if (typeof value !== 'function') return value;
-      if (property !== 'getByName' && property !== 'get') return value.bind(object);
-      return (...args: unknown[]) => {
-        const stub = Reflect.apply(value, object, args) as object;
-        return new Proxy(stub, {
-          get(target, name) {
-            const member = Reflect.get(target, name);
-            if (typeof member !== 'function' || name === 'then') return member;
-            return (...callArgs: unknown[]) => {
-              counts.calls++;
-              return Reflect.apply(member, target, callArgs);
-            };
-          },
-        });
-      };
-    },
-  });
 }
 
 describe('Idempotency-Key on an upload', () => {
@@ -221,7 +197,7 @@ describe('Idempotency-Key on an upload', () => {
   it('never calls the store without the header, nor for a GET with it', async () => {
     const key = await newKey('no header');
     const counts = { calls: 0 };
-    const IDEMPOTENCY = countingNamespace(env.IDEMPOTENCY, counts);
+    const IDEMPOTENCY = countingNamespace(env.IDEMPOTENCY, () => counts.calls++);
     expect((await uploadWith(key.auth, undefined, fileBody(), { IDEMPOTENCY })).status).toBe(201);
     const list = await call(
       '/api/v2/files',
