@@ -17,6 +17,7 @@ import {
   unseal,
 } from '../idempotency/idempotency-client';
 import type { BeginResult } from '../idempotency/idempotency-contract';
+import { QuotaTicket } from '../limiter/key-limiter-client';
 import { log } from '../log';
 
 // PUT: the raw-body upload (PUT /api/v2/upload/{filename}) once it lands.
@@ -51,8 +52,14 @@ export const idempotency = () =>
       throw new ApiError('SERVICE_UNAVAILABLE', 'Idempotency keys are unavailable, try again', { cause: error });
     }
     if (begun.state !== 'started') {
-      // Answered without reading the body: an upload's bytes are not wanted.
+      // Answered without reading the body: an upload's bytes are not wanted, nor the storage
+      // authentication held for them (given back at once, not when the hold times out).
       await request.body?.cancel().catch(() => undefined);
+      const grant = c.get('grant');
+      if (grant) {
+        const held = new QuotaTicket(c.env.KEY_LIMITER, c.get('apiKey'), grant);
+        c.executionCtx.waitUntil(held.release());
+      }
       if (begun.state === 'mismatch') throw new ApiError('IDEMPOTENCY_KEY_REUSED');
       if (begun.state === 'running') throw new ApiError('IDEMPOTENCY_IN_PROGRESS');
       const { response } = begun;

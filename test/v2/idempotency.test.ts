@@ -60,6 +60,8 @@ describe('Idempotency-Key on an upload', () => {
     expect(await blobKeys(key.id)).toHaveLength(1);
     expect((await usage(key.id)).files).toBe(1);
     expect((await usage(key.id)).usedBytes).toBe(1_000);
+    // The storage held for the replay's announced length was given back at once.
+    expect(await usage(key.id)).toMatchObject({ heldBytes: 0, heldFiles: 0 });
   });
 
   it('takes the quoted form and the bare form as one key', async () => {
