@@ -27,7 +27,13 @@ commands:
       --page N  --limit N  --q TEXT  --sort uploadedAt|size|name  --order asc|desc
   info ID                 one file's record
   download ID             save the file (its original name, or -o PATH; - for stdout)
-  share ID                print the file's share link
+  share ID                print the file's share link; with any option below, make a new link to it
+      --password PW         visitors need PW (on the page, or curl -u :PW); "-" reads it from stdin
+      --max-downloads N     the link gives N downloads, then answers 404
+      --expires SECONDS     the link expires after SECONDS (60 … 31536000)
+      --label TEXT          a note for you (visitors never see it)
+  links ID                the links made to a file, with their counts and status
+  revoke LINK_ID          revoke a made link: its URL answers 404 from now on
   delete ID…              delete files
   usage                   storage used, quota, file count, rate limit
   webhooks list           your webhooks
@@ -61,6 +67,9 @@ const { values, positionals } = parseArgs({
     json: { type: 'boolean', default: false },
     private: { type: 'boolean', default: false },
     expires: { type: 'string' },
+    password: { type: 'string' },
+    'max-downloads': { type: 'string' },
+    label: { type: 'string' },
     'chunk-size': { type: 'string' },
     page: { type: 'string' },
     limit: { type: 'string' },
@@ -221,11 +230,33 @@ async function run(): Promise<number> {
       return EXIT.ok;
     }
     case 'share': {
+      if (wantsLink()) return share(one('share'));
       const file = await client().get(one('share'));
       out(
         { id: file.id, shareUrl: file.shareUrl, isPublic: file.isPublic },
         file.isPublic ? file.shareUrl : `${file.shareUrl}  (private: the link answers 404; make it public first)`,
       );
+      return EXIT.ok;
+    }
+    case 'links': {
+      const links = await client().listLinks(one('links'));
+      const lines = links.map((link) =>
+        [
+          link.id,
+          link.status.padEnd(9),
+          `${link.downloadCount}${link.maxDownloads === null ? '' : `/${link.maxDownloads}`}`.padStart(7),
+          link.hasPassword ? 'password' : '        ',
+          link.expiresAt ?? 'no expiry',
+          link.url,
+          link.label ?? '',
+        ].join('  '),
+      );
+      out({ links }, lines.length > 0 ? lines.join('\n') : 'no links made to this file');
+      return EXIT.ok;
+    }
+    case 'revoke': {
+      const link = await client().revokeLink(one('revoke'));
+      out(link, `revoked ${link.id}`);
       return EXIT.ok;
     }
     case 'download': {
@@ -320,6 +351,33 @@ async function webhooks([action, ...rest]: string[]): Promise<number> {
     default:
       throw new UsageError('webhooks needs list, create, delete, deliveries or retry');
   }
+}
+
+const wantsLink = () =>
+  values.password !== undefined ||
+  values['max-downloads'] !== undefined ||
+  values.expires !== undefined ||
+  values.label !== undefined;
+
+async function readPassword(value: string | undefined): Promise<string | undefined> {
+  if (value !== '-') return value;
+  let text = '';
+  for await (const chunk of process.stdin) text += String(chunk);
+  const line = text.split(/\r?\n/)[0] ?? '';
+  if (line === '') throw new UsageError('--password - read an empty line from stdin');
+  return line;
+}
+
+/** Makes a link with the options given and prints its URL (never the password). */
+async function share(fileId: string): Promise<number> {
+  const link = await client().createLink(fileId, {
+    password: await readPassword(values.password),
+    maxDownloads: whole('max-downloads', values['max-downloads']),
+    expiresIn: whole('expires', values.expires),
+    label: values.label,
+  });
+  out(link, link.url);
+  return EXIT.ok;
 }
 
 async function keysCommand(): Promise<number> {

@@ -69,6 +69,9 @@ const configSchema = z.object({
   AUTH_FAILURE_LIMIT: int(1, 1_000_000).default(20),
   AUTH_FAILURE_WINDOW_SECONDS: int(1, 86_400).default(60),
   MAX_BULK_FILES: int(1, 50).default(10),
+  // Downloads (and previews) through made share links, per client address and window (src/links/).
+  LINK_DOWNLOAD_LIMIT: int(1, 1_000_000).default(120),
+  LINK_DOWNLOAD_WINDOW_SECONDS: int(1, 86_400).default(60),
   ALLOWED_FILE_TYPES: z.preprocess(
     blankToUndefined,
     z

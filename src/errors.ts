@@ -16,6 +16,9 @@ export const ERROR_STATUS = {
   NOT_FOUND: 404,
   WEBHOOK_NOT_FOUND: 404,
   DELIVERY_NOT_FOUND: 404,
+  // Share links (src/links/): an unknown, another account's, or dead file's link id.
+  LINK_NOT_FOUND: 404,
+  TOO_MANY_LINKS: 400,
   METHOD_NOT_ALLOWED: 405,
   // Revoking the account's last active key that holds keys:write (the account would lose its keys).
   LAST_KEYS_WRITE_KEY: 409,
@@ -52,6 +55,8 @@ const DEFAULT_MESSAGE: Record<ErrorCode, string> = {
   NOT_FOUND: 'Not found',
   WEBHOOK_NOT_FOUND: 'Webhook not found',
   DELIVERY_NOT_FOUND: 'Delivery not found',
+  LINK_NOT_FOUND: 'Link not found',
+  TOO_MANY_LINKS: 'Too many links to this file',
   METHOD_NOT_ALLOWED: 'Method not allowed',
   LAST_KEYS_WRITE_KEY: 'This is the account’s last active key with keys:write: make another one before revoking it',
   IDEMPOTENCY_KEY_REUSED: 'This Idempotency-Key was used for a different request',

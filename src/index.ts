@@ -11,6 +11,7 @@ export { AccountStorage } from './accounts/account-storage-object';
 export { IdempotencyStore } from './idempotency/idempotency-store-object';
 export { AuthGuard } from './limiter/auth-guard-object';
 export { KeyLimiter } from './limiter/key-limiter-object';
+export { LinkCounter } from './links/link-counter-object';
 export { TusUpload } from './tus/tus-upload-object';
 
 const app = createApp();

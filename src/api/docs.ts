@@ -31,10 +31,10 @@ export const RATE_LIMIT_HEADERS = {
 };
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
-  400: 'VALIDATION_ERROR (details names each field) or TOO_MANY_FILES',
+  400: 'VALIDATION_ERROR (details names each field), TOO_MANY_FILES, or TOO_MANY_LINKS (100 links to one file)',
   401: 'UNAUTHORIZED: missing, malformed, unknown, revoked or expired key (always the same answer)',
   403: 'FORBIDDEN: the key lacks the scope this operation needs; details: [{"scope": "<needed>"}]',
-  404: 'FILE_NOT_FOUND: unknown id, another account’s id, expired file, malformed id',
+  404: 'FILE_NOT_FOUND: unknown id, another account’s id, expired file, malformed id; LINK_NOT_FOUND likewise for a link id',
   409:
     'LAST_KEYS_WRITE_KEY: the account’s last active key with keys:write cannot be revoked; ' +
     'IDEMPOTENCY_IN_PROGRESS: a request with this Idempotency-Key is still running',

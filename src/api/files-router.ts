@@ -9,6 +9,7 @@ import { addFallbacks, offersHead } from '../http/fallbacks';
 import { origins, storage, uploadDeps } from '../http/request-deps';
 import { validationHook } from '../http/validation';
 import { addKeyRoutes } from '../keys/keys-routes';
+import { addLinkRoutes } from '../links/routes';
 import { requires } from '../middleware/route-needs';
 import { addWebhookRoutes } from '../webhooks/routes';
 import { addBulkRoutes } from './bulk-routes';
@@ -36,6 +37,7 @@ export function createFilesRouter(version: ApiVersion) {
   // Before /files/{id}: DELETE /files/bulk must never be read as a file id.
   if (version === 'v2') addBulkRoutes(router);
   if (version === 'v2') addManageRoutes(router);
+  if (version === 'v2') addLinkRoutes(router);
   if (version === 'v2') addKeyRoutes(router);
   if (version === 'v2') addWebhookRoutes(router);
 

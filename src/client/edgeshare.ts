@@ -14,6 +14,7 @@ import type {
   UsageSchema,
 } from '../api/schemas.ts';
 import type { CreateKeySchema, KeyRecordSchema } from '../keys/key-schemas.ts';
+import type { LinkCreateSchema, LinkRecordSchema, LinkUpdateSchema } from '../links/schemas.ts';
 import type {
   CreatedWebhookSchema,
   DeliveryRecordSchema,
@@ -28,6 +29,9 @@ export type Pagination = z.infer<typeof PaginationSchema>;
 export type FileList = { files: FileRecord[]; pagination: Pagination };
 export type FileUpdate = z.input<typeof FileUpdateSchema>;
 export type Usage = z.infer<typeof UsageSchema>;
+export type ShareLink = z.infer<typeof LinkRecordSchema>;
+export type ShareLinkCreate = z.input<typeof LinkCreateSchema>;
+export type ShareLinkUpdate = z.input<typeof LinkUpdateSchema>;
 /** One of the account's API keys (never its secret, except `key` once at creation). */
 export type ApiKey = z.infer<typeof KeyRecordSchema>;
 export type NewApiKey = z.input<typeof CreateKeySchema>;
@@ -289,6 +293,36 @@ export class EdgeshareClient {
 
   usage(): Promise<Usage> {
     return this.#json<Usage>('GET', '/usage');
+  }
+
+  /** Makes a share link to a file: `label`, `password`, `maxDownloads`, `expiresIn` or `expiresAt`. */
+  createLink(fileId: string, options: ShareLinkCreate = {}): Promise<ShareLink> {
+    return this.#json<ShareLink>('POST', `/files/${encodeURIComponent(fileId)}/links`, {
+      body: JSON.stringify(options),
+      headers: { 'Content-Type': 'application/json' },
+    });
+  }
+
+  /** The links made to a file, newest first (revoked and expired ones too). */
+  async listLinks(fileId: string): Promise<ShareLink[]> {
+    return (await this.#json<{ links: ShareLink[] }>('GET', `/files/${encodeURIComponent(fileId)}/links`)).links;
+  }
+
+  getLink(linkId: string): Promise<ShareLink> {
+    return this.#json<ShareLink>('GET', `/links/${encodeURIComponent(linkId)}`);
+  }
+
+  /** Changes a link; null clears the label, password, cap or expiry. */
+  updateLink(linkId: string, changes: ShareLinkUpdate): Promise<ShareLink> {
+    return this.#json<ShareLink>('PATCH', `/links/${encodeURIComponent(linkId)}`, {
+      body: JSON.stringify(changes),
+      headers: { 'Content-Type': 'application/json' },
+    });
+  }
+
+  /** Revokes a link: its URL answers 404 from now on. */
+  revokeLink(linkId: string): Promise<ShareLink> {
+    return this.#json<ShareLink>('DELETE', `/links/${encodeURIComponent(linkId)}`);
   }
 
   /** The account's keys (needs keys:write). */

@@ -115,6 +115,24 @@ ${EVENT_TYPES.map(
 </table>
 </div>
 </section>
+<dialog id="links-dialog" class="links-dialog" aria-labelledby="links-heading">
+<div class="row"><h2 id="links-heading">Share links</h2><button id="links-close" class="secondary" type="button">Close</button></div>
+<p id="links-file" class="muted"></p>
+<p id="links-caption" class="hint"></p>
+<ul id="links-list" class="links-list" aria-label="Links to this file"></ul>
+<form id="link-form" class="link-form">
+<h3>Make a link</h3>
+<p class="hint">A made link works even when the file is private. Visitors never see its label or counts.</p>
+<div class="inline-field"><label for="link-label">Label (only you see it)</label><input id="link-label" maxlength="200"></div>
+<div class="inline-field"><label for="link-password">Password (optional)</label><input id="link-password" type="password" autocomplete="new-password" maxlength="256"></div>
+<div class="inline-field"><label for="link-max">Download limit (optional)</label><input id="link-max" type="number" min="1" step="1" inputmode="numeric"></div>
+<div class="inline-field"><label for="link-expiry">Link expires</label>
+<select id="link-expiry"><option value="">Never (or with the file)</option>${EXPIRY_CHOICES.map(
+    (choice) => html`<option value="${choice.seconds}">In ${choice.label}</option>`,
+  )}</select></div>
+<button type="submit">Make link</button>
+</form>
+</dialog>
 
 <section aria-labelledby="sharex-heading">
 <h2 id="sharex-heading">ShareX</h2>

@@ -17,7 +17,8 @@ export type FileRow = {
   expires_at: string | null;
 };
 
-const COLUMNS =
+/** Every column of `files`, in insert order. */
+export const FILE_COLUMNS =
   'id, account_id, filename, original_name, size, mime_type, r2_key, etag, share_token, is_public, download_count, uploaded_at, updated_at, expires_at';
 
 // An expired row is invisible to every read, even before the sweep deletes it.
@@ -26,11 +27,15 @@ export const placeholders = (count: number, first = 1) =>
   Array.from({ length: count }, (_, index) => `?${index + first}`).join(', ');
 
 const live = (param: string) => `(expires_at IS NULL OR expires_at > ${param})`;
-// A share link serves only while its account has an active key: revoking an account's last key
-// stops its links at once, and rotating a key (a new one, then the old one revoked) keeps them.
-// An expired key counts as revoked here too.
-const shared = (now: string) =>
-  `is_public = 1 AND account_id IN (SELECT account_id FROM api_keys WHERE status = 'active' AND ${live(now)})`;
+/**
+ * SQL: the account in `column` has an active, unexpired key. A share link (default or made)
+ * serves only while this holds: revoking an account's last key stops its links at once, and
+ * rotating a key (a new one, then the old one revoked) keeps them. An expired key counts as
+ * revoked here too. `now` is the parameter holding the current time.
+ */
+export const accountActive = (column: string, now: string) =>
+  `${column} IN (SELECT account_id FROM api_keys WHERE status = 'active' AND ${live(now)})`;
+const shared = (now: string) => `is_public = 1 AND ${accountActive('account_id', now)}`;
 
 /** Inserts rows in one batch: all or none. */
 export async function insertFiles(db: D1Database, rows: FileRow[]): Promise<void> {
@@ -41,7 +46,7 @@ export async function insertFiles(db: D1Database, rows: FileRow[]): Promise<void
 
 function insertStatement(db: D1Database, row: FileRow): D1PreparedStatement {
   return db
-    .prepare(`INSERT INTO files (${COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)`)
+    .prepare(`INSERT INTO files (${FILE_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)`)
     .bind(
       row.id,
       row.account_id,
@@ -62,7 +67,7 @@ function insertStatement(db: D1Database, row: FileRow): D1PreparedStatement {
 
 export function findOwnedFile(db: D1Database, id: string, keyId: string, now: string) {
   return db
-    .prepare(`SELECT ${COLUMNS} FROM files WHERE id = ?1 AND account_id = ?2 AND ${live('?3')}`)
+    .prepare(`SELECT ${FILE_COLUMNS} FROM files WHERE id = ?1 AND account_id = ?2 AND ${live('?3')}`)
     .bind(id, keyId, now)
     .first<FileRow>();
 }
@@ -71,7 +76,7 @@ export function findOwnedFile(db: D1Database, id: string, keyId: string, now: st
 export function countOwnedDownload(db: D1Database, id: string, keyId: string, now: string) {
   return db
     .prepare(
-      `UPDATE files SET download_count = download_count + 1 WHERE id = ?1 AND account_id = ?2 AND ${live('?3')} RETURNING ${COLUMNS}`,
+      `UPDATE files SET download_count = download_count + 1 WHERE id = ?1 AND account_id = ?2 AND ${live('?3')} RETURNING ${FILE_COLUMNS}`,
     )
     .bind(id, keyId, now)
     .first<FileRow>();
@@ -79,7 +84,7 @@ export function countOwnedDownload(db: D1Database, id: string, keyId: string, no
 
 export function findSharedFile(db: D1Database, token: string, now: string) {
   return db
-    .prepare(`SELECT ${COLUMNS} FROM files WHERE share_token = ?1 AND ${shared('?2')} AND ${live('?2')}`)
+    .prepare(`SELECT ${FILE_COLUMNS} FROM files WHERE share_token = ?1 AND ${shared('?2')} AND ${live('?2')}`)
     .bind(token, now)
     .first<FileRow>();
 }
@@ -87,7 +92,7 @@ export function findSharedFile(db: D1Database, token: string, now: string) {
 export function countSharedDownload(db: D1Database, token: string, now: string) {
   return db
     .prepare(
-      `UPDATE files SET download_count = download_count + 1 WHERE share_token = ?1 AND ${shared('?2')} AND ${live('?2')} RETURNING ${COLUMNS}`,
+      `UPDATE files SET download_count = download_count + 1 WHERE share_token = ?1 AND ${shared('?2')} AND ${live('?2')} RETURNING ${FILE_COLUMNS}`,
     )
     .bind(token, now)
     .first<FileRow>();
@@ -146,7 +151,7 @@ export function listSql(query: Pick<ListQuery, 'sort' | 'order' | 'q'>): string 
     : `SELECT COALESCE((SELECT files FROM key_stats WHERE account_id = ?1), 0)
               - (SELECT COUNT(*) FROM files WHERE account_id = ?1 AND expires_at IS NOT NULL AND expires_at <= ?2) AS total`;
   return `SELECT t.total, f.* FROM (${total}) t LEFT JOIN (
-       SELECT ${COLUMNS} FROM files WHERE rowid IN (
+       SELECT ${FILE_COLUMNS} FROM files WHERE rowid IN (
          SELECT rowid FROM files WHERE account_id = ?1 AND ${live('?2')}${search ? ` AND ${NAME_MATCHES}` : ''}
          ORDER BY ${orderBy(query)} LIMIT ?3 OFFSET ?4
        )
@@ -185,7 +190,7 @@ export async function updateOwnedFile(
          original_name = COALESCE(?5, original_name),
          expires_at = CASE WHEN ?6 = 1 THEN ?7 ELSE expires_at END,
          updated_at = ?3
-       WHERE id = ?1 AND account_id = ?2 AND ${live('?3')} RETURNING ${COLUMNS}`,
+       WHERE id = ?1 AND account_id = ?2 AND ${live('?3')} RETURNING ${FILE_COLUMNS}`,
     )
     .bind(
       id,
@@ -212,7 +217,7 @@ export async function updateOwnedFile(
 /** Removes the caller's live row and returns it, so the blob can be deleted after. */
 export function deleteOwnedFile(db: D1Database, id: string, keyId: string, now: string) {
   return db
-    .prepare(`DELETE FROM files WHERE id = ?1 AND account_id = ?2 AND ${live('?3')} RETURNING ${COLUMNS}`)
+    .prepare(`DELETE FROM files WHERE id = ?1 AND account_id = ?2 AND ${live('?3')} RETURNING ${FILE_COLUMNS}`)
     .bind(id, keyId, now)
     .first<FileRow>();
 }
@@ -222,7 +227,7 @@ export async function deleteOwnedFiles(db: D1Database, ids: string[], keyId: str
   if (ids.length === 0) return [];
   const { results } = await db
     .prepare(
-      `DELETE FROM files WHERE account_id = ?1 AND ${live('?2')} AND id IN (${placeholders(ids.length, 3)}) RETURNING ${COLUMNS}`,
+      `DELETE FROM files WHERE account_id = ?1 AND ${live('?2')} AND id IN (${placeholders(ids.length, 3)}) RETURNING ${FILE_COLUMNS}`,
     )
     .bind(keyId, now, ...ids)
     .all<FileRow>();

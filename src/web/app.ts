@@ -7,6 +7,7 @@ import { byId, saveBlob } from './dom.ts';
 import { createFilesView } from './files-view.ts';
 import { describeError, formatBytes, formatCount, isUnauthorized, UNAUTHORIZED_TEXT } from './format.ts';
 import { forgetKey, type KeyPlace, keyPrefix, loadKey, saveKey } from './key-store.ts';
+import { createLinksView } from './links-view.ts';
 import { sharexUploader } from './sharex.ts';
 import { createUploader } from './uploads.ts';
 import { createWebhooksView } from './webhooks-view.ts';
@@ -46,11 +47,14 @@ function fail(error: unknown): void {
   showBanner(describeError(error));
 }
 
+const links = createLinksView({ client: () => client, onError: fail, announce });
+
 const files = createFilesView({
   client: () => client,
   onError: fail,
   announce,
   onChanged: () => void loadUsage(),
+  openLinks: (file) => links.open(file),
 });
 
 const webhooks = createWebhooksView({ client: () => client, onError: fail, announce });

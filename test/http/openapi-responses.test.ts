@@ -242,6 +242,35 @@ describe('every webhook operation answers as the v2 document says', () => {
   });
 });
 
+describe('every share-link operation answers as the v2 document says', () => {
+  it('createShareLink, listShareLinks, getShareLink, updateShareLink, revokeShareLink: 201, 200, 400, 404', async () => {
+    const { auth } = await createKey('doc-links');
+    const created = (await expectDocumented('v2', 'uploadFile', await upload('v2', auth))) as { data: { id: string } };
+    const send = (method: string, path: string, body?: unknown) =>
+      call(`/api/v2${path}`, {
+        method,
+        headers: { ...auth, 'Content-Type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    const fileLinks = `/files/${created.data.id}/links`;
+    const link = (await expectDocumented(
+      'v2',
+      'createShareLink',
+      await send('POST', fileLinks, { label: 'doc', password: 'pw', maxDownloads: 2, expiresIn: 600 }),
+    )) as { data: { id: string } };
+    await expectDocumented('v2', 'createShareLink', await send('POST', fileLinks, { maxDownloads: 0 }));
+    await expectDocumented('v2', 'createShareLink', await send('POST', '/files/nope/links', {}));
+    await expectDocumented('v2', 'listShareLinks', await send('GET', fileLinks));
+    await expectDocumented('v2', 'listShareLinks', await send('GET', '/files/nope/links'));
+    await expectDocumented('v2', 'getShareLink', await send('GET', `/links/${link.data.id}`));
+    await expectDocumented('v2', 'getShareLink', await send('GET', '/links/nope'));
+    await expectDocumented('v2', 'updateShareLink', await send('PATCH', `/links/${link.data.id}`, { label: null }));
+    await expectDocumented('v2', 'updateShareLink', await send('PATCH', `/links/${link.data.id}`, {}));
+    await expectDocumented('v2', 'revokeShareLink', await send('DELETE', `/links/${link.data.id}`));
+    await expectDocumented('v2', 'revokeShareLink', await send('DELETE', '/links/nope'));
+  });
+});
+
 describe('the keys operations answer as the v2 document says', () => {
   it('listKeys, createKey, renameKey, revokeKey: 200, 201, 400, 403, 404, 409', async () => {
     const { id, auth } = await createKey('doc-keys');

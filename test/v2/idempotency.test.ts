@@ -390,6 +390,27 @@ describe('Idempotency-Key on routes merged after it (no change to them)', () => 
   });
 });
 
+describe('Idempotency-Key on share links (merged after it)', () => {
+  it('a retried create makes one link; change and revoke replay', async () => {
+    const key = await newKey('links');
+    const { data: file } = await (await uploadWith(key.auth, undefined)).json<{ data: { id: string } }>();
+    const path = `/api/v2/files/${file.id}/links`;
+    const first = await answerOf(await jsonCall('POST', path, key.auth, 'link-1', { label: 'team' }));
+    expect(first.status).toBe(201);
+    expect(await answerOf(await jsonCall('POST', path, key.auth, 'link-1', { label: 'team' }))).toEqual(first);
+    const listed = await call(path, { headers: key.auth });
+    const { data } = await listed.json<{ data: { links: { id: string }[] } }>();
+    expect(data.links).toHaveLength(1);
+    const link = `/api/v2/links/${data.links[0]?.id}`;
+    const changed = await answerOf(await jsonCall('PATCH', link, key.auth, 'link-ch', { label: 'other' }));
+    expect(changed.status).toBe(200);
+    expect(await answerOf(await jsonCall('PATCH', link, key.auth, 'link-ch', { label: 'other' }))).toEqual(changed);
+    const revoked = await answerOf(await jsonCall('DELETE', link, key.auth, 'link-rev'));
+    expect(revoked.status).toBe(200);
+    expect(await answerOf(await jsonCall('DELETE', link, key.auth, 'link-rev'))).toEqual(revoked);
+  });
+});
+
 describe('Idempotency-Key around the API', () => {
   it('is allowed by CORS, and Idempotency-Replayed is exposed', async () => {
     const preflight = await call('/api/v2/upload', {
