@@ -12,6 +12,7 @@ import {
   EdgeshareClient,
   EdgeshareError,
   type FileRecord,
+  type FileRequest,
   type NewApiKey,
   RESUMABLE_THRESHOLD,
 } from '../src/client/edgeshare.ts';
@@ -36,6 +37,11 @@ commands:
   revoke LINK_ID          revoke a made link: its URL answers 404 from now on
   delete ID…              delete files
   usage                   storage used, quota, file count, rate limit
+  requests list           your file requests (upload links for people without a key)
+  requests create         make one; prints its page URL
+      --label TEXT  --message TEXT  --max-files N  --max-file-size BYTES  --max-bytes BYTES
+      --types PATTERN,…  --expires SECONDS  --password TEXT  --public
+  requests close ID       close a request (the files it received stay)
   webhooks list           your webhooks
   webhooks create URL     add a webhook; prints its secret (whsec_…) once
       --events LIST         comma-separated event types (default: * for all)
@@ -78,6 +84,12 @@ const { values, positionals } = parseArgs({
     order: { type: 'string' },
     events: { type: 'string' },
     output: { type: 'string', short: 'o' },
+    message: { type: 'string' },
+    'max-files': { type: 'string' },
+    'max-file-size': { type: 'string' },
+    'max-bytes': { type: 'string' },
+    types: { type: 'string' },
+    public: { type: 'boolean', default: false },
     scope: { type: 'string', multiple: true },
     help: { type: 'boolean', short: 'h', default: false },
   },
@@ -295,12 +307,68 @@ async function run(): Promise<number> {
       );
       return EXIT.ok;
     }
+    case 'requests':
+      return requests();
     case 'webhooks':
       return webhooks(args);
     case 'keys':
       return keysCommand();
     default:
       throw new UsageError(command ? `unknown command: ${command}` : 'a command is needed');
+  }
+}
+
+const requestLine = (request: FileRequest) =>
+  [
+    request.id,
+    request.status.padEnd(7),
+    `${request.fileCount}/${request.maxFiles} files`,
+    human(request.bytes).padStart(10),
+    request.url,
+    request.label ?? '',
+  ].join('  ');
+
+async function requests(): Promise<number> {
+  const [action, ...rest] = args;
+  const api = client();
+  switch (action) {
+    case 'list': {
+      const { requests: found, pagination } = await api.listRequests({
+        page: whole('page', values.page),
+        limit: whole('limit', values.limit),
+      });
+      const lines = found.map(requestLine);
+      lines.push(`page ${pagination.page} of ${Math.max(1, pagination.totalPages)} (${pagination.total} requests)`);
+      out({ requests: found, pagination }, lines.join('\n'));
+      return EXIT.ok;
+    }
+    case 'create': {
+      const made = await api.createRequest({
+        label: values.label,
+        message: values.message,
+        maxFiles: whole('max-files', values['max-files']),
+        maxFileSize: whole('max-file-size', values['max-file-size']),
+        maxBytes: whole('max-bytes', values['max-bytes']),
+        allowedTypes: values.types?.split(',').map((type) => type.trim()),
+        expiresIn: whole('expires', values.expires),
+        password: await readPassword(values.password),
+        isPublic: values.public || undefined,
+      });
+      out(
+        made,
+        `${made.url}\nupload: curl -F file=@FILE ${made.uploadUrl}\ntus:    ${made.tusUrl}\nid:     ${made.id}`,
+      );
+      return EXIT.ok;
+    }
+    case 'close': {
+      const [id, ...extra] = rest;
+      if (!id || extra.length > 0) throw new UsageError('requests close needs exactly one ID');
+      const closed = await api.closeRequest(id);
+      out(closed, `closed ${closed.id} (${closed.fileCount} files received stay)`);
+      return EXIT.ok;
+    }
+    default:
+      throw new UsageError('requests needs list, create or close');
   }
 }
 

@@ -35,6 +35,13 @@ export const ERROR_STATUS = {
   UNSUPPORTED_MEDIA_TYPE: 415,
   // tus's own status, outside Hono's list of known ones.
   CHECKSUM_MISMATCH: 460 as UnofficialStatusCode,
+  // File requests (src/requests/): an unknown one is 404; a known token whose request no longer
+  // takes files is 410, with the reason in the code.
+  REQUEST_NOT_FOUND: 404,
+  REQUEST_CLOSED: 410,
+  REQUEST_EXPIRED: 410,
+  REQUEST_FULL: 410,
+  PASSWORD_REQUIRED: 401,
   UPLOAD_FAILED: 500,
   SERVICE_UNAVAILABLE: 503,
   INTERNAL_ERROR: 500,
@@ -69,6 +76,11 @@ const DEFAULT_MESSAGE: Record<ErrorCode, string> = {
   UNSUPPORTED_TUS_VERSION: 'Unsupported tus version',
   UNSUPPORTED_MEDIA_TYPE: 'Unsupported Content-Type',
   CHECKSUM_MISMATCH: 'Upload-Checksum does not match the bytes received',
+  REQUEST_NOT_FOUND: 'File request not found',
+  REQUEST_CLOSED: 'This file request is closed',
+  REQUEST_EXPIRED: 'This file request has expired',
+  REQUEST_FULL: 'This file request has received all the files it takes',
+  PASSWORD_REQUIRED: 'This file request needs its password (HTTP Basic, empty user name)',
   UPLOAD_FAILED: 'Upload failed',
   SERVICE_UNAVAILABLE: 'Service temporarily unavailable',
   INTERNAL_ERROR: 'Internal server error',

@@ -75,15 +75,36 @@ function errorExample(code: ErrorCode): ErrorBody {
  * The error envelope of one status with an example of each code answered with it (Swagger UI
  * shows each response's own, not the schema's one example).
  */
-function errorContentOf(status: number) {
-  const codes = (Object.keys(ERROR_STATUS) as ErrorCode[]).filter((code) => ERROR_STATUS[code] === status);
+function errorContentOf(status: number, only: readonly ErrorCode[] = []) {
+  const chosen = only.filter((code) => ERROR_STATUS[code] === status);
+  const codes =
+    chosen.length > 0
+      ? chosen
+      : (Object.keys(ERROR_STATUS) as ErrorCode[]).filter(
+          (code) => ERROR_STATUS[code] === status && !FEATURE_CODES.has(code),
+        );
   if (codes.length === 0) return errorContent;
   const examples = Object.fromEntries(codes.map((code) => [code, { summary: code, value: errorExample(code) }]));
   return { 'application/json': { schema: ErrorSchema, examples } };
 }
 
+/**
+ * Codes of one feature's own operations (file requests): in their examples only, never in every
+ * operation's answer with that status.
+ */
+const FEATURE_CODES = new Set<ErrorCode>([
+  'REQUEST_NOT_FOUND',
+  'REQUEST_CLOSED',
+  'REQUEST_EXPIRED',
+  'REQUEST_FULL',
+  'PASSWORD_REQUIRED',
+]);
+
 /** The error envelope for each status, with the headers each carries, and a default for the rest. */
-export const errors = (...statuses: number[]) => ({
+export const errors = (...statuses: number[]) => errorsWith([], ...statuses);
+
+/** `errors`, with the examples of a status limited to `codes` where some of them have it. */
+export const errorsWith = (codes: readonly ErrorCode[], ...statuses: number[]) => ({
   ...Object.fromEntries(
     // Every authenticated operation may answer 403 for a key without its scope.
     (statuses.includes(401) ? [...statuses, 403].sort((a, b) => a - b) : statuses).map((status) => [
@@ -91,7 +112,7 @@ export const errors = (...statuses: number[]) => ({
       {
         description: ERROR_DESCRIPTIONS[status] ?? 'Error envelope',
         headers: errorHeaders(status),
-        content: errorContentOf(status),
+        content: errorContentOf(status, codes),
       },
     ]),
   ),

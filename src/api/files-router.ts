@@ -11,6 +11,7 @@ import { validationHook } from '../http/validation';
 import { addKeyRoutes } from '../keys/keys-routes';
 import { addLinkRoutes } from '../links/routes';
 import { requires } from '../middleware/route-needs';
+import { addRequestRoutes } from '../requests/routes';
 import { addWebhookRoutes } from '../webhooks/routes';
 import { addBulkRoutes } from './bulk-routes';
 import { DOWNLOAD_REQUEST_HEADERS, downloadResponses, errors, ok } from './docs';
@@ -37,6 +38,7 @@ export function createFilesRouter(version: ApiVersion) {
   // Before /files/{id}: DELETE /files/bulk must never be read as a file id.
   if (version === 'v2') addBulkRoutes(router);
   if (version === 'v2') addManageRoutes(router);
+  if (version === 'v2') addRequestRoutes(router);
   if (version === 'v2') addLinkRoutes(router);
   if (version === 'v2') addKeyRoutes(router);
   if (version === 'v2') addWebhookRoutes(router);

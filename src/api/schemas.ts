@@ -102,7 +102,16 @@ const recordFields = {
 };
 
 export const FileRecordV1 = z.object(recordFields).openapi('FileRecordV1');
-export const FileRecordV2 = z.object({ ...recordFields, isPublic: z.boolean() }).openapi('FileRecordV2');
+export const FileRecordV2 = z
+  .object({
+    ...recordFields,
+    isPublic: z.boolean(),
+    requestId: z
+      .string()
+      .nullable()
+      .openapi({ description: 'The file request it came through (POST /requests); null for uploads with a key' }),
+  })
+  .openapi('FileRecordV2');
 
 export const PaginationSchema = z
   .object({

@@ -32,13 +32,13 @@ export function uploadRecord(row: FileRow, version: ApiVersion, origins: Origins
 }
 
 type FileRecordV1 = ReturnType<typeof recordOf>;
-export type FileRecordV2 = FileRecordV1 & { isPublic: boolean };
+export type FileRecordV2 = FileRecordV1 & { isPublic: boolean; requestId: string | null };
 
 export function fileRecord(row: FileRow, version: 'v2', origins: Origins): FileRecordV2;
 export function fileRecord(row: FileRow, version: ApiVersion, origins: Origins): FileRecordV1 | FileRecordV2;
 export function fileRecord(row: FileRow, version: ApiVersion, origins: Origins): FileRecordV1 | FileRecordV2 {
   const base = recordOf(row, version, origins);
-  return version === 'v1' ? base : { ...base, isPublic: row.is_public === 1 };
+  return version === 'v1' ? base : { ...base, isPublic: row.is_public === 1, requestId: row.request_id ?? null };
 }
 
 function recordOf(row: FileRow, version: ApiVersion, origins: Origins) {
@@ -71,7 +71,7 @@ export function fileRow(
   keyId: string,
   file: FileDraft,
   blob: StoredBlob,
-  options: { isPublic: boolean; expiresAt: string | null; now: number },
+  options: { isPublic: boolean; expiresAt: string | null; now: number; requestId?: string },
 ): FileRow {
   return {
     id: file.id,
@@ -88,5 +88,6 @@ export function fileRow(
     uploaded_at: isoNow(options.now),
     updated_at: isoNow(options.now),
     expires_at: options.expiresAt,
+    request_id: options.requestId ?? null,
   };
 }

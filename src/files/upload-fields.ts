@@ -3,7 +3,13 @@ import { validationError } from '../errors';
 import type { MultipartReader, PartInfo } from '../lib/multipart';
 import { UploadFieldsSchema } from './upload-fields-schema';
 
-export type RecordOptions = { isPublic: boolean; expiresInSeconds: number | undefined; now?: number };
+export type RecordOptions = {
+  isPublic: boolean;
+  expiresInSeconds: number | undefined;
+  now?: number;
+  /** The file request the file came through (src/requests/), if any. */
+  requestId?: string;
+};
 
 const FIELD_NAMES = new Set(['isPublic', 'expiresIn']);
 const MAX_FIELD_BYTES = 1024;

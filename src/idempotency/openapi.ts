@@ -20,7 +20,7 @@ const REPLAYED = {
   header: { description: '`true` on an answer replayed for an Idempotency-Key', schema: { type: 'string' } },
 };
 
-type Operation = { parameters?: unknown[]; responses?: Record<string, unknown> };
+type Operation = { parameters?: unknown[]; responses?: Record<string, unknown>; security?: unknown[] };
 type Response = { content?: Record<string, { schema?: unknown }> };
 type Document = { paths?: object };
 
@@ -41,13 +41,15 @@ function generatedErrors(...statuses: number[]): Record<string, Response> {
   return out;
 }
 
-/** Adds the header and its answers (400, 409, 422, 503) to each write operation of `document`. */
+/** Adds the header and its answers (400, 409, 422, 503) to each authenticated write operation of `document`. */
 export function documentIdempotency<D extends Document>(document: D): D {
   const answers = generatedErrors(400, 409, 422, 503);
   for (const item of Object.values((document.paths ?? {}) as Record<string, Record<string, unknown> | undefined>)) {
     for (const method of METHODS) {
       const operation = item?.[method] as Operation | undefined;
-      if (!operation) continue;
+      // Public operations (`security: []`, e.g. a file request's upload) answer before
+      // authentication, so without an account to keep keys for: they do not take the header.
+      if (!operation || (Array.isArray(operation.security) && operation.security.length === 0)) continue;
       operation.parameters = [...(operation.parameters ?? []), PARAMETER];
       operation.responses ??= {};
       const responses = operation.responses;

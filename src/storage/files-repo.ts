@@ -15,11 +15,13 @@ export type FileRow = {
   uploaded_at: string;
   updated_at: string;
   expires_at: string | null;
+  /** The file request it came through (migration 0010); null for uploads with a key. */
+  request_id?: string | null;
 };
 
 /** Every column of `files`, in insert order. */
 export const FILE_COLUMNS =
-  'id, account_id, filename, original_name, size, mime_type, r2_key, etag, share_token, is_public, download_count, uploaded_at, updated_at, expires_at';
+  'id, account_id, filename, original_name, size, mime_type, r2_key, etag, share_token, is_public, download_count, uploaded_at, updated_at, expires_at, request_id';
 
 // An expired row is invisible to every read, even before the sweep deletes it.
 /** `?first, ?first+1, …`: numbered parameters for an IN list (D1 allows 100 per statement). */
@@ -46,7 +48,9 @@ export async function insertFiles(db: D1Database, rows: FileRow[]): Promise<void
 
 function insertStatement(db: D1Database, row: FileRow): D1PreparedStatement {
   return db
-    .prepare(`INSERT INTO files (${FILE_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)`)
+    .prepare(
+      `INSERT INTO files (${FILE_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)`,
+    )
     .bind(
       row.id,
       row.account_id,
@@ -62,6 +66,7 @@ function insertStatement(db: D1Database, row: FileRow): D1PreparedStatement {
       row.uploaded_at,
       row.updated_at,
       row.expires_at,
+      row.request_id ?? null,
     );
 }
 
@@ -232,4 +237,25 @@ export async function deleteOwnedFiles(db: D1Database, ids: string[], keyId: str
     .bind(keyId, now, ...ids)
     .all<FileRow>();
   return results;
+}
+
+/** One page of the live files that came through a request of the account, newest first, with their total. */
+export async function listRequestFiles(
+  db: D1Database,
+  requestId: string,
+  keyId: string,
+  now: string,
+  page: { limit: number; offset: number },
+): Promise<FilePage> {
+  const where = `request_id = ?1 AND account_id = ?2 AND ${live('?3')}`;
+  const [rows, total] = await db.batch<FileRow | { total: number }>([
+    db
+      .prepare(`SELECT ${FILE_COLUMNS} FROM files WHERE ${where} ORDER BY uploaded_at DESC, id DESC LIMIT ?4 OFFSET ?5`)
+      .bind(requestId, keyId, now, page.limit, page.offset),
+    db.prepare(`SELECT COUNT(*) AS total FROM files WHERE ${where}`).bind(requestId, keyId, now),
+  ]);
+  return {
+    rows: (rows?.results ?? []) as FileRow[],
+    total: (total?.results[0] as { total: number } | undefined)?.total ?? 0,
+  };
 }
