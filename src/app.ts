@@ -9,6 +9,7 @@ import { renderError } from './http/errors';
 import { notFound } from './http/fallbacks';
 import { createAdminRouter } from './keys/admin-router';
 import { authenticate } from './middleware/auth';
+import { idempotency } from './middleware/idempotency';
 import { perf } from './middleware/perf';
 import { loadConfig, requestContext } from './middleware/request-context';
 import { createPagesRouter } from './pages/router';
@@ -39,6 +40,7 @@ function apiCors(config: Config): MiddlewareHandler {
       'If-Modified-Since',
       'If-Range',
       'X-Request-Id',
+      'Idempotency-Key',
       ...TUS_REQUEST_HEADERS,
     ],
     // Beyond the safelisted ones (Content-Length, Content-Type, Last-Modified, …): what clients read.
@@ -57,6 +59,7 @@ function apiCors(config: Config): MiddlewareHandler {
       'WWW-Authenticate',
       'Server-Timing',
       'X-Request-Id',
+      'Idempotency-Replayed',
       ...TUS_RESPONSE_HEADERS,
     ],
     maxAge: 600,
@@ -107,6 +110,8 @@ export function createApp() {
   // each declared PUBLIC (route-needs.ts), which authentication refuses should one ever reach it.
   app.route('/api/v2', createRequestPublicRouter());
   app.use('/api/*', authenticate());
+  // After authentication (it needs the account); before every v2 route, tus creation included.
+  app.use('/api/v2/*', idempotency());
   app.route('/api/v1', v1);
   // Before v2, whose catch-all answers 404 for any path it does not know.
   app.route('/api/v2', createUploadsRouter());

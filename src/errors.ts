@@ -22,6 +22,9 @@ export const ERROR_STATUS = {
   METHOD_NOT_ALLOWED: 405,
   // Revoking the account's last active key that holds keys:write (the account would lose its keys).
   LAST_KEYS_WRITE_KEY: 409,
+  // Idempotency-Key (src/middleware/idempotency.ts): the key named another request; its first request still runs.
+  IDEMPOTENCY_KEY_REUSED: 422,
+  IDEMPOTENCY_IN_PROGRESS: 409,
   RANGE_NOT_SATISFIABLE: 416,
   REQUEST_TIMEOUT: 408,
   // tus uploads (src/tus/): the statuses the tus 1.0.0 protocol prescribes.
@@ -63,6 +66,8 @@ const DEFAULT_MESSAGE: Record<ErrorCode, string> = {
   TOO_MANY_LINKS: 'Too many links to this file',
   METHOD_NOT_ALLOWED: 'Method not allowed',
   LAST_KEYS_WRITE_KEY: 'This is the account’s last active key with keys:write: make another one before revoking it',
+  IDEMPOTENCY_KEY_REUSED: 'This Idempotency-Key was used for a different request',
+  IDEMPOTENCY_IN_PROGRESS: 'A request with this Idempotency-Key is still running: retry later',
   RANGE_NOT_SATISFIABLE: 'Requested range not satisfiable',
   REQUEST_TIMEOUT: 'The request took too long',
   UPLOAD_CONFLICT: 'Upload-Offset does not match the upload, or another request is writing to it',

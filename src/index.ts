@@ -8,6 +8,7 @@ import { log } from './log';
 import { sweep } from './maintenance/sweep';
 
 export { AccountStorage } from './accounts/account-storage-object';
+export { IdempotencyStore } from './idempotency/idempotency-store-object';
 export { AuthGuard } from './limiter/auth-guard-object';
 export { KeyLimiter } from './limiter/key-limiter-object';
 export { LinkCounter } from './links/link-counter-object';

@@ -27,6 +27,30 @@ export async function call(path: string, init: RequestInit = {}, envOverrides: P
   return response;
 }
 
+/** A Durable Object namespace whose stubs report each call (they still reach the real objects). */
+export function countingNamespace<T extends object>(inner: T, onCall: () => void): T {
+  return new Proxy(inner, {
+    get(object, property) {
+      const value = Reflect.get(object, property, object);
+      if (typeof value !== 'function') return value;
+      if (property !== 'getByName' && property !== 'get') return value.bind(object);
+      return (...args: unknown[]) => {
+        const stub = Reflect.apply(value, object, args) as object;
+        return new Proxy(stub, {
+          get(target, name) {
+            const member = Reflect.get(target, name);
+            if (typeof member !== 'function' || name === 'then') return member;
+            return (...callArgs: unknown[]) => {
+              onCall();
+              return Reflect.apply(member, target, callArgs);
+            };
+          },
+        });
+      };
+    },
+  });
+}
+
 /** A fresh active key in the test database. */
 export async function createKey(name = 'test', overrides: KeyOverrides = {}) {
   const material = await newKeyMaterial();

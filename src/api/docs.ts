@@ -35,13 +35,16 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   401: 'UNAUTHORIZED: missing, malformed, unknown, revoked or expired key (always the same answer)',
   403: 'FORBIDDEN: the key lacks the scope this operation needs; details: [{"scope": "<needed>"}]',
   404: 'FILE_NOT_FOUND: unknown id, another account’s id, expired file, malformed id; LINK_NOT_FOUND likewise for a link id',
-  409: 'LAST_KEYS_WRITE_KEY: the account’s last active key with keys:write cannot be revoked',
+  409:
+    'LAST_KEYS_WRITE_KEY: the account’s last active key with keys:write cannot be revoked; ' +
+    'IDEMPOTENCY_IN_PROGRESS: a request with this Idempotency-Key is still running',
+  422: 'IDEMPOTENCY_KEY_REUSED: this Idempotency-Key was used for a different request',
   408: 'REQUEST_TIMEOUT: the upload ran past UPLOAD_TIMEOUT_SECONDS; nothing is stored',
   413: 'STORAGE_EXCEEDED (quota or file-count limit) or FILE_TOO_LARGE',
   415: 'INVALID_FILE_TYPE',
   416: 'RANGE_NOT_SATISFIABLE',
   429: 'RATE_LIMITED: over the key’s limit, or too many failed authentications from this address',
-  503: 'SERVICE_UNAVAILABLE: the key’s storage account cannot be reached; nothing was changed',
+  503: 'SERVICE_UNAVAILABLE: the key’s storage account (or its Idempotency-Key store) cannot be reached; nothing was changed',
 };
 
 const errorHeaders = (status: number) => {

@@ -1,6 +1,7 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../env';
 import type { ApiVersion } from '../files/records';
+import { documentIdempotency } from '../idempotency/openapi';
 import { HEADER_COMPONENTS } from './docs';
 
 const DESCRIPTION = `File sharing API. Every request needs \`Authorization: Bearer <API_KEY>\`.
@@ -24,7 +25,7 @@ export function openApiDocument(router: OpenAPIHono<AppEnv>, version: ApiVersion
     }
     withComponents.add(router);
   }
-  return router.getOpenAPI31Document({
+  const document = router.getOpenAPI31Document({
     openapi: '3.1.0',
     info: {
       title: `edgeshare API ${version}`,
@@ -34,4 +35,5 @@ export function openApiDocument(router: OpenAPIHono<AppEnv>, version: ApiVersion
     servers: [{ url: `${origin}/api/${version}` }],
     security: [{ apiKey: [] }],
   });
+  return version === 'v2' ? documentIdempotency(document) : document;
 }

@@ -134,7 +134,23 @@ export type ClientOptions = {
   apiKey: string;
   /** A fetch implementation (default: the global one). */
   fetch?: typeof fetch;
+  /**
+   * How many times a write (upload, delete, update, key calls) is sent again after a network
+   * error, a 503 or a 409 IDEMPOTENCY_IN_PROGRESS (default 2). Each write carries an
+   * `Idempotency-Key` (a random UUID) that its retries repeat, so a retry never stores twice.
+   */
+  retries?: number;
 };
+
+const WRITES = new Set(['POST', 'PATCH', 'DELETE']);
+const RETRY_DELAYS_MS = [250, 1000, 3000, 5000];
+/** A random UUID; crypto.randomUUID exists only in secure contexts (a page over plain http lacks it). */
+function newIdempotencyKey(): string {
+  if (typeof crypto.randomUUID === 'function') return crypto.randomUUID();
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
+}
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 type Envelope<T> = { success: true; data: T; _perf?: number };
 
@@ -144,11 +160,13 @@ export class EdgeshareClient {
   readonly baseUrl: string;
   readonly #apiKey: string;
   readonly #fetch: typeof fetch;
+  readonly #retries: number;
 
   constructor(options: ClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.#apiKey = options.apiKey;
     this.#fetch = options.fetch ?? ((input, init) => fetch(input, init));
+    this.#retries = options.retries ?? 2;
   }
 
   /** The v2 address of a path: `api('/files')`. */
@@ -189,6 +207,9 @@ export class EdgeshareClient {
     if (options.expiresIn !== undefined) metadata.expiresIn = String(options.expiresIn);
     return new Promise<FileRecord>((resolve, reject) => {
       let fileId: string | null = null;
+      // One Idempotency-Key per creation: tus-js-client's retries of a lost POST repeat it, and a
+      // creation that got its answer moves on to a new one (a later re-creation is another request).
+      let creationKey = newIdempotencyKey();
       const upload: Upload = new Upload(input, {
         endpoint: this.api('/uploads'),
         chunkSize: options.chunkSize ?? DEFAULT_CHUNK_SIZE,
@@ -201,8 +222,14 @@ export class EdgeshareClient {
         ...(isBlob(input) && isNode() ? { fileReader: BLOB_READER } : {}),
         ...options.tus,
         onProgress: (sent, total) => options.onProgress?.(sent, total),
-        onAfterResponse: (_request, response) => {
+        onBeforeRequest: (request) => {
+          if (request.getMethod() === 'POST') request.setHeader('Idempotency-Key', creationKey);
+          return options.tus?.onBeforeRequest?.(request);
+        },
+        onAfterResponse: (request, response) => {
           fileId = response.getHeader('X-File-Id') ?? fileId;
+          if (request.getMethod() === 'POST' && response.getStatus() === 201) creationKey = newIdempotencyKey();
+          return options.tus?.onAfterResponse?.(request, response);
         },
         onError: (error) => reject(tusError(error)),
         onSuccess: () => {
@@ -434,7 +461,8 @@ export class EdgeshareClient {
       signal?.addEventListener('abort', abort, { once: true });
       const settle = () => signal?.removeEventListener('abort', abort);
       xhr.open('POST', this.api('/upload'));
-      for (const [name, value] of Object.entries(this.#headers())) xhr.setRequestHeader(name, value);
+      const headers = this.#headers({ 'Idempotency-Key': newIdempotencyKey() });
+      for (const [name, value] of Object.entries(headers)) xhr.setRequestHeader(name, value);
       // The events count the whole multipart body; the caller wants bytes of the file.
       xhr.upload.onprogress = (event) => {
         if (event.lengthComputable && event.total > 0)
@@ -490,11 +518,49 @@ export class EdgeshareClient {
     return this.#fetch(this.api(path), { ...init, method, headers: this.#headers(init.headers) });
   }
 
+  /**
+   * A write carries an Idempotency-Key and is sent again with it after a network error, a 503 or
+   * a 409 IDEMPOTENCY_IN_PROGRESS: the server answers a retry of a request it already ran with
+   * its first answer, so nothing is stored or deleted twice.
+   */
+  async #sendRetrying(method: string, path: string, init: RequestInit & { headers?: Record<string, string> }) {
+    if (!WRITES.has(method)) return this.#send(method, path, init);
+    const headers: Record<string, string> = {
+      ...(init.headers as Record<string, string> | undefined),
+      'Idempotency-Key': newIdempotencyKey(),
+    };
+    for (let attempt = 0; ; attempt++) {
+      const last = attempt >= this.#retries;
+      let response: Response;
+      try {
+        response = await this.#send(method, path, { ...init, headers });
+      } catch (error) {
+        if (last || init.signal?.aborted || !(error instanceof TypeError)) throw error;
+        await sleep(RETRY_DELAYS_MS[attempt] ?? 5000);
+        continue;
+      }
+      if (last || !(await retryable(response))) return response;
+      await response.body?.cancel();
+      await sleep(RETRY_DELAYS_MS[attempt] ?? 5000);
+    }
+  }
+
   async #json<T>(method: string, path: string, init: RequestInit & { headers?: Record<string, string> } = {}) {
-    const response = await this.#send(method, path, init);
+    const response = await this.#sendRetrying(method, path, init);
     if (!response.ok) throw await errorOf(response);
     return ((await response.json()) as Envelope<T>).data;
   }
+}
+
+/** A 503, or a 409 saying the first request with the key is still running. */
+async function retryable(response: Response): Promise<boolean> {
+  if (response.status === 503) return true;
+  if (response.status !== 409) return false;
+  const body = (await response
+    .clone()
+    .json()
+    .catch(() => ({}))) as { code?: unknown };
+  return body.code === 'IDEMPOTENCY_IN_PROGRESS';
 }
 
 async function errorOf(response: Response): Promise<EdgeshareError> {

@@ -18,7 +18,7 @@ export function validationHook(result: { success: boolean; error?: z.ZodError; d
 }
 
 // A JSON request (50 ids, a few fields) fits in a few KiB; a larger body is not one of ours.
-const MAX_JSON_BODY = 64 * 1024;
+export const MAX_JSON_BODY = 64 * 1024;
 
 /** Refuses a JSON body over 64 KiB (400 VALIDATION_ERROR naming the body) before it is read. */
 export const jsonBodyLimit = () =>

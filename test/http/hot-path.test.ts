@@ -4,7 +4,7 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { KEY_STATE_MAX_AGE_MS } from '../../src/keys/key-material';
-import { api, call, createKey, revokeKeyInDb, type TestEnv, uploadOk, VERSIONS } from '../helpers';
+import { api, call, countingNamespace, createKey, revokeKeyInDb, type TestEnv, uploadOk, VERSIONS } from '../helpers';
 
 type Counts = { d1: number; durableObject: number; r2: number };
 
@@ -32,29 +32,6 @@ function countingD1(inner: D1Database, counts: Counts): D1Database {
   });
 }
 
-function countingNamespace<T extends object>(inner: T, counts: Counts): T {
-  return new Proxy(inner, {
-    get(object, property) {
-      const value = Reflect.get(object, property, object);
-      if (typeof value !== 'function') return value;
-      if (property !== 'getByName' && property !== 'get') return value.bind(object);
-      return (...args: unknown[]) => {
-        const stub = Reflect.apply(value, object, args) as object;
-        return new Proxy(stub, {
-          get(target, name) {
-            const member = Reflect.get(target, name);
-            if (typeof member !== 'function' || name === 'then') return member;
-            return (...callArgs: unknown[]) => {
-              counts.durableObject++;
-              return Reflect.apply(member, target, callArgs);
-            };
-          },
-        });
-      };
-    },
-  });
-}
-
 function countingR2(inner: R2Bucket, counts: Counts): R2Bucket {
   return new Proxy(inner, {
     get(object, property) {
@@ -75,8 +52,10 @@ function counted(): { counts: Counts; overrides: Partial<TestEnv> } {
     counts,
     overrides: {
       DB: countingD1(env.DB, counts),
-      KEY_LIMITER: countingNamespace(env.KEY_LIMITER, counts),
-      AUTH_GUARD: countingNamespace(env.AUTH_GUARD, counts),
+      KEY_LIMITER: countingNamespace(env.KEY_LIMITER, () => counts.durableObject++),
+      AUTH_GUARD: countingNamespace(env.AUTH_GUARD, () => counts.durableObject++),
+      // Idempotency-Key is for writes only: a read never reaches the account's store.
+      IDEMPOTENCY: countingNamespace(env.IDEMPOTENCY, () => counts.durableObject++),
       FILES: countingR2(env.FILES, counts),
     },
   };
