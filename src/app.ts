@@ -2,6 +2,7 @@ import { Hono, type MiddlewareHandler } from 'hono';
 import { cors } from 'hono/cors';
 import { createFilesRouter } from './api/files-router';
 import { openApiDocument } from './api/openapi';
+import { RAW_UPLOAD_HEADERS } from './api/raw-upload-route';
 import type { Config } from './config';
 import type { AppEnv } from './env';
 import { ApiError } from './errors';
@@ -30,10 +31,14 @@ const FILE_PATHS = {
   '/files/:id/download': ['GET', 'HEAD'],
 };
 const V2_PATHS = {
-  '/upload/bulk': ['POST'],
+  // PUT /upload/bulk is a raw upload of a file named "bulk"; the bulk upload is its POST.
+  '/upload/bulk': ['POST', 'PUT'],
+  '/upload/': ['PUT'],
+  '/upload/:filename': ['PUT'],
   '/files/bulk': ['DELETE'],
   '/usage': ['GET'],
   ...FILE_PATHS,
+  '/upload': ['POST', 'PUT'],
   '/files/:id': ['GET', 'HEAD', 'PATCH', 'DELETE'],
 };
 
@@ -46,7 +51,7 @@ function apiCors(config: Config): MiddlewareHandler {
   const origins = config.CORS_ORIGINS;
   const handler = cors({
     origin: origins.includes('*') ? '*' : origins,
-    allowMethods: ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE', 'OPTIONS'],
+    allowMethods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
     // Every request header the API honours, so a browser's preflight lets them through.
     allowHeaders: [
       'Authorization',
@@ -56,6 +61,7 @@ function apiCors(config: Config): MiddlewareHandler {
       'If-Modified-Since',
       'If-Range',
       'X-Request-Id',
+      ...RAW_UPLOAD_HEADERS,
       ...TUS_REQUEST_HEADERS,
     ],
     // Beyond the safelisted ones (Content-Length, Content-Type, Last-Modified, …): what clients read.
@@ -74,6 +80,7 @@ function apiCors(config: Config): MiddlewareHandler {
       'WWW-Authenticate',
       'Server-Timing',
       'X-Request-Id',
+      'Repr-Digest',
       ...TUS_RESPONSE_HEADERS,
     ],
     maxAge: 600,

@@ -30,7 +30,7 @@ export const RATE_LIMIT_HEADERS = {
 };
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
-  400: 'VALIDATION_ERROR (details names each field) or TOO_MANY_FILES',
+  400: 'VALIDATION_ERROR (details names each field), TOO_MANY_FILES, or DIGEST_MISMATCH (the bytes do not hash to the SHA-256 the client sent; nothing stored or charged)',
   401: 'UNAUTHORIZED: missing, malformed, unknown or revoked key (always the same answer)',
   404: 'FILE_NOT_FOUND: unknown id, another key’s id, expired file, malformed id',
   408: 'REQUEST_TIMEOUT: the upload ran past UPLOAD_TIMEOUT_SECONDS; nothing is stored',

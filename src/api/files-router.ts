@@ -10,6 +10,7 @@ import { addBulkRoutes } from './bulk-routes';
 import { origins, storage, uploadDeps } from './context';
 import { DOWNLOAD_REQUEST_HEADERS, downloadResponses, errors, ok } from './docs';
 import { addManageRoutes } from './manage-routes';
+import { addRawUploadRoute } from './raw-upload-route';
 import {
   FileIdParamSchema,
   FileRecordV1,
@@ -32,6 +33,7 @@ export function createFilesRouter(version: ApiVersion) {
   // Before /files/{id}: DELETE /files/bulk must never be read as a file id.
   if (version === 'v2') addBulkRoutes(router);
   if (version === 'v2') addManageRoutes(router);
+  if (version === 'v2') addRawUploadRoute(router);
 
   const upload = createRoute({
     method: 'post',

@@ -1,5 +1,6 @@
 // zod schemas shared by validation and the OpenAPI documents of both versions.
 import { z } from '@hono/zod-openapi';
+import { UploadFieldsSchema } from '../files/upload-fields';
 
 export const ErrorSchema = z
   .object({
@@ -72,9 +73,16 @@ const uploadFields = {
   shareUrl: z.string(),
 };
 
+const sha256Field = z.string().nullable().openapi({
+  description:
+    'Lowercase hex SHA-256 of the stored bytes, computed while they streamed in (downloads send it as ' +
+    'Repr-Digest). null only for a file stored before digests existed, until the sweep backfills it.',
+  example: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855',
+});
+
 export const UploadRecordV1 = z.object({ ...uploadFields, uploadedAt: time }).openapi('UploadRecordV1');
 export const UploadRecordV2 = z
-  .object({ ...uploadFields, isPublic: z.boolean(), uploadedAt: time })
+  .object({ ...uploadFields, isPublic: z.boolean(), sha256: sha256Field, uploadedAt: time })
   .openapi('UploadRecordV2');
 
 const recordFields = {
@@ -87,7 +95,9 @@ const recordFields = {
 };
 
 export const FileRecordV1 = z.object(recordFields).openapi('FileRecordV1');
-export const FileRecordV2 = z.object({ ...recordFields, isPublic: z.boolean() }).openapi('FileRecordV2');
+export const FileRecordV2 = z
+  .object({ ...recordFields, isPublic: z.boolean(), sha256: sha256Field })
+  .openapi('FileRecordV2');
 
 export const PaginationSchema = z
   .object({
@@ -110,6 +120,14 @@ export const UploadFormSchema = z
       .string()
       .optional()
       .openapi({ description: 'Seconds until the file expires, 60 to 31536000; default: never' }),
+    sha256: z
+      .string()
+      .optional()
+      .openapi({
+        description:
+          'The SHA-256 (64 hex digits) the file must have; may come before or after the file part. ' +
+          'A mismatch is 400 DIGEST_MISMATCH and nothing is stored or charged.',
+      }),
   })
   .openapi('UploadForm');
 
@@ -136,6 +154,15 @@ export const BulkUploadFormSchema = z
       .openapi({ description: 'The same, for clients that name repeated parts files[]' }),
     isPublic: z.enum(['true', 'false']).optional().openapi({ description: 'For every file; default true' }),
     expiresIn: z.string().optional().openapi({ description: 'For every file: seconds, 60 to 31536000' }),
+    sha256: z
+      .array(z.string())
+      .optional()
+      .openapi({
+        description:
+          'One per file, in the files’ order: the SHA-256 (64 hex digits) each must have, or empty for ' +
+          'none. A file that does not match fails alone with DIGEST_MISMATCH (nothing of it stored or ' +
+          'charged); a count that differs from the files’ is 400.',
+      }),
   })
   .openapi('BulkUploadForm');
 
@@ -238,3 +265,15 @@ export const UsageSchema = z
     }),
   })
   .openapi('Usage');
+
+/** PUT /upload/{filename}'s query: the form upload's isPublic and expiresIn, the same schema. */
+export const RawUploadQuerySchema = UploadFieldsSchema.pick({ isPublic: true, expiresIn: true }).extend({
+  isPublic: UploadFieldsSchema.shape.isPublic.openapi({
+    param: { name: 'isPublic', in: 'query' },
+    description: '`true` or `false`: whether the share link works; default true',
+  }),
+  expiresIn: UploadFieldsSchema.shape.expiresIn.openapi({
+    param: { name: 'expiresIn', in: 'query' },
+    description: 'Seconds until the file expires, 60 to 31536000; default: never',
+  }),
+});

@@ -3,6 +3,7 @@ import { validationError } from '../errors';
 import type { FileRow } from '../storage/files-repo';
 import { MultipartReader } from '../upload/multipart';
 import {
+  checkDigest,
   fileTooLarge,
   type PendingFile,
   readFilePart,
@@ -41,7 +42,10 @@ export async function uploadSingleFile(deps: UploadDeps, request: Request): Prom
       }
     }
     if (!file) throw validationError('file', 'the file part is required');
-    const { rows, failures } = await recordFiles(deps, [file], recordOptions(fields));
+    const options = recordOptions(fields);
+    // The sha256 field may come after the file: checked now, before the quota commit and the row.
+    checkDigest(file, options.sha256, 'sha256');
+    const { rows, failures } = await recordFiles(deps, [file], options);
     const row = rows[0];
     if (!row) throw failures.get(file.id) ?? new Error('recordFiles returned no row');
     return row;

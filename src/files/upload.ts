@@ -6,7 +6,7 @@ import { ApiError, validationError } from '../errors';
 import { formatBytes } from '../http/format';
 import { randomBase64Url } from '../keys/key-material';
 import { freeFiles, type LimiterNamespace, storageExceeded } from '../limiter/client';
-import { blobKey, consumeIntoBlob, SizeLimitError, type StoredBlob } from '../storage/blobs';
+import { BodyLengthError, blobKey, consumeIntoBlob, SizeLimitError, type StoredBlob } from '../storage/blobs';
 import { type FileRow, insertFiles } from '../storage/files-repo';
 import { isoNow } from '../time';
 import { concat, MultipartError, type MultipartReader, multipartBoundary, type PartInfo } from '../upload/multipart';
@@ -34,8 +34,16 @@ export type PendingFile = {
   filename: string;
   mimeType: string;
   size: number;
+  /** Lowercase hex SHA-256 of the bytes, hashed as they streamed (null: a tus upload begun before digests). */
+  sha256: string | null;
   stored: Promise<StoredBlob>;
 };
+
+/** Where a file's bytes come from: a multipart part, or a raw request body. */
+export type ChunkSource = { read(): Promise<Uint8Array | null> };
+
+/** What is known of a file before its bytes: its name and declared type (and, raw, its length). */
+export type IncomingFile = { filename: string | undefined; contentType: string | undefined; length?: number };
 
 export const newFileId = () => randomBase64Url(16);
 export const FILE_ID_PATTERN = /^[A-Za-z0-9_-]{22}$/;
@@ -53,6 +61,7 @@ export function uploadError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   if (error instanceof MultipartError) return validationError('body', error.message);
   if (error instanceof SizeLimitError) return fileTooLarge(error.maxBytes);
+  if (error instanceof BodyLengthError) return validationError('body', error.message);
   return new ApiError('UPLOAD_FAILED', 'The file could not be stored', { cause: error });
 }
 
@@ -67,7 +76,7 @@ export const fileTooLarge = (maxBytes: number) =>
  * streams it into R2. The write's last step (the put, or the last part and the completion)
  * runs on while the caller reads the next part or commits the file to the quota.
  */
-export async function readFilePart(deps: UploadDeps, reader: MultipartReader, part: PartInfo): Promise<PendingFile> {
+export async function readFilePart(deps: UploadDeps, reader: ChunkSource, part: IncomingFile): Promise<PendingFile> {
   const originalName = cleanOriginalName(part.filename);
   const head: Uint8Array[] = [];
   let headBytes = 0;
@@ -105,6 +114,7 @@ export async function readFilePart(deps: UploadDeps, reader: MultipartReader, pa
       customMetadata: { keyId: deps.key.id, fileId: id },
       onBytes: (total) => quota.need(id, total),
       owner: deps.session,
+      knownLength: part.length,
     });
     const stored = consumed.finish().catch((error: unknown) => {
       quota.drop(id);
@@ -113,14 +123,22 @@ export async function readFilePart(deps: UploadDeps, reader: MultipartReader, pa
     // Awaited by whoever records the file; a failure here is reported there.
     stored.catch(() => undefined);
     const filename = storedFilename(originalName, id);
-    return { id, originalName, filename, mimeType: decision.mimeType, size: consumed.size, stored };
+    return {
+      id,
+      originalName,
+      filename,
+      mimeType: decision.mimeType,
+      size: consumed.size,
+      sha256: consumed.sha256,
+      stored,
+    };
   } catch (error) {
     quota.drop(id);
     throw error;
   }
 }
 
-const FIELD_NAMES = new Set(['isPublic', 'expiresIn']);
+const FIELD_NAMES = new Set(['isPublic', 'expiresIn', 'sha256']);
 const MAX_FIELD_BYTES = 1024;
 
 /** Reads a known text field into fields (once each); other parts are skipped. */
@@ -130,17 +148,35 @@ export async function readFormField(reader: MultipartReader, part: PartInfo, fie
   fields[part.name] = (await reader.readText(MAX_FIELD_BYTES)).trim();
 }
 
-/** isPublic and expiresIn, validated once the whole form has been read. */
+/** isPublic, expiresIn (and a client's sha256), validated once the whole form has been read. */
 export function recordOptions(fields: Record<string, string>): RecordOptions {
   const parsed = UploadFieldsSchema.safeParse(fields);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw validationError(String(issue?.path[0] ?? 'body'), issue?.message ?? 'invalid');
   }
-  return { isPublic: parsed.data.isPublic, expiresInSeconds: parsed.data.expiresIn };
+  return { isPublic: parsed.data.isPublic, expiresInSeconds: parsed.data.expiresIn, sha256: parsed.data.sha256 };
 }
 
-export type RecordOptions = { isPublic: boolean; expiresInSeconds: number | undefined; now?: number };
+export type RecordOptions = {
+  isPublic: boolean;
+  expiresInSeconds: number | undefined;
+  /** The SHA-256 (lowercase hex) the client says the file has; checked before anything is committed. */
+  sha256?: string | undefined;
+  now?: number;
+};
+
+/**
+ * Refuses a file whose bytes do not hash to what the client asserted: 400 DIGEST_MISMATCH. Called
+ * after the bytes are read and before the quota commit and the row, so a refused file leaves
+ * nothing (its blob is its session's to delete, its hold is released).
+ */
+export function checkDigest(file: Pick<PendingFile, 'sha256'>, expected: string | undefined, source: string): void {
+  if (expected === undefined || file.sha256 === null || expected.toLowerCase() === file.sha256) return;
+  throw new ApiError('DIGEST_MISMATCH', `The file's SHA-256 is ${file.sha256}, not the ${source} sent; nothing was stored`, {
+    details: [{ field: source, message: `expected ${expected.toLowerCase()}, got ${file.sha256}` }],
+  });
+}
 
 /** The row for a stored file. */
 export function fileRow(deps: UploadDeps, file: PendingFile, blob: StoredBlob, options: RecordOptions): FileRow {
@@ -160,6 +196,7 @@ export function fileRow(deps: UploadDeps, file: PendingFile, blob: StoredBlob, o
     uploaded_at: isoNow(now),
     updated_at: isoNow(now),
     expires_at: expiresAt(deps, options, now),
+    sha256: file.sha256,
   };
 }
 

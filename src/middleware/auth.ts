@@ -54,13 +54,17 @@ const UPLOAD_ROUTES: Record<string, (config: Config) => number> = {
   '/api/v2/upload/bulk': (config) => config.MAX_BULK_FILES,
 };
 
+/** PUT /api/v2/upload/{filename}: the raw upload, one file. */
+const RAW_UPLOAD_PATH = /^\/api\/v2\/upload\/[^/]+$/;
+
 /**
  * An upload's Content-Length bounds the bytes it can store, so the call that admits it also
  * grants that much (given back, less what was stored, when it ends).
  */
 function announcedUpload(c: Context<AppEnv>): { bytes: number; files: number } | undefined {
-  const files = UPLOAD_ROUTES[c.req.path];
-  if (c.req.method !== 'POST' || !files) return undefined;
+  const files =
+    c.req.method === 'PUT' ? (RAW_UPLOAD_PATH.test(c.req.path) ? () => 1 : undefined) : UPLOAD_ROUTES[c.req.path];
+  if ((c.req.method !== 'POST' && c.req.method !== 'PUT') || !files) return undefined;
   const length = Number(c.req.header('content-length') ?? Number.NaN);
   return Number.isSafeInteger(length) && length > 0 ? { bytes: length, files: files(c.get('config')) } : undefined;
 }

@@ -15,10 +15,12 @@ export type FileRow = {
   uploaded_at: string;
   updated_at: string;
   expires_at: string | null;
+  /** Lowercase hex SHA-256 of the bytes; null for a file stored before digests (until backfilled). */
+  sha256: string | null;
 };
 
 const COLUMNS =
-  'id, key_id, filename, original_name, size, mime_type, r2_key, etag, share_token, is_public, download_count, uploaded_at, updated_at, expires_at';
+  'id, key_id, filename, original_name, size, mime_type, r2_key, etag, share_token, is_public, download_count, uploaded_at, updated_at, expires_at, sha256';
 
 // An expired row is invisible to every read, even before the sweep deletes it.
 /** `?first, ?first+1, …`: numbered parameters for an IN list (D1 allows 100 per statement). */
@@ -38,7 +40,7 @@ export async function insertFiles(db: D1Database, rows: FileRow[]): Promise<void
 
 function insertStatement(db: D1Database, row: FileRow): D1PreparedStatement {
   return db
-    .prepare(`INSERT INTO files (${COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)`)
+    .prepare(`INSERT INTO files (${COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)`)
     .bind(
       row.id,
       row.key_id,
@@ -54,6 +56,7 @@ function insertStatement(db: D1Database, row: FileRow): D1PreparedStatement {
       row.uploaded_at,
       row.updated_at,
       row.expires_at,
+      row.sha256,
     );
 }
 

@@ -7,7 +7,7 @@ import { normalizeMediaType } from '../files/file-type';
 import { cleanOriginalName, storedFilename } from '../files/names';
 import { isRunnableType, runnableExtension } from '../files/runnable';
 import { deleteFile, getOwnedFile } from '../files/service';
-import { FILE_ID_PATTERN, fileTooLarge, newFileId, recordFiles, recordOptions, uploadError } from '../files/upload';
+import { checkDigest, FILE_ID_PATTERN, fileTooLarge, newFileId, recordFiles, recordOptions, uploadError } from '../files/upload';
 import { UploadSession } from '../files/upload-session';
 import { type LimiterNamespace, QuotaTicket, releaseHold, reserveUpload } from '../limiter/client';
 import { log } from '../log';
@@ -48,7 +48,7 @@ export function uploadMeta(header: string | undefined): UploadMeta {
     throw validationError('Upload-Metadata', 'filename is required');
   }
   const fields: Record<string, string> = {};
-  for (const name of ['isPublic', 'expiresIn']) {
+  for (const name of ['isPublic', 'expiresIn', 'sha256']) {
     const value = pairs.get(name);
     if (value !== undefined) fields[name] = value.trim();
   }
@@ -59,6 +59,7 @@ export function uploadMeta(header: string | undefined): UploadMeta {
     declaredType: declared === undefined || declared.trim() === '' ? undefined : declared,
     isPublic: options.isPublic,
     expiresInSeconds: options.expiresInSeconds,
+    sha256: options.sha256,
   };
 }
 
@@ -208,8 +209,11 @@ async function recordUpload(
       filename: storedFilename(upload.meta.originalName, upload.id),
       mimeType: result.mimeType,
       size: result.blob.size,
+      sha256: result.sha256,
       stored: Promise.resolve(result.blob),
     };
+    // A whole-file sha256 in Upload-Metadata: a mismatch ends the upload, nothing is recorded.
+    checkDigest(file, upload.meta.sha256, 'sha256');
     const fileDeps = { bucket, db: deps.db, limiter: deps.limiter, config, key, session };
     const options = { isPublic: upload.meta.isPublic, expiresInSeconds: upload.meta.expiresInSeconds };
     const { rows, failures } = await recordFiles(fileDeps, [file], options);
