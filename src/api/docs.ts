@@ -88,6 +88,12 @@ const FILE_HEADERS: Record<string, HeaderObject> = {
   'Last-Modified': text('The upload time, as an HTTP date'),
   'Accept-Ranges': text('`bytes`'),
   'Cache-Control': text('`private, no-transform`'),
+  'Repr-Digest': {
+    description:
+      'RFC 9530: `sha-256=:<base64>:`, the SHA-256 of the whole file (also on a 206). Sent whenever the ' +
+      'digest is known: every file but one stored before digests and not yet backfilled.',
+    schema: { type: 'string' },
+  },
 };
 
 const binary = (description: string) => ({

@@ -65,10 +65,12 @@ export function addRawUploadRoute(router: OpenAPIHono<AppEnv>) {
     return c.json({ success: true as const, data: uploadRecord(row, 'v2', origins(c)) }, 201);
   });
   router.openAPIRegistry.registerPath(route);
-  // No name at all: curl -T without a file name, or a client that forgot it.
+  // No name at all (a client that forgot it): 400, not 405. Middleware, not a route: it is no
+  // operation of its own, and any other method goes on to the route or the 405.
   for (const path of ['/upload/', '/upload']) {
-    router.put(path, () => {
-      throw validationError('filename', 'name the file in the path: PUT /upload/{filename}');
+    router.use(path, async function rawUploadWithoutName(c, next) {
+      if (c.req.method === 'PUT') throw validationError('filename', 'name the file in the path: PUT /upload/{filename}');
+      await next();
     });
   }
 }

@@ -22,8 +22,13 @@ import {
 
 const downloadUrlIn = (version: ApiVersion, id: string) => `${ORIGIN}/api/${version}/files/${id}/download`;
 
-/** A record without the two fields that depend on the version it was read through. */
-const versionNeutral = ({ downloadUrl: _url, isPublic: _public, ...rest }: FileRecord) => rest;
+/** A record without the fields that depend on the version it was read through (v2 adds isPublic and sha256). */
+const versionNeutral = ({
+  downloadUrl: _url,
+  isPublic: _public,
+  sha256: _sha256,
+  ...rest
+}: FileRecord & { sha256?: string | null }) => rest;
 
 async function listFiles(version: ApiVersion, auth: Record<string, string>) {
   const response = await call(api(version, '/files'), { headers: auth });

@@ -15,6 +15,7 @@ import {
   type Pagination,
   readJson,
   type Success,
+  sha256,
   uploadOk,
   VERSIONS,
 } from '../helpers';
@@ -61,7 +62,7 @@ describe.each(VERSIONS)('GET /api/%s/files', (version) => {
     expect(Object.keys(item ?? {}).sort()).toEqual(fieldsFor(version, LIST_ITEM_FIELDS));
     expect(uploaded.downloadUrl).toBe(`${ORIGIN}/api/${version}/files/${uploaded.id}/download`);
     expect(item).toEqual({
-      ...(version === 'v2' ? { isPublic: true } : {}),
+      ...(version === 'v2' ? { isPublic: true, sha256: await sha256(new TextEncoder().encode('numbers')) } : {}),
       id: uploaded.id,
       filename: uploaded.filename,
       originalName: 'Quarterly Report.txt',
