@@ -4,7 +4,8 @@
 // npm run keys -- set ID_OR_KEY [--rate-limit N|default] [--rate-window SECONDS|default] [--quota BYTES|default] [--max-files N|default]
 // Local database by default; --remote for the deployed one; --persist-to DIR for another local state.
 import { parseArgs } from 'node:util';
-import { KEY_STATE_MAX_AGE_MS, newKeyMaterial, sha256Hex } from '../src/keys/key-material.ts';
+import { KEY_STATE_MAX_AGE_MS, newKeyMaterial } from '../src/keys/key-material.ts';
+import { sha256Hex } from '../src/lib/crypto.ts';
 import { exitOnWranglerError, literal, sql, type Target } from './wrangler.ts';
 
 const USAGE = `usage:

@@ -7,40 +7,15 @@ import type { Config } from './config';
 import type { AppEnv } from './env';
 import { ApiError } from './errors';
 import { renderError } from './http/errors';
-import { addFallbacks } from './http/fallbacks';
 import { createAdminRouter } from './keys/admin-router';
 import { authenticate } from './middleware/auth';
 import { perf } from './middleware/perf';
 import { loadConfig, requestContext } from './middleware/request-context';
 import { createPagesRouter } from './pages/router';
 import { createShareRouter } from './share/router';
-import {
-  isUncountedTransfer,
-  TUS_REQUEST_HEADERS,
-  TUS_RESPONSE_HEADERS,
-  tusProtocol,
-  UPLOADS_PATH,
-} from './uploads/http';
-import { documentUploads } from './uploads/openapi';
-import { createUploadsRouter } from './uploads/router';
-
-const FILE_PATHS = {
-  '/upload': ['POST'],
-  '/files': ['GET'],
-  '/files/:id': ['GET', 'HEAD', 'DELETE'],
-  '/files/:id/download': ['GET', 'HEAD'],
-};
-const V2_PATHS = {
-  // PUT /upload/bulk is a raw upload of a file named "bulk"; the bulk upload is its POST.
-  '/upload/bulk': ['POST', 'PUT'],
-  '/upload/': ['PUT'],
-  '/upload/:filename': ['PUT'],
-  '/files/bulk': ['DELETE'],
-  '/usage': ['GET'],
-  ...FILE_PATHS,
-  '/upload': ['POST', 'PUT'],
-  '/files/:id': ['GET', 'HEAD', 'PATCH', 'DELETE'],
-};
+import { isUncountedTransfer, TUS_REQUEST_HEADERS, TUS_RESPONSE_HEADERS, tusProtocol, UPLOADS_PATH } from './tus/http';
+import { documentUploads } from './tus/openapi';
+import { createUploadsRouter } from './tus/router';
 
 // One CORS middleware per configuration (parsed once per env), not one per request.
 const corsFor = new WeakMap<Config, MiddlewareHandler>();
@@ -121,8 +96,6 @@ export function createApp() {
   }
 
   app.use('/api/*', authenticate({ uncounted: isUncountedTransfer }));
-  addFallbacks(v1, FILE_PATHS);
-  addFallbacks(v2, V2_PATHS);
   app.route('/api/v1', v1);
   // Before v2, whose catch-all answers 404 for any path it does not know.
   app.route('/api/v2', createUploadsRouter());

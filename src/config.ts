@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_EXPIRY_SECONDS, MIN_EXPIRY_SECONDS } from './expiry';
 
 export const MIB = 1024 * 1024;
 export const GIB = 1024 * MIB;
@@ -58,11 +59,11 @@ const configSchema = z.object({
   RATE_LIMIT_WINDOW_SECONDS: int(1, 86_400).default(60),
   STORAGE_QUOTA_BYTES: int(0, Number.MAX_SAFE_INTEGER).default(1024 * MIB),
   // 5 GiB: R2's largest single part, and far past what one request can carry (Cloudflare's body
-  // limit, 100 MB on Free/Pro): larger files come through tus (src/uploads/).
+  // limit, 100 MB on Free/Pro): larger files come through tus (src/tus/).
   MAX_FILE_SIZE: int(1, Number.MAX_SAFE_INTEGER).default(5 * GIB),
   MAX_FILES_PER_KEY: int(0, Number.MAX_SAFE_INTEGER).default(100_000),
   UPLOAD_TIMEOUT_SECONDS: int(1, 86_400).default(3600),
-  // An unfinished tus upload expires this long after its last PATCH (see src/uploads/).
+  // An unfinished tus upload expires this long after its last PATCH (see src/tus/).
   TUS_EXPIRY_SECONDS: int(60, 518_400).default(86_400),
   AUTH_FAILURE_LIMIT: int(1, 1_000_000).default(20),
   AUTH_FAILURE_WINDOW_SECONDS: int(1, 86_400).default(60),
@@ -80,7 +81,7 @@ const configSchema = z.object({
       .pipe(z.array(z.string().regex(mediaTypePattern, 'not a media-type pattern')).min(1))
       .default(DEFAULT_ALLOWED_FILE_TYPES),
   ),
-  DEFAULT_EXPIRY_SECONDS: optionalInt(60, 31_536_000),
+  DEFAULT_EXPIRY_SECONDS: optionalInt(MIN_EXPIRY_SECONDS, MAX_EXPIRY_SECONDS),
   SITE_URL: origin,
   PUBLIC_BASE_URL: origin,
   CORS_ORIGINS: z.preprocess(

@@ -1,6 +1,6 @@
 import type { Config } from './config';
 import type { Timings } from './http/timing';
-import type { Grant, Usage } from './limiter/key-limiter';
+import type { Grant, Usage } from './limiter/key-limiter-contract';
 
 export type Bindings = Env & { ADMIN_TOKEN?: string };
 

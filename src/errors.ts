@@ -16,7 +16,7 @@ export const ERROR_STATUS = {
   METHOD_NOT_ALLOWED: 405,
   RANGE_NOT_SATISFIABLE: 416,
   REQUEST_TIMEOUT: 408,
-  // tus uploads (src/uploads/): the statuses the tus 1.0.0 protocol prescribes.
+  // tus uploads (src/tus/): the statuses the tus 1.0.0 protocol prescribes.
   UPLOAD_CONFLICT: 409,
   UPLOAD_INCOMPLETE: 409,
   UPLOAD_GONE: 410,
@@ -83,9 +83,4 @@ export class ApiError extends HTTPException {
 export const validationError = (field: string, message: string) =>
   new ApiError('VALIDATION_ERROR', `Invalid ${field}: ${message}`, { details: [{ field, message }] });
 
-export type ErrorBody = {
-  error: string;
-  code: ErrorCode;
-  requestId?: string;
-  details?: ErrorDetail[];
-};
+/** The error envelope: its one schema and type are in api/schemas.ts (ErrorSchema, ErrorBody). */

@@ -3,9 +3,9 @@ import { getConfig, orphanGraceMs } from './config';
 import { log } from './log';
 import { sweep } from './maintenance/sweep';
 
-export { AuthGuard } from './limiter/auth-guard';
-export { KeyLimiter } from './limiter/key-limiter';
-export { TusUpload } from './uploads/upload-object';
+export { AuthGuard } from './limiter/auth-guard-object';
+export { KeyLimiter } from './limiter/key-limiter-object';
+export { TusUpload } from './tus/tus-upload-object';
 
 const app = createApp();
 

@@ -2,8 +2,8 @@ import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:
 import { expect } from 'vitest';
 import worker from '../src/index';
 import { newKeyMaterial } from '../src/keys/key-material';
+import { concat } from '../src/lib/multipart';
 import { insertKey, type KeyOverrides } from '../src/storage/keys-repo';
-import { concat } from '../src/upload/multipart';
 
 export const ORIGIN = 'http://edgeshare.test';
 

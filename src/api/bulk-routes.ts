@@ -6,7 +6,8 @@ import { deleteFiles } from '../files/service';
 import { uploadBulk } from '../files/upload-bulk';
 import { inSession } from '../files/upload-session';
 import { addFallbacks } from '../http/fallbacks';
-import { jsonBodyLimit, origins, storage, uploadDeps } from './context';
+import { origins, storage, uploadDeps } from '../http/request-deps';
+import { jsonBodyLimit } from '../http/validation';
 import { errors, ok } from './docs';
 import {
   BulkDeleteRequestSchema,
@@ -66,5 +67,5 @@ export function addBulkRoutes(router: OpenAPIHono<AppEnv>) {
     );
   });
   // Before /files/{id} too: GET /files/bulk is this path with the wrong method, not a file id.
-  addFallbacks(router, { '/files/bulk': ['DELETE'] }, false);
+  addFallbacks(router);
 }

@@ -5,9 +5,10 @@ import { type ApiVersion, fileRecord, uploadRecord } from '../files/records';
 import { deleteFile, downloadOwnedFile, getOwnedFile, listFiles } from '../files/service';
 import { uploadSingleFile } from '../files/upload-form';
 import { inSession } from '../files/upload-session';
+import { addFallbacks, offersHead } from '../http/fallbacks';
+import { origins, storage, uploadDeps } from '../http/request-deps';
 import { validationHook } from '../http/validation';
 import { addBulkRoutes } from './bulk-routes';
-import { origins, storage, uploadDeps } from './context';
 import { DOWNLOAD_REQUEST_HEADERS, downloadResponses, errors, ok } from './docs';
 import { addManageRoutes } from './manage-routes';
 import { addRawUploadRoute } from './raw-upload-route';
@@ -88,6 +89,7 @@ export function createFilesRouter(version: ApiVersion) {
     const row = await getOwnedFile(storage(c), c.req.valid('param').id, c.get('apiKey').id);
     return c.json({ success: true as const, data: fileRecord(row, version, origins(c)) }, 200);
   });
+  offersHead(router, get.path);
 
   const download = createRoute({
     method: 'get',
@@ -103,6 +105,7 @@ export function createFilesRouter(version: ApiVersion) {
     downloadOwnedFile(storage(c), c.req.raw, c.req.valid('param').id, c.get('apiKey').id),
   );
   router.openAPIRegistry.registerPath(download);
+  offersHead(router, download.path);
   // Hono answers HEAD through the GET route; the document names it as its own operation.
   router.openAPIRegistry.registerPath({
     ...download,
@@ -129,5 +132,7 @@ export function createFilesRouter(version: ApiVersion) {
     return c.json({ success: true as const, data: { message: `File ${row.id} deleted` } }, 200);
   });
 
+  // Other methods on these paths: 405 with Allow; any other path: 404.
+  addFallbacks(router, { catchAll: true });
   return router;
 }

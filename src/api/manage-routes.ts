@@ -3,8 +3,9 @@ import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../env';
 import { fileRecord } from '../files/records';
 import { updateFile } from '../files/update';
-import { accountUsage } from '../limiter/client';
-import { jsonBodyLimit, origins, storage } from './context';
+import { origins, storage } from '../http/request-deps';
+import { jsonBodyLimit } from '../http/validation';
+import { accountUsage } from '../limiter/key-limiter-client';
 import { errors, ok } from './docs';
 import { FileIdParamSchema, FileRecordV2, FileUpdateSchema, successV2, UsageSchema } from './schemas';
 

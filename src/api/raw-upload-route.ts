@@ -3,10 +3,10 @@ import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { AppEnv } from '../env';
 import { validationError } from '../errors';
 import { uploadRecord } from '../files/records';
-import { type RecordOptions, recordOptions } from '../files/upload';
+import { type RecordOptions, recordOptions } from '../files/upload-fields';
 import { uploadRawFile } from '../files/upload-raw';
 import { inSession } from '../files/upload-session';
-import { origins, uploadDeps } from './context';
+import { origins, uploadDeps } from '../http/request-deps';
 import { errors, ok } from './docs';
 import { RawUploadQuerySchema, successV2, UploadRecordV2 } from './schemas';
 
@@ -42,7 +42,10 @@ export function addRawUploadRoute(router: OpenAPIHono<AppEnv>) {
           .string()
           .optional()
           .openapi({ description: 'RFC 9530, e.g. `sha-256=:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=:`' }),
-        'content-digest': z.string().optional().openapi({ description: 'The same; both must agree when both are sent' }),
+        'content-digest': z
+          .string()
+          .optional()
+          .openapi({ description: 'The same; both must agree when both are sent' }),
       }),
       body: {
         required: true,
@@ -69,7 +72,8 @@ export function addRawUploadRoute(router: OpenAPIHono<AppEnv>) {
   // operation of its own, and any other method goes on to the route or the 405.
   for (const path of ['/upload/', '/upload']) {
     router.use(path, async function rawUploadWithoutName(c, next) {
-      if (c.req.method === 'PUT') throw validationError('filename', 'name the file in the path: PUT /upload/{filename}');
+      if (c.req.method === 'PUT')
+        throw validationError('filename', 'name the file in the path: PUT /upload/{filename}');
       await next();
     });
   }

@@ -1,6 +1,8 @@
 // zod schemas shared by validation and the OpenAPI documents of both versions.
 import { z } from '@hono/zod-openapi';
-import { UploadFieldsSchema } from '../files/upload-fields';
+import type { ErrorCode } from '../errors.ts';
+import { EXPIRY_RANGE, MAX_EXPIRY_SECONDS, MIN_EXPIRY_SECONDS, TOO_LONG, TOO_SHORT } from '../expiry.ts';
+import { UPLOAD_FIELDS } from '../files/upload-fields-schema.ts';
 
 export const ErrorSchema = z
   .object({
@@ -11,6 +13,12 @@ export const ErrorSchema = z
     _perf: z.number().int().optional().openapi({ description: 'v2 only' }),
   })
   .openapi('Error');
+
+/**
+ * The error envelope every failure answers with: the renderer (http/errors.ts) builds it, the
+ * documents describe it (ErrorSchema), the typed client reads it. `_perf` is v2's, added after.
+ */
+export type ErrorBody = Omit<z.infer<typeof ErrorSchema>, 'code' | '_perf'> & { code: ErrorCode };
 
 const positiveInt = (name: string, fallback: number, max?: number) => {
   const bounded = z.number().int().min(1, `${name} must be at least 1`);
@@ -73,12 +81,15 @@ const uploadFields = {
   shareUrl: z.string(),
 };
 
-const sha256Field = z.string().nullable().openapi({
-  description:
-    'Lowercase hex SHA-256 of the stored bytes, computed while they streamed in (downloads send it as ' +
-    'Repr-Digest). null only for a file stored before digests existed, until the sweep backfills it.',
-  example: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855',
-});
+const sha256Field = z
+  .string()
+  .nullable()
+  .openapi({
+    description:
+      'Lowercase hex SHA-256 of the stored bytes, computed while they streamed in (downloads send it as ' +
+      'Repr-Digest). null only for a file stored before digests existed, until the sweep backfills it.',
+    example: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855',
+  });
 
 export const UploadRecordV1 = z.object({ ...uploadFields, uploadedAt: time }).openapi('UploadRecordV1');
 export const UploadRecordV2 = z
@@ -112,22 +123,15 @@ export const PaginationSchema = z
 export const UploadFormSchema = z
   .object({
     file: z.string().openapi({ format: 'binary', description: 'The file (required)' }),
-    isPublic: z
-      .enum(['true', 'false'])
+    isPublic: UPLOAD_FIELDS.isPublic.optional().openapi({ description: 'Whether the share link works; default true' }),
+    expiresIn: UPLOAD_FIELDS.expiresIn
       .optional()
-      .openapi({ description: 'Whether the share link works; default true' }),
-    expiresIn: z
-      .string()
-      .optional()
-      .openapi({ description: 'Seconds until the file expires, 60 to 31536000; default: never' }),
-    sha256: z
-      .string()
-      .optional()
-      .openapi({
-        description:
-          'The SHA-256 (64 hex digits) the file must have; may come before or after the file part. ' +
-          'A mismatch is 400 DIGEST_MISMATCH and nothing is stored or charged.',
-      }),
+      .openapi({ description: `Seconds until the file expires, ${EXPIRY_RANGE}; default: never` }),
+    sha256: UPLOAD_FIELDS.sha256.optional().openapi({
+      description:
+        'The SHA-256 (64 hex digits) the file must have; before or after the file part. A mismatch is ' +
+        '400 DIGEST_MISMATCH and nothing is stored or charged.',
+    }),
   })
   .openapi('UploadForm');
 
@@ -152,8 +156,8 @@ export const BulkUploadFormSchema = z
       .array(z.string().openapi({ format: 'binary' }))
       .optional()
       .openapi({ description: 'The same, for clients that name repeated parts files[]' }),
-    isPublic: z.enum(['true', 'false']).optional().openapi({ description: 'For every file; default true' }),
-    expiresIn: z.string().optional().openapi({ description: 'For every file: seconds, 60 to 31536000' }),
+    isPublic: UPLOAD_FIELDS.isPublic.optional().openapi({ description: 'For every file; default true' }),
+    expiresIn: UPLOAD_FIELDS.expiresIn.optional().openapi({ description: `For every file: seconds, ${EXPIRY_RANGE}` }),
     sha256: z
       .array(z.string())
       .optional()
@@ -214,8 +218,8 @@ export const BulkDeleteResultSchema = z
 const EXPIRY_SECONDS = z
   .number()
   .int('must be a whole number of seconds')
-  .min(60, 'must be at least 60')
-  .max(31_536_000, 'must be at most 31536000');
+  .min(MIN_EXPIRY_SECONDS, TOO_SHORT)
+  .max(MAX_EXPIRY_SECONDS, TOO_LONG);
 
 export const FileUpdateSchema = z
   .strictObject({
@@ -238,7 +242,9 @@ export const FileUpdateSchema = z
       }),
     expiresIn: EXPIRY_SECONDS.nullable()
       .optional()
-      .openapi({ description: 'Seconds from now until the file expires (60 … 31536000); null: never' }),
+      .openapi({
+        description: `Seconds from now until the file expires (${MIN_EXPIRY_SECONDS} … ${MAX_EXPIRY_SECONDS}); null: never`,
+      }),
   })
   .refine((body) => body.expiresAt === undefined || body.expiresIn === undefined, {
     message: 'give expiresAt or expiresIn, not both',
@@ -266,14 +272,14 @@ export const UsageSchema = z
   })
   .openapi('Usage');
 
-/** PUT /upload/{filename}'s query: the form upload's isPublic and expiresIn, the same schema. */
-export const RawUploadQuerySchema = UploadFieldsSchema.pick({ isPublic: true, expiresIn: true }).extend({
-  isPublic: UploadFieldsSchema.shape.isPublic.openapi({
+/** PUT /upload/{filename}'s query: the upload's isPublic and expiresIn, the same field schemas. */
+export const RawUploadQuerySchema = z.object({
+  isPublic: UPLOAD_FIELDS.isPublic.optional().openapi({
     param: { name: 'isPublic', in: 'query' },
     description: '`true` or `false`: whether the share link works; default true',
   }),
-  expiresIn: UploadFieldsSchema.shape.expiresIn.openapi({
+  expiresIn: UPLOAD_FIELDS.expiresIn.optional().openapi({
     param: { name: 'expiresIn', in: 'query' },
-    description: 'Seconds until the file expires, 60 to 31536000; default: never',
+    description: `Seconds until the file expires, ${EXPIRY_RANGE}; default: never`,
   }),
 });

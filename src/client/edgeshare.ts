@@ -6,6 +6,7 @@ import { DetailedError, Upload, type UploadOptions } from 'tus-js-client';
 import type {
   BulkDeleteResultSchema,
   BulkUploadResultSchema,
+  ErrorBody,
   FileRecordV2,
   FileUpdateSchema,
   PaginationSchema,
@@ -76,8 +77,9 @@ export const DEFAULT_CHUNK_SIZE = 50 * 1024 * 1024;
 export class EdgeshareError extends Error {
   override name = 'EdgeshareError';
   readonly status: number;
-  readonly code: string;
-  readonly details: { field: string; message: string }[] | undefined;
+  /** An `ErrorCode` of this server (a newer one may answer others). */
+  readonly code: ErrorBody['code'] | (string & {});
+  readonly details: ErrorBody['details'];
   readonly requestId: string | undefined;
   /** Seconds to wait, on a 429. */
   readonly retryAfter: number | undefined;

@@ -1,5 +1,9 @@
-// Row → API record mappers: the one place that decides what each version shows.
+// A file's row and its API records: the row a stored upload gets, and the one place that
+// decides what each version shows of a row.
+import { randomBase64Url } from '../lib/crypto';
+import type { StoredBlob } from '../storage/blobs';
 import type { FileRow } from '../storage/files-repo';
+import { isoNow } from '../time';
 
 export type ApiVersion = 'v1' | 'v2';
 
@@ -56,5 +60,43 @@ function recordOf(row: FileRow, version: ApiVersion, origins: Origins) {
     uploadedAt: row.uploaded_at,
     updatedAt: row.updated_at,
     expiresAt: row.expires_at,
+  };
+}
+
+/**
+ * What an upload read of a file: its id, names, type and SHA-256 (lowercase hex, hashed as the
+ * bytes streamed; null only for a tus upload begun before digests). Its bytes are in `StoredBlob`.
+ */
+export type FileDraft = { id: string; originalName: string; filename: string; mimeType: string; sha256: string | null };
+
+/** When a file uploaded at `now` expires: its own expiresIn, else the configured default, else never. */
+export function expiryOf(expiresInSeconds: number | undefined, defaultSeconds: number | undefined, now: number) {
+  const expiresIn = expiresInSeconds ?? defaultSeconds;
+  return expiresIn === undefined ? null : isoNow(now + expiresIn * 1000);
+}
+
+/** The row for a stored file, with a fresh share token. */
+export function fileRow(
+  keyId: string,
+  file: FileDraft,
+  blob: StoredBlob,
+  options: { isPublic: boolean; expiresAt: string | null; now: number },
+): FileRow {
+  return {
+    id: file.id,
+    key_id: keyId,
+    filename: file.filename,
+    original_name: file.originalName,
+    size: blob.size,
+    mime_type: file.mimeType,
+    r2_key: blob.key,
+    etag: blob.etag,
+    share_token: randomBase64Url(24),
+    is_public: options.isPublic ? 1 : 0,
+    download_count: 0,
+    uploaded_at: isoNow(options.now),
+    updated_at: isoNow(options.now),
+    expires_at: options.expiresAt,
+    sha256: file.sha256,
   };
 }

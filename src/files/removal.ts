@@ -1,6 +1,7 @@
 // After rows are deleted: their blobs go, and their bytes return to the owners' quota.
-import { freeFiles, type LimiterNamespace } from '../limiter/client';
+import { freeFiles, type LimiterNamespace } from '../limiter/key-limiter-client';
 import { log } from '../log';
+import { recordBlobDeletions } from '../storage/blob-deletions-repo';
 import { isoNow } from '../time';
 
 export type RemovalDeps = { db: D1Database; bucket: R2Bucket; limiter: LimiterNamespace };
@@ -32,10 +33,6 @@ export async function deleteBlobsOrRecord(
     await bucket.delete(rows.map((row) => row.r2_key));
   } catch (error) {
     log('error', 'blob delete failed, recorded for retry', { count: rows.length, error: String(error) });
-    const insert = db.prepare(
-      `INSERT INTO blob_deletions (r2_key, key_id, failed_at) VALUES (?1, ?2, ?3)
-       ON CONFLICT (r2_key) DO UPDATE SET attempts = attempts + 1, failed_at = ?3`,
-    );
-    await db.batch(rows.map((row) => insert.bind(row.r2_key, row.key_id, isoNow(now))));
+    await recordBlobDeletions(db, rows, isoNow(now));
   }
 }

@@ -15,8 +15,8 @@ import {
 } from '../storage/files-repo';
 import { isoNow } from '../time';
 import { countsAsDownload, isConditional, planDownload, serveFile } from './download';
+import { FILE_ID_PATTERN } from './ids';
 import { type RemovalDeps, removeBlobsOf } from './removal';
-import { FILE_ID_PATTERN } from './upload';
 
 type Storage = { bucket: R2Bucket; db: D1Database };
 

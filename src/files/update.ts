@@ -1,15 +1,15 @@
 // Changing a file an owner keeps: who can open its share link, its name, its expiry.
 import { ApiError, validationError } from '../errors';
-import { rescheduleFiles } from '../limiter/client';
+import { MAX_EXPIRY_SECONDS } from '../expiry';
+import { rescheduleFiles } from '../limiter/key-limiter-client';
 import { type FileChanges, type FileRow, updateOwnedFile } from '../storage/files-repo';
 import { isoNow } from '../time';
+import { FILE_ID_PATTERN } from './ids';
 import { cleanName } from './names';
 import type { RemovalDeps } from './removal';
 import { runnableExtension } from './runnable';
-import { FILE_ID_PATTERN } from './upload';
 
 /** The longest expiry an upload may ask for; a change may not go further ahead. */
-export const MAX_EXPIRY_SECONDS = 31_536_000;
 
 /** What a PATCH asks for, validated in shape; absent fields stay as they are. */
 export type FilePatch = {

@@ -1,20 +1,12 @@
 // POST /upload/bulk (v2): many `files` parts, one isPublic/expiresIn for all, per-file results.
 import { ApiError, type ErrorCode, validationError } from '../errors';
-import type { FileRow } from '../storage/files-repo';
-import { MultipartError, MultipartReader } from '../upload/multipart';
-import { cleanOriginalName } from './names';
 import { HEX_SHA256 } from '../lib/digest';
-import {
-  checkDigest,
-  type PendingFile,
-  readFilePart,
-  readFormField,
-  recordFiles,
-  recordOptions,
-  requireMultipart,
-  type UploadDeps,
-  uploadError,
-} from './upload';
+import { MultipartError, MultipartReader } from '../lib/multipart';
+import type { FileRow } from '../storage/files-repo';
+import { cleanOriginalName } from './names';
+import { checkDigest, type PendingFile, readFilePart, recordFiles, type UploadDeps } from './upload';
+import { requireMultipart, uploadError } from './upload-errors';
+import { readFormField, recordOptions } from './upload-fields';
 
 const FILE_FIELDS = new Set(['files', 'files[]']);
 const MAX_PARTS = 120;
@@ -58,6 +50,10 @@ export async function uploadBulk(deps: UploadDeps, request: Request, maxFiles: n
       // An empty file input: nothing was chosen.
       if (part.filename === '') continue;
       if (slots.length >= maxFiles) {
+        if (part.name === 'sha256') {
+          digests.push(await readDigestField(reader));
+          continue;
+        }
         throw new ApiError('TOO_MANY_FILES', `At most ${maxFiles} files per bulk upload`);
       }
       const filename = cleanOriginalName(part.filename ?? part.name);

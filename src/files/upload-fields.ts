@@ -1,23 +1,32 @@
-import { z } from 'zod';
+// The non-file fields of an upload (isPublic, expiresIn, sha256): read from the form, validated once.
+import { validationError } from '../errors';
+import type { MultipartReader, PartInfo } from '../lib/multipart';
+import { UploadFieldsSchema } from './upload-fields-schema';
 
-/**
- * The non-file fields of an upload, as parsed after the body has been read: the multipart form's
- * text parts, and the raw upload's query (PUT /upload/{filename}) through the same schema.
- */
-export const UploadFieldsSchema = z.object({
-  isPublic: z
-    .enum(['true', 'false'], { message: 'must be "true" or "false"' })
-    .optional()
-    .transform((value) => value !== 'false'),
-  expiresIn: z
-    .string()
-    .regex(/^\d+$/, 'must be a whole number of seconds')
-    .transform(Number)
-    .pipe(z.number().int().min(60, 'must be at least 60').max(31_536_000, 'must be at most 31536000'))
-    .optional(),
-  sha256: z
-    .string()
-    .regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hexadecimal digits (a SHA-256)')
-    .transform((value) => value.toLowerCase())
-    .optional(),
-});
+export type RecordOptions = {
+  isPublic: boolean;
+  expiresInSeconds: number | undefined;
+  /** The SHA-256 (lowercase hex) the client says the file has; checked before anything is committed. */
+  sha256?: string | undefined;
+  now?: number;
+};
+
+const FIELD_NAMES = new Set(['isPublic', 'expiresIn', 'sha256']);
+const MAX_FIELD_BYTES = 1024;
+
+/** Reads a known text field into fields (once each); other parts are skipped. */
+export async function readFormField(reader: MultipartReader, part: PartInfo, fields: Record<string, string>) {
+  if (!FIELD_NAMES.has(part.name)) return;
+  if (part.name in fields) throw validationError(part.name, 'given more than once');
+  fields[part.name] = (await reader.readText(MAX_FIELD_BYTES)).trim();
+}
+
+/** isPublic, expiresIn (and a client's sha256), validated once the whole form has been read. */
+export function recordOptions(fields: Record<string, string>): RecordOptions {
+  const parsed = UploadFieldsSchema.safeParse(fields);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw validationError(String(issue?.path[0] ?? 'body'), issue?.message ?? 'invalid');
+  }
+  return { isPublic: parsed.data.isPublic, expiresInSeconds: parsed.data.expiresIn, sha256: parsed.data.sha256 };
+}

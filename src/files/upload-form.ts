@@ -1,19 +1,10 @@
 // POST /upload: one `file` part plus optional fields, streamed part by part.
 import { validationError } from '../errors';
+import { MultipartReader } from '../lib/multipart';
 import type { FileRow } from '../storage/files-repo';
-import { MultipartReader } from '../upload/multipart';
-import {
-  checkDigest,
-  fileTooLarge,
-  type PendingFile,
-  readFilePart,
-  readFormField,
-  recordFiles,
-  recordOptions,
-  requireMultipart,
-  type UploadDeps,
-  uploadError,
-} from './upload';
+import { checkDigest, type PendingFile, readFilePart, recordFiles, type UploadDeps } from './upload';
+import { fileTooLarge, requireMultipart, uploadError } from './upload-errors';
+import { readFormField, recordOptions } from './upload-fields';
 
 const MAX_PARTS = 20;
 // Room for the multipart framing and the small fields around the file.

@@ -2,17 +2,9 @@
 import { validationError } from '../errors';
 import { DigestFieldError, parseDigestField } from '../lib/digest';
 import type { FileRow } from '../storage/files-repo';
-import {
-  type ChunkSource,
-  checkDigest,
-  fileTooLarge,
-  type PendingFile,
-  type RecordOptions,
-  readFilePart,
-  recordFiles,
-  type UploadDeps,
-  uploadError,
-} from './upload';
+import { type ChunkSource, checkDigest, type PendingFile, readFilePart, recordFiles, type UploadDeps } from './upload';
+import { fileTooLarge, uploadError } from './upload-errors';
+import type { RecordOptions } from './upload-fields';
 
 export type RawUpload = {
   /** The `filename` path segment, percent-decoded: the original name (cleaned like a form's). */
@@ -72,7 +64,8 @@ function assertedDigest(headers: Headers): { sha256: string; header: string } | 
     try {
       sha256 = parseDigestField(value);
     } catch (error) {
-      if (error instanceof DigestFieldError) throw validationError(header, `${error.message} (expected sha-256=:<base64>:)`);
+      if (error instanceof DigestFieldError)
+        throw validationError(header, `${error.message} (expected sha-256=:<base64>:)`);
       throw error;
     }
     if (sha256 === undefined) continue;

@@ -2,7 +2,7 @@
 // a storage hold. If the request fails, times out or its client goes away, all of it is given
 // back, from ctx.waitUntil so the cleanup outlives the request.
 import { ApiError } from '../errors';
-import type { QuotaTicket } from '../limiter/client';
+import type { QuotaTicket } from '../limiter/key-limiter-client';
 import { log } from '../log';
 
 export type SessionOptions = {

@@ -2,17 +2,17 @@
 
 import type { Config } from '../config';
 import type { ApiKeyContext } from '../env';
-import { ApiError, validationError } from '../errors';
-import { formatBytes } from '../http/format';
-import { randomBase64Url } from '../keys/key-material';
-import { freeFiles, type LimiterNamespace, storageExceeded } from '../limiter/client';
-import { BodyLengthError, blobKey, consumeIntoBlob, SizeLimitError, type StoredBlob } from '../storage/blobs';
+import { ApiError } from '../errors';
+import { concat } from '../lib/multipart';
+import { freeFiles, type LimiterNamespace, storageExceeded } from '../limiter/key-limiter-client';
+import { blobKey, consumeIntoBlob, type StoredBlob } from '../storage/blobs';
 import { type FileRow, insertFiles } from '../storage/files-repo';
-import { isoNow } from '../time';
-import { concat, MultipartError, type MultipartReader, multipartBoundary, type PartInfo } from '../upload/multipart';
 import { decideFileType, SNIFF_BYTES } from './file-type';
+import { newFileId } from './ids';
 import { cleanOriginalName, storedFilename } from './names';
-import { UploadFieldsSchema } from './upload-fields';
+import { expiryOf, type FileDraft, fileRow } from './records';
+import { uploadError } from './upload-errors';
+import type { RecordOptions } from './upload-fields';
 import type { UploadSession } from './upload-session';
 
 export type UploadDeps = {
@@ -28,48 +28,13 @@ export type UploadDeps = {
  * A file read to its end: its size is known, its write to R2 may still be finishing (`stored`),
  * and it has no row yet.
  */
-export type PendingFile = {
-  id: string;
-  originalName: string;
-  filename: string;
-  mimeType: string;
-  size: number;
-  /** Lowercase hex SHA-256 of the bytes, hashed as they streamed (null: a tus upload begun before digests). */
-  sha256: string | null;
-  stored: Promise<StoredBlob>;
-};
+export type PendingFile = FileDraft & { size: number; stored: Promise<StoredBlob> };
 
 /** Where a file's bytes come from: a multipart part, or a raw request body. */
 export type ChunkSource = { read(): Promise<Uint8Array | null> };
 
 /** What is known of a file before its bytes: its name and declared type (and, raw, its length). */
 export type IncomingFile = { filename: string | undefined; contentType: string | undefined; length?: number };
-
-export const newFileId = () => randomBase64Url(16);
-export const FILE_ID_PATTERN = /^[A-Za-z0-9_-]{22}$/;
-
-/** The boundary of a multipart request, or a 400 when the request is not one. */
-export function requireMultipart(request: Request): { body: ReadableStream<Uint8Array>; boundary: string } {
-  const boundary = multipartBoundary(request.headers.get('content-type') ?? undefined);
-  if (!boundary) throw validationError('body', 'expected multipart/form-data with a boundary');
-  if (!request.body) throw validationError('file', 'the file part is required');
-  return { body: request.body, boundary };
-}
-
-/** Maps a failure while reading the request body or writing R2 to the API's error set. */
-export function uploadError(error: unknown): ApiError {
-  if (error instanceof ApiError) return error;
-  if (error instanceof MultipartError) return validationError('body', error.message);
-  if (error instanceof SizeLimitError) return fileTooLarge(error.maxBytes);
-  if (error instanceof BodyLengthError) return validationError('body', error.message);
-  return new ApiError('UPLOAD_FAILED', 'The file could not be stored', { cause: error });
-}
-
-export const fileTooLarge = (maxBytes: number) =>
-  new ApiError(
-    'FILE_TOO_LARGE',
-    `File is larger than the maximum file size of ${maxBytes} bytes (${formatBytes(maxBytes)})`,
-  );
 
 /**
  * Reads the current part (a file) to its end: decides its type from its first bytes and
@@ -138,34 +103,6 @@ export async function readFilePart(deps: UploadDeps, reader: ChunkSource, part: 
   }
 }
 
-const FIELD_NAMES = new Set(['isPublic', 'expiresIn', 'sha256']);
-const MAX_FIELD_BYTES = 1024;
-
-/** Reads a known text field into fields (once each); other parts are skipped. */
-export async function readFormField(reader: MultipartReader, part: PartInfo, fields: Record<string, string>) {
-  if (!FIELD_NAMES.has(part.name)) return;
-  if (part.name in fields) throw validationError(part.name, 'given more than once');
-  fields[part.name] = (await reader.readText(MAX_FIELD_BYTES)).trim();
-}
-
-/** isPublic, expiresIn (and a client's sha256), validated once the whole form has been read. */
-export function recordOptions(fields: Record<string, string>): RecordOptions {
-  const parsed = UploadFieldsSchema.safeParse(fields);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw validationError(String(issue?.path[0] ?? 'body'), issue?.message ?? 'invalid');
-  }
-  return { isPublic: parsed.data.isPublic, expiresInSeconds: parsed.data.expiresIn, sha256: parsed.data.sha256 };
-}
-
-export type RecordOptions = {
-  isPublic: boolean;
-  expiresInSeconds: number | undefined;
-  /** The SHA-256 (lowercase hex) the client says the file has; checked before anything is committed. */
-  sha256?: string | undefined;
-  now?: number;
-};
-
 /**
  * Refuses a file whose bytes do not hash to what the client asserted: 400 DIGEST_MISMATCH. Called
  * after the bytes are read and before the quota commit and the row, so a refused file leaves
@@ -173,36 +110,13 @@ export type RecordOptions = {
  */
 export function checkDigest(file: Pick<PendingFile, 'sha256'>, expected: string | undefined, source: string): void {
   if (expected === undefined || file.sha256 === null || expected.toLowerCase() === file.sha256) return;
-  throw new ApiError('DIGEST_MISMATCH', `The file's SHA-256 is ${file.sha256}, not the ${source} sent; nothing was stored`, {
-    details: [{ field: source, message: `expected ${expected.toLowerCase()}, got ${file.sha256}` }],
-  });
-}
-
-/** The row for a stored file. */
-export function fileRow(deps: UploadDeps, file: PendingFile, blob: StoredBlob, options: RecordOptions): FileRow {
-  const now = options.now ?? Date.now();
-  return {
-    id: file.id,
-    key_id: deps.key.id,
-    filename: file.filename,
-    original_name: file.originalName,
-    size: blob.size,
-    mime_type: file.mimeType,
-    r2_key: blob.key,
-    etag: blob.etag,
-    share_token: randomBase64Url(24),
-    is_public: options.isPublic ? 1 : 0,
-    download_count: 0,
-    uploaded_at: isoNow(now),
-    updated_at: isoNow(now),
-    expires_at: expiresAt(deps, options, now),
-    sha256: file.sha256,
-  };
-}
-
-function expiresAt(deps: UploadDeps, options: RecordOptions, now: number): string | null {
-  const expiresIn = options.expiresInSeconds ?? deps.config.DEFAULT_EXPIRY_SECONDS;
-  return expiresIn === undefined ? null : isoNow(now + expiresIn * 1000);
+  throw new ApiError(
+    'DIGEST_MISMATCH',
+    `The file's SHA-256 is ${file.sha256}, not the ${source} sent; nothing was stored`,
+    {
+      details: [{ field: source, message: `expected ${expected.toLowerCase()}, got ${file.sha256}` }],
+    },
+  );
 }
 
 /**
@@ -219,7 +133,7 @@ export async function recordFiles(
   options: RecordOptions,
 ): Promise<{ rows: FileRow[]; failures: Map<string, ApiError> }> {
   const now = options.now ?? Date.now();
-  const expiry = expiresAt(deps, options, now);
+  const expiry = expiryOf(options.expiresInSeconds, deps.config.DEFAULT_EXPIRY_SECONDS, now);
   return deps.session.record(async (recorded) => {
     const failures = new Map<string, ApiError>();
     if (files.length === 0) return { rows: [], failures };
@@ -245,7 +159,10 @@ export async function recordFiles(
       else if ('error' in result) {
         failures.set(id, result.error);
         if (accepted.has(id)) unstored.push(result.file);
-      } else rows.push(fileRow(deps, result.file, result.blob, { ...options, now }));
+      } else
+        rows.push(
+          fileRow(deps.key.id, result.file, result.blob, { isPublic: options.isPublic, expiresAt: expiry, now }),
+        );
     }
     const giveBack = (gone: { id: string; size: number }[]) =>
       freeFiles(

@@ -1,8 +1,9 @@
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
+import type { ErrorBody } from '../api/schemas';
 import { ConfigError } from '../config';
 import type { AppEnv } from '../env';
-import { ApiError, ERROR_STATUS, type ErrorBody, validationError } from '../errors';
+import { ApiError, ERROR_STATUS, validationError } from '../errors';
 import { log } from '../log';
 
 /** Renders any failure as the error envelope. Unexpected errors never show their details. */

@@ -7,11 +7,12 @@ import { bearerToken, unauthorized } from '../http/bearer';
 import { addFallbacks } from '../http/fallbacks';
 import { jsonResponse } from '../http/openapi';
 import { validationHook } from '../http/validation';
-import { keyChanged, type LimiterNamespace } from '../limiter/client';
-import { clientAddress, recordFailure, refuseIfBlocked } from '../limiter/guard';
+import { sha256Hex } from '../lib/crypto';
+import { clientAddress, recordFailure, refuseIfBlocked } from '../limiter/auth-guard-client';
+import { keyChanged, type LimiterNamespace } from '../limiter/key-limiter-client';
 import { insertKey, type KeyRow, listKeys, overridesOf, revokeKey, updateKeyOverrides } from '../storage/keys-repo';
 import { isoNow } from '../time';
-import { newKeyMaterial, sha256Hex } from './key-material';
+import { newKeyMaterial } from './key-material';
 
 const OverridesSchema = z.object({
   rateLimitRequests: z.number().int().min(1).max(1_000_000).nullish(),
@@ -154,6 +155,6 @@ export function createAdminRouter() {
     return c.json({ success: true as const, data: keyRecord(row) }, 200);
   });
 
-  addFallbacks(router, { '/keys': ['GET', 'POST'], '/keys/:id': ['PATCH', 'DELETE'] });
+  addFallbacks(router, { catchAll: true });
   return router;
 }

@@ -1,4 +1,6 @@
-// Shared by the Worker and the Node key CLI (scripts/keys.ts): Web Crypto only, no imports.
+// Shared by the Worker and the Node key CLI (scripts/keys.ts): Web Crypto only. The import keeps
+// its .ts extension so Node can load this file as it is.
+import { randomBase64Url, sha256Hex } from '../lib/crypto.ts';
 
 export const API_KEY_PREFIX = 'esk_';
 /**
@@ -10,18 +12,6 @@ export const KEY_STATE_MAX_AGE_MS = 3_000;
 const API_KEY_RANDOM_BYTES = 32;
 /** esk_ + base64url of 32 bytes (43 characters). Older or longer keys still match. */
 export const API_KEY_PATTERN = /^esk_[A-Za-z0-9_-]{43,128}$/;
-
-export function randomBase64Url(bytes: number): string {
-  const buffer = crypto.getRandomValues(new Uint8Array(bytes));
-  let binary = '';
-  for (const byte of buffer) binary += String.fromCharCode(byte);
-  return btoa(binary).replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '');
-}
-
-export async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
-  return Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, '0')).join('');
-}
 
 export type NewKeyMaterial = {
   id: string;

@@ -24,7 +24,12 @@ export function parseDigestField(value: string): string | undefined {
     const eq = trimmed.indexOf('=');
     if (eq <= 0) throw new DigestFieldError('expected algorithm=:base64:');
     const algorithm = trimmed.slice(0, eq).trim().toLowerCase();
-    const raw = trimmed.slice(eq + 1).trim().split(';')[0]?.trim() ?? '';
+    const raw =
+      trimmed
+        .slice(eq + 1)
+        .trim()
+        .split(';')[0]
+        ?.trim() ?? '';
     if (algorithm !== 'sha-256') continue;
     const match = /^:([A-Za-z0-9+/]*={0,2}):$/.exec(raw);
     if (!match?.[1] || match[1].length % 4 !== 0) throw new DigestFieldError('sha-256 is not :base64:');

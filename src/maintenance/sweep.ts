@@ -2,11 +2,19 @@
 // Every step is bounded, so one run stays within a Worker's subrequest limits; running it
 // again only continues where the last run stopped.
 import { deleteBlobsOrRecord, giveBack } from '../files/removal';
-import type { LimiterNamespace } from '../limiter/client';
+import type { LimiterNamespace } from '../limiter/key-limiter-client';
 import { log } from '../log';
-import { placeholders } from '../storage/files-repo';
+import { countBlobDeletionAttempt, forgetBlobDeletions, pendingBlobDeletions } from '../storage/blob-deletions-repo';
+import {
+  clearSweepState,
+  deleteExpiredFiles,
+  deleteFilesById,
+  filesInKeyRange,
+  readSweepState,
+  writeSweepState,
+} from '../storage/sweep-repo';
 import { isoNow } from '../time';
-import { MAX_UPLOAD_LIFETIME_MS, type UploadNamespace, uploadObject } from '../uploads/service';
+import { MAX_UPLOAD_LIFETIME_MS, type UploadNamespace, uploadObject } from '../tus/tus-upload-client';
 
 export type SweepDeps = {
   db: D1Database;
@@ -38,8 +46,6 @@ export type SweepReport = {
 // in the 10 minutes between runs at their rate limits (see docs/limits.md).
 export const SWEEP_LIMITS = { expiredBatch: 500, budgetMs: 20_000, maxBatches: 400, retryBatch: 100, listPage: 500 };
 
-type GoneRow = { id: string; key_id: string; r2_key: string; size: number; expires_at: string | null };
-
 export async function sweep(deps: SweepDeps): Promise<SweepReport> {
   const now = deps.now ?? Date.now();
   // Each step stands alone: one failing (it is logged) does not stop the others.
@@ -70,14 +76,7 @@ async function sweepExpired(deps: SweepDeps, now: number): Promise<{ expired: nu
   let expired = 0;
   for (let batch = 0; batch < SWEEP_LIMITS.maxBatches; batch++) {
     if (Date.now() - started > budget) return { expired, expiredLeft: true };
-    const { results } = await deps.db
-      .prepare(
-        `DELETE FROM files WHERE id IN (
-           SELECT id FROM files WHERE expires_at IS NOT NULL AND expires_at <= ?1 ORDER BY expires_at LIMIT ?2
-         ) RETURNING id, key_id, r2_key, size, expires_at`,
-      )
-      .bind(isoNow(now), SWEEP_LIMITS.expiredBatch)
-      .all<GoneRow>();
+    const results = await deleteExpiredFiles(deps.db, isoNow(now), SWEEP_LIMITS.expiredBatch);
     if (results.length > 0) await deleteBlobsOrRecord(deps.db, deps.bucket, results, now);
     expired += results.length;
     if (results.length < SWEEP_LIMITS.expiredBatch) return { expired, expiredLeft: false };
@@ -86,30 +85,18 @@ async function sweepExpired(deps: SweepDeps, now: number): Promise<{ expired: nu
 }
 
 async function retryBlobDeletes(deps: SweepDeps): Promise<number> {
-  const { results } = await deps.db
-    .prepare('SELECT r2_key FROM blob_deletions ORDER BY failed_at LIMIT ?1')
-    .bind(SWEEP_LIMITS.retryBatch)
-    .all<{ r2_key: string }>();
-  if (results.length === 0) return 0;
-  const keys = results.map((row) => row.r2_key);
+  const keys = await pendingBlobDeletions(deps.db, SWEEP_LIMITS.retryBatch);
+  if (keys.length === 0) return 0;
   try {
     await deps.bucket.delete(keys);
   } catch (error) {
     log('error', 'blob delete retry failed', { count: keys.length, error: String(error) });
-    await deps.db
-      .prepare(`UPDATE blob_deletions SET attempts = attempts + 1 WHERE r2_key IN (${placeholders(keys.length)})`)
-      .bind(...keys)
-      .run();
+    await countBlobDeletionAttempt(deps.db, keys);
     return 0;
   }
-  await deps.db
-    .prepare(`DELETE FROM blob_deletions WHERE r2_key IN (${placeholders(keys.length)})`)
-    .bind(...keys)
-    .run();
+  await forgetBlobDeletions(deps.db, keys);
   return keys.length;
 }
-
-const MAX_BOUND = 100;
 
 /**
  * A tus upload's object is written at files/<keyId>/<fileId> when its last byte arrives, its row
@@ -135,20 +122,17 @@ const STRAY_AFTER_MS = MAX_UPLOAD_LIFETIME_MS + 24 * 60 * 60 * 1000;
 
 /** One listing page of uploads/ per run (position in sweep_state): deletes tails older than any upload. */
 async function sweepUploadObjects(deps: SweepDeps, now: number): Promise<number> {
-  const saved = await deps.db
-    .prepare("SELECT value FROM sweep_state WHERE name = 'uploads_cursor'")
-    .first<{ value: string }>();
-  const page = await deps.bucket.list({ prefix: 'uploads/', limit: SWEEP_LIMITS.listPage, cursor: saved?.value });
+  const saved = await readSweepState(deps.db, ['uploads_cursor']);
+  const page = await deps.bucket.list({
+    prefix: 'uploads/',
+    limit: SWEEP_LIMITS.listPage,
+    cursor: saved.get('uploads_cursor'),
+  });
   const stray = page.objects.filter((object) => object.uploaded.getTime() < now - STRAY_AFTER_MS);
   if (stray.length > 0) await deps.bucket.delete(stray.map((object) => object.key));
   await (page.truncated
-    ? deps.db
-        .prepare(
-          "INSERT INTO sweep_state (name, value) VALUES ('uploads_cursor', ?1) ON CONFLICT (name) DO UPDATE SET value = ?1",
-        )
-        .bind(page.cursor)
-        .run()
-    : deps.db.prepare("DELETE FROM sweep_state WHERE name = 'uploads_cursor'").run());
+    ? writeSweepState(deps.db, { uploads_cursor: page.cursor })
+    : clearSweepState(deps.db, ['uploads_cursor']));
   return stray.length;
 }
 
@@ -162,10 +146,7 @@ async function reconcileStorage(
   deps: SweepDeps,
   now: number,
 ): Promise<{ orphanBlobs: number; rowsWithoutBlob: number }> {
-  const state = await deps.db
-    .prepare("SELECT name, value FROM sweep_state WHERE name IN ('r2_cursor', 'r2_after')")
-    .all<{ name: string; value: string }>();
-  const saved = new Map(state.results.map((row) => [row.name, row.value]));
+  const saved = await readSweepState(deps.db, ['r2_cursor', 'r2_after']);
   const after = saved.get('r2_after') ?? '';
   const page = await deps.bucket.list({
     prefix: 'files/',
@@ -175,12 +156,7 @@ async function reconcileStorage(
   const last = page.objects.at(-1)?.key;
   const upTo = page.truncated && last ? last : '\uffff';
 
-  const { results: rows } = await deps.db
-    .prepare(
-      'SELECT id, key_id, r2_key, size, expires_at, uploaded_at FROM files WHERE r2_key > ?1 AND r2_key <= ?2 ORDER BY r2_key LIMIT ?3',
-    )
-    .bind(after, upTo, SWEEP_LIMITS.listPage * 2)
-    .all<GoneRow & { uploaded_at: string }>();
+  const rows = await filesInKeyRange(deps.db, after, upTo, SWEEP_LIMITS.listPage * 2);
   // When the range holds more rows than were read, a blob past the last row read may still
   // have its row: such blobs are judged on a later pass, never taken for orphans.
   const judgedUpTo = rows.length === SWEEP_LIMITS.listPage * 2 ? (rows.at(-1)?.r2_key ?? upTo) : upTo;
@@ -196,28 +172,15 @@ async function reconcileStorage(
 
   if (orphans.length > 0) await deps.bucket.delete(orphans.map((object) => object.key));
   if (missing.length > 0) {
-    // D1 binds at most 100 parameters a statement: one statement per 100 ids, in one batch.
-    const statements = [];
-    for (let start = 0; start < missing.length; start += MAX_BOUND) {
-      const ids = missing.slice(start, start + MAX_BOUND).map((row) => row.id);
-      statements.push(
-        deps.db
-          .prepare(
-            `DELETE FROM files WHERE id IN (${placeholders(ids.length)}) RETURNING id, key_id, r2_key, size, expires_at`,
-          )
-          .bind(...ids),
-      );
-    }
-    const gone = (await deps.db.batch<GoneRow>(statements)).flatMap((result) => result.results);
+    const gone = await deleteFilesById(
+      deps.db,
+      missing.map((row) => row.id),
+    );
     await giveBack(deps.limiter, gone);
   }
 
-  const save = deps.db.prepare(
-    'INSERT INTO sweep_state (name, value) VALUES (?1, ?2) ON CONFLICT (name) DO UPDATE SET value = ?2',
-  );
-  const clear = deps.db.prepare("DELETE FROM sweep_state WHERE name IN ('r2_cursor', 'r2_after')");
   await (page.truncated && last
-    ? deps.db.batch([save.bind('r2_cursor', page.cursor), save.bind('r2_after', last)])
-    : clear.run());
+    ? writeSweepState(deps.db, { r2_cursor: page.cursor, r2_after: last })
+    : clearSweepState(deps.db, ['r2_cursor', 'r2_after']));
   return { orphanBlobs: orphans.length, rowsWithoutBlob: missing.length };
 }

@@ -1,7 +1,7 @@
 // The share page and the one "not found" page every dead link gets. Every value from the file
 // record is HTML-escaped by hono/html's `html` tag.
 import { html } from 'hono/html';
-import { formatBytes, formatDate } from '../http/format';
+import { formatBytes, formatDate } from '../lib/format';
 import { layout, pageCsp } from '../pages/layout';
 import type { FileRow } from '../storage/files-repo';
 import { type PreviewKind, previewKind, TEXT_PREVIEW_BYTES } from './preview';

@@ -42,6 +42,22 @@ export function findActiveKeyIdByHash(db: D1Database, keyHash: string) {
     .first<{ id: string }>();
 }
 
+/** What a key's Durable Object checks a presented key against: its hash, status and overrides. */
+export type KeyStateRow = Pick<
+  KeyRow,
+  'status' | 'rate_limit_requests' | 'rate_limit_window_seconds' | 'storage_quota_bytes' | 'max_files'
+> & { key_hash: string };
+
+export function findKeyState(db: D1Database, keyId: string) {
+  return db
+    .prepare(
+      `SELECT key_hash, status, rate_limit_requests, rate_limit_window_seconds, storage_quota_bytes, max_files
+       FROM api_keys WHERE id = ?1`,
+    )
+    .bind(keyId)
+    .first<KeyStateRow>();
+}
+
 export function findActiveKeyByHash(db: D1Database, keyHash: string) {
   return db
     .prepare(`SELECT ${COLUMNS} FROM api_keys WHERE key_hash = ?1 AND status = 'active'`)

@@ -2,7 +2,7 @@
 import { EdgeshareError } from '../client/edgeshare.ts';
 
 // The same sizes as the server-rendered pages.
-export { formatBytes } from '../http/format.ts';
+export { formatBytes } from '../lib/format.ts';
 
 const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 export const formatDate = (iso: string) => dateFormat.format(new Date(iso));

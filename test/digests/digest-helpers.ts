@@ -76,15 +76,20 @@ export async function created(response: Response): Promise<Record2> {
 export async function usageOf(auth: Auth) {
   const response = await call('/api/v2/usage', { headers: auth });
   expect(response.status).toBe(200);
-  return ((await response.json()) as { data: { usedBytes: number; reservedBytes: number; files: number; reservedFiles: number } })
-    .data;
+  return (
+    (await response.json()) as {
+      data: { usedBytes: number; reservedBytes: number; files: number; reservedFiles: number };
+    }
+  ).data;
 }
 
 /** Nothing of the key's in R2 or D1, and its account holds nothing, reserved included. */
 export async function expectUntouched(keyId: string, auth: Auth): Promise<void> {
   const listed = await env.FILES.list({ prefix: `files/${keyId}/` });
   expect(listed.objects.map((object) => object.key)).toEqual([]);
-  const rows = await env.DB.prepare('SELECT COUNT(*) AS n FROM files WHERE key_id = ?1').bind(keyId).first<{ n: number }>();
+  const rows = await env.DB.prepare('SELECT COUNT(*) AS n FROM files WHERE key_id = ?1')
+    .bind(keyId)
+    .first<{ n: number }>();
   expect(rows?.n).toBe(0);
   expect(await usageOf(auth)).toMatchObject({ usedBytes: 0, reservedBytes: 0, files: 0, reservedFiles: 0 });
 }

@@ -70,7 +70,13 @@ describe('SHA-256 of multipart uploads', () => {
     const { id: keyId, auth } = await createKey('digest-field-bad');
     const bytes = textOf(9 * MIB + 1, 5);
     for (const version of ['v1', 'v2']) {
-      const refused = await postRaw(auth, singleForm(bytes, await sha256Hex(textOf(10))), {}, {}, `/api/${version}/upload`);
+      const refused = await postRaw(
+        auth,
+        singleForm(bytes, await sha256Hex(textOf(10))),
+        {},
+        {},
+        `/api/${version}/upload`,
+      );
       const body = await expectError(refused, 400, 'DIGEST_MISMATCH');
       expect(body.details?.[0]?.field).toBe('sha256');
     }
@@ -128,7 +134,10 @@ describe('SHA-256 of bulk uploads', () => {
     const { id: keyId, auth } = await createKey('digest-bulk-count');
     const files = [textOf(10, 1), textOf(20, 2)];
     const body = rawMultipart([
-      ...files.map((bytes, index) => ({ headers: filePartHeaders(`f${index}.txt`, 'text/plain', 'files'), content: bytes })),
+      ...files.map((bytes, index) => ({
+        headers: filePartHeaders(`f${index}.txt`, 'text/plain', 'files'),
+        content: bytes,
+      })),
       fieldPart('sha256', await sha256Hex(textOf(10, 1))),
     ]);
     await expectError(await postRaw(auth, body, {}, {}, '/api/v2/upload/bulk'), 400, 'VALIDATION_ERROR');

@@ -146,7 +146,11 @@ describe('PUT /api/v2/upload/{filename}', () => {
   });
 
   it('needs a key like every upload', async () => {
-    const response = await call('/api/v2/upload/a.txt', { method: 'PUT', headers: { 'Content-Length': '1' }, body: 'a' });
+    const response = await call('/api/v2/upload/a.txt', {
+      method: 'PUT',
+      headers: { 'Content-Length': '1' },
+      body: 'a',
+    });
     await expectError(response, 401, 'UNAUTHORIZED');
   });
 

@@ -4,7 +4,18 @@ import { env, evictDurableObject, runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import type { Sha256State } from '../../src/lib/sha256';
 import { call, expectError } from '../helpers';
-import { binaryBytes, created, MIB, newKey, patch, patchOk, sha256Hex, tailObjects, uploadStub, usage } from '../uploads/tus-helpers';
+import {
+  binaryBytes,
+  created,
+  MIB,
+  newKey,
+  patch,
+  patchOk,
+  sha256Hex,
+  tailObjects,
+  uploadStub,
+  usage,
+} from '../tus/tus-helpers';
 
 type Stored = { offset: number; hash: Sha256State | null };
 const storedState = (id: string) =>
@@ -106,7 +117,9 @@ describe('tus uploads', () => {
     await expectError(refused, 400, 'DIGEST_MISMATCH');
     expect((await env.FILES.list({ prefix: `files/${keyId}/` })).objects).toEqual([]);
     expect(await tailObjects(id)).toEqual([]);
-    const rows = await env.DB.prepare('SELECT COUNT(*) AS n FROM files WHERE key_id = ?1').bind(keyId).first<{ n: number }>();
+    const rows = await env.DB.prepare('SELECT COUNT(*) AS n FROM files WHERE key_id = ?1')
+      .bind(keyId)
+      .first<{ n: number }>();
     expect(rows?.n).toBe(0);
     expect(await usage(keyId)).toMatchObject({ usedBytes: 0, files: 0, heldBytes: 0, heldFiles: 0 });
   });

@@ -3,7 +3,7 @@
 // address gets 429 before any key is checked. Good keys never reach the guard.
 import { describe, expect, it } from 'vitest';
 import { getConfig } from '../../src/config';
-import { clientAddress } from '../../src/limiter/guard';
+import { clientAddress } from '../../src/limiter/auth-guard-client';
 import { call, createKey, someAddress } from '../helpers';
 
 const BAD_KEY = `esk_${'A'.repeat(43)}`;

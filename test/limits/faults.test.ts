@@ -3,7 +3,7 @@
 // exact, and that the sweep repairs what a request could not (docs/limits.md, "R2 and D1").
 import { env } from 'cloudflare:test';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { randomBase64Url } from '../../src/keys/key-material';
+import { randomBase64Url } from '../../src/lib/crypto';
 import { blobKey } from '../../src/storage/blobs';
 import { call } from '../helpers';
 import {

@@ -1,7 +1,7 @@
 // Helpers for the rate-limit tests: header readers, aligned windows, and a limiter that cannot be reached.
 import { env, runInDurableObject } from 'cloudflare:test';
 import { expect } from 'vitest';
-import type { KeyLimiter } from '../../src/limiter/key-limiter';
+import type { KeyLimiter } from '../../src/limiter/key-limiter-object';
 import { type ApiVersion, api, call, expectError, form } from '../helpers';
 
 /** An hour-long window: a test never straddles a window boundary, so counts cannot reset mid-test. */

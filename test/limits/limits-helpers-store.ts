@@ -5,8 +5,8 @@ import { createExecutionContext, createScheduledController, env, waitOnExecution
 import { expect } from 'vitest';
 import { getConfig, orphanGraceMs } from '../../src/config';
 import worker from '../../src/index';
-import { randomBase64Url } from '../../src/keys/key-material';
-import type { Usage } from '../../src/limiter/key-limiter';
+import { randomBase64Url } from '../../src/lib/crypto';
+import type { Usage } from '../../src/limiter/key-limiter-contract';
 import { type SweepReport, sweep } from '../../src/maintenance/sweep';
 import { blobKey } from '../../src/storage/blobs';
 import { type FileRow, insertFiles } from '../../src/storage/files-repo';

@@ -9,8 +9,8 @@ import {
 } from '../../src/files/file-type';
 import { asciiFallback, cleanOriginalName, contentDisposition, storedFilename } from '../../src/files/names';
 import { RUNNABLE_EXTENSIONS, RUNNABLE_MEDIA_TYPES } from '../../src/files/runnable';
-import { randomBase64Url } from '../../src/keys/key-material';
-import { splitParams } from '../../src/upload/multipart';
+import { randomBase64Url } from '../../src/lib/crypto';
+import { splitParams } from '../../src/lib/multipart';
 
 const encoder = new TextEncoder();
 const text = (value: string) => encoder.encode(value);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { concat, MultipartError, MultipartReader, multipartBoundary, type PartInfo } from '../../src/upload/multipart';
+import { concat, MultipartError, MultipartReader, multipartBoundary, type PartInfo } from '../../src/lib/multipart';
 
 const BOUNDARY = '----edgeshareBoundary7MA4YWxkTrZu0gW';
 const encoder = new TextEncoder();

@@ -7,7 +7,7 @@ import { decideFileType, SNIFF_BYTES } from '../files/file-type';
 import { Sha256, toHex } from '../lib/sha256';
 import type { StoredBlob } from '../storage/blobs';
 import { type Checksum, sameBytes, tailPrefix } from './protocol';
-import type { TusUpload, UploadSnapshot } from './upload-object';
+import type { TusUpload, UploadSnapshot } from './tus-upload-object';
 
 export type UploadStub = DurableObjectStub<TusUpload>;
 

@@ -2,7 +2,8 @@
 import type { Config } from '../config';
 import { ApiError } from '../errors';
 import { log } from '../log';
-import type { AuthGuard, FailureRequest } from './auth-guard';
+import type { FailureRequest } from './auth-guard-contract';
+import type { AuthGuard } from './auth-guard-object';
 
 export type GuardNamespace = DurableObjectNamespace<AuthGuard>;
 export type GuardScope = FailureRequest['scope'];

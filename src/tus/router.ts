@@ -1,12 +1,12 @@
 // The tus 1.0.0 routes at /api/v2/uploads: creation (with upload), HEAD, PATCH, termination, and
 // GET of the file a completed upload became. Mounted under /api/v2 (see app.ts).
 import { type Context, Hono } from 'hono';
-import { origins, storage } from '../api/context';
 import type { AppEnv } from '../env';
 import { ApiError, validationError } from '../errors';
 import { fileRecord } from '../files/records';
-import { addFallbacks } from '../http/fallbacks';
-import { countRequest, rateLimited } from '../limiter/client';
+import { addFallbacks, allowedMethods, methodNotAllowed, offersHead } from '../http/fallbacks';
+import { origins, storage } from '../http/request-deps';
+import { countRequest, rateLimited } from '../limiter/key-limiter-client';
 import { effectiveMethod } from './http';
 import { httpDate, isOffsetStream, parseChecksum, parseSize } from './protocol';
 import {
@@ -29,6 +29,8 @@ function deps(c: Context<AppEnv>): UploadsDeps {
   };
 }
 
+// tusProtocol (tus/http.ts) answers OPTIONS on every tus path before this router: discovery.
+const ANSWERED_BEFORE = ['OPTIONS'];
 const uploadUrl = (c: Context<AppEnv>, id: string) => `${origins(c).api}/api/v2/uploads/${id}`;
 
 /** Content-Length when the request states it (a chunked body has none). */
@@ -161,15 +163,11 @@ export function createUploadsRouter() {
       const response = await head(c, id);
       return new Response(null, { status: response.status, headers: response.headers });
     }
-    throw new ApiError('METHOD_NOT_ALLOWED', 'Method POST is not allowed here', {
-      headers: { Allow: 'GET, HEAD, PATCH, DELETE, OPTIONS' },
-    });
+    // A POST that means none of them: the same 405 as any other method here.
+    throw methodNotAllowed('POST', allowedMethods(router, '/uploads/:id', ANSWERED_BEFORE));
   });
+  offersHead(router, '/uploads/:id');
 
-  addFallbacks(
-    router,
-    { '/uploads': ['POST', 'OPTIONS'], '/uploads/:id': ['GET', 'HEAD', 'PATCH', 'DELETE', 'OPTIONS'] },
-    false,
-  );
+  addFallbacks(router, { also: ANSWERED_BEFORE });
   return router;
 }

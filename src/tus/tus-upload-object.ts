@@ -1,6 +1,6 @@
 import { DurableObject } from 'cloudflare:workers';
 import { Sha256, type Sha256State } from '../lib/sha256';
-import { releaseHold } from '../limiter/client';
+import { releaseHold } from '../limiter/key-limiter-client';
 import { log } from '../log';
 import { tailPrefix } from './protocol';
 

@@ -1,13 +1,10 @@
 import { DurableObject } from 'cloudflare:workers';
-
-export type FailureRequest = { scope: 'api' | 'admin'; limit: number; windowSeconds: number; now?: number };
-/** `blocked` once the address has failed more than `limit` times in the window; `reset` in Unix seconds. */
-export type FailureResult = { blocked: boolean; failures: number; reset: number };
+import type { FailureRequest, FailureResult } from './auth-guard-contract';
 
 type WindowState = { start: number; count: number };
 
 /**
- * One object per client address (see guard.ts for how addresses are grouped). It counts failed
+ * One object per client address (see auth-guard-client.ts for how addresses are grouped). It counts failed
  * authentications in fixed windows, separately for API keys and the admin token. Only failures
  * reach it: a request with a good key never does.
  */

@@ -1,4 +1,4 @@
-// The tus routes in /api/v2/openapi.json. They are handled by hand (src/uploads/router.ts), so
+// The tus routes in /api/v2/openapi.json. They are handled by hand (src/tus/router.ts), so
 // they are described here with their headers; record shapes and error responses come from the
 // shared schemas and src/api/docs.ts.
 import { type OpenAPIHono, z } from '@hono/zod-openapi';

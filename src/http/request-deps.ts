@@ -1,14 +1,13 @@
+// What a handler hands a service: the request's origins, storage (timed on v2) and upload session.
 import type { Context } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { uploadTimeoutMs } from '../config';
 import type { AppEnv } from '../env';
-import { validationError } from '../errors';
 import type { Origins } from '../files/records';
 import type { RemovalDeps } from '../files/removal';
 import type { UploadDeps } from '../files/upload';
 import { UploadSession } from '../files/upload-session';
-import { timed } from '../http/timing';
-import { QuotaTicket } from '../limiter/client';
+import { QuotaTicket } from '../limiter/key-limiter-client';
+import { timed } from './timing';
 
 export function origins(c: Context<AppEnv>): Origins {
   const config = c.get('config');
@@ -40,15 +39,3 @@ export function uploadDeps(c: Context<AppEnv>): UploadDeps {
   });
   return { ...deps, config, key, session };
 }
-
-// A JSON request (50 ids, a few fields) fits in a few KiB; a larger body is not one of ours.
-const MAX_JSON_BODY = 64 * 1024;
-
-/** Refuses a JSON body over 64 KiB (400 VALIDATION_ERROR naming the body) before it is read. */
-export const jsonBodyLimit = () =>
-  bodyLimit({
-    maxSize: MAX_JSON_BODY,
-    onError: () => {
-      throw validationError('body', `must be at most ${MAX_JSON_BODY} bytes`);
-    },
-  });

@@ -4,20 +4,22 @@ import { type Config, uploadTimeoutMs } from '../config';
 import type { ApiKeyContext } from '../env';
 import { ApiError, validationError } from '../errors';
 import { normalizeMediaType } from '../files/file-type';
+import { FILE_ID_PATTERN, newFileId } from '../files/ids';
 import { cleanOriginalName, storedFilename } from '../files/names';
 import { isRunnableType, runnableExtension } from '../files/runnable';
 import { deleteFile, getOwnedFile } from '../files/service';
-import { checkDigest, FILE_ID_PATTERN, fileTooLarge, newFileId, recordFiles, recordOptions, uploadError } from '../files/upload';
+import { checkDigest, recordFiles } from '../files/upload';
+import { fileTooLarge, uploadError } from '../files/upload-errors';
+import { recordOptions } from '../files/upload-fields';
 import { UploadSession } from '../files/upload-session';
-import { type LimiterNamespace, QuotaTicket, releaseHold, reserveUpload } from '../limiter/client';
+import { type LimiterNamespace, QuotaTicket, releaseHold, reserveUpload } from '../limiter/key-limiter-client';
 import { log } from '../log';
 import { blobKey } from '../storage/blobs';
 import type { FileRow } from '../storage/files-repo';
 import { type AppendResult, appendToUpload } from './part-writer';
 import { type Checksum, maxUploadLength, parseMetadata, partSizeFor } from './protocol';
-import type { TusUpload, UploadMeta, UploadSnapshot, UploadView } from './upload-object';
-
-export type UploadNamespace = DurableObjectNamespace<TusUpload>;
+import { MAX_UPLOAD_LIFETIME_MS, type UploadNamespace, uploadObject } from './tus-upload-client';
+import type { UploadMeta, UploadSnapshot, UploadView } from './tus-upload-object';
 
 export type UploadsDeps = {
   bucket: R2Bucket;
@@ -29,11 +31,6 @@ export type UploadsDeps = {
   waitUntil: (promise: Promise<unknown>) => void;
 };
 
-/** An upload is named by its id, which is also the id of the file it becomes. */
-export const uploadObject = (namespace: UploadNamespace, id: string) => namespace.getByName(id);
-
-/** R2 aborts unfinished multipart uploads 7 days after they start: an upload must end before. */
-export const MAX_UPLOAD_LIFETIME_MS = 6 * 24 * 60 * 60 * 1000;
 // A reservation outlives its upload's deadline a little: the upload's object releases it first.
 const RESERVATION_MARGIN_MS = 60 * 60 * 1000;
 

@@ -1,103 +1,24 @@
 import { DurableObject } from 'cloudflare:workers';
 import { KEY_STATE_MAX_AGE_MS } from '../keys/key-material';
-import { overridesOf } from '../storage/keys-repo';
+import { liveFilesOfKey } from '../storage/key-usage-repo';
+import { findKeyState, type KeyStateRow, overridesOf } from '../storage/keys-repo';
+import type {
+  AccountFile,
+  AdmitRequest,
+  AdmitResult,
+  AuthorizeRequest,
+  AuthorizeResult,
+  CommitRequest,
+  CommitResult,
+  Grant,
+  HoldRequest,
+  KeyState,
+  QuotaLimits,
+  ReserveRequest,
+  ReserveResult,
+  Usage,
+} from './key-limiter-contract';
 import { effectiveLimits } from './limits';
-
-/** A key's storage limits, as the Worker resolved them (per-key overrides or the configured defaults). */
-export type QuotaLimits = {
-  quotaBytes: number;
-  maxFiles: number;
-  /** A hold older than this belongs to a request that can no longer be running (see docs/limits.md). */
-  holdTtlMs: number;
-};
-
-export type AdmitRequest = {
-  limit: number;
-  windowSeconds: number;
-  now?: number;
-  /** Hold storage in the same call: an upload that announced its length. */
-  hold?: HoldRequest;
-  /** false: report the window without counting this request, and never refuse it (tus PATCH and HEAD). */
-  count?: boolean;
-};
-
-export type AdmitResult = {
-  allowed: boolean;
-  limit: number;
-  remaining: number;
-  /** Unix seconds (UTC) when the current window ends. */
-  reset: number;
-  grant?: Grant;
-};
-
-/** An upload's declared upper bound: its Content-Length, and how many files it may hold. */
-export type HoldRequest = { keyId: string; bytes: number; files: number; limits: QuotaLimits };
-
-/**
- * What one upload request may use without asking again: totals over all its files. The hold
- * itself counts the upload's real needs (or its declared bound), never the grant's headroom.
- */
-export type Grant = { id: string; bytes: number; files: number };
-
-export type ReserveRequest = {
-  keyId: string;
-  holdId?: string;
-  /** Bytes and files the request holds right now (files read so far, not yet committed). */
-  needBytes: number;
-  needFiles: number;
-  /** Headroom asked for beyond the need, so a streaming upload asks rarely. */
-  aheadBytes: number;
-  aheadFiles: number;
-  limits: QuotaLimits;
-  /**
-   * Makes the hold a reservation (a tus upload's declared length): it lives until this time
-   * (ms since the epoch) or its release, and every other upload must fit beside it.
-   */
-  until?: number;
-  now?: number;
-};
-
-export type Exceeded = 'bytes' | 'files';
-/** Either a grant, or which limit the need would pass. */
-export type ReserveResult = { grant: Grant | null; exceeded: Exceeded | null };
-
-/** A stored file as the account sees it. `expiresAt` is ISO 8601 or null. */
-export type AccountFile = { id: string; size: number; expiresAt: string | null };
-
-export type CommitRequest = { keyId: string; holdId?: string; files: AccountFile[]; limits: QuotaLimits; now?: number };
-export type CommitResult = { accepted: string[]; refused: { id: string; exceeded: Exceeded }[] };
-
-export type Usage = { usedBytes: number; files: number; heldBytes: number; heldFiles: number };
-
-/** A key's effective limits: its overrides, or the configured defaults. */
-export type KeyLimits = {
-  rateLimitRequests: number;
-  rateLimitWindowSeconds: number;
-  storageQuotaBytes: number;
-  maxFiles: number;
-  holdTtlMs: number;
-};
-
-/** What the object knows of its key (from D1): the hash to check, the status, the overrides. */
-export type KeyState = {
-  hash: string;
-  status: 'active' | 'revoked';
-  overrides: { [K in Exclude<keyof KeyLimits, 'holdTtlMs'>]: number | null };
-};
-
-export type AuthorizeRequest = {
-  keyId: string;
-  keyHash: string;
-  defaults: KeyLimits;
-  hold?: { bytes: number; files: number };
-  /** false: authenticate and report the window, but do not count the request (see AdmitRequest.count). */
-  count?: boolean;
-  /** Also read the key's account (GET /api/v2/usage): no second call for it. */
-  usage?: boolean;
-  now?: number;
-};
-/** `limits` and `admission` are null when the key is unknown, revoked, or not the one presented. */
-export type AuthorizeResult = { limits: KeyLimits | null; admission: AdmitResult | null; usage?: Usage };
 
 type WindowState = { start: number; count: number };
 type Account = { bytes: number; files: number };
@@ -119,15 +40,6 @@ const KEY_STATE_KEY = 'key';
 const ACCOUNT_KEY = 'account';
 const HOLDS_KEY = 'holds';
 const SEQ_KEY = 'seq';
-
-type KeyStateRow = {
-  key_hash: string;
-  status: 'active' | 'revoked';
-  rate_limit_requests: number | null;
-  rate_limit_window_seconds: number | null;
-  storage_quota_bytes: number | null;
-  max_files: number | null;
-};
 
 const holdBytes = (hold: Hold) => Math.max(hold.needBytes, hold.declaredBytes);
 const holdFiles = (hold: Hold) => Math.max(hold.needFiles, hold.declaredFiles);
@@ -355,12 +267,7 @@ export class KeyLimiter extends DurableObject<Env> {
     if (known && now - known.checkedAt < KEY_STATE_MAX_AGE_MS) return known;
     let row: KeyStateRow | null;
     try {
-      row = await this.env.DB.prepare(
-        `SELECT key_hash, status, rate_limit_requests, rate_limit_window_seconds, storage_quota_bytes, max_files
-         FROM api_keys WHERE id = ?1`,
-      )
-        .bind(keyId)
-        .first<KeyStateRow>();
+      row = await findKeyState(this.env.DB, keyId);
     } catch (error) {
       // D1 unreachable: a state we have is better than none (it is at most a few seconds old).
       if (known) return known;
@@ -456,28 +363,17 @@ export class KeyLimiter extends DurableObject<Env> {
   }
 
   async #load(keyId: string, now: number): Promise<Account> {
-    const at = new Date(now).toISOString();
-    const live = '(expires_at IS NULL OR expires_at > ?2)';
-    const [totals, expiring] = await this.env.DB.batch([
-      this.env.DB.prepare(
-        `SELECT COUNT(*) AS n, COALESCE(SUM(size), 0) AS bytes FROM files WHERE key_id = ?1 AND ${live}`,
-      ).bind(keyId, at),
-      this.env.DB.prepare('SELECT id, size, expires_at FROM files WHERE key_id = ?1 AND expires_at > ?2').bind(
-        keyId,
-        at,
-      ),
-    ]);
-    const total = (totals?.results[0] as { n: number; bytes: number } | undefined) ?? { n: 0, bytes: 0 };
+    const live = await liveFilesOfKey(this.env.DB, keyId, new Date(now).toISOString());
     this.ctx.storage.sql.exec('DELETE FROM expiring');
-    for (const row of (expiring?.results ?? []) as { id: string; size: number; expires_at: string }[]) {
+    for (const file of live.expiring) {
       this.ctx.storage.sql.exec(
         'INSERT INTO expiring (file_id, expires_at, size) VALUES (?, ?, ?)',
-        row.id,
-        Date.parse(row.expires_at),
-        row.size,
+        file.id,
+        file.expiresAt,
+        file.size,
       );
     }
-    const account = { bytes: total.bytes, files: total.n };
+    const account = { bytes: live.bytes, files: live.files };
     this.ctx.storage.kv.put(ACCOUNT_KEY, account);
     this.ctx.storage.kv.delete('used');
     this.ctx.storage.kv.delete('reservations');

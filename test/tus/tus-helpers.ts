@@ -2,7 +2,7 @@
 // look into the upload's Durable Object, R2 and the key's account.
 import { env, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { expect } from 'vitest';
-import { tailPrefix } from '../../src/uploads/protocol';
+import { tailPrefix } from '../../src/tus/protocol';
 import { call, createKey } from '../helpers';
 
 export type Auth = Record<string, string>;

@@ -1,7 +1,7 @@
 // The only code that talks to a key's Durable Object: routes and services go through here.
 import type { ApiKeyContext, RateLimitState } from '../env';
 import { ApiError } from '../errors';
-import { formatBytes } from '../http/format';
+import { formatBytes } from '../lib/format';
 import { log } from '../log';
 import type {
   AccountFile,
@@ -10,11 +10,11 @@ import type {
   AuthorizeResult,
   Exceeded,
   Grant,
-  KeyLimiter,
   KeyState,
   QuotaLimits,
   Usage,
-} from './key-limiter';
+} from './key-limiter-contract';
+import type { KeyLimiter } from './key-limiter-object';
 
 export type LimiterNamespace = DurableObjectNamespace<KeyLimiter>;
 
