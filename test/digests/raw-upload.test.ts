@@ -159,8 +159,12 @@ describe('PUT /api/v2/upload/{filename}', () => {
     const get = await call('/api/v2/upload/a.txt', { headers: auth });
     await expectError(get, 405, 'METHOD_NOT_ALLOWED');
     expect(get.headers.get('allow')).toBe('PUT');
+    // PUT /upload (no name) is a 400, not a method of its own; /upload/bulk is the bulk upload's.
     const upload = await call('/api/v2/upload', { method: 'GET', headers: auth });
-    expect(upload.headers.get('allow')).toBe('POST, PUT');
+    expect(upload.headers.get('allow')).toBe('POST');
+    const bulk = await call('/api/v2/upload/bulk', { method: 'PUT', headers: auth, body: 'x' });
+    await expectError(bulk, 405, 'METHOD_NOT_ALLOWED');
+    expect(bulk.headers.get('allow')).toBe('POST');
     const preflight = await call('/api/v2/upload/a.txt', {
       method: 'OPTIONS',
       headers: {
