@@ -174,7 +174,8 @@ async function streamIntoPut(
   const hash = new StreamingSha256();
   const fixed = new FixedLengthStream(length);
   const writer = fixed.writable.getWriter();
-  owner?.own(key);
+  // A cleanup that starts meanwhile (the client left, the deadline passed) ends the put first.
+  owner?.own(key, () => writer.abort(new Error('upload cancelled')).catch(() => undefined));
   const putting = bucket.put(key, fixed.readable, {
     httpMetadata: { contentType: options.contentType },
     customMetadata: options.customMetadata,

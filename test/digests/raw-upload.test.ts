@@ -1,6 +1,7 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { call, createKey, expectError, PNG_1X1 } from '../helpers';
+import { gatedBody } from '../limits/limits-helpers-store';
 import { UPLOAD_RECORD_V2_KEYS } from '../v2/v2-helpers';
 import {
   created,
@@ -182,4 +183,29 @@ describe('PUT /api/v2/upload/{filename}', () => {
     expect(stored.status).toBe(201);
     expect((stored.headers.get('access-control-expose-headers') ?? '').toLowerCase()).toContain('repr-digest');
   });
+});
+
+describe('PUT /api/v2/upload/{filename} past UPLOAD_TIMEOUT_SECONDS', () => {
+  for (const known of [true, false]) {
+    it(`answers 408 and keeps nothing, ${known ? 'with' : 'without'} a Content-Length`, async () => {
+      const { id: keyId, auth } = await createKey(`raw-timeout-${known}`);
+      const bytes = textOf(3 * MIB);
+      bytes.set(new TextEncoder().encode('GATE'), 2 * MIB);
+      const { stream, open } = gatedBody(bytes, 'GATE');
+      const pending = call(
+        '/api/v2/upload/slow.txt',
+        {
+          method: 'PUT',
+          headers: { ...auth, ...(known ? { 'Content-Length': String(bytes.length) } : {}) },
+          body: stream,
+          duplex: 'half',
+        } as RequestInit,
+        { UPLOAD_TIMEOUT_SECONDS: '1' },
+      );
+      await new Promise((resolve) => setTimeout(resolve, 1_200));
+      open();
+      await expectError(await pending, 408, 'REQUEST_TIMEOUT');
+      await expectUntouched(keyId, auth);
+    });
+  }
 });
