@@ -2,12 +2,11 @@
 // of a known length as raw bytes to the bare R2 Worker (one put; one put hashed on the way) and
 // to edgeshare's PUT /api/v2/upload/{filename} (streamed into one put, hashed), and as a form to
 // POST /api/v2/upload (hashed too), for one file size.
-import { randomUUID } from 'node:crypto';
-import type { BenchCase, Rep, Variant } from '../lib/case.ts';
+import type { BenchCase } from '../lib/case.ts';
 import { serverTiming } from '../lib/server-timing.ts';
 import { bearer, deleteFiles, uploadFile } from '../lib/service.ts';
-import { fileBody, MIB, makeFile, send } from '../lib/transfer.ts';
-import { CPU_PER_MIB, REQUEST_MS, THROUGHPUT, WARM_BYTES } from './uploads.ts';
+import { fileBody, send } from '../lib/transfer.ts';
+import { CPU_PER_MIB, REQUEST_MS, THROUGHPUT, uploadVariants, WARM_BYTES } from './uploads.ts';
 
 export function digestCase(id: string, sizeMiB: number, reps: number): BenchCase {
   return {
@@ -23,48 +22,12 @@ export function digestCase(id: string, sizeMiB: number, reps: number): BenchCase
     freshProcess: true,
     metrics: [THROUGHPUT, REQUEST_MS, CPU_PER_MIB],
     async prepare(ctx) {
-      const size = sizeMiB * MIB;
-      const path = makeFile(ctx.tmpDir, size);
-      const warmPath = makeFile(ctx.tmpDir, WARM_BYTES);
-      const { r2, service } = ctx.workers;
-      const measured = (ms: number, bytes: number) => ({ mibPerS: bytes / MIB / (ms / 1000), ms, mib: bytes / MIB });
-      const variant = (
-        fields: Omit<Variant, 'run' | 'warm'>,
-        upload: (file: string, bytes: number) => Promise<Rep>,
-      ) => ({
-        ...fields,
-        run: () => upload(path, size),
-        warm: async () => {
-          await (await upload(warmPath, WARM_BYTES)).cleanup?.();
-        },
-      });
-
-      const bare = (route: 'single' | 'digest') =>
-        variant(
-          {
-            id: `r2-${route}`,
-            label: route === 'single' ? 'bare Worker, one put()' : 'bare Worker, one put() + SHA-256',
-            role: 'baseline',
-            worker: 'r2',
-            versus: route === 'digest' ? 'r2-single' : undefined,
-          },
-          async (file, bytes) => {
-            const key = randomUUID();
-            const reply = await send(new URL(`/${route}/${key}`, r2.url), { method: 'PUT', ...fileBody(file) });
-            if (reply.status !== 200) throw new Error(`r2 ${route} upload: ${reply.status} ${reply.body}`);
-            return {
-              metrics: measured(reply.ms, bytes),
-              cleanup: async () => {
-                await send(new URL(`/object/${key}`, r2.url), { method: 'DELETE' });
-                return undefined;
-              },
-            };
-          },
-        );
-
+      const { service } = ctx.workers;
+      const { variant, bare, measured } = uploadVariants(ctx, sizeMiB);
       return [
-        bare('single'),
-        bare('digest'),
+        bare('single', 'bare Worker, one put()'),
+        // What hashing costs a Worker: the same put with crypto.DigestStream on the way.
+        bare('digest', 'bare Worker, one put() + SHA-256', 'r2-single'),
         variant(
           {
             id: 'service',
