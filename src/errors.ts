@@ -83,4 +83,4 @@ export class ApiError extends HTTPException {
 export const validationError = (field: string, message: string) =>
   new ApiError('VALIDATION_ERROR', `Invalid ${field}: ${message}`, { details: [{ field, message }] });
 
-/** The error envelope: its one schema and type are in api/schemas.ts (ErrorSchema, ErrorBody). */
+// The error envelope (ErrorBody) has one schema and type: ErrorSchema in api/schemas.ts.
