@@ -1,3 +1,4 @@
+import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { call, createKey, expectError, fieldPart, filePartHeaders, postRaw, rawMultipart } from '../helpers';
 import {
@@ -125,7 +126,6 @@ describe('SHA-256 of bulk uploads', () => {
     const usage = await usageOf(auth);
     expect(usage).toMatchObject({ usedBytes: 4000, files: 2, reservedBytes: 0, reservedFiles: 0 });
     const ids = results.flatMap((result) => (result.success ? [result.data.id] : []));
-    const { env } = await import('cloudflare:test');
     const listed = await env.FILES.list({ prefix: `files/${keyId}/` });
     expect(listed.objects.map((object) => object.key).sort()).toEqual(ids.map((id) => `files/${keyId}/${id}`).sort());
   });
@@ -172,7 +172,6 @@ describe('Repr-Digest on downloads', () => {
   it('is left out for a file whose digest is not known yet', async () => {
     const { auth } = await createKey('digest-unknown');
     const record = await created(await putRaw(auth, 'old.txt', textOf(10)));
-    const { env } = await import('cloudflare:test');
     await env.DB.prepare('UPDATE files SET sha256 = NULL WHERE id = ?1').bind(record.id).run();
     const get = await call(`/api/v2/files/${record.id}/download`, { headers: auth });
     expect(get.status).toBe(200);

@@ -30,6 +30,16 @@ describe('PUT /api/v2/upload/{filename}', () => {
     expect(head?.etag).not.toMatch(/-\d+$/);
   });
 
+  it('stores an empty body (Content-Length: 0) as an empty file with the empty digest', async () => {
+    const { id: keyId, auth } = await createKey('raw-empty');
+    const record = await created(await putRaw(auth, 'empty.txt', new Uint8Array(0)));
+    expect(record).toMatchObject({
+      size: 0,
+      sha256: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855',
+    });
+    expect((await storedBytes(keyId, record.id)).length).toBe(0);
+  });
+
   it('streams a larger known-length body (past one R2 part) into one put', async () => {
     const { id: keyId, auth } = await createKey('raw-large');
     const bytes = textOf(9 * MIB + 17, 3);
