@@ -5,6 +5,7 @@
 // Local database by default; --remote for the deployed one; --persist-to DIR for another local state.
 import { parseArgs } from 'node:util';
 import { KEY_STATE_MAX_AGE_MS, newKeyMaterial } from '../src/keys/key-material.ts';
+import { hasControlCharacters, printableName } from '../src/keys/key-name.ts';
 import { sha256Hex } from '../src/lib/crypto.ts';
 import { exitOnWranglerError, literal, sql, type Target } from './wrangler.ts';
 
@@ -78,6 +79,7 @@ async function run(): Promise<void> {
       const name = values.name?.trim();
       if (!name) fail('create needs --name NAME');
       if (name.length > 100) fail('--name is at most 100 characters');
+      if (hasControlCharacters(name)) fail('--name must not contain control characters');
       const rateLimit = positiveInt(values['rate-limit'], '--rate-limit');
       const rateWindow = positiveInt(values['rate-window'], '--rate-window');
       const quota = positiveInt(values.quota, '--quota');
@@ -98,7 +100,10 @@ async function run(): Promise<void> {
         target,
         'SELECT id, status, prefix, name, created_at FROM api_keys ORDER BY created_at, id',
       );
-      for (const row of rows) console.log([row.id, row.status, `${row.prefix}…`, row.created_at, row.name].join('\t'));
+      // Names stored before control characters were refused are escaped, never printed raw.
+      for (const row of rows) {
+        console.log([row.id, row.status, `${row.prefix}…`, row.created_at, printableName(row.name)].join('\t'));
+      }
       if (rows.length === 0) console.error('no keys yet: npm run keys -- create --name NAME');
       break;
     }

@@ -84,7 +84,7 @@ export function createApp() {
   const v1 = createFilesRouter('v1');
   const v2 = createFilesRouter('v2');
   documentUploads(v2.openAPIRegistry);
-  // The API descriptions are public: registered before auth (and _perf), so neither reaches them.
+  // The API descriptions are public: registered before auth, and without _perf.
   // Each documents what its version's router registers; a route mounted under /api/vN some other
   // way (the tus uploads) must add its operations to that router's openAPIRegistry, or
   // test/node/openapi-document.test.ts fails.
@@ -92,7 +92,12 @@ export function createApp() {
     ['v1', v1],
     ['v2', v2],
   ] as const) {
-    app.get(`/api/${version}/openapi.json`, (c) => c.json(openApiDocument(router, version, new URL(c.req.url).origin)));
+    // A document, not an API answer: serialised here, so v2's _perf (added by c.json) stays out.
+    app.get(`/api/${version}/openapi.json`, (c) =>
+      c.body(JSON.stringify(openApiDocument(router, version, new URL(c.req.url).origin)), 200, {
+        'Content-Type': 'application/json',
+      }),
+    );
   }
 
   app.use('/api/*', authenticate({ uncounted: isUncountedTransfer }));

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MAX_EXPIRY_SECONDS, MIN_EXPIRY_SECONDS } from './expiry';
+import { log } from './log';
 
 export const MIB = 1024 * 1024;
 export const GIB = 1024 * MIB;
@@ -96,10 +97,28 @@ const configSchema = z.object({
           .filter(Boolean),
       ),
   ),
-  ADMIN_TOKEN: z.preprocess(blankToUndefined, z.string().min(32, 'must be at least 32 characters').optional()),
+  // Checked apart (adminToken below): a bad one disables the admin API, never the whole service.
+  ADMIN_TOKEN: z.preprocess(blankToUndefined, z.string().optional()),
 });
 
-export type Config = z.output<typeof configSchema>;
+export const MIN_ADMIN_TOKEN_LENGTH = 32;
+
+export type Config = z.output<typeof configSchema> & {
+  /** Why the admin API and /keys are off although ADMIN_TOKEN is set (it is then unset here). */
+  adminTokenProblem?: string;
+};
+
+/**
+ * ADMIN_TOKEN as used: too short a token turns the admin API and /keys off (logged once per
+ * configuration) instead of failing every route, /health, uploads and share links included.
+ */
+function adminToken(config: Config): Config {
+  const token = config.ADMIN_TOKEN;
+  if (token === undefined || token.length >= MIN_ADMIN_TOKEN_LENGTH) return config;
+  const problem = `ADMIN_TOKEN must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters (it has ${token.length})`;
+  log('error', `${problem}: the admin API and /keys are disabled until it is replaced`, {});
+  return { ...config, ADMIN_TOKEN: undefined, adminTokenProblem: problem };
+}
 
 /**
  * How long an upload may hold its blobs before it must have recorded them: the upload's own
@@ -130,6 +149,7 @@ export function getConfig(env: object): Config {
       .join('; ');
     throw new ConfigError(`Invalid edgeshare configuration: ${problems}`);
   }
-  cache.set(env, parsed.data);
-  return parsed.data;
+  const config = adminToken(parsed.data);
+  cache.set(env, config);
+  return config;
 }

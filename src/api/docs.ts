@@ -1,7 +1,8 @@
 // What the OpenAPI documents say beyond the validation schemas: response headers, binary bodies
 // and error responses, written once and referenced by every operation.
 import { z } from '@hono/zod-openapi';
-import { ErrorSchema } from './schemas';
+import { ApiError, ERROR_STATUS, type ErrorCode, validationError } from '../errors';
+import { type ErrorBody, ErrorSchema } from './schemas';
 
 type HeaderSchema = { type: 'integer'; minimum: number } | { type: 'string' };
 type HeaderObject = { description: string; required?: boolean; schema: HeaderSchema };
@@ -57,6 +58,25 @@ const errorHeaders = (status: number) => {
 
 const errorContent = { 'application/json': { schema: ErrorSchema } };
 
+/** An error envelope as the API sends it, for the documents' examples. */
+function errorExample(code: ErrorCode): ErrorBody {
+  const error = code === 'VALIDATION_ERROR' ? validationError('page', 'page must be at least 1') : new ApiError(code);
+  const body: ErrorBody = { error: error.message, code };
+  if (error.details) body.details = error.details;
+  return body;
+}
+
+/**
+ * The error envelope of one status with an example of each code answered with it (Swagger UI
+ * shows each response's own, not the schema's one example).
+ */
+function errorContentOf(status: number) {
+  const codes = (Object.keys(ERROR_STATUS) as ErrorCode[]).filter((code) => ERROR_STATUS[code] === status);
+  if (codes.length === 0) return errorContent;
+  const examples = Object.fromEntries(codes.map((code) => [code, { summary: code, value: errorExample(code) }]));
+  return { 'application/json': { schema: ErrorSchema, examples } };
+}
+
 /** The error envelope for each status, with the headers each carries, and a default for the rest. */
 export const errors = (...statuses: number[]) => ({
   ...Object.fromEntries(
@@ -65,11 +85,11 @@ export const errors = (...statuses: number[]) => ({
       {
         description: ERROR_DESCRIPTIONS[status] ?? 'Error envelope',
         headers: errorHeaders(status),
-        content: errorContent,
+        content: errorContentOf(status),
       },
     ]),
   ),
-  default: { description: 'Any other error (INTERNAL_ERROR, …), as the error envelope', content: errorContent },
+  default: { description: 'Any other error (INTERNAL_ERROR, …), as the error envelope', content: errorContentOf(500) },
 });
 
 /** A JSON success response of an authenticated operation. */

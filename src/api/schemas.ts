@@ -91,9 +91,12 @@ const sha256Field = z
     example: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855',
   });
 
-export const UploadRecordV1 = z.object({ ...uploadFields, uploadedAt: time }).openapi('UploadRecordV1');
+const uploadExpiry = time.optional().openapi({ description: 'When the file expires; absent when it does not' });
+export const UploadRecordV1 = z
+  .object({ ...uploadFields, uploadedAt: time, expiresAt: uploadExpiry })
+  .openapi('UploadRecordV1');
 export const UploadRecordV2 = z
-  .object({ ...uploadFields, isPublic: z.boolean(), sha256: sha256Field, uploadedAt: time })
+  .object({ ...uploadFields, isPublic: z.boolean(), sha256: sha256Field, uploadedAt: time, expiresAt: uploadExpiry })
   .openapi('UploadRecordV2');
 
 const recordFields = {

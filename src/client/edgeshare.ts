@@ -1,4 +1,4 @@
-// A typed client for edgeshare's v2 API, for Node (18+) and browsers: a thin wrapper over
+// A typed client for edgeshare's v2 API, for Node (20+) and browsers: a thin wrapper over
 // fetch whose types come from the same zod schemas that validate the API, plus resumable
 // uploads through tus (tus-js-client) for large files. Not part of the Worker.
 import type { z } from '@hono/zod-openapi';
@@ -195,6 +195,8 @@ export class EdgeshareClient {
         uploadSize: options.size,
         headers: { Authorization: `Bearer ${this.#apiKey}` },
         removeFingerprintOnSuccess: true,
+        // tus-js-client's Node build reads only Buffers and streams: a Blob is read slice by slice.
+        ...(isBlob(input) && isNode() ? { fileReader: BLOB_READER } : {}),
         ...options.tus,
         onProgress: (sent, total) => options.onProgress?.(sent, total),
         onAfterResponse: (_request, response) => {
@@ -436,6 +438,31 @@ type XhrLike = {
 };
 
 const isBlob = (value: unknown): value is Blob => typeof Blob !== 'undefined' && value instanceof Blob;
+
+/** True in Node (and runtimes that say they are Node), where tus-js-client uses its Node build. */
+const isNode = () =>
+  typeof (globalThis as { process?: { versions?: { node?: string } } }).process?.versions?.node === 'string' &&
+  typeof (globalThis as { document?: unknown }).document === 'undefined';
+
+/**
+ * A Blob as a tus-js-client file source, read one chunk at a time (never whole): Node's build of
+ * tus-js-client takes only Buffers and streams, and a stream cannot be resumed in place.
+ */
+const BLOB_READER = {
+  openFile: (input: unknown) => {
+    const blob = input as Blob;
+    return Promise.resolve({
+      size: blob.size,
+      slice: async (start: number, end: number) => {
+        const value: Uint8Array & { size?: number } = new Uint8Array(await blob.slice(start, end).arrayBuffer());
+        // The Node HTTP stack takes Content-Length from `size`.
+        value.size = value.length;
+        return { value, done: end >= blob.size };
+      },
+      close: () => undefined,
+    });
+  },
+};
 
 function fileName(input: unknown): string {
   if (typeof File !== 'undefined' && input instanceof File && input.name) return input.name;

@@ -182,18 +182,28 @@ const GENERIC_TYPES = new Set(['', 'application/octet-stream', 'binary/octet-str
 const TOKEN = "[!#$%&'*+.^_`|~0-9A-Za-z-]+";
 const MEDIA_TYPE = new RegExp(`^${TOKEN}/${TOKEN}$`);
 
-/** True for a bare `type/subtype` made of RFC 9110 tokens (no parameters). */
-export const isMediaType = (value: string) => MEDIA_TYPE.test(value);
+/** The longest media type stored (RFC 6838 allows 127 + 1 + 127 characters). */
+export const MAX_MEDIA_TYPE_LENGTH = 255;
+
+/** True for a bare `type/subtype` made of RFC 9110 tokens (no parameters), of sane length. */
+export const isMediaType = (value: string) => value.length <= MAX_MEDIA_TYPE_LENGTH && MEDIA_TYPE.test(value);
 
 /**
  * A declared Content-Type as we store it: the `type/subtype` lowercased, parameters dropped.
- * Anything that is not a valid media type (control characters, non-ASCII, a missing half) is no
- * declared type at all, '', so the type then comes from the bytes or the name.
+ * Anything that is not a valid media type (control characters, non-ASCII, a missing half, more
+ * than 255 characters) is no declared type at all, '', so the type then comes from the bytes or
+ * the name.
  */
 export function normalizeMediaType(value: string | undefined): string {
   // Only spaces and tabs are whitespace around a media type (OWS).
   const essence = (value ?? '').split(';', 1)[0]?.replace(/^[ \t]+|[ \t]+$/g, '') ?? '';
   return isMediaType(essence) ? essence.toLowerCase() : '';
+}
+
+/** The usual extension (with its dot) of a media type, or '' when it has none we know. */
+export function extensionFor(mediaType: string): string {
+  const found = Object.entries(EXTENSION_TYPES).find(([, type]) => type === mediaType);
+  return found ? `.${found[0]}` : '';
 }
 
 function extensionType(filename: string): string | undefined {

@@ -15,7 +15,7 @@ export const downloadUrl = (origins: Origins, version: ApiVersion, id: string) =
 
 export const shareUrl = (origins: Origins, token: string) => `${origins.site}/share/${token}`;
 
-type UploadRecordV1 = ReturnType<typeof uploadFields> & { uploadedAt: string };
+type UploadRecordV1 = ReturnType<typeof uploadFields> & { uploadedAt: string; expiresAt?: string };
 type UploadRecordV2 = UploadRecordV1 & { isPublic: boolean; sha256: string | null };
 
 const uploadFields = (row: FileRow, version: ApiVersion, origins: Origins) => ({
@@ -27,13 +27,15 @@ const uploadFields = (row: FileRow, version: ApiVersion, origins: Origins) => ({
   shareUrl: shareUrl(origins, row.share_token),
 });
 
+/** The upload answer: the seed's fields, plus `expiresAt` when the file expires (absent otherwise); v2 adds isPublic and sha256. */
 export function uploadRecord(row: FileRow, version: 'v2', origins: Origins): UploadRecordV2;
 export function uploadRecord(row: FileRow, version: ApiVersion, origins: Origins): UploadRecordV1 | UploadRecordV2;
 export function uploadRecord(row: FileRow, version: ApiVersion, origins: Origins): UploadRecordV1 | UploadRecordV2 {
   const base = uploadFields(row, version, origins);
+  const expiry = row.expires_at === null ? {} : { expiresAt: row.expires_at };
   return version === 'v1'
-    ? { ...base, uploadedAt: row.uploaded_at }
-    : { ...base, isPublic: row.is_public === 1, sha256: row.sha256, uploadedAt: row.uploaded_at };
+    ? { ...base, uploadedAt: row.uploaded_at, ...expiry }
+    : { ...base, isPublic: row.is_public === 1, sha256: row.sha256, uploadedAt: row.uploaded_at, ...expiry };
 }
 
 type FileRecordV1 = ReturnType<typeof recordOf>;

@@ -1,32 +1,54 @@
 // Files that run when opened: one list, refused at upload whatever ALLOWED_FILE_TYPES says
 // (by extension, by declared type, and by content through file-type.ts).
 //
-// Reference: Gmail's blocked attachment types and Outlook's Level 1 list, plus the Unix and
-// macOS equivalents. Disk images (.iso .img .vhd .vhdx .dmg) are in: Windows and macOS mount
-// them on a double click and what is inside escapes the downloaded-file warning, which made them
-// a common way to deliver malware. Cabinet files (.cab .diagcab) are in too: Windows opens them
-// as installers and troubleshooting packs. Ordinary archives (.zip .tar .gz .bz2 .xz .zst .7z
-// .rar) stay allowed: opening one only shows what is inside.
+// Where the list comes from (checked November 2026; keep it in step with them):
+// - Microsoft's "Blocked attachments in Outlook" (learn.microsoft.com, Outlook Level 1 list),
+//   which is also the list of high-risk types of the Windows Attachment Manager that Microsoft
+//   Defender SmartScreen warns about, and Gmail's blocked attachment types;
+// - the types abused to leak credentials or run code although they are not programs: Windows
+//   shell locations and search connectors (.library-ms .search-ms .searchConnector-ms), themes
+//   (.theme .themepack .deskthemepack: a remote wallpaper path leaks NTLM hashes), Remote
+//   Desktop files (.rdp), Excel web queries and SYLK (.iqy .slk), MOF (.mof);
+// - macOS's quarantine list, the types Launch Services marks LSRiskCategoryUnsafeExecute
+//   (applications, AppleScript, Automator workflows, installer packages, location files,
+//   configuration profiles, plug-ins);
+// - the Unix equivalents and interpreted scripts (.sh .py .pl .rb .php .lua …).
+// Disk images (.iso .img .vhd .vhdx .dmg) are in: Windows and macOS mount them on a double click
+// and what is inside escapes the downloaded-file warning, which made them a common way to
+// deliver malware. Cabinet files (.cab .diagcab) are in too: Windows opens them as installers
+// and troubleshooting packs. Ordinary archives (.zip .tar .gz .bz2 .xz .zst .7z .rar) stay
+// allowed: opening one only shows what is inside. Outlook's list also holds .pst and .tmp,
+// which hold data and run nothing: they stay allowed.
 
 /** Extensions (lowercase, without the dot) refused on any uploaded name, by what they are. */
 export const RUNNABLE_EXTENSIONS: readonly string[] = [
   // Windows programs, libraries, drivers and control panel items
-  'exe com scr pif cpl dll sys drv ocx vxd xll lib msc gadget',
+  'exe com scr pif cpl dll sys drv ocx vxd xll lib msc gadget app',
   // Windows installers, app packages and troubleshooting packs
-  'msi msp mst msix msixbundle appx appxbundle application appref-ms xbap cab diagcab diagcfg diagpack',
+  'msi msp mst msu msix msixbundle appx appxbundle appinstaller application appref-ms xbap cab',
+  'diagcab diagcfg diagpack',
   // Windows scripts and the help and setup files that run code
-  'bat cmd js jse mjs cjs vb vbe vbs wsf wsh wsc ws sct hta shb shs nsh chm hlp ins isp inf reg scf',
-  'ps1 ps1xml ps2 ps2xml psc1 psc2 psm1 psd1 msh msh1 msh2 mshxml msh1xml msh2xml',
-  // Shortcuts that point at something else to run
-  'lnk url website settingcontent-ms',
-  // Access projects (run VBA when opened), Java, Android
-  'ade adp mde jar jnlp apk',
+  'bat bas cmd js jse mjs cjs vb vbe vbs vbp wsf wsh wsc ws wsb sct hta htc shb shs nsh chm hlp hpj cnt',
+  'ins isp its inf reg scf bgi grp mcf ops osd pcd plg prf prg printerexport vsmacros vsw webpnp xnk mof',
+  'ps1 ps1xml ps2 ps2xml psc1 psc2 psm1 psd1 psdm1 msh msh1 msh2 mshxml msh1xml msh2xml',
+  // Shortcuts, shell locations and search connectors that point at something else to run
+  'lnk url website settingcontent-ms library-ms search-ms searchconnector-ms appcontent-ms',
+  // Files that reach out to another host when opened (credential leaks, remote code)
+  'theme themepack deskthemepack rdp iqy slk',
+  // Certificates (installing one changes whom the machine trusts)
+  'cer crt der',
+  // Access databases and projects (run VBA when opened), FoxPro, server pages, Java, Android
+  'ade adp mad maf mag mam maq mar mas mat mau mav maw mda mdb mde mdt mdw mdz fxp asp aspx',
+  'jar jnlp apk',
   // Disk images
   'iso img vhd vhdx dmg',
   // Unix and macOS programs, scripts, launchers and packages
-  'sh bash zsh csh tcsh ksh fish command tool desktop appimage run so dylib pkg mpkg deb rpm',
+  'sh bash zsh csh tcsh ksh fish command tool terminal term desktop appimage run so dylib pkg mpkg deb rpm',
+  // macOS: AppleScript, Automator, plug-ins, location files and configuration profiles
+  'applescript scpt scptd osax workflow action definition prefpane saver wdgt widget plugin bundle kext',
+  'fileloc inetloc webloc afploc ftploc mobileconfig',
   // Interpreted scripts
-  'py pyw pyz pyzw pyc pyo pl rb php phtml phar',
+  'py pyw pyz pyzw pyc pyo pl rb php phtml phar lua',
 ].flatMap((group) => group.split(' '));
 
 /** Media types refused when declared, guessed from the name or proved by the bytes. */
@@ -107,6 +129,19 @@ export const RUNNABLE_MEDIA_TYPES: readonly string[] = [
   'application/x-httpd-php',
   'application/x-php',
   'text/x-php',
+  'text/x-lua',
+  'application/x-lua',
+  'application/x-applescript',
+  'application/x-apple-aspen-config',
+  'application/x-rdp',
+  'application/x-ms-rdp',
+  'text/x-ms-iqy',
+  'application/x-iqy',
+  'application/x-sylk',
+  'text/x-sylk',
+  'application/x-ms-theme',
+  'application/x-x509-ca-cert',
+  'application/pkix-cert',
 ];
 
 const EXTENSIONS = new Set(RUNNABLE_EXTENSIONS);

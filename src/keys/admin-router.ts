@@ -13,6 +13,7 @@ import { keyChanged, type LimiterNamespace } from '../limiter/key-limiter-client
 import { insertKey, type KeyRow, listKeys, overridesOf, revokeKey, updateKeyOverrides } from '../storage/keys-repo';
 import { isoNow } from '../time';
 import { newKeyMaterial } from './key-material';
+import { hasControlCharacters } from './key-name';
 
 const OverridesSchema = z.object({
   rateLimitRequests: z.number().int().min(1).max(1_000_000).nullish(),
@@ -21,7 +22,14 @@ const OverridesSchema = z.object({
   maxFiles: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).nullish(),
 });
 
-export const CreateKeySchema = OverridesSchema.extend({ name: z.string().trim().min(1).max(100) });
+export const CreateKeySchema = OverridesSchema.extend({
+  name: z
+    .string()
+    .trim()
+    .min(1)
+    .max(100)
+    .refine((name) => !hasControlCharacters(name), 'must not contain control characters'),
+});
 /** null clears an override (back to the configured default); an absent field is left as it is. */
 export const UpdateKeySchema = OverridesSchema;
 
@@ -74,10 +82,12 @@ const adminAuth = () =>
     if (!expected) throw new ApiError('NOT_FOUND');
     const header = c.req.header('authorization');
     if (!header) throw unauthorized('Invalid admin token');
-    const address = clientAddress(c.req.raw.headers);
-    refuseIfBlocked(address, 'admin');
     const token = bearerToken(header);
+    // The right token always goes on (see docs/limits.md); only failures are refused, and a
+    // failure from a blocked address is answered 429 without being recorded again.
     if (!token || !(await sameSecret(token, expected))) {
+      const address = clientAddress(c.req.raw.headers);
+      refuseIfBlocked(address, 'admin');
       throw await recordFailure(
         c.env.AUTH_GUARD,
         c.get('config'),

@@ -197,13 +197,16 @@ export class MultipartReader {
     const end = new Uint8Array([CR, LF, CR, LF]);
     for (;;) {
       const at = indexOf(this.#buf, end, this.#pos);
+      // The limit holds however the bytes arrived: one chunk may carry more than 16 KiB of header.
+      if ((at >= 0 ? at + end.length : this.#buf.length) - this.#pos > MAX_HEADER_BYTES) {
+        throw new MultipartError('part headers are too long');
+      }
       if (at >= 0) {
         const text = new TextDecoder().decode(this.#buf.subarray(this.#pos + 2, at));
         this.#pos = at + end.length;
         this.#state = 'body';
         return parsePartHeaders(text);
       }
-      if (this.#buf.length - this.#pos > MAX_HEADER_BYTES) throw new MultipartError('part headers are too long');
       if (!(await this.#fill())) throw new MultipartError('multipart body ended inside part headers');
     }
   }

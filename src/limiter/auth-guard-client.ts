@@ -32,8 +32,10 @@ function expandIpv6(address: string): string[] | undefined {
   return [...left, ...Array.from({ length: tail === undefined ? 0 : missing }, () => '0'), ...right];
 }
 
-// Addresses known to be blocked, per isolate: they are refused before any key is checked, so a
-// blocked address cannot keep guessing. Each isolate learns it at the first failure it sees.
+// Addresses known to be blocked, per isolate: their failures are answered 429 at once, without
+// another trip to the guard. Valid credentials are never refused (only failures are): the
+// lockout bounds the work and noise of guessing; the keys' and token's entropy makes guessing
+// hopeless. Each isolate learns of a block at the first failure it sees.
 const blocked = new Map<string, number>();
 const MAX_REMEMBERED = 10_000;
 
@@ -42,7 +44,7 @@ const throttled = (resetSeconds: number, now: number) =>
     headers: { 'Retry-After': String(Math.max(1, resetSeconds - Math.floor(now / 1000))) },
   });
 
-/** Throws 429 when this address is known to be blocked for `scope`. */
+/** Throws 429 when this address is known to be blocked for `scope`: called on failures only. */
 export function refuseIfBlocked(address: string, scope: GuardScope, now = Date.now()): void {
   const until = blocked.get(`${scope} ${address}`);
   if (until === undefined) return;

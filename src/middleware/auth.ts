@@ -86,7 +86,7 @@ export type AuthOptions = {
 /**
  * Bearer API-key auth plus the per-key rate limit. Every failure (missing, malformed, unknown,
  * revoked) gets the same 401, so the answer says nothing about which keys exist; presented keys
- * that fail count against the client's address (429 past the allowance). The X-RateLimit-*
+ * that fail count against the client's address (429 past the allowance, for failures only). The X-RateLimit-*
  * headers go on whatever response follows, errors included. If the key's object cannot be
  * reached, the key is checked in D1 and the request let through unlimited (fail open, logged):
  * an outage of one object must not take the API down for reads (uploads then get 503).
@@ -99,16 +99,17 @@ export const authenticate = (options: AuthOptions = {}) =>
     const address = clientAddress(c.req.raw.headers);
     const config = c.get('config');
     const timings = c.get('timings');
+    // Only failures are refused: a valid key always goes on, whatever its address did, so people
+    // behind one NAT cannot lock each other out. A failure from a blocked address is answered
+    // 429 without being recorded again (see docs/limits.md, "Failed authentication").
     const refuse = async (hash?: string): Promise<never> => {
       if (hash) knownKeys.delete(hash);
+      refuseIfBlocked(address, 'api');
       throw await recordFailure(c.env.AUTH_GUARD, config, address, 'api', unauthorized());
     };
 
     const token = bearerToken(header);
     const hash = token && API_KEY_PATTERN.test(token) ? await sha256Hex(token) : undefined;
-    // A blocked address gets no key looked up (no D1, no guess checked): only keys this isolate
-    // has already seen valid go on, so its other users' work is not cut off with it.
-    if (!hash || !knownKeys.has(hash)) refuseIfBlocked(address, 'api');
     if (!hash) return refuse();
     const keyId = await measure(timings, 'auth', () => keyIdOf(c.env.DB, hash));
     if (!keyId) return refuse();

@@ -9,12 +9,12 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> =>
  * v2's `_perf`: whole milliseconds spent in the Worker, added to every JSON body (errors
  * included), plus a Server-Timing header with the total and its parts (auth, ratelimit, d1, r2).
  * Every JSON answer of ours goes through `c.json` (handlers and the error renderer alike), so
- * the field is added as the body is serialised: no second pass over the body.
+ * the field is added as the body is serialised: no second pass over the body. Decided by route,
+ * not by path: the one JSON answer without it is the OpenAPI document, whose route (app.ts)
+ * serialises it itself; an error under any path, `/api/v2/files/openapi.json` included, has it.
  */
 export const perf = () =>
   createMiddleware<AppEnv>(async function perf(c, next) {
-    // The API description is a document, not an API response.
-    if (c.req.path.endsWith('/openapi.json')) return next();
     const timings = new Timings();
     c.set('timings', timings);
     const start = performance.now();

@@ -10,7 +10,9 @@ export const loggedPath = (path: string) => path.replace(/^\/share\/[^/]+/, '/sh
 
 /**
  * Gives every request an id (the client's when it sent a valid one) and writes one JSON log
- * line when the response is ready. Never logs headers, query strings or share tokens.
+ * line when the response is ready. Never logs headers, query strings or share tokens. A request
+ * whose client went away (a tus PATCH cut off mid-body, say) is a client abort, logged as info
+ * with `clientAborted: true` whatever answer nobody read: it is no fault of the server.
  */
 export const requestContext = () =>
   createMiddleware<AppEnv>(async function requestContext(c, next) {
@@ -21,13 +23,15 @@ export const requestContext = () =>
     await next();
     c.res.headers.set('X-Request-Id', requestId);
     const key = c.get('apiKey');
-    log(c.res.status >= 500 ? 'error' : 'info', 'request', {
+    const clientAborted = c.req.raw.signal?.aborted === true;
+    log(c.res.status >= 500 && !clientAborted ? 'error' : 'info', 'request', {
       requestId,
       method: c.req.method,
       path: loggedPath(c.req.path),
       status: c.res.status,
       durationMs: Date.now() - startedAt,
       keyId: key?.id,
+      ...(clientAborted ? { clientAborted } : {}),
       ...(c.error ? { error: String(c.error) } : {}),
     });
   });

@@ -70,3 +70,22 @@ ${limitFields('edit')}
 </details>
 </template>`,
 });
+
+/**
+ * /keys while the admin API is off: how to turn it on, and why it is off when ADMIN_TOKEN is
+ * set but unusable. Never shows the token.
+ */
+export const keysOffPage = (problem: string | undefined) =>
+  layout({
+    title: 'API keys are turned off · edgeshare',
+    head: html`<meta name="robots" content="noindex">`,
+    body: html`<h1>API keys are turned off</h1>
+${
+  problem
+    ? html`<p class="message" role="alert">${problem}, so the admin API and this page are off.</p>`
+    : html`<p>This service has no admin token, so its admin API and this page are off.</p>`
+}
+<p>To manage keys here, set the <code>ADMIN_TOKEN</code> secret to a random value of at least 32 characters, for example:</p>
+<pre><code>openssl rand -base64 32 | npx wrangler secret put ADMIN_TOKEN</code></pre>
+<p>For <code>npm run dev</code>, put <code>ADMIN_TOKEN=…</code> in <code>.dev.vars</code> and restart. Without it, keys are managed with <code>npm run keys</code> (see the README).</p>`,
+  });

@@ -2,9 +2,8 @@
 // set) and /docs.
 import { Hono } from 'hono';
 import type { AppEnv } from '../env';
-import { ApiError } from '../errors';
 import { DOCS_PAGE_CSP, docsPage } from './docs-page';
-import { KEYS_PAGE_CSP, keysPage } from './keys-page';
+import { KEYS_PAGE_CSP, keysOffPage, keysPage } from './keys-page';
 import { pageHeaders } from './layout';
 import { WEB_APP_CSP, webAppPage } from './web-app-page';
 
@@ -13,10 +12,10 @@ export function createPagesRouter() {
 
   router.get('/', (c) => c.html(webAppPage, 200, pageHeaders(WEB_APP_CSP)));
 
-  // Without ADMIN_TOKEN there is no admin API, so no page for it either: the same 404 as any
-  // unknown path.
+  // Without a usable ADMIN_TOKEN there is no admin API: the page (404) says how to turn it on.
   router.get('/keys', (c) => {
-    if (!c.get('config').ADMIN_TOKEN) throw new ApiError('NOT_FOUND');
+    const config = c.get('config');
+    if (!config.ADMIN_TOKEN) return c.html(keysOffPage(config.adminTokenProblem), 404, pageHeaders(KEYS_PAGE_CSP));
     return c.html(keysPage, 200, pageHeaders(KEYS_PAGE_CSP));
   });
 

@@ -106,14 +106,18 @@ export function documentUploads(registry: Registry): void {
     summary: 'Create a resumable upload (tus creation, creation-with-upload)',
     description:
       'Checks Upload-Length against MAX_FILE_SIZE and the key’s quota and file limit (413 before any byte) and ' +
-      'reserves it until the upload ends. Upload-Metadata keys: filename (required), filetype, isPublic, expiresIn, ' +
-      'sha256 (the whole file’s, checked at the last byte: 400 DIGEST_MISMATCH ends the upload), as the multipart ' +
-      'upload’s parts. A body (Content-Type: application/offset+octet-stream) is the first PATCH.',
+      'reserves it until the upload ends; the metadata is checked after that. Upload-Metadata (optional) keys: ' +
+      'filename, filetype, isPublic, expiresIn, as the multipart upload’s parts, and sha256 (the whole file’s, ' +
+      'checked at the last byte: 400 DIGEST_MISMATCH ends the upload); without a filename the file is ' +
+      'named `upload` plus the usual extension of filetype. A body (Content-Type: application/offset+octet-stream) is the first PATCH.',
     request: {
       headers: [
         TUS_REQUEST,
         requestHeader('Upload-Length', 'Size of the whole file in bytes'),
-        requestHeader('Upload-Metadata', 'Comma-separated `key base64(value)` pairs; `filename` is required'),
+        requestHeader(
+          'Upload-Metadata',
+          'Optional comma-separated `key base64(value)` pairs (filename, filetype, isPublic, expiresIn)',
+        ),
         CHECKSUM,
       ],
       body: {

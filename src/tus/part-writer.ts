@@ -276,7 +276,11 @@ class PartWriter {
   /** Nothing of this PATCH counts: the lease is given back and its tail object removed. */
   async #discard(): Promise<void> {
     const { bucket, stub, lease } = this.#r;
-    await this.#digest?.writer.abort().catch(() => undefined);
+    if (this.#digest) {
+      // An aborted digest stream rejects its digest too: nobody waits for it any more.
+      this.#digest.stream.digest.catch(() => undefined);
+      await this.#digest.writer.abort().catch(() => undefined);
+    }
     await stub.release({ lease }).catch(() => undefined);
     if (this.#writtenTail) await bucket.delete(this.#writtenTail).catch(() => undefined);
   }

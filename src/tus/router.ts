@@ -10,6 +10,7 @@ import { countRequest, rateLimited } from '../limiter/key-limiter-client';
 import { effectiveMethod } from './http';
 import { httpDate, isOffsetStream, parseChecksum, parseSize } from './protocol';
 import {
+  type AppendBody,
   type AppendOutcome,
   appendToOwnUpload,
   createUpload,
@@ -48,20 +49,24 @@ function appendHeaders(outcome: AppendOutcome): Record<string, string> {
 }
 
 /**
- * PATCH and HEAD are not counted against the rate limit (see http.ts), but a request for an
- * upload the key does not have is: probing ids costs like any other request.
+ * PATCH and HEAD are not counted against the rate limit (see http.ts) when they are the owner's
+ * transfers of its own upload. Any other one is counted here, once that is known: a request for
+ * an upload the key does not have (probing ids costs like any other request), and one refused
+ * before its upload was even looked up (a malformed PATCH proves no ownership).
  */
-async function countedMiss(c: Context<AppEnv>, error: unknown): Promise<never> {
-  if (error instanceof ApiError && error.code === 'FILE_NOT_FOUND') {
-    try {
-      const admission = await countRequest(c.env.KEY_LIMITER, c.get('apiKey'));
-      const state = { limit: admission.limit, remaining: admission.remaining, reset: admission.reset };
-      c.set('rateLimit', state);
-      if (!admission.allowed) throw rateLimited(state);
-    } catch (countError) {
-      if (countError instanceof ApiError) throw countError;
-    }
+async function countAfterAll(c: Context<AppEnv>): Promise<void> {
+  try {
+    const admission = await countRequest(c.env.KEY_LIMITER, c.get('apiKey'));
+    const state = { limit: admission.limit, remaining: admission.remaining, reset: admission.reset };
+    c.set('rateLimit', state);
+    if (!admission.allowed) throw rateLimited(state);
+  } catch (countError) {
+    if (countError instanceof ApiError) throw countError;
   }
+}
+
+async function countedMiss(c: Context<AppEnv>, error: unknown): Promise<never> {
+  if (error instanceof ApiError && error.code === 'FILE_NOT_FOUND') await countAfterAll(c);
   throw error;
 }
 
@@ -80,20 +85,25 @@ async function head(c: Context<AppEnv>, id: string): Promise<Response> {
 }
 
 async function patch(c: Context<AppEnv>, id: string): Promise<Response> {
-  if (!isOffsetStream(c.req.header('content-type'))) {
-    throw new ApiError(
-      'UNSUPPORTED_MEDIA_TYPE',
-      'A PATCH must be sent with Content-Type: application/offset+octet-stream',
-    );
+  let request: AppendBody;
+  try {
+    if (!isOffsetStream(c.req.header('content-type'))) {
+      throw new ApiError(
+        'UNSUPPORTED_MEDIA_TYPE',
+        'A PATCH must be sent with Content-Type: application/offset+octet-stream',
+      );
+    }
+    request = {
+      offset: parseSize(c.req.header('upload-offset'), 'Upload-Offset'),
+      body: c.req.raw.body,
+      contentLength: contentLength(c),
+      checksum: parseChecksum(c.req.header('upload-checksum')),
+      signal: c.req.raw.signal,
+    };
+  } catch (error) {
+    await countAfterAll(c);
+    throw error;
   }
-  const offset = parseSize(c.req.header('upload-offset'), 'Upload-Offset');
-  const request = {
-    offset,
-    body: c.req.raw.body,
-    contentLength: contentLength(c),
-    checksum: parseChecksum(c.req.header('upload-checksum')),
-    signal: c.req.raw.signal,
-  };
   const work = appendToOwnUpload(deps(c), id, request);
   // The PATCH finishes (or keeps what arrived) even when its client goes away mid-body.
   c.executionCtx.waitUntil(work.catch(() => undefined));

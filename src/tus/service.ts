@@ -2,8 +2,8 @@
 // together; no HTTP here (the router turns results into tus responses).
 import { type Config, uploadTimeoutMs } from '../config';
 import type { ApiKeyContext } from '../env';
-import { ApiError, validationError } from '../errors';
-import { normalizeMediaType } from '../files/file-type';
+import { ApiError } from '../errors';
+import { extensionFor, normalizeMediaType } from '../files/file-type';
 import { FILE_ID_PATTERN, newFileId } from '../files/ids';
 import { cleanOriginalName, storedFilename } from '../files/names';
 import { isRunnableType, runnableExtension } from '../files/runnable';
@@ -37,23 +37,32 @@ const RESERVATION_MARGIN_MS = 60 * 60 * 1000;
 export const uploadNotFound = () => new ApiError('FILE_NOT_FOUND', 'Upload not found');
 const uploadGone = () => new ApiError('UPLOAD_GONE');
 
-/** filename (required), filetype, isPublic, expiresIn: as the multipart upload's parts. */
+/** The name of an upload created without one: `upload`, with the declared type's extension. */
+export const UNNAMED_UPLOAD = 'upload';
+
+/**
+ * filename, filetype, isPublic, expiresIn: as the multipart upload's parts. All are optional
+ * (tus 1.0: "The Client MAY supply the Upload-Metadata header"): without a filename the file is
+ * named `upload` plus the usual extension of the declared filetype (`upload.png`), or just
+ * `upload`.
+ */
 export function uploadMeta(header: string | undefined): UploadMeta {
   const pairs = parseMetadata(header);
-  const filename = pairs.get('filename');
-  if (filename === undefined || filename.trim() === '') {
-    throw validationError('Upload-Metadata', 'filename is required');
-  }
+  const declared = pairs.get('filename');
+  const filetype = pairs.get('filetype');
+  const filename =
+    declared === undefined || declared.trim() === ''
+      ? UNNAMED_UPLOAD + extensionFor(normalizeMediaType(filetype))
+      : declared;
   const fields: Record<string, string> = {};
   for (const name of ['isPublic', 'expiresIn', 'sha256']) {
     const value = pairs.get(name);
     if (value !== undefined) fields[name] = value.trim();
   }
   const options = recordOptions(fields);
-  const declared = pairs.get('filetype');
   return {
     originalName: cleanOriginalName(filename),
-    declaredType: declared === undefined || declared.trim() === '' ? undefined : declared,
+    declaredType: filetype === undefined || filetype.trim() === '' ? undefined : filetype,
     isPublic: options.isPublic,
     expiresInSeconds: options.expiresInSeconds,
     sha256: options.sha256,
@@ -62,27 +71,29 @@ export function uploadMeta(header: string | undefined): UploadMeta {
 
 /**
  * Creates an upload: checks its length against MAX_FILE_SIZE and the key's quota (reserving
- * the length and one file until the upload ends), refuses a name or declared type that runs
- * when opened, and creates the upload's object. Nothing is written to R2 yet.
+ * the length and one file until the upload ends), then its metadata, refusing a name or
+ * declared type that runs when opened, and creates the upload's object. Nothing is written to R2
+ * yet. Size and quota come first: a client told 413 need not fix its metadata to learn it.
  */
 export async function createUpload(
   deps: UploadsDeps,
   request: { length: number; metadata: string | undefined; now?: number },
 ): Promise<UploadView> {
   const { config, key } = deps;
-  const meta = uploadMeta(request.metadata);
   const max = maxUploadLength(config.MAX_FILE_SIZE);
   if (request.length > max) throw fileTooLarge(max);
-  const runnable = runnableExtension(meta.originalName);
-  if (runnable) throw new ApiError('INVALID_FILE_TYPE', `File type not allowed: .${runnable} files are not allowed`);
-  const declared = normalizeMediaType(meta.declaredType);
-  if (isRunnableType(declared))
-    throw new ApiError('INVALID_FILE_TYPE', `File type not allowed: ${declared} files are not allowed`);
 
   const now = request.now ?? Date.now();
   const deadline = now + MAX_UPLOAD_LIFETIME_MS;
-  const id = newFileId();
   const holdId = await reserveUpload(deps.limiter, key, request.length, deadline + RESERVATION_MARGIN_MS);
+  let meta: UploadMeta;
+  try {
+    meta = checkedMeta(request.metadata);
+  } catch (error) {
+    await releaseHold(deps.limiter, key.id, holdId);
+    throw error;
+  }
+  const id = newFileId();
   try {
     return await uploadObject(deps.uploads, id).create({
       id,
@@ -101,6 +112,17 @@ export async function createUpload(
     await releaseHold(deps.limiter, key.id, holdId);
     throw new ApiError('SERVICE_UNAVAILABLE', 'The upload could not be created, try again', { cause: error });
   }
+}
+
+/** The metadata of a new upload, refused when its name or declared type runs when opened. */
+function checkedMeta(header: string | undefined): UploadMeta {
+  const meta = uploadMeta(header);
+  const runnable = runnableExtension(meta.originalName);
+  if (runnable) throw new ApiError('INVALID_FILE_TYPE', `File type not allowed: .${runnable} files are not allowed`);
+  const declared = normalizeMediaType(meta.declaredType);
+  if (isRunnableType(declared))
+    throw new ApiError('INVALID_FILE_TYPE', `File type not allowed: ${declared} files are not allowed`);
+  return meta;
 }
 
 export type AppendOutcome =

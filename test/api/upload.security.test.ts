@@ -447,6 +447,8 @@ describe.each(VERSIONS)('declared media types through %s', (version) => {
     ['no type', '/plain'],
     ['no subtype', 'text/'],
     ['nothing', ''],
+    ['a 256-character type', `text/${'x'.repeat(251)}`],
+    ['a 4 KiB type', `text/${'x'.repeat(4096)}`],
   ])('stores a text file declared with %s as text/plain, and it downloads', async (_label, declared) => {
     const { auth } = await createKey();
     const content = 'hello, declared types';

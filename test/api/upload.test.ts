@@ -164,6 +164,16 @@ describe.each(VERSIONS)('POST /api/%s/upload', (version) => {
       expect(Date.parse(record.expiresAt ?? '') - Date.parse(record.uploadedAt)).toBe(3600 * 1000);
     });
 
+    it('says expiresAt in the upload answer when the file expires, and leaves it out otherwise', async () => {
+      const { auth } = await createKey();
+      const expiring = await uploadOk(auth, {}, { expiresIn: '3600' }, version);
+      const record = await getRecord(auth, expiring.id, version);
+      expect((expiring as { expiresAt?: string }).expiresAt).toBe(record.expiresAt);
+      expect(Date.parse(record.expiresAt ?? '') - Date.parse(expiring.uploadedAt)).toBe(3600 * 1000);
+      const lasting = await uploadOk(auth, {}, {}, version);
+      expect(lasting).not.toHaveProperty('expiresAt');
+    });
+
     it('accepts expiresIn at both ends of its range (60 and 31536000)', async () => {
       const { auth } = await createKey();
       for (const seconds of [60, 31_536_000]) {

@@ -123,6 +123,23 @@ describe('npm run keys', () => {
     expect(maxFiles()).toEqual({ max_files: null });
   });
 
+  it('list escapes control characters in names stored before they were refused, and create refuses them', () => {
+    const id = 'key_ctrlnamectrlname';
+    const name = 'evil\u001b[2J\u0007\ttab\nline\u009b\u202e';
+    const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;
+    rows(
+      `INSERT INTO api_keys (id, key_hash, prefix, name, status, created_at, updated_at) VALUES ('${id}', '${'0'.repeat(64)}', 'esk_ctrl', ${literal(name)}, 'active', '2020-01-01T00:00:00.000Z', '2020-01-01T00:00:00.000Z')`,
+    );
+    const line = keys('list')
+      .split('\n')
+      .find((text) => text.startsWith(id));
+    expect(line).toBeDefined();
+    expect(line).not.toMatch(/[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u202e]/);
+    expect(line?.split('\t')).toHaveLength(5);
+    expect(line?.endsWith('evil\\u{1b}[2J\\u{07}\\u{09}tab\\u{0a}line\\u{9b}\\u{202e}')).toBe(true);
+    expect(() => keys('create', '--name', 'bad\u001bname')).toThrow(/control characters/);
+  });
+
   it('refuses a create without a name and an unknown key to revoke', () => {
     expect(() => keys('create')).toThrow();
     expect(() => keys('revoke', 'key_doesnotexist')).toThrow();

@@ -1,6 +1,6 @@
 import { env } from 'cloudflare:test';
-import { describe, expect, it } from 'vitest';
-import { call, form } from '../helpers';
+import { describe, expect, it, vi } from 'vitest';
+import { call, createKey, form } from '../helpers';
 
 const ADMIN = { Authorization: 'Bearer test-admin-token-0123456789abcdefghij' };
 
@@ -83,6 +83,11 @@ describe('POST /admin/keys', () => {
     ['an empty name', { name: '   ' }],
     ['a name that is not a string', { name: 42 }],
     ['a rate limit that is not a whole number', { name: 'x', rateLimitRequests: 1.5 }],
+    ['a name with an escape sequence', { name: 'ops\u001b[2Jlaptop' }],
+    ['a name with a line break inside', { name: 'ops\nroot\tactive' }],
+    ['a name with DEL', { name: 'ops\u007f' }],
+    ['a name with a C1 control', { name: 'ops\u009b31m' }],
+    ['a name with a bidi override', { name: 'ops\u202eexe.txt' }],
   ])('answers %s with 400 VALIDATION_ERROR', async (_label, body) => {
     await expectError(await adminCall('POST', '/admin/keys', body), 400, 'VALIDATION_ERROR');
   });
@@ -287,5 +292,42 @@ describe('admin routes', () => {
 
   it('answers 404 NOT_FOUND for an unknown admin path', async () => {
     await expectError(await adminCall('GET', '/admin/nope'), 404, 'NOT_FOUND');
+  });
+});
+
+describe('a bad ADMIN_TOKEN (too short)', () => {
+  const SHORT = { ADMIN_TOKEN: 'short-admin-token' };
+
+  it('turns off the admin API and /keys with a clear log line, and nothing else', async () => {
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    try {
+      expect((await call('/health', {}, SHORT)).status).toBe(200);
+      const logged = errors.mock.calls.map((args) => String(args[0]));
+      expect(logged.some((line) => line.includes('ADMIN_TOKEN must be at least 32 characters'))).toBe(true);
+      expect(logged.some((line) => line.includes('disabled'))).toBe(true);
+      for (const line of logged) expect(line).not.toContain(SHORT.ADMIN_TOKEN);
+
+      // Uploads and share links go on.
+      const { auth } = await createKey('short admin token');
+      const body = form([{ filename: 'a.txt', type: 'text/plain', content: 'still up' }], { isPublic: 'true' });
+      const uploaded = await call('/api/v2/upload', { method: 'POST', headers: auth, body }, SHORT);
+      expect(uploaded.status).toBe(201);
+      const { data } = (await uploaded.json()) as { data: { shareUrl: string } };
+      const share = await call(`${new URL(data.shareUrl).pathname}/download`, {}, SHORT);
+      expect(share.status).toBe(200);
+      expect(await share.text()).toBe('still up');
+
+      // The admin API is off (whatever token is sent), and /keys says why, as a page.
+      const admin = await call('/admin/keys', { headers: { Authorization: `Bearer ${SHORT.ADMIN_TOKEN}` } }, SHORT);
+      expect(admin.status).toBe(404);
+      const page = await call('/keys', {}, SHORT);
+      expect(page.status).toBe(404);
+      expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+      const html = await page.text();
+      expect(html).toContain('at least 32 characters');
+      expect(html).not.toContain(SHORT.ADMIN_TOKEN);
+    } finally {
+      errors.mockRestore();
+    }
   });
 });

@@ -7,6 +7,7 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app';
+import { ERROR_STATUS } from '../../src/errors';
 import {
   documentedRoutes,
   type OpenApiDocument,
@@ -136,6 +137,34 @@ describe.each(VERSIONS)('the %s OpenAPI document', (version) => {
       for (const status of ['401', '429', 'default'])
         expect(operation.responses[status], `${path} ${status}`).toBeDefined();
     }
+  });
+
+  it('shows each error response its own example: codes answered with that status, not FILE_NOT_FOUND for all', () => {
+    const statuses = ERROR_STATUS as Record<string, number>;
+    let seen = 0;
+    for (const { method, path, operation } of operationsOf(docs[version])) {
+      for (const [status, response] of Object.entries(operation.responses)) {
+        if (status !== 'default' && Number(status) < 400) continue;
+        const media = response.content?.['application/json'] as
+          | { examples?: Record<string, { value: { code: string; error: string } }> }
+          | undefined;
+        if (!media) continue;
+        const at = `${method} ${path} ${status}`;
+        const examples = Object.values(media.examples ?? {});
+        expect(examples.length, at).toBeGreaterThan(0);
+        for (const { value } of examples) {
+          expect(statuses[value.code], at).toBe(status === 'default' ? 500 : Number(status));
+          expect(value.error, at).toBeTruthy();
+          seen++;
+        }
+        if (status === '401')
+          expect(
+            examples.map(({ value }) => value.code),
+            at,
+          ).toEqual(['UNAUTHORIZED']);
+      }
+    }
+    expect(seen).toBeGreaterThan(20);
   });
 
   it('describes uploads as binary file parts', () => {

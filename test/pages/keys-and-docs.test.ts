@@ -12,11 +12,19 @@ async function comparable(response: Response) {
 }
 
 describe('/keys', () => {
-  it('does not exist without ADMIN_TOKEN: the same 404 as any unknown path', async () => {
+  it('is, without ADMIN_TOKEN, a 404 page saying how to turn it on (not raw JSON)', async () => {
     for (const unset of [{ ADMIN_TOKEN: undefined }, { ADMIN_TOKEN: '' }]) {
-      const keys = await comparable(await call('/keys', {}, unset));
-      expect(keys.status).toBe(404);
-      expect(keys).toEqual(await comparable(await call('/no-such-page', {}, unset)));
+      const response = await call('/keys', {}, unset);
+      expect(response.status).toBe(404);
+      expect(response.headers.get('content-type')).toMatch(/^text\/html/);
+      const html = await response.text();
+      expect(html).toContain('wrangler secret put ADMIN_TOKEN');
+      expect(html).toContain('.dev.vars');
+      expect(html).not.toContain('<script');
+      // The admin API itself stays a plain JSON 404, like any unknown path.
+      const admin = await comparable(await call('/admin/keys', {}, unset));
+      expect(admin.status).toBe(404);
+      expect(admin.type).toMatch(/^application\/json/);
     }
   });
 

@@ -47,6 +47,29 @@ describe('limits at creation, before any byte', () => {
     expect(await usage(keyId)).toEqual({ usedBytes: 0, files: 0, heldBytes: 0, heldFiles: 0 });
   });
 
+  it.each([
+    ['metadata that is not Base64', 'filename not-base64!'],
+    ['a runnable name', `filename ${btoa('setup.exe')}`],
+    ['a bad expiresIn', `filename ${btoa('a.txt')},expiresIn ${btoa('5')}`],
+  ])(
+    'checks size and quota (413) before %s, and a metadata refusal gives the reservation back',
+    async (_name, meta) => {
+      const { id: keyId, auth } = await newKey('413 first', { quota: 1000 });
+      const tooLarge = await createUpload(
+        auth,
+        1001,
+        {},
+        { headers: { 'Upload-Metadata': meta }, env: { MAX_FILE_SIZE: '1000' } },
+      );
+      await expectError(tooLarge.response, 413, 'FILE_TOO_LARGE');
+      const overQuota = await createUpload(auth, 1001, {}, { headers: { 'Upload-Metadata': meta } });
+      await expectError(overQuota.response, 413, 'STORAGE_EXCEEDED');
+      const fits = await createUpload(auth, 500, {}, { headers: { 'Upload-Metadata': meta } });
+      expect([400, 415]).toContain(fits.response.status);
+      expect(await usage(keyId)).toEqual({ usedBytes: 0, files: 0, heldBytes: 0, heldFiles: 0 });
+    },
+  );
+
   it('answers 413 STORAGE_EXCEEDED when the key is at its file limit', async () => {
     const { auth } = await createKey('file limit', { maxFiles: 1, rateLimitRequests: 1000 });
     await patchOk(auth, (await created(auth, 3, { filename: 'a.txt' })).path, 0, text('abc'));
@@ -161,6 +184,33 @@ describe('the rate limit', () => {
     const refused = await head(auth, unknown);
     expect(refused.status).toBe(429);
     expect(refused.headers.get('retry-after')).toBeTruthy();
+  });
+
+  it('counts PATCH and HEAD of another key’s upload, and PATCHes refused before the upload is looked up', async () => {
+    const owner = await newKey('owner counted', { rateLimit: 100 });
+    const { auth } = await newKey('not the owner', { rateLimit: 5 });
+    const { path } = await created(owner.auth, 10, { filename: 'mine.txt' });
+    expect(rateHeaders(await head(auth, path)).remaining).toBe(4);
+    expect(rateHeaders(await patch(auth, path, 0, 'x')).remaining).toBe(3);
+    // Malformed PATCHes prove no ownership: counted too, whoever's upload they name.
+    const noType = await call(path, {
+      method: 'PATCH',
+      headers: { ...TUS, ...auth, 'Upload-Offset': '0' },
+      body: 'x',
+    });
+    expect(noType.status).toBe(415);
+    expect(rateHeaders(noType).remaining).toBe(2);
+    const badOffset = await call(path, {
+      method: 'PATCH',
+      headers: { ...TUS, ...auth, ...OCTETS, 'Upload-Offset': 'soon' },
+      body: 'x',
+    });
+    expect(badOffset.status).toBe(400);
+    expect(rateHeaders(badOffset).remaining).toBe(1);
+    expect(rateHeaders(await patch(auth, path, 0, 'x')).remaining).toBe(0);
+    expect((await patch(auth, path, 0, 'x')).status).toBe(429);
+    // The owner's transfers are untouched by all this.
+    expect(await offsetOf(owner.auth, path)).toBe(0);
   });
 
   it('counts creation, termination and the record lookup like any request', async () => {

@@ -129,7 +129,6 @@ describe('creation', () => {
     ['a fractional Upload-Length', { 'Upload-Length': '1.5' }, 'Upload-Length'],
     ['Upload-Defer-Length', { 'Upload-Defer-Length': '1' }, 'Upload-Defer-Length'],
     ['metadata that is not Base64', { 'Upload-Metadata': 'filename not-base64!' }, 'Upload-Metadata'],
-    ['metadata without a filename', { 'Upload-Metadata': metadata({ filetype: 'text/plain' }) }, 'Upload-Metadata'],
     ['a key given twice', { 'Upload-Metadata': `filename ${base64('a')},filename ${base64('b')}` }, 'Upload-Metadata'],
     ['a bad isPublic', { 'Upload-Metadata': metadata({ filename: 'a.txt', isPublic: 'yes' }) }, 'isPublic'],
     ['a bad expiresIn', { 'Upload-Metadata': metadata({ filename: 'a.txt', expiresIn: '5' }) }, 'expiresIn'],
@@ -148,6 +147,28 @@ describe('creation', () => {
     const { response } = await createUpload(auth, 10, { filename: 'a.txt' }, init);
     const body = await expectError(response, 400, 'VALIDATION_ERROR');
     expect(body.details?.[0]?.field).toBe(field);
+  });
+
+  // tus 1.0: "The Client MAY supply the Upload-Metadata header".
+  it.each([
+    ['no Upload-Metadata at all', undefined, 'upload'],
+    ['metadata without a filename', metadata({ filetype: 'text/csv', isPublic: 'true' }), 'upload.csv'],
+    ['an empty filename', metadata({ filename: ' ', filetype: 'text/plain' }), 'upload.txt'],
+  ])('creates an upload with %s, and names the file', async (_name, meta, name) => {
+    const { auth } = await newKey('no metadata');
+    const headers: Record<string, string> = { ...TUS, ...auth, 'Upload-Length': '5' };
+    if (meta !== undefined) headers['Upload-Metadata'] = meta;
+    const response = await call('/api/v2/uploads', { method: 'POST', headers });
+    expect(response.status).toBe(201);
+    const path = new URL(response.headers.get('location') ?? '').pathname;
+    expect(await patchOk(auth, path, 0, new TextEncoder().encode('hello'))).toBe(5);
+    const record = await call(path, { headers: auth });
+    expect(record.status).toBe(200);
+    const { data } = (await record.json()) as { data: { originalName: string; filename: string } };
+    expect(data.originalName).toBe(name);
+    expect(data.filename).toMatch(
+      new RegExp(`^upload_[A-Za-z0-9_-]{22}${name.slice('upload'.length).replace('.', '\\.')}$`),
+    );
   });
 
   it('refuses a name that runs when opened with 415 INVALID_FILE_TYPE before any byte is sent', async () => {

@@ -2,7 +2,7 @@
 // temporary object, resumption from the offset HEAD reports after a body broke off or a client
 // went away, and two clients racing on one upload.
 import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import worker from '../../src/index';
 import { call, expectError, getRecord, ORIGIN, someAddress } from '../helpers';
 import {
@@ -161,6 +161,42 @@ describe('resuming', () => {
     const last = await patch(auth, path, MIB, bytes.slice(MIB));
     expect(last.headers.get('x-file-id')).toBe(id);
     expect(await downloadSha(auth, id)).toBe(await sha256Hex(bytes));
+  });
+
+  it('logs a PATCH whose client went away as a client abort (info), not as an error', async () => {
+    const { auth } = await newKey('abort logged');
+    const bytes = binaryBytes(2 * MIB, 24);
+    const { path } = await created(auth, bytes.length, { filename: 'abort.bin' });
+    const { stream } = pausedBody(bytes, MIB);
+    const controller = new AbortController();
+    // With a checksum nothing of a cut-off body is kept: the answer is a 5xx nobody reads.
+    const digest = await crypto.subtle.digest('SHA-256', bytes);
+    const checksum = `sha256 ${btoa(String.fromCharCode(...new Uint8Array(digest)))}`;
+    const request = new Request(`${ORIGIN}${path}`, {
+      method: 'PATCH',
+      headers: { ...TUS, ...auth, ...OCTETS, 'Upload-Offset': '0', 'Upload-Checksum': checksum },
+      body: stream,
+      signal: controller.signal,
+    });
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const infos = vi.spyOn(console, 'log').mockImplementation(() => undefined);
+    try {
+      const ctx = createExecutionContext();
+      const pending = worker.fetch(request, env, ctx);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      controller.abort();
+      await Promise.resolve(pending).catch(() => undefined);
+      await waitOnExecutionContext(ctx);
+      const lines = (spy: typeof errors) => spy.mock.calls.map((call) => String(call[0]));
+      expect(lines(errors).filter((line) => line.includes(path.split('/').pop() ?? '-'))).toEqual([]);
+      expect(lines(errors).filter((line) => line.includes('"method":"PATCH"'))).toEqual([]);
+      const logged = lines(infos).find((line) => line.includes('"method":"PATCH"'));
+      expect(JSON.parse(logged ?? '{}')).toMatchObject({ level: 'info', msg: 'request', clientAborted: true });
+    } finally {
+      errors.mockRestore();
+      infos.mockRestore();
+    }
+    expect(await offsetOf(auth, path)).toBe(0);
   });
 
   it('lets only one of two PATCHes racing at one offset write; the other gets 409', async () => {

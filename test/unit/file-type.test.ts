@@ -341,6 +341,14 @@ describe('runnable files', () => {
       'sh bash zsh csh ksh command tool desktop appimage run py pl rb php phar',
       // disk images
       'iso img vhd vhdx',
+      // issue 14: credential-leaking and runnable types of the current Windows and macOS lists
+      'library-ms search-ms searchconnector-ms theme themepack rdp iqy slk settingcontent-ms appref-ms xll xbap',
+      'applescript scpt lua ws msh msh1 msh2 mshxml msh1xml msh2xml mof',
+      // Outlook's Level 1 list (Windows Attachment Manager's high-risk types)
+      'app asp aspx bas bgi cer cnt crt der fxp grp hpj htc its mad mda mdb mdt mdw mdz msu ops osd pcd plg',
+      'prf prg printerexport psd1 psdm1 vbp vsmacros vsw webpnp ws wsb xnk',
+      // macOS's LSRiskCategoryUnsafeExecute types
+      'app command tool terminal workflow action definition scptd osax prefpane saver wdgt fileloc inetloc webloc mobileconfig',
     ].flatMap((group) => group.split(' '));
     expect(named.filter((extension) => !RUNNABLE_EXTENSIONS.includes(extension))).toEqual([]);
   });
@@ -659,5 +667,14 @@ describe('contentDisposition', () => {
 
   it('can say inline', () => {
     expect(contentDisposition('a.png', 'a_x.png', 'inline')).toMatch(/^inline; filename="a\.png"/);
+  });
+});
+
+describe('normalizeMediaType and length', () => {
+  it('keeps a valid type of up to 255 characters and drops a longer one', () => {
+    const longest = `application/${'x'.repeat(243)}`;
+    expect(longest).toHaveLength(255);
+    expect(normalizeMediaType(`${longest}; charset=utf-8`)).toBe(longest);
+    expect(normalizeMediaType(`${longest}x`)).toBe('');
   });
 });

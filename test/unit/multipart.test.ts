@@ -288,6 +288,24 @@ describe('MultipartReader', () => {
     await expect(readAll(everyByte(cut))).rejects.toBeInstanceOf(MultipartError);
   });
 
+  it('refuses part headers over 16 KiB however they arrive, and takes them up to the limit', async () => {
+    const withHeader = (size: number) => {
+      const start = 'X-Padding: ';
+      const line = `${start}${'a'.repeat(size)}`;
+      return build([{ headers: [line, 'Content-Disposition: form-data; name="a"'], body: bytes('x') }]);
+    };
+    // headers = CRLF + padding line + CRLF + disposition + CRLF + CRLF
+    const overhead = 2 + 'X-Padding: '.length + 2 + 'Content-Disposition: form-data; name="a"'.length + 4;
+    const over = withHeader(16 * 1024 - overhead + 1);
+    for (const stream of [whole(over), everyByte(over), streamAt(over, [8 * 1024])]) {
+      await expect(readAll(stream)).rejects.toThrow('part headers are too long');
+    }
+    const fits = withHeader(16 * 1024 - overhead);
+    for (const stream of [whole(fits), streamAt(fits, [8 * 1024])]) {
+      expect((await readAll(stream)).map((part) => part.name)).toEqual(['a']);
+    }
+  });
+
   it('throws MultipartError when there is no boundary at all', async () => {
     await expect(readAll(whole(bytes('just some text, not multipart')))).rejects.toBeInstanceOf(MultipartError);
     await expect(readAll(whole(new Uint8Array()))).rejects.toBeInstanceOf(MultipartError);

@@ -50,7 +50,10 @@ async function bulkOk(auth: Record<string, string>, body: BodyInit, overrides = 
 function successData(item: BulkUploadBody['data']['results'][number] | undefined): UploadRecordV2 {
   if (!item?.success) throw new Error(`expected a success item, got ${JSON.stringify(item)}`);
   expect(Object.keys(item).sort()).toEqual(['data', 'success']);
-  expect(Object.keys(item.data).sort()).toEqual(UPLOAD_RECORD_V2_KEYS);
+  // expiresAt is there exactly when the file expires.
+  const keys = Object.keys(item.data).sort();
+  const expires = (item.data as { expiresAt?: unknown }).expiresAt;
+  expect(keys).toEqual(expires === undefined ? UPLOAD_RECORD_V2_KEYS : [...UPLOAD_RECORD_V2_KEYS, 'expiresAt'].sort());
   return item.data;
 }
 
@@ -134,6 +137,7 @@ describe('POST /api/v2/upload/bulk: success', () => {
     const data = await bulkOk(auth, filesForm([textFile('a.txt'), textFile('b.txt')], { expiresIn: '3600' }));
     for (const record of data.results.map(successData)) {
       const stored = await getV2(auth, record.id);
+      expect((record as { expiresAt?: string }).expiresAt).toBe(stored.expiresAt);
       const expiresAt = Date.parse(stored.expiresAt ?? '');
       expect(expiresAt).toBeGreaterThanOrEqual(before + 3600_000 - 1000);
       expect(expiresAt).toBeLessThanOrEqual(Date.now() + 3600_000 + 1000);

@@ -235,6 +235,20 @@ describe('GET /api/v2/openapi.json', () => {
     expect(Object.keys(doc.paths['/files/bulk'] ?? {})).toContain('delete');
   });
 
+  it('is decided by route: errors under paths ending in /openapi.json carry _perf', async () => {
+    const auth = await authed();
+    const responses = [
+      await call('/api/v2/files/openapi.json', { headers: auth }),
+      await call('/api/v2/files/openapi.json'),
+      await call('/api/v2/openapi.json', { method: 'POST', headers: auth }),
+      await call('/api/v2/nothing/openapi.json', { headers: auth }),
+    ];
+    for (const response of responses) {
+      expect(response.status).toBeGreaterThanOrEqual(400);
+      expect(await json<object>(response)).toHaveProperty('_perf');
+    }
+  });
+
   it('keeps the bulk endpoints out of the v1 document', async () => {
     const doc = await json<{ paths: Record<string, unknown> }>(await call('/api/v1/openapi.json'));
     expect(Object.keys(doc.paths)).not.toContain('/upload/bulk');

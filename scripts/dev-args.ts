@@ -1,0 +1,22 @@
+// The arguments npm run dev gives wrangler dev, apart so they can be tested (test/cli/dev-args.test.ts).
+
+/** The value of `--name VALUE` or `--name=VALUE` among the arguments, if given. */
+export function optionValue(args: readonly string[], name: string): string | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] ?? '';
+    if (arg === `--${name}`) return args[i + 1];
+    if (arg.startsWith(`--${name}=`)) return arg.slice(name.length + 3);
+  }
+  return undefined;
+}
+
+/** wrangler dev's arguments: our defaults (127.0.0.1:8787) only where the user gave none. */
+export function devArgs(userArgs: readonly string[]): { args: string[]; host: string; port: string } {
+  const ip = optionValue(userArgs, 'ip');
+  const port = optionValue(userArgs, 'port');
+  const args = ['dev', ...(ip ? [] : ['--ip', '127.0.0.1']), ...(port ? [] : ['--port', '8787']), ...userArgs];
+  // A server on every interface is reached locally through the loopback address.
+  const host =
+    !ip || ip === '0.0.0.0' || ip === '*' ? '127.0.0.1' : ip === '::' ? '[::1]' : ip.includes(':') ? `[${ip}]` : ip;
+  return { args, host, port: port ?? '8787' };
+}
