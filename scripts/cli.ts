@@ -13,6 +13,7 @@ import {
   EdgeshareClient,
   EdgeshareError,
   type FileRecord,
+  type NewApiKey,
   RESUMABLE_THRESHOLD,
 } from '../src/client/edgeshare.ts';
 
@@ -33,6 +34,11 @@ commands:
   share ID                print the file's share link
   delete ID…              delete files
   usage                   storage used, quota, file count, rate limit
+  keys list               the account's API keys (the key needs keys:write)
+  keys create NAME        a new key for the account, printed once as the last line
+      --scope SCOPE         repeat for each scope (default: all of this key's scopes)
+      --expires SECONDS     the new key expires after SECONDS (default: when this key does)
+  keys revoke ID          revoke a key of the account (e.g. the old one, after a rotation)
 
 options: --json (machine-readable output on stdout), -h/--help
 environment: EDGESHARE_URL (default http://127.0.0.1:8787), EDGESHARE_KEY (required)
@@ -61,6 +67,7 @@ const { values, positionals } = parseArgs({
     order: { type: 'string' },
     output: { type: 'string', short: 'o' },
     verify: { type: 'boolean', default: false },
+    scope: { type: 'string', multiple: true },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
@@ -287,9 +294,51 @@ async function run(): Promise<number> {
       );
       return EXIT.ok;
     }
+    case 'keys':
+      return keysCommand();
     default:
       throw new UsageError(command ? `unknown command: ${command}` : 'a command is needed');
   }
+}
+
+async function keysCommand(): Promise<number> {
+  const [action, ...rest] = args;
+  if (action === 'list' && rest.length === 0) {
+    const keys = await client().listKeys();
+    out(
+      keys,
+      keys
+        .map((key) =>
+          [
+            key.id,
+            key.status,
+            `${key.prefix}…`,
+            key.scopes.join(','),
+            key.expiresAt ?? 'never',
+            key.lastUsedAt ?? '-',
+            key.name,
+          ].join('\t'),
+        )
+        .join('\n'),
+    );
+    return EXIT.ok;
+  }
+  if (action === 'create' && rest.length === 1 && rest[0]) {
+    const expiresIn = whole('expires', values.expires);
+    const scopes = values.scope as NewApiKey['scopes'];
+    const created = await client().createKey({ name: rest[0], scopes, expiresIn });
+    out(
+      created,
+      `Created key ${created.id} (${created.scopes.join(', ')}). It is shown once; store it now:\n${created.key}`,
+    );
+    return EXIT.ok;
+  }
+  if (action === 'revoke' && rest.length === 1 && rest[0]) {
+    const revoked = await client().revokeKey(rest[0]);
+    out(revoked, `revoked ${revoked.id}`);
+    return EXIT.ok;
+  }
+  throw new UsageError('keys needs list, create NAME or revoke ID');
 }
 
 function one(name: string): string {

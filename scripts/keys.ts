@@ -1,22 +1,42 @@
-// npm run keys -- create --name NAME [--rate-limit N] [--rate-window SECONDS] [--quota BYTES] [--max-files N]
-// npm run keys -- list
+// npm run keys -- create --name NAME [--account ID] [--scope SCOPE]… [--expires-at ISO] [--rate-limit N] [--rate-window SECONDS] [--quota BYTES] [--max-files N]
+// npm run keys -- list [--account ID]
 // npm run keys -- revoke ID_OR_KEY
 // npm run keys -- set ID_OR_KEY [--rate-limit N|default] [--rate-window SECONDS|default] [--quota BYTES|default] [--max-files N|default]
+// npm run keys -- accounts
+// npm run keys -- account-set ACCOUNT_ID [--quota BYTES|default] [--max-files N|default]
+// A key made without --account founds an account of its own (the account takes the key's id and
+// its --quota/--max-files); --quota and --max-files are always the account's limits.
 // Local database by default; --remote for the deployed one; --persist-to DIR for another local state.
 import { parseArgs } from 'node:util';
 import { KEY_STATE_MAX_AGE_MS, newKeyMaterial } from '../src/keys/key-material.ts';
 import { hasControlCharacters, printableName } from '../src/keys/key-name.ts';
+import { SCOPES } from '../src/keys/scopes.ts';
 import { sha256Hex } from '../src/lib/crypto.ts';
 import { exitOnWranglerError, literal, sql, type Target } from './wrangler.ts';
 
 const USAGE = `usage:
   npm run keys -- create --name NAME [--rate-limit N] [--rate-window SECONDS] [--quota BYTES] [--max-files N]
-  npm run keys -- list
+                 [--account ID] [--scope SCOPE]… [--expires-at ISO-8601]
+  npm run keys -- list [--account ID]
   npm run keys -- revoke ID_OR_KEY
   npm run keys -- set ID_OR_KEY [--rate-limit N|default] [--rate-window SECONDS|default] [--quota BYTES|default] [--max-files N|default]
+  npm run keys -- accounts
+  npm run keys -- account-set ACCOUNT_ID [--quota BYTES|default] [--max-files N|default]
+A key made without --account founds an account of its own (with its --quota and --max-files);
+with --account it joins that account. Scopes (default: all): ${SCOPES.join(', ')}.
 options: --remote (the deployed database), --persist-to DIR (another local state)`;
 
-type KeyListRow = { id: string; status: string; prefix: string; name: string; created_at: string };
+type KeyListRow = {
+  id: string;
+  status: string;
+  prefix: string;
+  name: string;
+  created_at: string;
+  account_id: string;
+  scopes: string;
+  expires_at: string | null;
+  last_used_at: string | null;
+};
 
 function fail(message: string): never {
   console.error(`${message}\n\n${USAGE}`);
@@ -56,6 +76,9 @@ const { values, positionals } = parseArgs({
     'rate-window': { type: 'string' },
     quota: { type: 'string' },
     'max-files': { type: 'string' },
+    account: { type: 'string' },
+    scope: { type: 'string', multiple: true },
+    'expires-at': { type: 'string' },
     remote: { type: 'boolean', default: false },
     'persist-to': { type: 'string' },
     help: { type: 'boolean', short: 'h', default: false },
@@ -84,25 +107,54 @@ async function run(): Promise<void> {
       const rateWindow = positiveInt(values['rate-window'], '--rate-window');
       const quota = positiveInt(values.quota, '--quota');
       const maxFiles = positiveInt(values['max-files'], '--max-files');
+      const account = values.account;
+      if (account && (quota !== null || maxFiles !== null)) {
+        fail('--quota and --max-files are the account’s: npm run keys -- account-set ACCOUNT_ID');
+      }
+      const scopes = values.scope ?? [];
+      const unknown = scopes.filter((scope) => !(SCOPES as readonly string[]).includes(scope));
+      if (unknown.length > 0) fail(`unknown scope: ${unknown.join(', ')}`);
+      const expiresAt = values['expires-at'];
+      if (expiresAt !== undefined && !(Date.parse(expiresAt) > Date.now()))
+        fail('--expires-at must be a future ISO 8601 time');
       const material = await newKeyMaterial();
       const now = new Date().toISOString();
+      const extra = {
+        account_id: account ?? null,
+        scopes: scopes.length > 0 ? JSON.stringify(SCOPES.filter((scope) => scopes.includes(scope))) : null,
+        expires_at: expiresAt === undefined ? null : new Date(expiresAt).toISOString(),
+      };
+      if (
+        account &&
+        sql<{ id: string }>(target, `SELECT id FROM accounts WHERE id = ${literal(account)}`).length === 0
+      ) {
+        console.error('no such account');
+        process.exit(1);
+      }
+      // Without an account_id, the key founds its own account (a trigger of migration 0006).
       sql(
         target,
-        `INSERT INTO api_keys (id, key_hash, prefix, name, status, rate_limit_requests, rate_limit_window_seconds, storage_quota_bytes, max_files, created_at, updated_at)
-       VALUES (${[material.id, material.keyHash, material.prefix, name, 'active'].map(literal).join(', ')}, ${literal(rateLimit)}, ${literal(rateWindow)}, ${literal(quota)}, ${literal(maxFiles)}, ${literal(now)}, ${literal(now)})`,
+        `INSERT INTO api_keys (id, key_hash, prefix, name, status, rate_limit_requests, rate_limit_window_seconds, storage_quota_bytes, max_files, created_at, updated_at, account_id, scopes, expires_at)
+       VALUES (${[material.id, material.keyHash, material.prefix, name, 'active'].map(literal).join(', ')}, ${literal(rateLimit)}, ${literal(rateWindow)}, ${literal(quota)}, ${literal(maxFiles)}, ${literal(now)}, ${literal(now)}, ${literal(extra.account_id)}, ${literal(extra.scopes)}, ${literal(extra.expires_at)})`,
       );
       console.log(`Created key ${material.id} (${name}). It is shown once; store it now:`);
       console.log(material.key);
       break;
     }
     case 'list': {
+      const where = values.account ? `WHERE account_id = ${literal(values.account)}` : '';
       const rows = sql<KeyListRow>(
         target,
-        'SELECT id, status, prefix, name, created_at FROM api_keys ORDER BY created_at, id',
+        `SELECT id, status, prefix, name, created_at, account_id, COALESCE(scopes, 'all') AS scopes, expires_at, last_used_at
+         FROM api_keys ${where} ORDER BY created_at, id`,
       );
       // Names stored before control characters were refused are escaped, never printed raw.
       for (const row of rows) {
-        console.log([row.id, row.status, `${row.prefix}…`, row.created_at, printableName(row.name)].join('\t'));
+        // The status column carries the account, scopes, expiry and last use; the name stays last.
+        const status = [row.status, `account=${row.account_id}`, `scopes=${row.scopes}`];
+        if (row.expires_at) status.push(`expires=${row.expires_at}`);
+        if (row.last_used_at) status.push(`used=${row.last_used_at}`);
+        console.log([row.id, status.join(' '), `${row.prefix}…`, row.created_at, printableName(row.name)].join('\t'));
       }
       if (rows.length === 0) console.error('no keys yet: npm run keys -- create --name NAME');
       break;
@@ -146,6 +198,42 @@ async function run(): Promise<void> {
       }
       await settled();
       console.log(`Updated ${rows[0]?.id}`);
+      break;
+    }
+    case 'accounts': {
+      const rows = sql<{ id: string; name: string; keys: number; quota: number | null; max_files: number | null }>(
+        target,
+        `SELECT a.id, a.name, a.storage_quota_bytes AS quota, a.max_files,
+           (SELECT COUNT(*) FROM api_keys k WHERE k.account_id = a.id AND k.status = 'active') AS keys
+         FROM accounts a ORDER BY a.created_at, a.id`,
+      );
+      for (const row of rows) {
+        const limits = `quota ${row.quota ?? 'default'}, max files ${row.max_files ?? 'default'}`;
+        console.log([row.id, row.name, `${row.keys} active keys`, limits].join('\t'));
+      }
+      break;
+    }
+    case 'account-set': {
+      if (!argument) fail('account-set needs an account id');
+      const columns: [string, string | undefined, string][] = [
+        ['storage_quota_bytes', values.quota, '--quota'],
+        ['max_files', values['max-files'], '--max-files'],
+      ];
+      const sets = columns.flatMap(([column, value, flag]) =>
+        value === undefined ? [] : [`${column} = ${overrideValue(value, flag)}`],
+      );
+      if (sets.length === 0) fail('account-set needs --quota or --max-files');
+      const now = literal(new Date().toISOString());
+      const rows = sql<{ id: string }>(
+        target,
+        `UPDATE accounts SET ${sets.join(', ')}, updated_at = ${now} WHERE id = ${literal(argument)} RETURNING id`,
+      );
+      if (rows.length === 0) {
+        console.error('no such account');
+        process.exit(1);
+      }
+      await settled();
+      console.log(`Updated account ${rows[0]?.id}`);
       break;
     }
     default:

@@ -7,13 +7,14 @@ import type { Config } from './config';
 import type { AppEnv } from './env';
 import { ApiError } from './errors';
 import { renderError } from './http/errors';
+import { notFound } from './http/fallbacks';
 import { createAdminRouter } from './keys/admin-router';
 import { authenticate } from './middleware/auth';
 import { perf } from './middleware/perf';
 import { loadConfig, requestContext } from './middleware/request-context';
 import { createPagesRouter } from './pages/router';
 import { createShareRouter } from './share/router';
-import { isUncountedTransfer, TUS_REQUEST_HEADERS, TUS_RESPONSE_HEADERS, tusProtocol, UPLOADS_PATH } from './tus/http';
+import { TUS_REQUEST_HEADERS, TUS_RESPONSE_HEADERS, tusProtocol, UPLOADS_PATH } from './tus/http';
 import { documentUploads } from './tus/openapi';
 import { createUploadsRouter } from './tus/router';
 
@@ -100,11 +101,13 @@ export function createApp() {
     );
   }
 
-  app.use('/api/*', authenticate({ uncounted: isUncountedTransfer }));
+  app.use('/api/*', authenticate());
   app.route('/api/v1', v1);
   // Before v2, whose catch-all answers 404 for any path it does not know.
   app.route('/api/v2', createUploadsRouter());
   app.route('/api/v2', v2);
+  // Any other /api path (another version): 404 for a valid key.
+  app.all('/api/*', notFound);
 
   app.route('/share', createShareRouter());
   app.route('/admin', createAdminRouter());

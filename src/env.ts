@@ -1,12 +1,23 @@
 import type { Config } from './config';
 import type { Timings } from './http/timing';
+import type { Scope } from './keys/scopes';
 import type { Grant, Usage } from './limiter/key-limiter-contract';
+import type { RouteNeeds } from './middleware/route-needs';
 
 export type Bindings = Env & { ADMIN_TOKEN?: string };
 
-/** The key that authenticated the request, with its effective limits. */
+/**
+ * The key that authenticated the request, with its effective limits: the rate limit is the
+ * key's, the storage quota and file limit its account's.
+ */
 export type ApiKeyContext = {
   id: string;
+  /** The owner of everything the request reads or stores (files, and what is attached to them). */
+  accountId: string;
+  /** null: every scope (keys made before scopes). */
+  scopes: Scope[] | null;
+  /** ms since the epoch, or null (never expires). */
+  expiresAt: number | null;
   rateLimitRequests: number;
   rateLimitWindowSeconds: number;
   storageQuotaBytes: number;
@@ -23,6 +34,8 @@ export type AppEnv = {
     requestId: string;
     config: Config;
     apiKey: ApiKeyContext;
+    /** What the answering route declared it needs (route-needs.ts), set by authentication. */
+    needs?: RouteNeeds;
     /** Set on v2 requests only. */
     timings?: Timings;
     /** Set on uploads that announced their length: storage held while admitting them. */

@@ -4,6 +4,8 @@ import type { ContentfulStatusCode, UnofficialStatusCode } from 'hono/utils/http
 /** The closed set of error codes, and the one table that maps them to HTTP statuses. */
 export const ERROR_STATUS = {
   UNAUTHORIZED: 401,
+  // A valid key without the scope the route needs (details: [{ scope }]).
+  FORBIDDEN: 403,
   RATE_LIMITED: 429,
   FILE_NOT_FOUND: 404,
   STORAGE_EXCEEDED: 413,
@@ -14,6 +16,8 @@ export const ERROR_STATUS = {
   DIGEST_MISMATCH: 400,
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
+  // Revoking the account's last active key that holds keys:write (the account would lose its keys).
+  LAST_KEYS_WRITE_KEY: 409,
   RANGE_NOT_SATISFIABLE: 416,
   REQUEST_TIMEOUT: 408,
   // tus uploads (src/tus/): the statuses the tus 1.0.0 protocol prescribes.
@@ -33,6 +37,7 @@ export type ErrorCode = keyof typeof ERROR_STATUS;
 
 const DEFAULT_MESSAGE: Record<ErrorCode, string> = {
   UNAUTHORIZED: 'Invalid or inactive API key',
+  FORBIDDEN: 'This API key lacks the scope this request needs',
   RATE_LIMITED: 'Too many requests',
   FILE_NOT_FOUND: 'File not found',
   STORAGE_EXCEEDED: 'Storage limit reached',
@@ -43,6 +48,7 @@ const DEFAULT_MESSAGE: Record<ErrorCode, string> = {
   DIGEST_MISMATCH: 'The file does not match the SHA-256 the client sent; nothing was stored',
   NOT_FOUND: 'Not found',
   METHOD_NOT_ALLOWED: 'Method not allowed',
+  LAST_KEYS_WRITE_KEY: 'This is the account’s last active key with keys:write: make another one before revoking it',
   RANGE_NOT_SATISFIABLE: 'Requested range not satisfiable',
   REQUEST_TIMEOUT: 'The request took too long',
   UPLOAD_CONFLICT: 'Upload-Offset does not match the upload, or another request is writing to it',
@@ -56,7 +62,8 @@ const DEFAULT_MESSAGE: Record<ErrorCode, string> = {
   INTERNAL_ERROR: 'Internal server error',
 };
 
-export type ErrorDetail = { field: string; message: string };
+/** A validation failure names its field; a 403 FORBIDDEN names the scope the key lacks. */
+export type ErrorDetail = { field: string; message: string } | { scope: string };
 
 export class ApiError extends HTTPException {
   readonly code: ErrorCode;
@@ -79,6 +86,10 @@ export class ApiError extends HTTPException {
     return ERROR_STATUS[this.code];
   }
 }
+
+/** The 403 for a key without the scope a request needs (before the request has any effect). */
+export const forbidden = (scope: string, headers?: Record<string, string>) =>
+  new ApiError('FORBIDDEN', `This API key lacks the scope ${scope}`, { details: [{ scope }], headers });
 
 export const validationError = (field: string, message: string) =>
   new ApiError('VALIDATION_ERROR', `Invalid ${field}: ${message}`, { details: [{ field, message }] });

@@ -3,6 +3,7 @@ import { getConfig, orphanGraceMs } from './config';
 import { log } from './log';
 import { sweep } from './maintenance/sweep';
 
+export { AccountStorage } from './accounts/account-storage-object';
 export { AuthGuard } from './limiter/auth-guard-object';
 export { KeyLimiter } from './limiter/key-limiter-object';
 export { TusUpload } from './tus/tus-upload-object';
@@ -17,7 +18,7 @@ export default {
     const run = sweep({
       db: env.DB,
       bucket: env.FILES,
-      limiter: env.KEY_LIMITER,
+      accounts: env.ACCOUNT_STORAGE,
       uploads: env.TUS_UPLOADS,
       graceMs,
     }).then((report) => log('info', 'sweep', report));

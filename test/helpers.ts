@@ -215,7 +215,7 @@ export async function blobsOf(keyId: string): Promise<R2Object[]> {
 
 /** How many file rows a key has in D1 (expired ones included). */
 export async function rowCount(keyId: string): Promise<number> {
-  const row = await env.DB.prepare('SELECT COUNT(*) AS n FROM files WHERE key_id = ?1')
+  const row = await env.DB.prepare('SELECT COUNT(*) AS n FROM files WHERE account_id = ?1')
     .bind(keyId)
     .first<{ n: number }>();
   return row?.n ?? 0;

@@ -3,7 +3,7 @@
 import type { BenchWorker } from '../lib/runtime.ts';
 
 const FILE_COLUMNS =
-  'id, key_id, filename, original_name, size, mime_type, r2_key, etag, share_token, is_public, download_count, uploaded_at, updated_at, expires_at';
+  'id, account_id, filename, original_name, size, mime_type, r2_key, etag, share_token, is_public, download_count, uploaded_at, updated_at, expires_at';
 
 /**
  * Inserts `count` file rows for `keyId` in one statement (a recursive CTE), newest first one

@@ -8,6 +8,7 @@ import { inSession } from '../files/upload-session';
 import { addFallbacks } from '../http/fallbacks';
 import { origins, storage, uploadDeps } from '../http/request-deps';
 import { jsonBodyLimit } from '../http/validation';
+import { requires } from '../middleware/route-needs';
 import { errors, ok } from './docs';
 import {
   BulkDeleteRequestSchema,
@@ -29,7 +30,8 @@ export function addBulkRoutes(router: OpenAPIHono<AppEnv>) {
     responses: { 201: ok(BulkUploadResultSchema, 'Files processed'), ...errors(400, 401, 408, 429, 503) },
   });
   // Streamed by the handler, not parsed by the validator.
-  router.post(bulkUpload.path, async (c) => {
+  const needs = requires({ scope: 'files:write', holdsUpload: (config) => config.MAX_BULK_FILES });
+  router.post(bulkUpload.path, needs, async (c) => {
     const maxFiles = c.get('config').MAX_BULK_FILES;
     const deps = uploadDeps(c);
     const outcomes = await inSession(deps.session, () => uploadBulk(deps, c.req.raw, maxFiles));
@@ -52,14 +54,14 @@ export function addBulkRoutes(router: OpenAPIHono<AppEnv>) {
     path: '/files/bulk',
     operationId: 'deleteFiles',
     summary: 'Delete up to 50 files',
-    middleware: [jsonBodyLimit()] as const,
+    middleware: [requires({ scope: 'files:delete' }), jsonBodyLimit()] as const,
     request: {
       body: { required: true, content: { 'application/json': { schema: BulkDeleteRequestSchema } } },
     },
     responses: { 200: ok(BulkDeleteResultSchema, 'Per-id results'), ...errors(400, 401, 429) },
   });
   router.openapi(bulkDelete, async (c) => {
-    const results = await deleteFiles(storage(c), c.req.valid('json').ids, c.get('apiKey').id);
+    const results = await deleteFiles(storage(c), c.req.valid('json').ids, c.get('apiKey').accountId);
     const deleted = results.filter((result) => result.success).length;
     return c.json(
       { success: true as const, data: { total: results.length, deleted, failed: results.length - deleted, results } },

@@ -32,8 +32,10 @@ export const RATE_LIMIT_HEADERS = {
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'VALIDATION_ERROR (details names each field), TOO_MANY_FILES, or DIGEST_MISMATCH (the bytes do not hash to the SHA-256 the client sent; nothing stored or charged)',
-  401: 'UNAUTHORIZED: missing, malformed, unknown or revoked key (always the same answer)',
-  404: 'FILE_NOT_FOUND: unknown id, another key’s id, expired file, malformed id',
+  401: 'UNAUTHORIZED: missing, malformed, unknown, revoked or expired key (always the same answer)',
+  403: 'FORBIDDEN: the key lacks the scope this operation needs; details: [{"scope": "<needed>"}]',
+  404: 'FILE_NOT_FOUND: unknown id, another account’s id, expired file, malformed id',
+  409: 'LAST_KEYS_WRITE_KEY: the account’s last active key with keys:write cannot be revoked',
   408: 'REQUEST_TIMEOUT: the upload ran past UPLOAD_TIMEOUT_SECONDS; nothing is stored',
   413: 'STORAGE_EXCEEDED (quota or file-count limit) or FILE_TOO_LARGE',
   415: 'INVALID_FILE_TYPE',
@@ -80,7 +82,8 @@ function errorContentOf(status: number) {
 /** The error envelope for each status, with the headers each carries, and a default for the rest. */
 export const errors = (...statuses: number[]) => ({
   ...Object.fromEntries(
-    statuses.map((status) => [
+    // Every authenticated operation may answer 403 for a key without its scope.
+    (statuses.includes(401) ? [...statuses, 403].sort((a, b) => a - b) : statuses).map((status) => [
       status,
       {
         description: ERROR_DESCRIPTIONS[status] ?? 'Error envelope',

@@ -8,6 +8,8 @@ import { inSession } from '../files/upload-session';
 import { addFallbacks, offersHead } from '../http/fallbacks';
 import { origins, storage, uploadDeps } from '../http/request-deps';
 import { validationHook } from '../http/validation';
+import { addKeyRoutes } from '../keys/keys-routes';
+import { requires } from '../middleware/route-needs';
 import { addBulkRoutes } from './bulk-routes';
 import { DOWNLOAD_REQUEST_HEADERS, downloadResponses, errors, ok } from './docs';
 import { addManageRoutes } from './manage-routes';
@@ -35,6 +37,7 @@ export function createFilesRouter(version: ApiVersion) {
   if (version === 'v2') addBulkRoutes(router);
   if (version === 'v2') addManageRoutes(router);
   if (version === 'v2') addRawUploadRoute(router);
+  if (version === 'v2') addKeyRoutes(router);
 
   const upload = createRoute({
     method: 'post',
@@ -48,7 +51,7 @@ export function createFilesRouter(version: ApiVersion) {
     },
   });
   // The body is streamed by the handler, not parsed by the validator.
-  router.post(upload.path, async (c) => {
+  router.post(upload.path, requires({ scope: 'files:write', holdsUpload: () => 1 }), async (c) => {
     const deps = uploadDeps(c);
     const row = await inSession(deps.session, () => uploadSingleFile(deps, c.req.raw));
     return c.json({ success: true, data: uploadRecord(row, version, origins(c)) }, 201);
@@ -62,6 +65,7 @@ export function createFilesRouter(version: ApiVersion) {
     summary:
       version === 'v1' ? 'List your files, newest first' : 'List your files: newest first, or searched and sorted',
     // v1 reads only page and limit; other parameters are ignored there, as they always were.
+    middleware: [requires({ scope: 'files:read' })] as const,
     request: { query: version === 'v1' ? ListQuerySchema : ListQuerySchemaV2 },
     responses: {
       200: ok(success(z.object({ files: z.array(FileRecord), pagination: PaginationSchema })), 'A page of files'),
@@ -69,7 +73,7 @@ export function createFilesRouter(version: ApiVersion) {
     },
   });
   router.openapi(list, async (c) => {
-    const { rows, pagination } = await listFiles(storage(c), c.get('apiKey').id, c.req.valid('query'));
+    const { rows, pagination } = await listFiles(storage(c), c.get('apiKey').accountId, c.req.valid('query'));
     const base = origins(c);
     return c.json(
       { success: true as const, data: { files: rows.map((row) => fileRecord(row, version, base)), pagination } },
@@ -82,11 +86,12 @@ export function createFilesRouter(version: ApiVersion) {
     path: '/files/{id}',
     operationId: 'getFile',
     summary: 'Read one file record',
+    middleware: [requires({ scope: 'files:read' })] as const,
     request: { params: FileIdParamSchema },
     responses: { 200: ok(success(FileRecord), 'The file record'), ...errors(401, 404, 429) },
   });
   router.openapi(get, async (c) => {
-    const row = await getOwnedFile(storage(c), c.req.valid('param').id, c.get('apiKey').id);
+    const row = await getOwnedFile(storage(c), c.req.valid('param').id, c.get('apiKey').accountId);
     return c.json({ success: true as const, data: fileRecord(row, version, origins(c)) }, 200);
   });
   offersHead(router, get.path);
@@ -101,8 +106,9 @@ export function createFilesRouter(version: ApiVersion) {
     responses: downloadResponses('get'),
   });
   // Validated: the id. The request headers are the download's to read (see DOWNLOAD_REQUEST_HEADERS).
-  router.openapi({ ...download, request: { params: FileIdParamSchema }, hide: true }, (c) =>
-    downloadOwnedFile(storage(c), c.req.raw, c.req.valid('param').id, c.get('apiKey').id),
+  const downloadNeeds = requires({ scope: 'files:read' });
+  router.openapi({ ...download, middleware: downloadNeeds, request: { params: FileIdParamSchema }, hide: true }, (c) =>
+    downloadOwnedFile(storage(c), c.req.raw, c.req.valid('param').id, c.get('apiKey').accountId),
   );
   router.openAPIRegistry.registerPath(download);
   offersHead(router, download.path);
@@ -121,6 +127,7 @@ export function createFilesRouter(version: ApiVersion) {
     path: '/files/{id}',
     operationId: 'deleteFile',
     summary: 'Delete a file permanently',
+    middleware: [requires({ scope: 'files:delete' })] as const,
     request: { params: FileIdParamSchema },
     responses: {
       200: ok(success(z.object({ message: z.string() })), 'Deleted'),
@@ -128,7 +135,7 @@ export function createFilesRouter(version: ApiVersion) {
     },
   });
   router.openapi(remove, async (c) => {
-    const row = await deleteFile(storage(c), c.req.valid('param').id, c.get('apiKey').id);
+    const row = await deleteFile(storage(c), c.req.valid('param').id, c.get('apiKey').accountId);
     return c.json({ success: true as const, data: { message: `File ${row.id} deleted` } }, 200);
   });
 

@@ -6,6 +6,7 @@ import { updateFile } from '../files/update';
 import { origins, storage } from '../http/request-deps';
 import { jsonBodyLimit } from '../http/validation';
 import { accountUsage } from '../limiter/key-limiter-client';
+import { requires } from '../middleware/route-needs';
 import { errors, ok } from './docs';
 import { FileIdParamSchema, FileRecordV2, FileUpdateSchema, successV2, UsageSchema } from './schemas';
 
@@ -18,7 +19,7 @@ export function addManageRoutes(router: OpenAPIHono<AppEnv>) {
     description:
       'Only the fields sent change; `updatedAt` always does. `expiresAt` and `expiresIn` exclude each ' +
       'other, and null for either clears the expiry. Making a file private stops its share link at once.',
-    middleware: [jsonBodyLimit()] as const,
+    middleware: [requires({ scope: 'files:write' }), jsonBodyLimit()] as const,
     request: {
       params: FileIdParamSchema,
       body: { required: true, content: { 'application/json': { schema: FileUpdateSchema } } },
@@ -26,7 +27,7 @@ export function addManageRoutes(router: OpenAPIHono<AppEnv>) {
     responses: { 200: ok(successV2(FileRecordV2), 'The file as it is now'), ...errors(400, 401, 404, 415, 429) },
   });
   router.openapi(update, async (c) => {
-    const row = await updateFile(storage(c), c.req.valid('param').id, c.get('apiKey').id, c.req.valid('json'));
+    const row = await updateFile(storage(c), c.req.valid('param').id, c.get('apiKey'), c.req.valid('json'));
     return c.json({ success: true as const, data: fileRecord(row, 'v2', origins(c)) }, 200);
   });
 
@@ -35,6 +36,7 @@ export function addManageRoutes(router: OpenAPIHono<AppEnv>) {
     path: '/usage',
     operationId: 'getUsage',
     summary: 'What the key stores, what uploads hold, and its limits',
+    middleware: [requires({ scope: 'files:read', readsUsage: true })] as const,
     responses: { 200: ok(successV2(UsageSchema), 'The key’s account and limits'), ...errors(401, 429, 503) },
   });
   router.openapi(usage, async (c) => {

@@ -7,6 +7,7 @@ import { type RecordOptions, recordOptions } from '../files/upload-fields';
 import { uploadRawFile } from '../files/upload-raw';
 import { inSession } from '../files/upload-session';
 import { origins, uploadDeps } from '../http/request-deps';
+import { requires } from '../middleware/route-needs';
 import { errors, ok } from './docs';
 import { RawUploadQuerySchema, successV2, UploadRecordV2 } from './schemas';
 
@@ -59,7 +60,7 @@ export function addRawUploadRoute(router: OpenAPIHono<AppEnv>) {
   });
   // The body is streamed by the handler. The query goes through the form fields' schema inside
   // the upload's session, so a refusal gives back the storage held when the request was admitted.
-  router.put('/upload/:filename', async (c) => {
+  router.put('/upload/:filename', requires({ scope: 'files:write', holdsUpload: () => 1 }), async (c) => {
     const deps = uploadDeps(c);
     const name = c.req.param('filename');
     const row = await inSession(deps.session, () =>

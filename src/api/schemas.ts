@@ -9,7 +9,10 @@ export const ErrorSchema = z
     error: z.string().openapi({ example: 'File not found' }),
     code: z.string().openapi({ example: 'FILE_NOT_FOUND' }),
     requestId: z.string().optional(),
-    details: z.array(z.object({ field: z.string(), message: z.string() })).optional(),
+    details: z
+      .array(z.union([z.object({ field: z.string(), message: z.string() }), z.object({ scope: z.string() })]))
+      .optional()
+      .openapi({ description: 'VALIDATION_ERROR: the fields at fault; FORBIDDEN: the scope the key lacks' }),
     _perf: z.number().int().optional().openapi({ description: 'v2 only' }),
   })
   .openapi('Error');

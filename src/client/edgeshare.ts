@@ -13,6 +13,7 @@ import type {
   UploadRecordV2,
   UsageSchema,
 } from '../api/schemas.ts';
+import type { CreateKeySchema, KeyRecordSchema } from '../keys/key-schemas.ts';
 import { Sha256, toBase64, toHex } from '../lib/sha256.ts';
 
 export type FileRecord = z.infer<typeof FileRecordV2>;
@@ -21,6 +22,10 @@ export type Pagination = z.infer<typeof PaginationSchema>;
 export type FileList = { files: FileRecord[]; pagination: Pagination };
 export type FileUpdate = z.input<typeof FileUpdateSchema>;
 export type Usage = z.infer<typeof UsageSchema>;
+/** One of the account's API keys (never its secret, except `key` once at creation). */
+export type ApiKey = z.infer<typeof KeyRecordSchema>;
+export type NewApiKey = z.input<typeof CreateKeySchema>;
+export type CreatedApiKey = ApiKey & { key: string };
 export type BulkUploadResult = z.infer<typeof BulkUploadResultSchema>['data'];
 export type BulkDeleteResult = z.infer<typeof BulkDeleteResultSchema>['data'];
 
@@ -269,6 +274,31 @@ export class EdgeshareClient {
 
   usage(): Promise<Usage> {
     return this.#json<Usage>('GET', '/usage');
+  }
+
+  /** The account's keys (needs keys:write). */
+  async listKeys(): Promise<ApiKey[]> {
+    return (await this.#json<{ keys: ApiKey[] }>('GET', '/keys')).keys;
+  }
+
+  /** A new key for the account: at most this key's scopes, expiring no later than it; `key` is shown once. */
+  createKey(input: NewApiKey): Promise<CreatedApiKey> {
+    return this.#json<CreatedApiKey>('POST', '/keys', {
+      body: JSON.stringify(input),
+      headers: { 'Content-Type': 'application/json' },
+    });
+  }
+
+  renameKey(id: string, name: string): Promise<ApiKey> {
+    return this.#json<ApiKey>('PATCH', `/keys/${encodeURIComponent(id)}`, {
+      body: JSON.stringify({ name }),
+      headers: { 'Content-Type': 'application/json' },
+    });
+  }
+
+  /** Revokes one of the account's keys: refused from its next request (409 for the last keys:write key). */
+  revokeKey(id: string): Promise<ApiKey> {
+    return this.#json<ApiKey>('DELETE', `/keys/${encodeURIComponent(id)}`);
   }
 
   /**

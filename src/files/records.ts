@@ -86,7 +86,7 @@ export function fileRow(
 ): FileRow {
   return {
     id: file.id,
-    key_id: keyId,
+    account_id: keyId,
     filename: file.filename,
     original_name: file.originalName,
     size: blob.size,

@@ -1,24 +1,25 @@
 // After rows are deleted: their blobs go, and their bytes return to the owners' quota.
-import { freeFiles, type LimiterNamespace } from '../limiter/key-limiter-client';
+import { type AccountsNamespace, freeFiles } from '../accounts/account-storage-client';
+import type { LimiterNamespace } from '../limiter/key-limiter-client';
 import { log } from '../log';
 import { recordBlobDeletions } from '../storage/blob-deletions-repo';
 import { isoNow } from '../time';
 
-export type RemovalDeps = { db: D1Database; bucket: R2Bucket; limiter: LimiterNamespace };
-export type RemovedRow = { id: string; key_id: string; r2_key: string; size: number; expires_at: string | null };
+export type RemovalDeps = { db: D1Database; bucket: R2Bucket; limiter: LimiterNamespace; accounts: AccountsNamespace };
+export type RemovedRow = { id: string; account_id: string; r2_key: string; size: number; expires_at: string | null };
 
 /** Deletes the blobs of rows already removed, records failures for a retry, frees quota. */
 export async function removeBlobsOf(deps: RemovalDeps, rows: RemovedRow[], now = Date.now()): Promise<void> {
   if (rows.length === 0) return;
   await deleteBlobsOrRecord(deps.db, deps.bucket, rows, now);
-  await giveBack(deps.limiter, rows);
+  await giveBack(deps.accounts, rows);
 }
 
-/** Takes deleted rows off their owners' accounts: one call per key. */
-export function giveBack(limiter: LimiterNamespace, rows: Omit<RemovedRow, 'r2_key'>[]): Promise<void> {
+/** Takes deleted rows off their owners' accounts: one call per account. */
+export function giveBack(accounts: AccountsNamespace, rows: Omit<RemovedRow, 'r2_key'>[]): Promise<void> {
   return freeFiles(
-    limiter,
-    rows.map((row) => ({ keyId: row.key_id, id: row.id, size: row.size, expiresAt: row.expires_at })),
+    accounts,
+    rows.map((row) => ({ accountId: row.account_id, id: row.id, size: row.size, expiresAt: row.expires_at })),
   );
 }
 
@@ -26,7 +27,7 @@ export function giveBack(limiter: LimiterNamespace, rows: Omit<RemovedRow, 'r2_k
 export async function deleteBlobsOrRecord(
   db: D1Database,
   bucket: R2Bucket,
-  rows: { key_id: string; r2_key: string }[],
+  rows: { account_id: string; r2_key: string }[],
   now = Date.now(),
 ): Promise<void> {
   try {

@@ -1,4 +1,5 @@
 // Changing a file an owner keeps: who can open its share link, its name, its expiry.
+import type { ApiKeyContext } from '../env';
 import { ApiError, validationError } from '../errors';
 import { MAX_EXPIRY_SECONDS } from '../expiry';
 import { rescheduleFiles } from '../limiter/key-limiter-client';
@@ -30,7 +31,7 @@ export type FilePatch = {
 export async function updateFile(
   storage: RemovalDeps,
   id: string,
-  keyId: string,
+  key: Pick<ApiKeyContext, 'id' | 'accountId'>,
   patch: FilePatch,
   now = Date.now(),
 ): Promise<FileRow> {
@@ -41,11 +42,11 @@ export async function updateFile(
   if (expiresAt !== undefined) changes.expiresAt = expiresAt;
   if (!FILE_ID_PATTERN.test(id)) throw new ApiError('FILE_NOT_FOUND');
 
-  const updated = await updateOwnedFile(storage.db, id, keyId, isoNow(now), changes);
+  const updated = await updateOwnedFile(storage.db, id, key.accountId, isoNow(now), changes);
   if (!updated) throw new ApiError('FILE_NOT_FOUND');
   const { row, previousExpiresAt } = updated;
   if (expiresAt !== undefined && previousExpiresAt !== row.expires_at) {
-    await rescheduleFiles(storage.limiter, keyId, [
+    await rescheduleFiles(storage.limiter, key, [
       { id: row.id, size: row.size, expiresAt: row.expires_at, previous: previousExpiresAt },
     ]);
   }

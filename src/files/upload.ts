@@ -1,10 +1,11 @@
 // The upload service: multipart body → type check → R2 (streamed) → D1 row.
 
+import { type AccountsNamespace, freeFiles } from '../accounts/account-storage-client';
 import type { Config } from '../config';
 import type { ApiKeyContext } from '../env';
 import { ApiError } from '../errors';
 import { concat } from '../lib/multipart';
-import { freeFiles, type LimiterNamespace, storageExceeded } from '../limiter/key-limiter-client';
+import { type LimiterNamespace, storageExceeded } from '../limiter/key-limiter-client';
 import { blobKey, consumeIntoBlob, type StoredBlob } from '../storage/blobs';
 import { type FileRow, insertFiles } from '../storage/files-repo';
 import { decideFileType, SNIFF_BYTES } from './file-type';
@@ -19,6 +20,7 @@ export type UploadDeps = {
   bucket: R2Bucket;
   db: D1Database;
   limiter: LimiterNamespace;
+  accounts: AccountsNamespace;
   config: Config;
   key: ApiKeyContext;
   session: UploadSession;
@@ -73,7 +75,7 @@ export async function readFilePart(deps: UploadDeps, reader: ChunkSource, part: 
   // Each file's bytes count against the key's quota as they arrive (see docs/limits.md).
   const quota = deps.session.quota;
   try {
-    const consumed = await consumeIntoBlob(deps.bucket, blobKey(deps.key.id, id), pull, {
+    const consumed = await consumeIntoBlob(deps.bucket, blobKey(deps.key.accountId, id), pull, {
       maxBytes: deps.config.MAX_FILE_SIZE,
       contentType: decision.mimeType,
       customMetadata: { keyId: deps.key.id, fileId: id },
@@ -161,13 +163,13 @@ export async function recordFiles(
         if (accepted.has(id)) unstored.push(result.file);
       } else
         rows.push(
-          fileRow(deps.key.id, result.file, result.blob, { isPublic: options.isPublic, expiresAt: expiry, now }),
+          fileRow(deps.key.accountId, result.file, result.blob, { isPublic: options.isPublic, expiresAt: expiry, now }),
         );
     }
     const giveBack = (gone: { id: string; size: number }[]) =>
       freeFiles(
-        deps.limiter,
-        gone.map((file) => ({ keyId: deps.key.id, id: file.id, size: file.size, expiresAt: expiry })),
+        deps.accounts,
+        gone.map((file) => ({ accountId: deps.key.accountId, id: file.id, size: file.size, expiresAt: expiry })),
       );
     if (unstored.length > 0) await giveBack(unstored);
     try {

@@ -3,6 +3,7 @@
 import type { Hono } from 'hono';
 import type { AppEnv } from '../env';
 import { ApiError } from '../errors';
+import { ANY_KEY, declared } from '../middleware/route-needs';
 
 type AnyRouter = Hono<AppEnv>;
 
@@ -58,12 +59,19 @@ export function addFallbacks(router: AnyRouter, options: FallbackOptions = {}): 
     if (done.has(path)) continue;
     done.add(path);
     const allowed = allowedMethods(router, path, options.also);
-    router.all(path, (c) => {
-      throw methodNotAllowed(c.req.method, allowed);
-    });
+    // Under /api these answers need a valid key and no scope.
+    router.all(
+      path,
+      declared((c) => {
+        throw methodNotAllowed(c.req.method, allowed);
+      }, ANY_KEY),
+    );
   }
   if (!options.catchAll) return;
-  router.all('*', () => {
-    throw new ApiError('NOT_FOUND');
-  });
+  router.all('*', notFound);
 }
+
+/** 404 NOT_FOUND for any valid key (the catch-all of a router, and of /api itself). */
+export const notFound = declared(() => {
+  throw new ApiError('NOT_FOUND');
+}, ANY_KEY);

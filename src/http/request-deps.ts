@@ -19,8 +19,9 @@ export function origins(c: Context<AppEnv>): Origins {
 export function storage(c: Context<AppEnv>): RemovalDeps {
   const timings = c.get('timings');
   const limiter = c.env.KEY_LIMITER;
-  if (!timings) return { bucket: c.env.FILES, db: c.env.DB, limiter };
-  return { bucket: timed(c.env.FILES, 'r2', timings), db: timed(c.env.DB, 'd1', timings), limiter };
+  const accounts = c.env.ACCOUNT_STORAGE;
+  if (!timings) return { bucket: c.env.FILES, db: c.env.DB, limiter, accounts };
+  return { bucket: timed(c.env.FILES, 'r2', timings), db: timed(c.env.DB, 'd1', timings), limiter, accounts };
 }
 
 /** Storage plus the upload's session: its deadline, its quota ticket, and cleanup that outlives the request. */

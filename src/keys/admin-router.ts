@@ -1,4 +1,5 @@
-// /admin/keys: issue, list and revoke API keys over HTTP, guarded by the ADMIN_TOKEN secret.
+// /admin/keys: issue, list and revoke API keys over HTTP, guarded by the ADMIN_TOKEN secret; every
+// account's keys. /admin/accounts (admin-accounts-routes.ts): the account view.
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import { createMiddleware } from 'hono/factory';
 import type { AppEnv } from '../env';
@@ -12,6 +13,8 @@ import { clientAddress, recordFailure, refuseIfBlocked } from '../limiter/auth-g
 import { keyChanged, type LimiterNamespace } from '../limiter/key-limiter-client';
 import { insertKey, type KeyRow, listKeys, overridesOf, revokeKey, updateKeyOverrides } from '../storage/keys-repo';
 import { isoNow } from '../time';
+import { addAccountRoutes, pushAccountLimits } from './admin-accounts-routes';
+import { KeySchema, keyRecord } from './admin-records';
 import { newKeyMaterial } from './key-material';
 import { hasControlCharacters } from './key-name';
 
@@ -33,38 +36,8 @@ export const CreateKeySchema = OverridesSchema.extend({
 /** null clears an override (back to the configured default); an absent field is left as it is. */
 export const UpdateKeySchema = OverridesSchema;
 
-const KeySchema = z
-  .object({
-    id: z.string(),
-    name: z.string(),
-    prefix: z.string(),
-    status: z.enum(['active', 'revoked']),
-    rateLimitRequests: z.number().int().nullable(),
-    rateLimitWindowSeconds: z.number().int().nullable(),
-    storageQuotaBytes: z.number().int().nullable(),
-    maxFiles: z.number().int().nullable(),
-    createdAt: z.string(),
-    updatedAt: z.string(),
-    revokedAt: z.string().nullable(),
-  })
-  .openapi('ApiKey');
-
-export const keyRecord = (row: KeyRow) => ({
-  id: row.id,
-  name: row.name,
-  prefix: row.prefix,
-  status: row.status,
-  rateLimitRequests: row.rate_limit_requests,
-  rateLimitWindowSeconds: row.rate_limit_window_seconds,
-  storageQuotaBytes: row.storage_quota_bytes,
-  maxFiles: row.max_files,
-  createdAt: row.created_at,
-  updatedAt: row.updated_at,
-  revokedAt: row.revoked_at,
-});
-
 /** The key's object applies a change at once: a revoked key is refused on its very next request. */
-const pushKeyState = (namespace: LimiterNamespace, row: KeyRow) =>
+export const pushKeyState = (namespace: LimiterNamespace, row: KeyRow) =>
   keyChanged(namespace, row.id, { status: row.status, overrides: overridesOf(row) });
 
 /** Compares hashes, so the time taken says nothing about how much of the token matched. */
@@ -146,9 +119,17 @@ export function createAdminRouter() {
     responses: { 200: jsonResponse(z.object({ success: z.literal(true), data: KeySchema }), 'The updated key') },
   });
   router.openapi(update, async (c) => {
-    const row = await updateKeyOverrides(c.env.DB, c.req.valid('param').id, c.req.valid('json'), isoNow());
+    const input = c.req.valid('json');
+    const row = await updateKeyOverrides(c.env.DB, c.req.valid('param').id, input, isoNow());
     if (!row) throw new ApiError('NOT_FOUND', 'No such key');
     await pushKeyState(c.env.KEY_LIMITER, row);
+    // The storage limits are the account's: its other keys apply them at once too.
+    if (input.storageQuotaBytes !== undefined || input.maxFiles !== undefined) {
+      await pushAccountLimits(c.env, row.account_id, {
+        storageQuotaBytes: row.storage_quota_bytes,
+        maxFiles: row.max_files,
+      });
+    }
     return c.json({ success: true as const, data: keyRecord(row) }, 200);
   });
 
@@ -165,6 +146,7 @@ export function createAdminRouter() {
     return c.json({ success: true as const, data: keyRecord(row) }, 200);
   });
 
+  addAccountRoutes(router);
   addFallbacks(router, { catchAll: true });
   return router;
 }

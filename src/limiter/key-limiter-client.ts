@@ -1,4 +1,5 @@
-// The only code that talks to a key's Durable Object: routes and services go through here.
+// The only code that talks to a key's Durable Object: routes and services go through here. The
+// request's storage calls go through it too (it passes them on to the key's account's object).
 import type { ApiKeyContext, RateLimitState } from '../env';
 import { ApiError } from '../errors';
 import { formatBytes } from '../lib/format';
@@ -10,7 +11,7 @@ import type {
   AuthorizeResult,
   Exceeded,
   Grant,
-  KeyState,
+  KeyUpdate,
   QuotaLimits,
   Usage,
 } from './key-limiter-contract';
@@ -40,24 +41,6 @@ export async function countRequest(namespace: LimiterNamespace, key: ApiKeyConte
 }
 
 /**
- * Gives back a hold (or reservation) that will never be committed. A failure is logged, or
- * thrown with `rethrow` (a caller that retries).
- */
-export async function releaseHold(
-  namespace: LimiterNamespace,
-  keyId: string,
-  holdId: string,
-  options: { rethrow?: boolean } = {},
-): Promise<void> {
-  try {
-    await limiterOf(namespace, keyId).release(holdId);
-  } catch (error) {
-    log('error', 'hold not released', { keyId, error: String(error) });
-    if (options.rethrow) throw error;
-  }
-}
-
-/**
  * Reserves storage for a tus upload: `bytes` and one file, held against every other upload
  * until released, committed, or `until`. Throws STORAGE_EXCEEDED when the key has no room, and
  * SERVICE_UNAVAILABLE when its object cannot be reached. Returns the reservation's id.
@@ -72,6 +55,7 @@ export async function reserveUpload(
   try {
     result = await limiterOf(namespace, key.id).reserve({
       keyId: key.id,
+      accountId: key.accountId,
       needBytes: bytes,
       needFiles: 1,
       aheadBytes: 0,
@@ -103,51 +87,41 @@ export function rateLimited(state: RateLimitState): ApiError {
 }
 
 /** Tells the key's object that its key changed in D1 (revoked, overrides set). A failure is logged. */
-export async function keyChanged(
-  namespace: LimiterNamespace,
-  keyId: string,
-  update: Pick<KeyState, 'status' | 'overrides'>,
-) {
+export async function keyChanged(namespace: LimiterNamespace, keyId: string, update: KeyUpdate) {
   await limiterOf(namespace, keyId)
     .updateKey(update)
     .catch((error: unknown) => log('error', 'key change not pushed to its object', { keyId, error: String(error) }));
 }
 
-/** Takes deleted files off their owners' accounts: one call per key. A failure is logged. */
-export async function freeFiles(namespace: LimiterNamespace, files: (AccountFile & { keyId: string })[]) {
-  const byKey = new Map<string, AccountFile[]>();
-  for (const { keyId, ...file } of files) byKey.set(keyId, [...(byKey.get(keyId) ?? []), file]);
-  await Promise.all(
-    [...byKey].map(([keyId, owned]) =>
-      limiterOf(namespace, keyId)
-        .free({ keyId, files: owned })
-        .catch((error: unknown) => {
-          log('error', 'quota not given back', { keyId, files: owned.length, error: String(error) });
-        }),
-    ),
-  );
-}
-
 /**
- * Tells the key's object that files' expiry changed (their rows already carry the new one), with
- * the expiry each had before. A failure is logged.
+ * Tells the key's account, through the key's object (the request's one door to it), that files'
+ * expiry changed (their rows already carry the new one), with the expiry each had before. A
+ * failure is logged.
  */
 export async function rescheduleFiles(
   namespace: LimiterNamespace,
-  keyId: string,
+  key: Pick<ApiKeyContext, 'id' | 'accountId'>,
   files: (AccountFile & { previous: string | null })[],
 ) {
-  await limiterOf(namespace, keyId)
-    .reschedule({ keyId, files })
+  await limiterOf(namespace, key.id)
+    .reschedule({ keyId: key.id, accountId: key.accountId, files })
     .catch((error: unknown) =>
-      log('error', 'expiry change not pushed to the account', { keyId, files: files.length, error: String(error) }),
+      log('error', 'expiry change not pushed to the account', {
+        accountId: key.accountId,
+        files: files.length,
+        error: String(error),
+      }),
     );
 }
 
 /** The key's account as its object keeps it; 503 when the object cannot be reached. */
 export async function accountUsage(namespace: LimiterNamespace, key: ApiKeyContext): Promise<Usage> {
   try {
-    return await limiterOf(namespace, key.id).usage({ keyId: key.id, limits: quotaLimits(key) });
+    return await limiterOf(namespace, key.id).usage({
+      keyId: key.id,
+      accountId: key.accountId,
+      limits: quotaLimits(key),
+    });
   } catch (error) {
     throw new ApiError('SERVICE_UNAVAILABLE', 'Storage accounting is unavailable, try again', { cause: error });
   }
@@ -196,6 +170,7 @@ export class QuotaTicket {
     const result = await this.#call((limiter) =>
       limiter.reserve({
         keyId: this.#key.id,
+        accountId: this.#key.accountId,
         holdId: this.#grant?.id,
         needBytes,
         needFiles,
@@ -225,7 +200,13 @@ export class QuotaTicket {
     this.#grant = undefined;
     this.#needs.clear();
     const result = await this.#call((limiter) =>
-      limiter.commit({ keyId: this.#key.id, holdId, files, limits: quotaLimits(this.#key) }),
+      limiter.commit({
+        keyId: this.#key.id,
+        accountId: this.#key.accountId,
+        holdId,
+        files,
+        limits: quotaLimits(this.#key),
+      }),
     );
     return {
       accepted: new Set(result.accepted),
@@ -240,7 +221,7 @@ export class QuotaTicket {
     this.#needs.clear();
     if (!holdId) return;
     await limiterOf(this.#namespace, this.#key.id)
-      .release(holdId)
+      .release(holdId, this.#key.accountId)
       .catch((error: unknown) => log('error', 'hold not released', { keyId: this.#key.id, error: String(error) }));
   }
 

@@ -1,7 +1,8 @@
 import { DurableObject } from 'cloudflare:workers';
+import type { AccountStorage } from '../accounts/account-storage-object';
 import { KEY_STATE_MAX_AGE_MS } from '../keys/key-material';
-import { liveFilesOfKey } from '../storage/key-usage-repo';
-import { findKeyState, type KeyStateRow, overridesOf } from '../storage/keys-repo';
+import { hasScope, parseScopes } from '../keys/scopes';
+import { findKeyState, overridesOf, touchLastUsed } from '../storage/keys-repo';
 import type {
   AccountFile,
   AdmitRequest,
@@ -10,9 +11,8 @@ import type {
   AuthorizeResult,
   CommitRequest,
   CommitResult,
-  Grant,
-  HoldRequest,
   KeyState,
+  KeyUpdate,
   QuotaLimits,
   ReserveRequest,
   ReserveResult,
@@ -21,80 +21,74 @@ import type {
 import { effectiveLimits } from './limits';
 
 type WindowState = { start: number; count: number };
-type Account = { bytes: number; files: number };
-type Hold = {
-  seq: number;
-  at: number;
-  needBytes: number;
-  needFiles: number;
-  declaredBytes: number;
-  declaredFiles: number;
-  /** Set for a reservation: its own end (instead of `at` + the hold TTL). */
-  until?: number;
-};
+type StoredKeyState = KeyState & { checkedAt: number };
 
 const WINDOW_KEY = 'window';
 const KEY_STATE_KEY = 'key';
-// Version 2 of the account (bytes and files of live files, expiry tracked here). An object that
-// only has the version-1 `used` value rebuilds it from D1 once.
-const ACCOUNT_KEY = 'account';
-const HOLDS_KEY = 'holds';
-const SEQ_KEY = 'seq';
-
-const holdBytes = (hold: Hold) => Math.max(hold.needBytes, hold.declaredBytes);
-const holdFiles = (hold: Hold) => Math.max(hold.needFiles, hold.declaredFiles);
+/** When the key was last used (ms), and when that was last written to D1. */
+const LAST_USED_KEY = 'lastUsed';
+/** lastUsedAt reaches D1 at most this often per key (from an alarm, never from a request). */
+export const LAST_USED_FLUSH_MS = 60_000;
+// Before accounts, the key's object kept the storage account itself; the account's object has
+// rebuilt it from D1 since, so these are dropped when the key is next read.
+const FORMER_ACCOUNT_KEYS = ['account', 'holds', 'seq', 'used', 'reservations'];
 
 /**
- * One object per API key (named by the key's id). It counts requests in fixed windows aligned
- * to multiples of the window length, and keeps the key's storage account: bytes and number of
- * its live files, plus holds of uploads in flight. The object handles one call at a time, so
- * both are exact however many requests race for them.
+ * One object per API key (named by the key's id). It checks the key on every request (hash,
+ * status, expiry, scope), counts requests in fixed windows aligned to multiples of the window
+ * length, and notes when the key was last used (written to D1 by an alarm, at most once a
+ * minute). The object handles one call at a time, so the count is exact under any concurrency.
  *
- * The account is the only judge of the quota: an upload's files are committed here before their
- * rows are written, and a commit is refused when it would pass the quota or the file limit,
- * whatever happened to holds. Holds only let uploads stop early: an upload asks again when it
- * passes its grant, and is refused when what it needs does not fit beside the account and what
- * older holds need. Older holds come first, so parallel uploads that fit are accepted rather
- * than refusing each other. A reservation (a hold with its own end: a tus upload's length)
- * counts against every other hold and commit, whatever their age, until it ends.
- * Files with an expiry leave the account the moment they expire (table `expiring`).
+ * Storage (quota and file count) is the key's account's, kept by the account's object
+ * (AccountStorage, src/accounts/): an upload's hold and a usage read are passed on to it from
+ * here, so the Worker still makes one call; the storage methods below pass calls on likewise
+ * for callers that know only the key.
  */
 export class KeyLimiter extends DurableObject<Env> {
-  constructor(ctx: DurableObjectState, env: Env) {
-    super(ctx, env);
-    ctx.storage.sql.exec(`CREATE TABLE IF NOT EXISTS expiring (
-      file_id TEXT PRIMARY KEY, expires_at INTEGER NOT NULL, size INTEGER NOT NULL)`);
-    ctx.storage.sql.exec('CREATE INDEX IF NOT EXISTS expiring_by_time ON expiring (expires_at)');
-  }
-
   /**
    * One trip for an authenticated request: checks the presented key against the key's state
-   * (status and hash, from D1 at first use and again once it is older than KEY_STATE_MAX_AGE_MS;
-   * the admin API updates it at once), resolves its limits, counts the request and, for an
-   * upload, holds storage.
+   * (from D1 at first use and again once it is older than KEY_STATE_MAX_AGE_MS; the admin API
+   * and the keys routes update it at once), resolves its limits, counts the request, checks the
+   * route's scope and, for an upload, holds storage in the account.
    */
   async authorize(request: AuthorizeRequest): Promise<AuthorizeResult> {
     const now = request.now ?? Date.now();
     const state = await this.#keyState(request.keyId, now);
-    if (state?.status !== 'active' || state.hash !== request.keyHash) return { limits: null, admission: null };
+    if (
+      state?.status !== 'active' ||
+      state.hash !== request.keyHash ||
+      (state.expiresAt !== null && state.expiresAt <= now)
+    ) {
+      return { limits: null, admission: null };
+    }
+    const key = { id: state.id, accountId: state.accountId, scopes: state.scopes, expiresAt: state.expiresAt };
     const limits = effectiveLimits(state.overrides, request.defaults);
     const quota = { quotaBytes: limits.storageQuotaBytes, maxFiles: limits.maxFiles, holdTtlMs: limits.holdTtlMs };
+    const forbidden = request.scope !== null && !hasScope(state.scopes, request.scope) ? request.scope : undefined;
     const admission = await this.admit({
       limit: limits.rateLimitRequests,
       windowSeconds: limits.rateLimitWindowSeconds,
       now,
       count: request.count,
-      hold: request.hold && { keyId: request.keyId, ...request.hold, limits: quota },
+      // A request refused for its scope holds nothing.
+      hold:
+        request.hold && !forbidden
+          ? { keyId: state.id, accountId: state.accountId, ...request.hold, limits: quota }
+          : undefined,
     });
-    if (!request.usage || !admission.allowed) return { limits, admission };
-    return { limits, admission, usage: await this.usage({ keyId: request.keyId, limits: quota, now }) };
+    await this.#used(now);
+    if (forbidden) return { limits, admission, key, forbidden };
+    if (!request.usage || !admission.allowed) return { limits, admission, key };
+    const usage = await this.#account(state.accountId).usage({ accountId: state.accountId, limits: quota, now });
+    return { limits, admission, key, usage };
   }
 
-  /** The key changed (revoked, overrides set): applies at once. Without a state yet, nothing to do. */
-  updateKey(update: Pick<KeyState, 'status' | 'overrides'>): void {
-    const state = this.ctx.storage.kv.get<KeyState & { checkedAt: number }>(KEY_STATE_KEY);
+  /** The key changed (revoked, expiry or overrides set): applies at once. Without a state yet, nothing to do. */
+  updateKey(update: KeyUpdate): void {
+    const state = this.ctx.storage.kv.get<StoredKeyState>(KEY_STATE_KEY);
     if (!state) return;
-    this.ctx.storage.kv.put(KEY_STATE_KEY, { ...state, ...update, checkedAt: Date.now() });
+    const overrides = { ...state.overrides, ...update.overrides };
+    this.ctx.storage.kv.put(KEY_STATE_KEY, { ...state, ...update, overrides, checkedAt: Date.now() });
   }
 
   async admit(request: AdmitRequest): Promise<AdmitResult> {
@@ -114,158 +108,94 @@ export class KeyLimiter extends DurableObject<Env> {
     }
     this.ctx.storage.kv.put(WINDOW_KEY, { start, count: count + 1 } satisfies WindowState);
     const result: AdmitResult = { allowed: true, limit: request.limit, remaining: request.limit - count - 1, reset };
-    if (request.hold) result.grant = await this.#open(request.hold, now);
+    if (request.hold) {
+      const { keyId, accountId, ...hold } = request.hold;
+      const account = this.#accountIdOf(keyId, accountId);
+      result.grant = await this.#account(account).open({ ...hold, accountId: account, now });
+    }
     return result;
   }
 
-  /** Updates what a hold needs; refuses when the need does not fit beside the account and older holds. */
-  async reserve(request: ReserveRequest): Promise<ReserveResult> {
-    const now = request.now ?? Date.now();
-    const account = (await this.#account(request.keyId, now)).account;
-    const holds = this.#holds(now, request.limits.holdTtlMs);
-    const id = request.holdId && holds[request.holdId] ? request.holdId : crypto.randomUUID();
-    const hold = holds[id] ?? this.#newHold(now);
-    const room = this.#room(account, holds, hold.seq, request.limits);
-    if (request.needBytes > room.bytes) return { grant: null, exceeded: 'bytes' };
-    if (request.needFiles > room.files) return { grant: null, exceeded: 'files' };
-    hold.needBytes = request.needBytes;
-    hold.needFiles = request.needFiles;
-    if (request.until !== undefined) hold.until = request.until;
-    holds[id] = hold;
-    this.ctx.storage.kv.put(HOLDS_KEY, holds);
-    return {
-      exceeded: null,
-      grant: {
-        id,
-        bytes: Math.max(request.needBytes, Math.min(request.needBytes + request.aheadBytes, room.bytes)),
-        files: Math.max(request.needFiles, Math.min(request.needFiles + request.aheadFiles, room.files)),
-      },
-    };
+  // ---- the account's storage, for callers that know only the key (see AccountStorage) ----
+
+  reserve(request: ReserveRequest): Promise<ReserveResult> {
+    const { keyId, accountId, ...rest } = request;
+    const account = this.#accountIdOf(keyId, accountId);
+    return this.#account(account).reserve({ ...rest, accountId: account });
   }
 
-  /**
-   * Makes stored files count, in order, as long as each fits the quota and the file limit;
-   * the rest are refused. The hold (if any) ends here. Called before the files' rows are
-   * written, so a row never exists for bytes the account refused.
-   */
-  async commit(request: CommitRequest): Promise<CommitResult> {
-    const now = request.now ?? Date.now();
-    const { account } = await this.#account(request.keyId, now);
-    // Reservations of other uploads (tus) keep their room, whoever commits first.
-    const reserved = { bytes: 0, files: 0 };
-    for (const [id, hold] of Object.entries(this.#holds(now, request.limits.holdTtlMs))) {
-      if (hold.until === undefined || id === request.holdId) continue;
-      reserved.bytes += hold.needBytes;
-      reserved.files += hold.needFiles;
-    }
-    const result: CommitResult = { accepted: [], refused: [] };
-    for (const file of request.files) {
-      if (account.bytes + reserved.bytes + file.size > request.limits.quotaBytes) {
-        result.refused.push({ id: file.id, exceeded: 'bytes' });
-      } else if (account.files + reserved.files + 1 > request.limits.maxFiles) {
-        result.refused.push({ id: file.id, exceeded: 'files' });
-      } else {
-        account.bytes += file.size;
-        account.files += 1;
-        result.accepted.push(file.id);
-        const expiresAt = file.expiresAt === null ? Number.NaN : Date.parse(file.expiresAt);
-        if (expiresAt > now) {
-          this.ctx.storage.sql.exec(
-            'INSERT OR REPLACE INTO expiring (file_id, expires_at, size) VALUES (?, ?, ?)',
-            file.id,
-            expiresAt,
-            file.size,
-          );
-        }
-      }
-    }
-    this.ctx.storage.kv.put(ACCOUNT_KEY, account);
-    if (request.holdId) this.release(request.holdId);
-    return result;
+  commit(request: CommitRequest): Promise<CommitResult> {
+    const { keyId, accountId, ...rest } = request;
+    const account = this.#accountIdOf(keyId, accountId);
+    return this.#account(account).commit({ ...rest, accountId: account });
   }
 
-  release(holdId: string): void {
-    const holds = this.ctx.storage.kv.get<Record<string, Hold>>(HOLDS_KEY) ?? {};
-    if (!(holdId in holds)) return;
-    delete holds[holdId];
-    this.ctx.storage.kv.put(HOLDS_KEY, holds);
+  release(holdId: string, accountId?: string): Promise<void> {
+    return this.#account(this.#accountIdOf(undefined, accountId)).release(holdId);
   }
 
-  /**
-   * Files were deleted (or their rows removed by the sweep): they no longer count. A file that
-   * has already expired left the account when it expired, so it is not taken off twice.
-   */
-  async free(request: { keyId: string; files: AccountFile[]; now?: number }): Promise<void> {
-    const now = request.now ?? Date.now();
-    const { account, fresh } = await this.#account(request.keyId, now);
-    // Rebuilt just now from D1, where the rows are already gone: the account is the truth as it is.
-    if (fresh) return;
-    for (const file of request.files) {
-      if (file.expiresAt !== null && Date.parse(file.expiresAt) <= now) continue;
-      account.bytes = Math.max(0, account.bytes - file.size);
-      account.files = Math.max(0, account.files - 1);
-      this.ctx.storage.sql.exec('DELETE FROM expiring WHERE file_id = ?', file.id);
-    }
-    this.ctx.storage.kv.put(ACCOUNT_KEY, account);
+  free(request: { keyId: string; accountId?: string; files: AccountFile[]; now?: number }): Promise<void> {
+    const account = this.#accountIdOf(request.keyId, request.accountId);
+    return this.#account(account).free({ accountId: account, files: request.files, now: request.now });
   }
 
-  /**
-   * Files' expiry changed (their rows already carry the new one): they leave the account when
-   * the new time comes, at once if it has passed, or never (null). `previous` is the expiry they
-   * had, so a file that had already left the account is counted again if it lives on.
-   */
-  async reschedule(request: {
+  reschedule(request: {
     keyId: string;
+    accountId?: string;
     files: (AccountFile & { previous: string | null })[];
     now?: number;
   }): Promise<void> {
-    const now = request.now ?? Date.now();
-    const { account, fresh } = await this.#account(request.keyId, now);
-    // Rebuilt just now from D1, which already holds the new expiry.
-    if (fresh) return;
-    for (const file of request.files) {
-      const before = file.previous === null ? Number.POSITIVE_INFINITY : Date.parse(file.previous);
-      const after = file.expiresAt === null ? Number.POSITIVE_INFINITY : Date.parse(file.expiresAt);
-      const counted = before > now;
-      this.ctx.storage.sql.exec('DELETE FROM expiring WHERE file_id = ?', file.id);
-      if (after > now && after !== Number.POSITIVE_INFINITY) {
-        this.ctx.storage.sql.exec(
-          'INSERT INTO expiring (file_id, expires_at, size) VALUES (?, ?, ?)',
-          file.id,
-          after,
-          file.size,
-        );
-      }
-      const delta = (after > now ? 1 : 0) - (counted ? 1 : 0);
-      account.bytes = Math.max(0, account.bytes + delta * file.size);
-      account.files = Math.max(0, account.files + delta);
-    }
-    this.ctx.storage.kv.put(ACCOUNT_KEY, account);
+    const account = this.#accountIdOf(request.keyId, request.accountId);
+    return this.#account(account).reschedule({ accountId: account, files: request.files, now: request.now });
   }
 
-  async usage(request: { keyId: string; limits?: QuotaLimits; now?: number }): Promise<Usage> {
-    const now = request.now ?? Date.now();
-    const { account } = await this.#account(request.keyId, now);
-    const holds = Object.values(this.#holds(now, request.limits?.holdTtlMs ?? Number.POSITIVE_INFINITY));
-    return {
-      usedBytes: account.bytes,
-      files: account.files,
-      heldBytes: holds.reduce((sum, hold) => sum + holdBytes(hold), 0),
-      heldFiles: holds.reduce((sum, hold) => sum + holdFiles(hold), 0),
-    };
+  usage(request: { keyId: string; accountId?: string; limits?: QuotaLimits; now?: number }): Promise<Usage> {
+    const account = this.#accountIdOf(request.keyId, request.accountId);
+    return this.#account(account).usage({ accountId: account, limits: request.limits, now: request.now });
   }
 
-  /** Rebuilds the account from the key's rows in D1 (tests, and repairs by hand). */
-  async resync(keyId: string, now = Date.now()): Promise<Usage> {
-    this.ctx.storage.kv.delete(ACCOUNT_KEY);
-    await this.#account(keyId, now);
-    return this.usage({ keyId, now });
+  resync(keyId: string, now = Date.now()): Promise<Usage> {
+    const account = this.#accountIdOf(keyId);
+    return this.#account(account).resync(account, now);
+  }
+
+  /** Writes when the key was last used to D1: at most once per LAST_USED_FLUSH_MS. */
+  override async alarm(): Promise<void> {
+    const used = this.ctx.storage.kv.get<{ at: number; written: number }>(LAST_USED_KEY);
+    const state = this.ctx.storage.kv.get<StoredKeyState>(KEY_STATE_KEY);
+    if (!used || !state || used.written >= used.at) return;
+    await touchLastUsed(this.env.DB, state.id, new Date(used.at).toISOString());
+    this.ctx.storage.kv.put(LAST_USED_KEY, { ...used, written: used.at });
+  }
+
+  /** Notes a use; the first one since the last write schedules the next write. */
+  async #used(now: number): Promise<void> {
+    const used = this.ctx.storage.kv.get<{ at: number; written: number }>(LAST_USED_KEY) ?? { at: 0, written: 0 };
+    this.ctx.storage.kv.put(LAST_USED_KEY, { ...used, at: now });
+    if (used.at > used.written) return; // a write is already due
+    if ((await this.ctx.storage.getAlarm()) !== null) return;
+    await this.ctx.storage.setAlarm(Math.max(now, used.written + LAST_USED_FLUSH_MS));
+  }
+
+  /**
+   * The account a storage call is for: the one named, else the key's (known once the key has
+   * been used), else the key's own id (every key made before accounts is its account's id).
+   */
+  #accountIdOf(keyId?: string, accountId?: string): string {
+    const known = this.ctx.storage.kv.get<StoredKeyState>(KEY_STATE_KEY)?.accountId;
+    const id = accountId ?? known ?? keyId ?? this.ctx.id.name;
+    if (!id) throw new Error('storage call without an account');
+    return id;
+  }
+
+  #account(accountId: string): DurableObjectStub<AccountStorage> {
+    return this.env.ACCOUNT_STORAGE.getByName(accountId);
   }
 
   async #keyState(keyId: string, now: number): Promise<KeyState | undefined> {
-    const known = this.ctx.storage.kv.get<KeyState & { checkedAt: number }>(KEY_STATE_KEY);
+    const known = this.ctx.storage.kv.get<StoredKeyState>(KEY_STATE_KEY);
     if (known && now - known.checkedAt < KEY_STATE_MAX_AGE_MS) return known;
-    let row: KeyStateRow | null;
+    let row: Awaited<ReturnType<typeof findKeyState>>;
     try {
       row = await findKeyState(this.env.DB, keyId);
     } catch (error) {
@@ -275,108 +205,21 @@ export class KeyLimiter extends DurableObject<Env> {
     }
     // Unknown ids are never stored: the Worker only sends ids it found in D1.
     if (!row) return undefined;
-    const state: KeyState & { checkedAt: number } = {
+    const state: StoredKeyState = {
+      id: keyId,
       hash: row.key_hash,
       status: row.status,
+      accountId: row.account_id,
+      scopes: parseScopes(row.scopes),
+      expiresAt: row.expires_at === null ? null : Date.parse(row.expires_at),
       overrides: overridesOf(row),
       checkedAt: now,
     };
+    if (!known) {
+      for (const name of FORMER_ACCOUNT_KEYS) this.ctx.storage.kv.delete(name);
+      this.ctx.storage.sql.exec('DROP TABLE IF EXISTS expiring');
+    }
     this.ctx.storage.kv.put(KEY_STATE_KEY, state);
     return state;
-  }
-
-  /** Opens a hold for an upload's declared bound (as much of it as fits). */
-  async #open(request: HoldRequest, now: number): Promise<Grant> {
-    const account = (await this.#account(request.keyId, now)).account;
-    const holds = this.#holds(now, request.limits.holdTtlMs);
-    const id = crypto.randomUUID();
-    const hold = this.#newHold(now);
-    const room = this.#room(account, holds, hold.seq, request.limits);
-    hold.declaredBytes = Math.max(0, Math.min(request.bytes, room.bytes));
-    hold.declaredFiles = Math.max(0, Math.min(request.files, room.files));
-    holds[id] = hold;
-    this.ctx.storage.kv.put(HOLDS_KEY, holds);
-    return { id, bytes: hold.declaredBytes, files: hold.declaredFiles };
-  }
-
-  #newHold(now: number): Hold {
-    const seq = (this.ctx.storage.kv.get<number>(SEQ_KEY) ?? 0) + 1;
-    this.ctx.storage.kv.put(SEQ_KEY, seq);
-    return { seq, at: now, needBytes: 0, needFiles: 0, declaredBytes: 0, declaredFiles: 0 };
-  }
-
-  /**
-   * What is left for a hold: the limits less the account, what every older hold needs, and every
-   * other reservation. A declared bound (a Content-Length, which counts the form's framing too)
-   * only sizes a grant; counting it here would refuse a file that fits exactly. The commit is
-   * exact either way.
-   */
-  #room(account: Account, holds: Record<string, Hold>, seq: number, limits: QuotaLimits) {
-    let bytes = limits.quotaBytes - account.bytes;
-    let files = limits.maxFiles - account.files;
-    for (const hold of Object.values(holds)) {
-      if (hold.seq === seq || (hold.seq > seq && hold.until === undefined)) continue;
-      bytes -= hold.needBytes;
-      files -= hold.needFiles;
-    }
-    return { bytes, files };
-  }
-
-  /**
-   * Holds of live requests; those past the TTL (their Worker died) are dropped, and
-   * reservations past their own end (their upload's object failed to release them).
-   */
-  #holds(now: number, ttlMs: number): Record<string, Hold> {
-    const holds = this.ctx.storage.kv.get<Record<string, Hold>>(HOLDS_KEY) ?? {};
-    for (const [id, hold] of Object.entries(holds)) if ((hold.until ?? hold.at + ttlMs) < now) delete holds[id];
-    return holds;
-  }
-
-  /**
-   * The account, with files that have expired by `now` taken off. The first time, it is built
-   * from the key's live rows in D1 (a key that had files before its object existed starts from
-   * the truth); `fresh` says so. Other calls wait while that runs.
-   */
-  async #account(keyId: string, now: number): Promise<{ account: Account; fresh: boolean }> {
-    let account = this.ctx.storage.kv.get<Account>(ACCOUNT_KEY);
-    let fresh = false;
-    if (!account) {
-      await this.ctx.blockConcurrencyWhile(async () => {
-        account = this.ctx.storage.kv.get<Account>(ACCOUNT_KEY) ?? (await this.#load(keyId, now));
-        fresh = true;
-      });
-    }
-    if (!account) throw new Error('account not loaded');
-    const due = this.ctx.storage.sql
-      .exec<{ n: number; bytes: number }>(
-        'SELECT COUNT(*) AS n, COALESCE(SUM(size), 0) AS bytes FROM expiring WHERE expires_at <= ?',
-        now,
-      )
-      .one();
-    if (due.n > 0) {
-      this.ctx.storage.sql.exec('DELETE FROM expiring WHERE expires_at <= ?', now);
-      account.bytes = Math.max(0, account.bytes - due.bytes);
-      account.files = Math.max(0, account.files - due.n);
-      this.ctx.storage.kv.put(ACCOUNT_KEY, account);
-    }
-    return { account, fresh };
-  }
-
-  async #load(keyId: string, now: number): Promise<Account> {
-    const live = await liveFilesOfKey(this.env.DB, keyId, new Date(now).toISOString());
-    this.ctx.storage.sql.exec('DELETE FROM expiring');
-    for (const file of live.expiring) {
-      this.ctx.storage.sql.exec(
-        'INSERT INTO expiring (file_id, expires_at, size) VALUES (?, ?, ?)',
-        file.id,
-        file.expiresAt,
-        file.size,
-      );
-    }
-    const account = { bytes: live.bytes, files: live.files };
-    this.ctx.storage.kv.put(ACCOUNT_KEY, account);
-    this.ctx.storage.kv.delete('used');
-    this.ctx.storage.kv.delete('reservations');
-    return account;
   }
 }

@@ -1,8 +1,8 @@
 // The scheduled sweep: expired files, blobs whose delete failed, and drift between R2 and D1.
 // Every step is bounded, so one run stays within a Worker's subrequest limits; running it
 // again only continues where the last run stopped.
+import type { AccountsNamespace } from '../accounts/account-storage-client';
 import { deleteBlobsOrRecord, giveBack } from '../files/removal';
-import type { LimiterNamespace } from '../limiter/key-limiter-client';
 import { log } from '../log';
 import { countBlobDeletionAttempt, forgetBlobDeletions, pendingBlobDeletions } from '../storage/blob-deletions-repo';
 import {
@@ -20,7 +20,8 @@ import { backfillDigests } from './digest-backfill';
 export type SweepDeps = {
   db: D1Database;
   bucket: R2Bucket;
-  limiter: LimiterNamespace;
+  /** Accounts' storage objects: rows removed here are given back to their accounts. */
+  accounts: AccountsNamespace;
   /** tus uploads' objects: asked whether a blob without a row is an upload finishing right now. */
   uploads: UploadNamespace;
   /** Blobs without a row younger than this may belong to an upload still running (config.orphanGraceMs). */
@@ -103,7 +104,7 @@ async function retryBlobDeletes(deps: SweepDeps): Promise<number> {
 }
 
 /**
- * A tus upload's object is written at files/<keyId>/<fileId> when its last byte arrives, its row
+ * A tus upload's object is written at files/<accountId>/<fileId> when its last byte arrives, its row
  * a moment later; R2 dates a multipart object by when its upload began (possibly days ago). So a
  * blob without a row whose upload (named by the file id) is still active is not an orphan.
  * Parts of unfinished uploads are not objects at all, and tails live under uploads/: the
@@ -112,8 +113,8 @@ async function retryBlobDeletes(deps: SweepDeps): Promise<number> {
 async function notFinishingUploads(deps: SweepDeps, objects: R2Object[]): Promise<R2Object[]> {
   const active = await Promise.all(
     objects.map(async (object) => {
-      const [, keyId = '', fileId = ''] = object.key.split('/');
-      const found = await uploadObject(deps.uploads, fileId).view({ keyId });
+      const [, accountId = '', fileId = ''] = object.key.split('/');
+      const found = await uploadObject(deps.uploads, fileId).view({ accountId });
       return found.status === 'active';
     }),
   );
@@ -180,7 +181,7 @@ async function reconcileStorage(
       deps.db,
       missing.map((row) => row.id),
     );
-    await giveBack(deps.limiter, gone);
+    await giveBack(deps.accounts, gone);
   }
 
   await (page.truncated && last

@@ -1,20 +1,23 @@
-// Authentication, rate limiting and (for uploads) the storage hold, in one trip to the key's
-// Durable Object. The key's id comes from an isolate cache of key hashes (D1 only on a miss).
+// Authentication, the route's scope, rate limiting and (for uploads) the storage hold, in one
+// trip to the key's Durable Object. The key's id comes from an isolate cache of key hashes (D1 only on a miss).
 import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import { type Config, holdTtlMs } from '../config';
 import type { AppEnv, RateLimitState } from '../env';
-import { ApiError } from '../errors';
+import { ApiError, forbidden } from '../errors';
 import { bearerToken, unauthorized } from '../http/bearer';
 import { measure } from '../http/timing';
 import { API_KEY_PATTERN } from '../keys/key-material';
+import { hasScope, parseScopes } from '../keys/scopes';
 import { sha256Hex } from '../lib/crypto';
 import { clientAddress, recordFailure, refuseIfBlocked } from '../limiter/auth-guard-client';
 import { authorizeKey, rateLimited, rateLimitHeaders } from '../limiter/key-limiter-client';
-import type { KeyLimits } from '../limiter/key-limiter-contract';
+import type { AuthorizedKey, KeyLimits } from '../limiter/key-limiter-contract';
 import { effectiveLimits } from '../limiter/limits';
 import { log } from '../log';
 import { findActiveKeyByHash, findActiveKeyIdByHash, overridesOf } from '../storage/keys-repo';
+import { isoNow } from '../time';
+import { type RouteNeeds, routeNeeds } from './route-needs';
 
 // The configured limits, built once per parsed configuration (config is cached per env).
 const defaultsFor = new WeakMap<Config, KeyLimits>();
@@ -41,61 +44,49 @@ const MAX_KNOWN_KEYS = 10_000;
 async function keyIdOf(db: D1Database, hash: string): Promise<string | undefined> {
   const cached = knownKeys.get(hash);
   if (cached) return cached;
-  const row = await findActiveKeyIdByHash(db, hash);
+  const row = await findActiveKeyIdByHash(db, hash, isoNow());
   if (!row) return undefined;
   if (knownKeys.size >= MAX_KNOWN_KEYS) knownKeys.clear();
   knownKeys.set(hash, row.id);
   return row.id;
 }
 
-/** The upload routes, and how many files each may store: only these hold storage when admitted. */
-const UPLOAD_ROUTES: Record<string, (config: Config) => number> = {
-  '/api/v1/upload': () => 1,
-  '/api/v2/upload': () => 1,
-  '/api/v2/upload/bulk': (config) => config.MAX_BULK_FILES,
-};
-
-/** PUT /api/v2/upload/{filename}: the raw upload, one file. */
-const RAW_UPLOAD_PATH = /^\/api\/v2\/upload\/[^/]+$/;
-
 /**
  * An upload's Content-Length bounds the bytes it can store, so the call that admits it also
  * grants that much (given back, less what was stored, when it ends).
  */
-function announcedUpload(c: Context<AppEnv>): { bytes: number; files: number } | undefined {
-  const files =
-    c.req.method === 'PUT' ? (RAW_UPLOAD_PATH.test(c.req.path) ? () => 1 : undefined) : UPLOAD_ROUTES[c.req.path];
-  if ((c.req.method !== 'POST' && c.req.method !== 'PUT') || !files) return undefined;
+function announcedUpload(c: Context<AppEnv>, needs: RouteNeeds): { bytes: number; files: number } | undefined {
+  // The declaration belongs to the matched route (method included): POST /upload, POST
+  // /upload/bulk and the raw PUT /upload/{filename} alike.
+  if (!needs.holdsUpload) return undefined;
   const length = Number(c.req.header('content-length') ?? Number.NaN);
-  return Number.isSafeInteger(length) && length > 0 ? { bytes: length, files: files(c.get('config')) } : undefined;
+  return Number.isSafeInteger(length) && length > 0
+    ? { bytes: length, files: needs.holdsUpload(c.get('config')) }
+    : undefined;
 }
 
-/** The route that reads the key's account: the admitting call reads it too. */
-const USAGE_PATH = '/api/v2/usage';
-const wantsUsage = (c: Context<AppEnv>) =>
-  c.req.path === USAGE_PATH && (c.req.method === 'GET' || c.req.method === 'HEAD');
-
-export type AuthOptions = {
-  /**
-   * Requests that authenticate but do not count against the key's rate limit (and are never
-   * refused by it): tus PATCH and HEAD, bounded by their upload's length (see docs/limits.md).
-   */
-  uncounted?: (c: Context<AppEnv>) => boolean;
-};
+const wantsUsage = (c: Context<AppEnv>, needs: RouteNeeds) =>
+  needs.readsUsage === true && (c.req.method === 'GET' || c.req.method === 'HEAD');
 
 /**
- * Bearer API-key auth plus the per-key rate limit. Every failure (missing, malformed, unknown,
- * revoked) gets the same 401, so the answer says nothing about which keys exist; presented keys
- * that fail count against the client's address (429 past the allowance, for failures only). The X-RateLimit-*
+ * Bearer API-key auth, the route's scope, and the per-key rate limit. Every failure (missing,
+ * malformed, unknown, revoked, expired) gets the same 401, so the answer says nothing about
+ * which keys exist; presented keys that fail count against the client's address (429 past the
+ * allowance, for failures only). A valid key without the route's scope (declared with
+ * requires(), see route-needs.ts) gets 403 FORBIDDEN naming it, before the route runs. The X-RateLimit-*
  * headers go on whatever response follows, errors included. If the key's object cannot be
  * reached, the key is checked in D1 and the request let through unlimited (fail open, logged):
  * an outage of one object must not take the API down for reads (uploads then get 503).
  */
-export const authenticate = (options: AuthOptions = {}) =>
+export const authenticate = () =>
   createMiddleware<AppEnv>(async function authenticate(c, next) {
     const header = c.req.header('authorization');
     // No credentials at all costs nothing and guesses nothing: a plain 401.
     if (!header) throw unauthorized();
+    const needs = routeNeeds(c);
+    // A route without a declaration is a bug: refuse rather than guess what it needs.
+    if (!needs) throw new Error(`no declared needs for ${c.req.method} ${c.req.path}`);
+    c.set('needs', needs);
     const address = clientAddress(c.req.raw.headers);
     const config = c.get('config');
     const timings = c.get('timings');
@@ -115,6 +106,7 @@ export const authenticate = (options: AuthOptions = {}) =>
     if (!keyId) return refuse();
 
     let limits: KeyLimits;
+    let key: AuthorizedKey;
     let state: RateLimitState;
     try {
       const result = await measure(timings, 'ratelimit', () =>
@@ -122,32 +114,42 @@ export const authenticate = (options: AuthOptions = {}) =>
           keyId,
           keyHash: hash,
           defaults: keyDefaults(config),
-          hold: announcedUpload(c),
-          count: options.uncounted?.(c) ? false : undefined,
-          usage: wantsUsage(c),
+          scope: needs.scope,
+          hold: announcedUpload(c, needs),
+          count: needs.uncounted?.(c) ? false : undefined,
+          usage: wantsUsage(c, needs),
         }),
       );
-      if (!result.limits || !result.admission) return refuse(hash);
+      if (!result.limits || !result.admission || !result.key) return refuse(hash);
       limits = result.limits;
+      key = result.key;
       const { admission } = result;
       state = { limit: admission.limit, remaining: admission.remaining, reset: admission.reset };
       if (admission.grant) c.set('grant', admission.grant);
       if (result.usage) c.set('usage', result.usage);
       if (!admission.allowed) throw rateLimited(state);
+      if (result.forbidden) throw forbidden(result.forbidden, rateLimitHeaders(state));
     } catch (error) {
       if (error instanceof ApiError) throw error;
       log('error', 'rate limiter unreachable', { keyId, error: String(error) });
       const row = await findActiveKeyByHash(c.env.DB, hash);
-      if (!row) return refuse(hash);
+      if (!row || (row.expires_at !== null && row.expires_at <= isoNow())) return refuse(hash);
       limits = effectiveLimits(overridesOf(row), keyDefaults(config));
+      key = {
+        id: row.id,
+        accountId: row.account_id,
+        scopes: parseScopes(row.scopes),
+        expiresAt: row.expires_at === null ? null : Date.parse(row.expires_at),
+      };
       const windowMs = limits.rateLimitWindowSeconds * 1000;
       state = {
         limit: limits.rateLimitRequests,
         remaining: limits.rateLimitRequests,
         reset: Math.ceil(((Math.floor(Date.now() / windowMs) + 1) * windowMs) / 1000),
       };
+      if (needs.scope && !hasScope(key.scopes, needs.scope)) throw forbidden(needs.scope, rateLimitHeaders(state));
     }
-    c.set('apiKey', { id: keyId, ...limits });
+    c.set('apiKey', { ...key, ...limits });
     // A route that counts the request after all (a tus request for an unknown upload) updates it.
     c.set('rateLimit', state);
     await next();

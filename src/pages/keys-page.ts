@@ -1,6 +1,9 @@
-// /keys: the API keys page. A static shell; /assets/keys.js signs in with the admin token (kept in
-// sessionStorage, never in a URL) and does everything else through /admin/keys with fetch.
+// /keys: the API keys page. A static shell with two modes. An account holder signs in with an API
+// key that has keys:write (/assets/account-keys.js, through /api/v2/keys); the operator signs in
+// with the admin token (/assets/keys.js, through /admin/keys). Either secret is kept in
+// sessionStorage, never in a URL.
 import { html } from 'hono/html';
+import { SCOPES } from '../keys/scopes';
 import { layout, pageCsp } from './layout';
 
 /** The page only talks to this origin's admin API. */
@@ -13,14 +16,50 @@ const limitFields = (prefix: string) => html`<div class="fields">
 <div class="field"><label for="${prefix}-files">Most files</label><input id="${prefix}-files" name="maxFiles" type="number" min="0" step="1" inputmode="numeric"></div>
 </div>`;
 
-export const keysPage = layout({
-  title: 'API keys · edgeshare',
-  scripts: ['/assets/keys.js'],
-  mainClass: 'wide',
-  head: html`<meta name="robots" content="noindex">`,
-  body: html`<h1>API keys</h1>
+const accountSection = html`<div id="message" class="message" role="alert" hidden></div>
+
+<section id="account-sign-in" class="panel" aria-labelledby="account-sign-in-heading">
+<h2 id="account-sign-in-heading">Your account’s keys</h2>
+<p class="muted">Open your account with one of its API keys that has the keys:write scope. The key stays in this browser tab only.</p>
+<form id="account-sign-in-form">
+<div class="field"><label for="account-key">Your API key</label>
+<input id="account-key" name="key" type="password" autocomplete="off" spellcheck="false" required pattern="esk_.*"></div>
+<button type="submit">Open my keys</button>
+</form>
+</section>
+
+<div id="account-signed-in" hidden>
+<div class="row"><p>Managing the keys of your account.</p><button id="account-close" class="secondary" type="button">Close</button></div>
+<section class="panel" aria-labelledby="account-create-heading">
+<h2 id="account-create-heading">Make a key</h2>
+<form id="account-create-form">
+<div class="field"><label for="account-key-name">Key name</label><input id="account-key-name" name="name" maxlength="100" required></div>
+<fieldset class="scopes"><legend>Scopes</legend>
+${SCOPES.map((scope) => html`<label><input type="checkbox" name="scope" value="${scope}" checked> ${scope}</label>`)}
+</fieldset>
+<div class="field"><label for="account-key-expiry">Expires (optional)</label><input id="account-key-expiry" name="expiresAt" type="datetime-local"></div>
+<button type="submit">Make key</button>
+</form>
+<div id="account-new-key" class="message ok new-key" hidden>
+<p><strong>Key made.</strong> Copy it now; it is shown only this once.</p>
+<div class="row"><label for="account-new-key-value">The new key</label><input id="account-new-key-value" readonly spellcheck="false"><button id="account-copy-key" type="button">Copy key</button></div>
+</div>
+</section>
+<section aria-labelledby="account-keys-heading">
+<h2 id="account-keys-heading">The account’s keys</h2>
+<div class="table-wrap">
+<table>
+<thead><tr><th scope="col">Name</th><th scope="col">Prefix</th><th scope="col">Scopes</th><th scope="col">Status</th><th scope="col">Expires</th><th scope="col">Last used</th><th scope="col">Actions</th></tr></thead>
+<tbody id="account-keys-body"></tbody>
+</table>
+</div>
+</section>
+</div>
+
+`;
+
+const operatorSection = html`<h2>Operator</h2>
 <p class="muted">Keys let clients use the API. Signing in takes the service's admin token: it stays in this browser tab only and is sent to nothing but this service's admin API.</p>
-<div id="message" class="message" role="alert" hidden></div>
 
 <section id="sign-in" class="panel" aria-labelledby="sign-in-heading">
 <h2 id="sign-in-heading">Sign in</h2>
@@ -68,24 +107,31 @@ ${limitFields('edit')}
 <button type="submit">Save limits</button>
 </form>
 </details>
-</template>`,
-});
+</template>`;
 
-/**
- * /keys while the admin API is off: how to turn it on, and why it is off when ADMIN_TOKEN is
- * set but unusable. Never shows the token.
- */
-export const keysOffPage = (problem: string | undefined) =>
-  layout({
-    title: 'API keys are turned off · edgeshare',
-    head: html`<meta name="robots" content="noindex">`,
-    body: html`<h1>API keys are turned off</h1>
+/** The operator's part while the admin API is off: how to turn it on. Never shows the token. */
+const operatorOff = (problem: string | undefined) => html`<h2>Operator</h2>
 ${
   problem
-    ? html`<p class="message" role="alert">${problem}, so the admin API and this page are off.</p>`
-    : html`<p>This service has no admin token, so its admin API and this page are off.</p>`
+    ? html`<p class="message" role="alert">${problem}, so the admin API and the operator’s part of this page are off.</p>`
+    : html`<p>This service has no admin token, so its admin API and the operator’s part of this page are off.</p>`
 }
-<p>To manage keys here, set the <code>ADMIN_TOKEN</code> secret to a random value of at least 32 characters, for example:</p>
+<p>To manage every account's keys here, set the <code>ADMIN_TOKEN</code> secret to a random value of at least 32 characters, for example:</p>
 <pre><code>openssl rand -base64 32 | npx wrangler secret put ADMIN_TOKEN</code></pre>
-<p>For <code>npm run dev</code>, put <code>ADMIN_TOKEN=…</code> in <code>.dev.vars</code> and restart. Without it, keys are managed with <code>npm run keys</code> (see the README).</p>`,
+<p>For <code>npm run dev</code>, put <code>ADMIN_TOKEN=…</code> in <code>.dev.vars</code> and restart. Without it, keys are managed with <code>npm run keys</code> (see the README).</p>`;
+
+/**
+ * The page. Account holders can always manage their own keys here; the operator's part (every
+ * account, through /admin) is there only with a usable ADMIN_TOKEN, and otherwise says how to
+ * turn it on.
+ */
+export const keysPage = (admin: { on: boolean; problem?: string }) =>
+  layout({
+    title: 'API keys · edgeshare',
+    scripts: admin.on ? ['/assets/keys.js', '/assets/account-keys.js'] : ['/assets/account-keys.js'],
+    mainClass: 'wide',
+    head: html`<meta name="robots" content="noindex">`,
+    body: html`<h1>API keys</h1>
+${accountSection}
+${admin.on ? operatorSection : operatorOff(admin.problem)}`,
   });

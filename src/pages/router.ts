@@ -1,9 +1,9 @@
-// The pages for people that are not a share link: the web app at /, /keys (only with ADMIN_TOKEN
-// set) and /docs.
+// The pages for people that are not a share link: the web app at /, /keys (the
+// operator's part only with ADMIN_TOKEN set) and /docs.
 import { Hono } from 'hono';
 import type { AppEnv } from '../env';
 import { DOCS_PAGE_CSP, docsPage } from './docs-page';
-import { KEYS_PAGE_CSP, keysOffPage, keysPage } from './keys-page';
+import { KEYS_PAGE_CSP, keysPage } from './keys-page';
 import { pageHeaders } from './layout';
 import { WEB_APP_CSP, webAppPage } from './web-app-page';
 
@@ -12,11 +12,12 @@ export function createPagesRouter() {
 
   router.get('/', (c) => c.html(webAppPage, 200, pageHeaders(WEB_APP_CSP)));
 
-  // Without a usable ADMIN_TOKEN there is no admin API: the page (404) says how to turn it on.
+  // Account holders manage their own keys here whatever the configuration; without a usable
+  // ADMIN_TOKEN the operator's part says how to turn the admin API on.
   router.get('/keys', (c) => {
     const config = c.get('config');
-    if (!config.ADMIN_TOKEN) return c.html(keysOffPage(config.adminTokenProblem), 404, pageHeaders(KEYS_PAGE_CSP));
-    return c.html(keysPage, 200, pageHeaders(KEYS_PAGE_CSP));
+    const admin = { on: Boolean(config.ADMIN_TOKEN), problem: config.adminTokenProblem };
+    return c.html(keysPage(admin), 200, pageHeaders(KEYS_PAGE_CSP));
   });
 
   router.get('/docs', (c) => c.html(docsPage, 200, pageHeaders(DOCS_PAGE_CSP)));

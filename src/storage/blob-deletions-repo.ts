@@ -2,12 +2,12 @@
 import { placeholders } from './files-repo';
 
 /** Records keys whose delete failed (again: one more attempt), in one batch. */
-export async function recordBlobDeletions(db: D1Database, rows: { key_id: string; r2_key: string }[], at: string) {
+export async function recordBlobDeletions(db: D1Database, rows: { account_id: string; r2_key: string }[], at: string) {
   const insert = db.prepare(
     `INSERT INTO blob_deletions (r2_key, key_id, failed_at) VALUES (?1, ?2, ?3)
      ON CONFLICT (r2_key) DO UPDATE SET attempts = attempts + 1, failed_at = ?3`,
   );
-  await db.batch(rows.map((row) => insert.bind(row.r2_key, row.key_id, at)));
+  await db.batch(rows.map((row) => insert.bind(row.r2_key, row.account_id, at)));
 }
 
 /** The keys that failed longest ago, at most `limit`. */

@@ -2,7 +2,7 @@
 
 export type FileRow = {
   id: string;
-  key_id: string;
+  account_id: string;
   filename: string;
   original_name: string;
   size: number;
@@ -20,7 +20,7 @@ export type FileRow = {
 };
 
 const COLUMNS =
-  'id, key_id, filename, original_name, size, mime_type, r2_key, etag, share_token, is_public, download_count, uploaded_at, updated_at, expires_at, sha256';
+  'id, account_id, filename, original_name, size, mime_type, r2_key, etag, share_token, is_public, download_count, uploaded_at, updated_at, expires_at, sha256';
 
 // An expired row is invisible to every read, even before the sweep deletes it.
 /** `?first, ?first+1, …`: numbered parameters for an IN list (D1 allows 100 per statement). */
@@ -28,8 +28,11 @@ export const placeholders = (count: number, first = 1) =>
   Array.from({ length: count }, (_, index) => `?${index + first}`).join(', ');
 
 const live = (param: string) => `(expires_at IS NULL OR expires_at > ${param})`;
-// A share link serves only while its owner's key is active: revoking a key stops its links at once.
-const SHARED = `is_public = 1 AND key_id IN (SELECT id FROM api_keys WHERE status = 'active')`;
+// A share link serves only while its account has an active key: revoking an account's last key
+// stops its links at once, and rotating a key (a new one, then the old one revoked) keeps them.
+// An expired key counts as revoked here too.
+const shared = (now: string) =>
+  `is_public = 1 AND account_id IN (SELECT account_id FROM api_keys WHERE status = 'active' AND ${live(now)})`;
 
 /** Inserts rows in one batch: all or none. */
 export async function insertFiles(db: D1Database, rows: FileRow[]): Promise<void> {
@@ -43,7 +46,7 @@ function insertStatement(db: D1Database, row: FileRow): D1PreparedStatement {
     .prepare(`INSERT INTO files (${COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)`)
     .bind(
       row.id,
-      row.key_id,
+      row.account_id,
       row.filename,
       row.original_name,
       row.size,
@@ -62,7 +65,7 @@ function insertStatement(db: D1Database, row: FileRow): D1PreparedStatement {
 
 export function findOwnedFile(db: D1Database, id: string, keyId: string, now: string) {
   return db
-    .prepare(`SELECT ${COLUMNS} FROM files WHERE id = ?1 AND key_id = ?2 AND ${live('?3')}`)
+    .prepare(`SELECT ${COLUMNS} FROM files WHERE id = ?1 AND account_id = ?2 AND ${live('?3')}`)
     .bind(id, keyId, now)
     .first<FileRow>();
 }
@@ -71,7 +74,7 @@ export function findOwnedFile(db: D1Database, id: string, keyId: string, now: st
 export function countOwnedDownload(db: D1Database, id: string, keyId: string, now: string) {
   return db
     .prepare(
-      `UPDATE files SET download_count = download_count + 1 WHERE id = ?1 AND key_id = ?2 AND ${live('?3')} RETURNING ${COLUMNS}`,
+      `UPDATE files SET download_count = download_count + 1 WHERE id = ?1 AND account_id = ?2 AND ${live('?3')} RETURNING ${COLUMNS}`,
     )
     .bind(id, keyId, now)
     .first<FileRow>();
@@ -79,7 +82,7 @@ export function countOwnedDownload(db: D1Database, id: string, keyId: string, no
 
 export function findSharedFile(db: D1Database, token: string, now: string) {
   return db
-    .prepare(`SELECT ${COLUMNS} FROM files WHERE share_token = ?1 AND ${SHARED} AND ${live('?2')}`)
+    .prepare(`SELECT ${COLUMNS} FROM files WHERE share_token = ?1 AND ${shared('?2')} AND ${live('?2')}`)
     .bind(token, now)
     .first<FileRow>();
 }
@@ -87,7 +90,7 @@ export function findSharedFile(db: D1Database, token: string, now: string) {
 export function countSharedDownload(db: D1Database, token: string, now: string) {
   return db
     .prepare(
-      `UPDATE files SET download_count = download_count + 1 WHERE share_token = ?1 AND ${SHARED} AND ${live('?2')} RETURNING ${COLUMNS}`,
+      `UPDATE files SET download_count = download_count + 1 WHERE share_token = ?1 AND ${shared('?2')} AND ${live('?2')} RETURNING ${COLUMNS}`,
     )
     .bind(token, now)
     .first<FileRow>();
@@ -103,7 +106,7 @@ export type ListSort = 'uploadedAt' | 'size' | 'name';
 export type ListOrder = 'asc' | 'desc';
 export type ListQuery = { page: number; limit: number; sort: ListSort; order: ListOrder; q?: string };
 
-// Each order has its own index (migrations 0004 and 0005): key_id, the column(s), id, expires_at.
+// Each order has its own index (migrations 0004 and 0005): account_id, the column(s), id, expires_at.
 const SORT_COLUMN: Record<ListSort, string> = {
   uploadedAt: 'uploaded_at',
   size: 'size',
@@ -142,12 +145,12 @@ export async function listOwnedFiles(db: D1Database, keyId: string, now: string,
 export function listSql(query: Pick<ListQuery, 'sort' | 'order' | 'q'>): string {
   const search = query.q !== undefined;
   const total = search
-    ? `SELECT COUNT(*) AS total FROM files WHERE key_id = ?1 AND ${live('?2')} AND ${NAME_MATCHES}`
-    : `SELECT COALESCE((SELECT files FROM key_stats WHERE key_id = ?1), 0)
-              - (SELECT COUNT(*) FROM files WHERE key_id = ?1 AND expires_at IS NOT NULL AND expires_at <= ?2) AS total`;
+    ? `SELECT COUNT(*) AS total FROM files WHERE account_id = ?1 AND ${live('?2')} AND ${NAME_MATCHES}`
+    : `SELECT COALESCE((SELECT files FROM key_stats WHERE account_id = ?1), 0)
+              - (SELECT COUNT(*) FROM files WHERE account_id = ?1 AND expires_at IS NOT NULL AND expires_at <= ?2) AS total`;
   return `SELECT t.total, f.* FROM (${total}) t LEFT JOIN (
        SELECT ${COLUMNS} FROM files WHERE rowid IN (
-         SELECT rowid FROM files WHERE key_id = ?1 AND ${live('?2')}${search ? ` AND ${NAME_MATCHES}` : ''}
+         SELECT rowid FROM files WHERE account_id = ?1 AND ${live('?2')}${search ? ` AND ${NAME_MATCHES}` : ''}
          ORDER BY ${orderBy(query)} LIMIT ?3 OFFSET ?4
        )
      ) f ON 1
@@ -185,7 +188,7 @@ export async function updateOwnedFile(
          original_name = COALESCE(?5, original_name),
          expires_at = CASE WHEN ?6 = 1 THEN ?7 ELSE expires_at END,
          updated_at = ?3
-       WHERE id = ?1 AND key_id = ?2 AND ${live('?3')} RETURNING ${COLUMNS}`,
+       WHERE id = ?1 AND account_id = ?2 AND ${live('?3')} RETURNING ${COLUMNS}`,
     )
     .bind(
       id,
@@ -201,7 +204,7 @@ export async function updateOwnedFile(
     return row && { row, previousExpiresAt: row.expires_at };
   }
   const [before, after] = await db.batch<{ expires_at: string | null } | FileRow>([
-    db.prepare(`SELECT expires_at FROM files WHERE id = ?1 AND key_id = ?2 AND ${live('?3')}`).bind(id, keyId, now),
+    db.prepare(`SELECT expires_at FROM files WHERE id = ?1 AND account_id = ?2 AND ${live('?3')}`).bind(id, keyId, now),
     update,
   ]);
   const row = after?.results[0] as FileRow | undefined;
@@ -212,7 +215,7 @@ export async function updateOwnedFile(
 /** Removes the caller's live row and returns it, so the blob can be deleted after. */
 export function deleteOwnedFile(db: D1Database, id: string, keyId: string, now: string) {
   return db
-    .prepare(`DELETE FROM files WHERE id = ?1 AND key_id = ?2 AND ${live('?3')} RETURNING ${COLUMNS}`)
+    .prepare(`DELETE FROM files WHERE id = ?1 AND account_id = ?2 AND ${live('?3')} RETURNING ${COLUMNS}`)
     .bind(id, keyId, now)
     .first<FileRow>();
 }
@@ -222,7 +225,7 @@ export async function deleteOwnedFiles(db: D1Database, ids: string[], keyId: str
   if (ids.length === 0) return [];
   const { results } = await db
     .prepare(
-      `DELETE FROM files WHERE key_id = ?1 AND ${live('?2')} AND id IN (${placeholders(ids.length, 3)}) RETURNING ${COLUMNS}`,
+      `DELETE FROM files WHERE account_id = ?1 AND ${live('?2')} AND id IN (${placeholders(ids.length, 3)}) RETURNING ${COLUMNS}`,
     )
     .bind(keyId, now, ...ids)
     .all<FileRow>();

@@ -2,9 +2,9 @@
 import { placeholders } from './files-repo';
 
 /** A deleted file row: enough to delete its blob and take it off its owner's account. */
-export type GoneRow = { id: string; key_id: string; r2_key: string; size: number; expires_at: string | null };
+export type GoneRow = { id: string; account_id: string; r2_key: string; size: number; expires_at: string | null };
 
-const GONE = 'RETURNING id, key_id, r2_key, size, expires_at';
+const GONE = 'RETURNING id, account_id, r2_key, size, expires_at';
 // D1 binds at most 100 parameters a statement.
 const MAX_BOUND = 100;
 
@@ -25,7 +25,7 @@ export async function deleteExpiredFiles(db: D1Database, now: string, limit: num
 export async function filesInKeyRange(db: D1Database, after: string, upTo: string, limit: number) {
   const { results } = await db
     .prepare(
-      'SELECT id, key_id, r2_key, size, expires_at, uploaded_at FROM files WHERE r2_key > ?1 AND r2_key <= ?2 ORDER BY r2_key LIMIT ?3',
+      'SELECT id, account_id, r2_key, size, expires_at, uploaded_at FROM files WHERE r2_key > ?1 AND r2_key <= ?2 ORDER BY r2_key LIMIT ?3',
     )
     .bind(after, upTo, limit)
     .all<GoneRow & { uploaded_at: string }>();

@@ -186,7 +186,7 @@ class PartWriter {
   async #openMultipart(): Promise<R2MultipartUpload> {
     if (this.#multipart) return this.#multipart;
     const { bucket, stub, lease } = this.#r;
-    const { r2Key, multipartId, id, keyId } = this.#upload;
+    const { r2Key, multipartId, id, accountId } = this.#upload;
     if (multipartId) {
       this.#multipart = bucket.resumeMultipartUpload(r2Key, multipartId);
       return this.#multipart;
@@ -194,7 +194,7 @@ class PartWriter {
     // Created at the first full part, once the type is known (R2 takes it only here).
     const created = await bucket.createMultipartUpload(r2Key, {
       httpMetadata: { contentType: this.#mimeType ?? 'application/octet-stream' },
-      customMetadata: { keyId, fileId: id },
+      customMetadata: { keyId: accountId, fileId: id },
     });
     if (!(await stub.renew({ lease, multipartId: created.uploadId }))) {
       await created.abort().catch(() => undefined);
@@ -252,7 +252,7 @@ class PartWriter {
     if (!upload.multipartId && !this.#multipart) {
       const object = await bucket.put(upload.r2Key, rest, {
         httpMetadata: { contentType: mimeType },
-        customMetadata: { keyId: upload.keyId, fileId: upload.id },
+        customMetadata: { keyId: upload.accountId, fileId: upload.id },
       });
       return {
         complete: true,

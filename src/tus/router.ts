@@ -7,7 +7,8 @@ import { fileRecord } from '../files/records';
 import { addFallbacks, allowedMethods, methodNotAllowed, offersHead } from '../http/fallbacks';
 import { origins, storage } from '../http/request-deps';
 import { countRequest, rateLimited } from '../limiter/key-limiter-client';
-import { effectiveMethod } from './http';
+import { requires } from '../middleware/route-needs';
+import { effectiveMethod, isUncountedTransfer } from './http';
 import { httpDate, isOffsetStream, parseChecksum, parseSize } from './protocol';
 import {
   type AppendBody,
@@ -116,11 +117,15 @@ async function terminate(c: Context<AppEnv>, id: string): Promise<Response> {
   return c.body(null, 204);
 }
 
+/** Every tus route: an upload is files:write; its PATCH and HEAD are not counted (see http.ts). */
+const TUS_NEEDS = { scope: 'files:write', uncounted: isUncountedTransfer } as const;
+
 export function createUploadsRouter() {
   const router = new Hono<AppEnv>();
+  const tus = requires(TUS_NEEDS);
 
   // Creation, and creation with upload when the body carries the first bytes.
-  router.post('/uploads', async (c) => {
+  router.post('/uploads', tus, async (c) => {
     if (c.req.header('upload-defer-length') !== undefined) {
       throw validationError('Upload-Defer-Length', 'deferred length is not supported: send Upload-Length');
     }
@@ -155,16 +160,16 @@ export function createUploadsRouter() {
   });
 
   // Hono answers HEAD with the GET route (it dispatches HEAD as GET): one handler for both.
-  router.get('/uploads/:id', async (c) => {
+  router.get('/uploads/:id', tus, async (c) => {
     const id = c.req.param('id');
     if (c.req.method === 'HEAD') return head(c, id);
     const row = await uploadedFile(deps(c), id);
     return c.json({ success: true as const, data: fileRecord(row, 'v2', origins(c)) }, 200);
   });
-  router.patch('/uploads/:id', (c) => patch(c, c.req.param('id')));
-  router.delete('/uploads/:id', (c) => terminate(c, c.req.param('id')));
+  router.patch('/uploads/:id', tus, (c) => patch(c, c.req.param('id')));
+  router.delete('/uploads/:id', tus, (c) => terminate(c, c.req.param('id')));
   // X-HTTP-Method-Override: a POST that means PATCH, DELETE or HEAD.
-  router.post('/uploads/:id', async (c) => {
+  router.post('/uploads/:id', tus, async (c) => {
     const id = c.req.param('id');
     const method = effectiveMethod(c.req.raw);
     if (method === 'PATCH') return patch(c, id);

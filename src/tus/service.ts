@@ -1,8 +1,10 @@
 // The tus upload service: create, append, look up, terminate. R2, D1 and the two Durable Objects
 // together; no HTTP here (the router turns results into tus responses).
+
+import { type AccountsNamespace, releaseHold } from '../accounts/account-storage-client';
 import { type Config, uploadTimeoutMs } from '../config';
 import type { ApiKeyContext } from '../env';
-import { ApiError } from '../errors';
+import { ApiError, forbidden } from '../errors';
 import { extensionFor, normalizeMediaType } from '../files/file-type';
 import { FILE_ID_PATTERN, newFileId } from '../files/ids';
 import { cleanOriginalName, storedFilename } from '../files/names';
@@ -12,7 +14,8 @@ import { checkDigest, recordFiles } from '../files/upload';
 import { fileTooLarge, uploadError } from '../files/upload-errors';
 import { recordOptions } from '../files/upload-fields';
 import { UploadSession } from '../files/upload-session';
-import { type LimiterNamespace, QuotaTicket, releaseHold, reserveUpload } from '../limiter/key-limiter-client';
+import { hasScope } from '../keys/scopes';
+import { type LimiterNamespace, QuotaTicket, reserveUpload } from '../limiter/key-limiter-client';
 import { log } from '../log';
 import { blobKey } from '../storage/blobs';
 import type { FileRow } from '../storage/files-repo';
@@ -25,6 +28,7 @@ export type UploadsDeps = {
   bucket: R2Bucket;
   db: D1Database;
   limiter: LimiterNamespace;
+  accounts: AccountsNamespace;
   uploads: UploadNamespace;
   config: Config;
   key: ApiKeyContext;
@@ -90,18 +94,18 @@ export async function createUpload(
   try {
     meta = checkedMeta(request.metadata);
   } catch (error) {
-    await releaseHold(deps.limiter, key.id, holdId);
+    await releaseHold(deps.accounts, key.accountId, holdId);
     throw error;
   }
   const id = newFileId();
   try {
     return await uploadObject(deps.uploads, id).create({
       id,
-      keyId: key.id,
+      accountId: key.accountId,
       length: request.length,
       metadata: request.metadata,
       meta,
-      r2Key: blobKey(key.id, id),
+      r2Key: blobKey(key.accountId, id),
       partSize: partSizeFor(request.length),
       holdId,
       expiresAt: Math.min(now + config.TUS_EXPIRY_SECONDS * 1000, deadline),
@@ -109,7 +113,7 @@ export async function createUpload(
       now,
     });
   } catch (error) {
-    await releaseHold(deps.limiter, key.id, holdId);
+    await releaseHold(deps.accounts, key.accountId, holdId);
     throw new ApiError('SERVICE_UNAVAILABLE', 'The upload could not be created, try again', { cause: error });
   }
 }
@@ -146,7 +150,7 @@ export type AppendBody = {
 export async function appendToOwnUpload(deps: UploadsDeps, id: string, request: AppendBody): Promise<AppendOutcome> {
   if (!FILE_ID_PATTERN.test(id)) throw uploadNotFound();
   const stub = uploadObject(deps.uploads, id);
-  const begun = await stub.begin({ keyId: deps.key.id, offset: request.offset });
+  const begun = await stub.begin({ accountId: deps.key.accountId, offset: request.offset });
   if (begun.status === 'not-found') throw uploadNotFound();
   if (begun.status === 'gone') throw uploadGone();
   // A client resuming a finished upload with nothing left to send (a chunked body is read, not trusted).
@@ -178,7 +182,8 @@ export async function appendToOwnUpload(deps: UploadsDeps, id: string, request: 
     });
   } catch (error) {
     // A refused type ends the upload and frees everything it held.
-    if (error instanceof ApiError && error.code === 'INVALID_FILE_TYPE') await stub.terminate({ keyId: deps.key.id });
+    if (error instanceof ApiError && error.code === 'INVALID_FILE_TYPE')
+      await stub.terminate({ accountId: deps.key.accountId });
     throw error instanceof ApiError
       ? error
       : new ApiError('UPLOAD_FAILED', 'The bytes could not be stored', { cause: error });
@@ -233,7 +238,7 @@ async function recordUpload(
     };
     // A whole-file sha256 in Upload-Metadata: a mismatch ends the upload, nothing is recorded.
     checkDigest(file, upload.meta.sha256, 'sha256');
-    const fileDeps = { bucket, db: deps.db, limiter: deps.limiter, config, key, session };
+    const fileDeps = { bucket, db: deps.db, limiter: deps.limiter, accounts: deps.accounts, config, key, session };
     const options = { isPublic: upload.meta.isPublic, expiresInSeconds: upload.meta.expiresInSeconds };
     const { rows, failures } = await recordFiles(fileDeps, [file], options);
     const row = rows[0];
@@ -245,7 +250,7 @@ async function recordUpload(
     });
     return row;
   } catch (error) {
-    await stub.terminate({ keyId: key.id }).catch((cause: unknown) => {
+    await stub.terminate({ accountId: key.accountId }).catch((cause: unknown) => {
       log('error', 'failed upload not terminated', { uploadId: upload.id, error: String(cause) });
     });
     throw uploadError(error);
@@ -257,9 +262,9 @@ async function recordUpload(
 /** The upload as its owner sees it. A completed upload whose state is forgotten is read from its file row. */
 export async function uploadStatus(deps: UploadsDeps, id: string): Promise<UploadView> {
   if (!FILE_ID_PATTERN.test(id)) throw uploadNotFound();
-  const found = await uploadObject(deps.uploads, id).view({ keyId: deps.key.id });
+  const found = await uploadObject(deps.uploads, id).view({ accountId: deps.key.accountId });
   if (found.status !== 'not-found') return found;
-  const row = await getOwnedFile(deps, id, deps.key.id).catch(() => undefined);
+  const row = await getOwnedFile(deps, id, deps.key.accountId).catch(() => undefined);
   if (!row) throw uploadNotFound();
   return { id, status: 'completed', length: row.size, offset: row.size, metadata: undefined, expiresAt: 0 };
 }
@@ -271,7 +276,7 @@ export async function uploadedFile(deps: UploadsDeps, id: string): Promise<FileR
     throw new ApiError('UPLOAD_INCOMPLETE', `The upload is not complete: ${status.offset} of ${status.length} bytes`);
   }
   if (status.status !== 'completed') throw uploadGone();
-  return getOwnedFile(deps, id, deps.key.id);
+  return getOwnedFile(deps, id, deps.key.accountId);
 }
 
 /**
@@ -282,9 +287,11 @@ export async function terminateUpload(deps: UploadsDeps, id: string): Promise<vo
   const status = await uploadStatus(deps, id);
   if (status.status === 'terminated' || status.status === 'expired') throw uploadGone();
   if (status.status === 'completed') {
-    await deleteFile(deps, id, deps.key.id).catch((error: unknown) => {
+    // Terminating a finished upload deletes its file: that takes what deleting it takes.
+    if (!hasScope(deps.key.scopes, 'files:delete')) throw forbidden('files:delete');
+    await deleteFile(deps, id, deps.key.accountId).catch((error: unknown) => {
       if (!(error instanceof ApiError && error.code === 'FILE_NOT_FOUND')) throw error;
     });
   }
-  await uploadObject(deps.uploads, id).terminate({ keyId: deps.key.id });
+  await uploadObject(deps.uploads, id).terminate({ accountId: deps.key.accountId });
 }

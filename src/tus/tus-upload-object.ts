@@ -1,6 +1,6 @@
 import { DurableObject } from 'cloudflare:workers';
+import { releaseHold } from '../accounts/account-storage-client';
 import { Sha256, type Sha256State } from '../lib/sha256';
-import { releaseHold } from '../limiter/key-limiter-client';
 import { log } from '../log';
 import { tailPrefix } from './protocol';
 
@@ -18,14 +18,15 @@ export type UploadMeta = {
 
 export type CreateUpload = {
   id: string;
-  keyId: string;
+  /** The owner: any key of this account may resume the upload. */
+  accountId: string;
   length: number;
   /** The raw Upload-Metadata header, echoed on HEAD. */
   metadata: string | undefined;
   meta: UploadMeta;
   r2Key: string;
   partSize: number;
-  /** The key's reservation of `length` bytes and one file (KeyLimiter). */
+  /** The account's reservation of `length` bytes and one file (AccountStorage). */
   holdId: string;
   expiresAt: number;
   /** The latest the upload may live, however often it is resumed (R2 aborts multipart uploads after 7 days). */
@@ -61,6 +62,9 @@ type State = Omit<CreateUpload, 'now'> & {
   forgetAt: number | null;
 };
 
+/** Uploads created before accounts name their key, whose id is its account's. */
+const ownerOf = (state: State) => state.accountId ?? (state as { keyId?: string }).keyId ?? '';
+
 /** What a request may see of an upload. */
 export type UploadView = {
   id: string;
@@ -73,7 +77,7 @@ export type UploadView = {
 
 /** Everything a PATCH needs to continue the upload. */
 export type UploadSnapshot = UploadView & {
-  keyId: string;
+  accountId: string;
   r2Key: string;
   partSize: number;
   multipartId: string | null;
@@ -143,18 +147,18 @@ export class TusUpload extends DurableObject<Env> {
     return view(state);
   }
 
-  /** The upload as `keyId` may see it; another key's upload does not exist. */
-  async view(request: { keyId: string; now?: number }): Promise<UploadView | { status: 'not-found' }> {
+  /** The upload as its account may see it; another account's upload does not exist. */
+  async view(request: { accountId: string; now?: number }): Promise<UploadView | { status: 'not-found' }> {
     const state = await this.#current(request.now ?? Date.now());
-    if (!state || state.keyId !== request.keyId) return { status: 'not-found' };
+    if (!state || ownerOf(state) !== request.accountId) return { status: 'not-found' };
     return view(state);
   }
 
   /** Takes the lease for a PATCH at `offset`: the upload's offset, while no other PATCH holds it. */
-  async begin(request: { keyId: string; offset: number; now?: number }): Promise<BeginResult> {
+  async begin(request: { accountId: string; offset: number; now?: number }): Promise<BeginResult> {
     const now = request.now ?? Date.now();
     const state = await this.#current(now);
-    if (!state || state.keyId !== request.keyId) return { status: 'not-found' };
+    if (!state || ownerOf(state) !== request.accountId) return { status: 'not-found' };
     if (state.status === 'completed') return { status: 'completed', offset: state.offset, length: state.length };
     if (state.status !== 'active') return { status: 'gone' };
     const position = { offset: state.offset, length: state.length };
@@ -235,10 +239,10 @@ export class TusUpload extends DurableObject<Env> {
   }
 
   /** Terminates an active upload (or forgets a completed one): everything it held is given back. */
-  async terminate(request: { keyId: string; now?: number }): Promise<UploadView | { status: 'not-found' }> {
+  async terminate(request: { accountId: string; now?: number }): Promise<UploadView | { status: 'not-found' }> {
     const now = request.now ?? Date.now();
     const state = await this.#current(now);
-    if (!state || state.keyId !== request.keyId) return { status: 'not-found' };
+    if (!state || ownerOf(state) !== request.accountId) return { status: 'not-found' };
     if (state.status === 'active') await this.#finish(state, 'terminated', now);
     else if (state.status === 'completed') {
       state.status = 'terminated';
@@ -291,7 +295,7 @@ export class TusUpload extends DurableObject<Env> {
     try {
       if (state.status !== 'completed') {
         if (state.multipartId) await abortMultipart(this.env.FILES, state.r2Key, state.multipartId);
-        await releaseHold(this.env.KEY_LIMITER, state.keyId, state.holdId, { rethrow: true });
+        await releaseHold(this.env.ACCOUNT_STORAGE, ownerOf(state), state.holdId, { rethrow: true });
       }
       await deletePrefix(this.env.FILES, tailPrefix(state.id));
       state.cleaned = true;
@@ -315,7 +319,7 @@ export class TusUpload extends DurableObject<Env> {
   #snapshot(state: State): UploadSnapshot {
     return {
       ...view(state),
-      keyId: state.keyId,
+      accountId: ownerOf(state),
       r2Key: state.r2Key,
       partSize: state.partSize,
       multipartId: state.multipartId,

@@ -23,7 +23,9 @@ export function describeError(error: unknown): string {
       const wait = error.retryAfter === undefined ? 'a little later' : `in ${error.retryAfter} seconds`;
       return `Too many requests with this key (429). Try again ${wait}.`;
     }
-    const details = (error.details ?? []).map((detail) => `${detail.field}: ${detail.message}`).join('; ');
+    const details = (error.details ?? [])
+      .map((detail) => ('scope' in detail ? `needs ${detail.scope}` : `${detail.field}: ${detail.message}`))
+      .join('; ');
     return `${error.message} (${error.status} ${error.code})${details ? `: ${details}` : ''}`;
   }
   if (error instanceof DOMException && error.name === 'AbortError') return 'Cancelled.';

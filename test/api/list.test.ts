@@ -38,7 +38,7 @@ async function uploadMany(version: ApiVersion, auth: Record<string, string>, n: 
 
 /** Gives every file of a key the same upload time, so only the id can order them. */
 async function setUploadedAt(keyId: string, at: string) {
-  await env.DB.prepare('UPDATE files SET uploaded_at = ?1 WHERE key_id = ?2').bind(at, keyId).run();
+  await env.DB.prepare('UPDATE files SET uploaded_at = ?1 WHERE account_id = ?2').bind(at, keyId).run();
 }
 
 describe.each(VERSIONS)('GET /api/%s/files', (version) => {

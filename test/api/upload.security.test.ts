@@ -413,7 +413,7 @@ describe('runnable files in a bulk upload (v2)', () => {
     expect(data.results[1]).toMatchObject({ success: false, filename: 'invoice.pdf.vbs', code: 'INVALID_FILE_TYPE' });
     const stored = data.results.flatMap((result) => (result.success ? [result.data.filename] : []));
     expect(stored.map((name) => name.split('_')[0])).toEqual(['a', 'c']);
-    const rows = await env.DB.prepare('SELECT original_name FROM files WHERE key_id = ?1 ORDER BY original_name')
+    const rows = await env.DB.prepare('SELECT original_name FROM files WHERE account_id = ?1 ORDER BY original_name')
       .bind(keyId)
       .all<{ original_name: string }>();
     expect(rows.results.map((row) => row.original_name)).toEqual(['a.txt', 'c.txt']);

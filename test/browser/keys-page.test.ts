@@ -4,7 +4,8 @@
 // copied), use it, change its limits, revoke it, and see it refused with 401.
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, launchBrowser, newPage, screenshot, server, warnIfNoChromium } from './browser.ts';
+import { SCOPES } from '../../src/keys/scopes.ts';
+import { api, createKey, launchBrowser, newPage, screenshot, server, warnIfNoChromium } from './browser.ts';
 
 type AdminKey = { id: string; name: string; prefix: string; status: string; maxFiles: number | null };
 
@@ -105,6 +106,58 @@ describe.runIf(warnIfNoChromium('the API keys page browser tests'))('the API key
     await page.getByRole('button', { name: 'Sign out' }).click();
     expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
     expect(await page.getByLabel('Admin token').isVisible()).toBe(true);
+  });
+
+  it('lets an account holder manage the account’s keys with a keys:write key', async () => {
+    const { origin } = server();
+    const owner = await createKey('Account owner');
+    const { page, problems } = await newPage(context);
+    await page.goto(`${origin}/keys`);
+    await page.getByLabel('Your API key').fill(owner);
+    await page.getByRole('button', { name: 'Open my keys' }).click();
+    await page.getByRole('heading', { name: 'Make a key' }).waitFor();
+    expect(await page.evaluate(() => sessionStorage.getItem('edgeshare.accountKey'))).toBe(owner);
+    expect(page.url()).toBe(`${origin}/keys`);
+    const ownRow = page.locator('#account-keys-body tr', {
+      has: page.getByRole('rowheader', { name: 'Account owner' }),
+    });
+    await expect.poll(() => ownRow.textContent()).toContain('keys:write');
+
+    // A reader key: only files:read checked, shown once, copied.
+    const form = page.locator('#account-create-form');
+    await form.getByLabel('Key name').fill('Read-only reader');
+    for (const scope of SCOPES.filter((name) => name !== 'files:read')) await form.getByLabel(scope).uncheck();
+    await page.getByRole('button', { name: 'Make key' }).click();
+    const shown = page.getByLabel('The new key');
+    await expect.poll(() => shown.inputValue()).toMatch(/^esk_[A-Za-z0-9_-]{43}$/);
+    const reader = await shown.inputValue();
+    await page.getByRole('button', { name: 'Copy key' }).click();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(reader);
+    const readerRow = page.locator('#account-keys-body tr', {
+      has: page.getByRole('rowheader', { name: 'Read-only reader' }),
+    });
+    await expect.poll(() => readerRow.textContent()).toContain('files:read');
+    expect(await readerRow.textContent()).not.toContain('files:write');
+    await screenshot(page, 'keys-page-account', true);
+
+    // Its scopes hold: it reads the account's files, and may not upload.
+    expect((await api(origin, reader, '/api/v1/files')).status).toBe(200);
+    const upload = await api<{ code: string }>(origin, reader, '/api/v1/upload', {
+      method: 'POST',
+      body: new FormData(),
+    });
+    expect(upload).toMatchObject({ status: 403, body: { code: 'FORBIDDEN' } });
+
+    // Revoked from the page: refused on its next request.
+    page.once('dialog', (dialog) => dialog.accept());
+    await readerRow.getByRole('button', { name: 'Revoke Read-only reader' }).click();
+    await expect.poll(() => readerRow.textContent()).toContain('revoked');
+    expect((await api(origin, reader, '/api/v1/files')).status).toBe(401);
+    expect(problems).toEqual([]);
+
+    // A key without keys:write cannot open the account's keys.
+    await page.getByRole('button', { name: 'Close' }).click();
+    expect(await page.evaluate(() => sessionStorage.getItem('edgeshare.accountKey'))).toBeNull();
   });
 
   it('keeps a revoke that is not confirmed from happening', async () => {

@@ -123,6 +123,40 @@ describe('npm run keys', () => {
     expect(maxFiles()).toEqual({ max_files: null });
   });
 
+  it('manages accounts: a key founds one, another joins it with scopes, limits are the account’s', () => {
+    const founder = lastLine(keys('create', '--name', 'acme', '--quota', '5000'));
+    const hash = createHash('sha256').update(founder).digest('hex');
+    const [row] = rows(`SELECT id, account_id, scopes FROM api_keys WHERE key_hash = '${hash}'`);
+    expect(row).toMatchObject({ account_id: row?.id, scopes: null });
+    const account = String(row?.account_id);
+    expect(rows(`SELECT name, storage_quota_bytes FROM accounts WHERE id = '${account}'`)[0]).toEqual({
+      name: 'acme',
+      storage_quota_bytes: 5000,
+    });
+
+    const joined = lastLine(keys('create', '--name', 'acme ci', '--account', account, '--scope', 'files:write'));
+    const joinedHash = createHash('sha256').update(joined).digest('hex');
+    expect(rows(`SELECT account_id, scopes FROM api_keys WHERE key_hash = '${joinedHash}'`)[0]).toEqual({
+      account_id: account,
+      scopes: '["files:write"]',
+    });
+    expect(keys('list', '--account', account).trim().split('\n')).toHaveLength(2);
+    expect(keys('accounts')).toContain(`${account}\tacme\t2 active keys`);
+
+    keys('account-set', account, '--quota', '700', '--max-files', '3');
+    expect(rows(`SELECT storage_quota_bytes, max_files FROM accounts WHERE id = '${account}'`)[0]).toEqual({
+      storage_quota_bytes: 700,
+      max_files: 3,
+    });
+    // A key's own --quota is its account's.
+    keys('set', founder, '--quota', '900');
+    expect(rows(`SELECT storage_quota_bytes FROM accounts WHERE id = '${account}'`)[0]).toEqual({
+      storage_quota_bytes: 900,
+    });
+    expect(() => keys('create', '--name', 'x', '--account', account, '--quota', '1')).toThrow();
+    expect(() => keys('create', '--name', 'x', '--scope', 'files:everything')).toThrow();
+  });
+
   it('list escapes control characters in names stored before they were refused, and create refuses them', () => {
     const id = 'key_ctrlnamectrlname';
     const name = 'evil\u001b[2J\u0007\ttab\nline\u009b\u202e';

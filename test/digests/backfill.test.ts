@@ -1,50 +1,53 @@
 // Migration 0008 against a database made by the schema before it, holding files, and the
 // sweep's bounded backfill of their digests.
-import { env } from 'cloudflare:test';
+import { applyD1Migrations, env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { backfillDigests } from '../../src/maintenance/digest-backfill';
 import { call, createKey } from '../helpers';
 import { runCron } from '../limits/limits-helpers-store';
+import { migration, schemaBefore } from '../migration-helpers';
 import { sha256Field, sha256Hex, textOf } from './digest-helpers';
 
 type Listed = { id: string; sha256: string | null };
 
-/** Takes the files table back to the schema before 0008 (this file's database only). */
-async function schemaBefore0008(): Promise<void> {
-  await env.DB.exec('DROP INDEX IF EXISTS files_without_sha256');
-  await env.DB.exec('ALTER TABLE files DROP COLUMN sha256');
-}
-
-async function apply0008(): Promise<void> {
-  const migration = env.TEST_MIGRATIONS.find((entry) => entry.name.startsWith('0008_'));
-  if (!migration) throw new Error('migration 0008 not found');
-  for (const query of migration.queries) await env.DB.prepare(query).run();
-}
-
 /** A file as an older version stored it: a blob in R2 and a row without any digest column. */
-async function seedOldFile(keyId: string, index: number, bytes: Uint8Array): Promise<string> {
+async function seedOldFile(accountId: string, index: number, bytes: Uint8Array): Promise<string> {
   const id = `old${String(index).padStart(2, '0')}${'A'.repeat(17)}`;
-  const r2Key = `files/${keyId}/${id}`;
+  const r2Key = `files/${accountId}/${id}`;
   const object = await env.FILES.put(r2Key, bytes, { httpMetadata: { contentType: 'text/plain' } });
   const at = new Date(Date.now() - 86_400_000 + index).toISOString();
   await env.DB.prepare(
-    `INSERT INTO files (id, key_id, filename, original_name, size, mime_type, r2_key, etag, share_token, is_public,
+    `INSERT INTO files (id, account_id, filename, original_name, size, mime_type, r2_key, etag, share_token, is_public,
        download_count, uploaded_at, updated_at, expires_at)
      VALUES (?1, ?2, ?3, ?4, ?5, 'text/plain', ?6, ?7, ?8, 1, 0, ?9, ?9, NULL)`,
   )
-    .bind(id, keyId, `old_${id}.txt`, `old ${index}.txt`, bytes.length, r2Key, object.httpEtag, `tok${id}${index}`, at)
+    .bind(
+      id,
+      accountId,
+      `old_${id}.txt`,
+      `old ${index}.txt`,
+      bytes.length,
+      r2Key,
+      object.httpEtag,
+      `tok${id}${index}`,
+      at,
+    )
     .run();
   return id;
 }
 
 describe('migration 0008 and the digest backfill', () => {
   it('keeps every file listed and downloadable, then fills in their digests run by run', async () => {
-    const { id: keyId, auth } = await createKey('backfill');
-    await schemaBefore0008();
+    // Every migration before 0008 (0006 accounts included) builds this file's database alone.
+    await schemaBefore('0008');
+    const columns = await env.DB.prepare("SELECT name FROM pragma_table_info('files')").all<{ name: string }>();
+    expect(columns.results.map((column) => column.name)).toContain('account_id');
+    expect(columns.results.map((column) => column.name)).not.toContain('sha256');
+    const { id: accountId, auth } = await createKey('backfill');
     const contents = Array.from({ length: 25 }, (_, index) => textOf(1000 + index, index + 1));
     const ids: string[] = [];
-    for (const [index, bytes] of contents.entries()) ids.push(await seedOldFile(keyId, index, bytes));
-    await apply0008();
+    for (const [index, bytes] of contents.entries()) ids.push(await seedOldFile(accountId, index, bytes));
+    await applyD1Migrations(env.DB, migration('0008'));
 
     // Every old file is listed (sha256 null) and downloadable (no Repr-Digest yet).
     const list = async () =>
@@ -73,9 +76,9 @@ describe('migration 0008 and the digest backfill', () => {
   });
 
   it('never stalls on a file whose blob is gone: the next run goes past it', async () => {
-    const { id: keyId } = await createKey('backfill-missing');
-    const blobless = await seedOldFileNow(keyId, 'gone', textOf(10), false);
-    const kept = await seedOldFileNow(keyId, 'kept', textOf(20), true);
+    const { id: accountId } = await createKey('backfill-missing');
+    const blobless = await seedOldFileNow(accountId, 'gone', textOf(10), false);
+    const kept = await seedOldFileNow(accountId, 'kept', textOf(20), true);
     // Everything else in this file's database is hashed already; limits of one file a run.
     const runs = [];
     for (let i = 0; i < 4; i++)
@@ -91,17 +94,17 @@ describe('migration 0008 and the digest backfill', () => {
 });
 
 /** An unhashed row (sha256 NULL), with or without its blob, uploaded a moment ago. */
-async function seedOldFileNow(keyId: string, name: string, bytes: Uint8Array, blob: boolean): Promise<string> {
+async function seedOldFileNow(accountId: string, name: string, bytes: Uint8Array, blob: boolean): Promise<string> {
   const id = `${name}${'B'.repeat(22 - name.length)}`;
-  const r2Key = `files/${keyId}/${id}`;
+  const r2Key = `files/${accountId}/${id}`;
   const etag = blob ? ((await env.FILES.put(r2Key, bytes))?.httpEtag ?? '') : '"none"';
   const at = new Date().toISOString();
   await env.DB.prepare(
-    `INSERT INTO files (id, key_id, filename, original_name, size, mime_type, r2_key, etag, share_token, is_public,
+    `INSERT INTO files (id, account_id, filename, original_name, size, mime_type, r2_key, etag, share_token, is_public,
        download_count, uploaded_at, updated_at, expires_at, sha256)
      VALUES (?1, ?2, ?3, ?3, ?4, 'text/plain', ?5, ?6, ?7, 1, 0, ?8, ?8, NULL, NULL)`,
   )
-    .bind(id, keyId, `${name}.txt`, bytes.length, r2Key, etag, `tok-${id}`, at)
+    .bind(id, accountId, `${name}.txt`, bytes.length, r2Key, etag, `tok-${id}`, at)
     .run();
   return id;
 }

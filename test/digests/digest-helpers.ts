@@ -83,19 +83,19 @@ export async function usageOf(auth: Auth) {
   ).data;
 }
 
-/** Nothing of the key's in R2 or D1, and its account holds nothing, reserved included. */
-export async function expectUntouched(keyId: string, auth: Auth): Promise<void> {
-  const listed = await env.FILES.list({ prefix: `files/${keyId}/` });
+/** Nothing of the account's in R2 or D1, and it holds nothing, reserved included. */
+export async function expectUntouched(accountId: string, auth: Auth): Promise<void> {
+  const listed = await env.FILES.list({ prefix: `files/${accountId}/` });
   expect(listed.objects.map((object) => object.key)).toEqual([]);
-  const rows = await env.DB.prepare('SELECT COUNT(*) AS n FROM files WHERE key_id = ?1')
-    .bind(keyId)
+  const rows = await env.DB.prepare('SELECT COUNT(*) AS n FROM files WHERE account_id = ?1')
+    .bind(accountId)
     .first<{ n: number }>();
   expect(rows?.n).toBe(0);
   expect(await usageOf(auth)).toMatchObject({ usedBytes: 0, reservedBytes: 0, files: 0, reservedFiles: 0 });
 }
 
-export async function storedBytes(keyId: string, id: string): Promise<Uint8Array> {
-  const object = await env.FILES.get(`files/${keyId}/${id}`);
+export async function storedBytes(accountId: string, id: string): Promise<Uint8Array> {
+  const object = await env.FILES.get(`files/${accountId}/${id}`);
   if (!object) throw new Error('no blob');
   return new Uint8Array(await object.arrayBuffer());
 }

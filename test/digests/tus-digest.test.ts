@@ -117,7 +117,7 @@ describe('tus uploads', () => {
     await expectError(refused, 400, 'DIGEST_MISMATCH');
     expect((await env.FILES.list({ prefix: `files/${keyId}/` })).objects).toEqual([]);
     expect(await tailObjects(id)).toEqual([]);
-    const rows = await env.DB.prepare('SELECT COUNT(*) AS n FROM files WHERE key_id = ?1')
+    const rows = await env.DB.prepare('SELECT COUNT(*) AS n FROM files WHERE account_id = ?1')
       .bind(keyId)
       .first<{ n: number }>();
     expect(rows?.n).toBe(0);

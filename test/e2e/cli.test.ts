@@ -98,6 +98,32 @@ describe('npm run cli', () => {
     expect((await cli(['upload', 'missing.txt'])).code).toBe(1);
   });
 
+  it('rotates its key: keys create, list and revoke, and the files stay', async () => {
+    writeFileSync(join(work, 'kept.txt'), 'kept across the rotation');
+    expect((await cli(['upload', 'kept.txt'])).code).toBe(0);
+    const created = await cli(['keys', 'create', 'rotated']);
+    expect(created.code, created.stderr).toBe(0);
+    const fresh = created.stdout.trim().split('\n').at(-1) ?? '';
+    expect(fresh).toMatch(/^esk_/);
+    const listed = await cli(['keys', 'list', '--json']);
+    const keys = JSON.parse(listed.stdout) as { id: string; name: string; scopes: string[] }[];
+    expect(keys.find((key) => key.name === 'rotated')?.scopes).toContain('keys:write');
+    const old = keys.find((key) => key.name !== 'rotated');
+    if (!old) throw new Error('no old key');
+    expect((await cli(['keys', 'revoke', old.id], { EDGESHARE_KEY: fresh })).code).toBe(0);
+    expect((await cli(['list'])).code).toBe(3);
+    const list = await cli(['list'], { EDGESHARE_KEY: fresh });
+    expect(list.code).toBe(0);
+    expect(list.stdout).toContain('kept.txt');
+    // A read-only key may not upload: the service refuses it (exit 1), naming the scope.
+    const reader = await cli(['keys', 'create', 'reader', '--scope', 'files:read'], { EDGESHARE_KEY: fresh });
+    const readerKey = reader.stdout.trim().split('\n').at(-1) ?? '';
+    const refused = await cli(['upload', 'kept.txt'], { EDGESHARE_KEY: readerKey });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('files:write');
+    env.EDGESHARE_KEY = fresh;
+  });
+
   it('resumes a large upload interrupted with Ctrl-C when the same command runs again', async () => {
     const bytes = new Uint8Array(20 * 1024 * 1024);
     for (let i = 0; i < bytes.length; i += 1000) bytes[i] = (i / 1000) % 256;

@@ -213,6 +213,31 @@ describe('every v2 addition answers as its OpenAPI document says', () => {
   });
 });
 
+describe('the keys operations answer as the v2 document says', () => {
+  it('listKeys, createKey, renameKey, revokeKey: 200, 201, 400, 403, 404, 409', async () => {
+    const { id, auth } = await createKey('doc-keys');
+    const send = (method: string, path: string, body?: unknown, headers = auth) =>
+      call(path, {
+        method,
+        headers: { ...headers, 'Content-Type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    await expectDocumented('v2', 'listKeys', await send('GET', '/api/v2/keys'));
+    const created = (await expectDocumented(
+      'v2',
+      'createKey',
+      await send('POST', '/api/v2/keys', { name: 'reader', scopes: ['files:read'] }),
+    )) as { data: { id: string; key: string } };
+    await expectDocumented('v2', 'createKey', await send('POST', '/api/v2/keys', { name: '' }));
+    const reader = { Authorization: `Bearer ${created.data.key}` };
+    await expectDocumented('v2', 'createKey', await send('POST', '/api/v2/keys', { name: 'x' }, reader));
+    await expectDocumented('v2', 'renameKey', await send('PATCH', `/api/v2/keys/${created.data.id}`, { name: 'r' }));
+    await expectDocumented('v2', 'renameKey', await send('PATCH', '/api/v2/keys/key_nope', { name: 'r' }));
+    await expectDocumented('v2', 'revokeKey', await send('DELETE', `/api/v2/keys/${id}`));
+    await expectDocumented('v2', 'revokeKey', await send('DELETE', `/api/v2/keys/${created.data.id}`));
+  });
+});
+
 describe('every tus operation answers as the v2 document says', () => {
   const TUS = { 'Tus-Resumable': '1.0.0' };
   const OCTETS = { 'Content-Type': 'application/offset+octet-stream' };

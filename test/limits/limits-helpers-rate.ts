@@ -87,9 +87,16 @@ export const preflight = (path: string, headers: Record<string, string> = {}) =>
 
 export const limiterOf = (name: string) => env.KEY_LIMITER.getByName(name);
 
-/** Everything the key's object keeps in its storage, as [key, value] pairs. */
-export function storedEntries(name: string): Promise<[string, unknown][]> {
-  return runInDurableObject(limiterOf(name), (_instance: KeyLimiter, state) => [...state.storage.kv.list()]);
+/**
+ * Everything kept for the key, as [key, value] pairs: its object's storage, and its account's
+ * (the account's object holds the storage account; a key made before accounts is its account).
+ */
+export async function storedEntries(name: string): Promise<[string, unknown][]> {
+  const key = await runInDurableObject(limiterOf(name), (_instance: KeyLimiter, state) => [...state.storage.kv.list()]);
+  const account = await runInDurableObject(env.ACCOUNT_STORAGE.getByName(name), (_instance, state) => [
+    ...state.storage.kv.list(),
+  ]);
+  return [...key, ...account] as [string, unknown][];
 }
 
 /** The window the key's object holds, if any. */

@@ -214,7 +214,7 @@ export function usage(keyId: string, now?: number): Promise<Usage> {
 /** Bytes and number of the key's live (unexpired) rows. */
 export async function liveRows(keyId: string, now = Date.now()): Promise<{ bytes: number; files: number }> {
   const row = await env.DB.prepare(
-    'SELECT COALESCE(SUM(size), 0) AS bytes, COUNT(*) AS files FROM files WHERE key_id = ?1 AND (expires_at IS NULL OR expires_at > ?2)',
+    'SELECT COALESCE(SUM(size), 0) AS bytes, COUNT(*) AS files FROM files WHERE account_id = ?1 AND (expires_at IS NULL OR expires_at > ?2)',
   )
     .bind(keyId, new Date(now).toISOString())
     .first<{ bytes: number; files: number }>();
@@ -227,7 +227,7 @@ export async function rowsSum(keyId: string): Promise<number> {
 
 /** Ids of a key's rows in D1 (expired ones included), sorted. */
 export async function rowIds(keyId: string): Promise<string[]> {
-  const { results } = await env.DB.prepare('SELECT id FROM files WHERE key_id = ?1 ORDER BY id')
+  const { results } = await env.DB.prepare('SELECT id FROM files WHERE account_id = ?1 ORDER BY id')
     .bind(keyId)
     .all<{ id: string }>();
   return results.map((row) => row.id);
@@ -273,17 +273,17 @@ export async function blobDeletionsOf(keyId: string): Promise<string[]> {
  */
 export async function setExpiresAt(ids: string[], expiresAt: string): Promise<void> {
   const before = await env.DB.batch(
-    ids.map((id) => env.DB.prepare('SELECT id, key_id, size, expires_at FROM files WHERE id = ?1').bind(id)),
+    ids.map((id) => env.DB.prepare('SELECT id, account_id, size, expires_at FROM files WHERE id = ?1').bind(id)),
   );
   await env.DB.batch(
     ids.map((id) => env.DB.prepare('UPDATE files SET expires_at = ?2 WHERE id = ?1').bind(id, expiresAt)),
   );
   const rows = before.flatMap(
-    (result) => result.results as { id: string; key_id: string; size: number; expires_at: string | null }[],
+    (result) => result.results as { id: string; account_id: string; size: number; expires_at: string | null }[],
   );
   for (const row of rows) {
-    await env.KEY_LIMITER.getByName(row.key_id).reschedule({
-      keyId: row.key_id,
+    await env.KEY_LIMITER.getByName(row.account_id).reschedule({
+      keyId: row.account_id,
       files: [{ id: row.id, size: row.size, expiresAt, previous: row.expires_at }],
     });
   }
@@ -301,7 +301,7 @@ export async function seedFiles(keyId: string, specs: SeedSpec[]): Promise<FileR
     const uploadedAt = spec.uploadedAt ?? new Date().toISOString();
     return {
       id,
-      key_id: keyId,
+      account_id: keyId,
       filename: `seeded_${id}.txt`,
       original_name: 'seeded.txt',
       size: spec.size,
@@ -347,7 +347,7 @@ export function sweepAt(now: number, bucket: R2Bucket = env.FILES, budgetMs?: nu
   return sweep({
     db: env.DB,
     bucket,
-    limiter: env.KEY_LIMITER,
+    accounts: env.ACCOUNT_STORAGE,
     uploads: env.TUS_UPLOADS,
     now,
     graceMs: GRACE_MS,

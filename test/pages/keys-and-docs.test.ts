@@ -1,4 +1,4 @@
-// /keys (only with ADMIN_TOKEN set) and /docs as HTML: headers, what they load, and that every
+// /keys (its operator part only with ADMIN_TOKEN set) and /docs as HTML: headers, what they load, and that every
 // file they load is in public/ (test/browser/ drives them in a real browser).
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
@@ -12,15 +12,19 @@ async function comparable(response: Response) {
 }
 
 describe('/keys', () => {
-  it('is, without ADMIN_TOKEN, a 404 page saying how to turn it on (not raw JSON)', async () => {
+  it('is, without ADMIN_TOKEN, still the account holders\' page, whose operator part says how to turn the admin API on', async () => {
     for (const unset of [{ ADMIN_TOKEN: undefined }, { ADMIN_TOKEN: '' }]) {
       const response = await call('/keys', {}, unset);
-      expect(response.status).toBe(404);
+      expect(response.status).toBe(200);
       expect(response.headers.get('content-type')).toMatch(/^text\/html/);
       const html = await response.text();
       expect(html).toContain('wrangler secret put ADMIN_TOKEN');
       expect(html).toContain('.dev.vars');
-      expect(html).not.toContain('<script');
+      // The account's own keys (through /api/v2/keys), and no operator sign-in or its script.
+      expect(html).toContain('<script src="/assets/account-keys.js" defer></script>');
+      expect(html).toContain('id="account-sign-in-form"');
+      expect(html).not.toContain('/assets/keys.js');
+      expect(html).not.toContain('id="admin-token"');
       // The admin API itself stays a plain JSON 404, like any unknown path.
       const admin = await comparable(await call('/admin/keys', {}, unset));
       expect(admin.status).toBe(404);

@@ -182,9 +182,9 @@ describe('the cost of a list page', () => {
     'sort=%s order=%s finds its page in its own index alone, never scanning the table',
     async (sort, order) => {
       const steps = await plan({ sort, order });
-      expect(steps).toContain(`SEARCH files USING COVERING INDEX ${INDEX[sort]} (key_id=?)`);
+      expect(steps).toContain(`SEARCH files USING COVERING INDEX ${INDEX[sort]} (account_id=?)`);
       // The total is read from key_stats, less the expired rows found through their own index.
-      expect(steps).toContain('SEARCH key_stats USING INDEX sqlite_autoindex_key_stats_1 (key_id=?)');
+      expect(steps).toContain('SEARCH key_stats USING INDEX sqlite_autoindex_key_stats_1 (account_id=?)');
       expect(steps.filter((step) => step.startsWith('SCAN files'))).toEqual([]);
     },
   );
@@ -193,7 +193,7 @@ describe('the cost of a list page', () => {
     'q with sort=%s reads only the key’s entries: its total from the name index, never a table scan',
     async (sort) => {
       const steps = await plan({ sort, order: 'desc', q: 'x' });
-      expect(steps).toContain('SEARCH files USING COVERING INDEX files_by_key_name (key_id=?)');
+      expect(steps).toContain('SEARCH files USING COVERING INDEX files_by_key_name (account_id=?)');
       expect(steps.filter((step) => step.startsWith('SCAN files'))).toEqual([]);
     },
   );

@@ -275,7 +275,7 @@ describe('an expiry change and the key’s account', () => {
     expect(await usage(key.id, later)).toMatchObject({ usedBytes: 300, files: 1 });
     // The sweep removes the expired row (it reads expires_at from D1) and takes nothing off twice.
     await sweepAt(later);
-    expect((await env.DB.prepare('SELECT id FROM files WHERE key_id = ?1').bind(key.id).all()).results).toEqual([
+    expect((await env.DB.prepare('SELECT id FROM files WHERE account_id = ?1').bind(key.id).all()).results).toEqual([
       { id: kept.id },
     ]);
     expect(await usage(key.id, later)).toMatchObject({ usedBytes: 300, files: 1 });

@@ -168,7 +168,7 @@ export const blobKeysFor = (keyId: string, ids: string[]) => ids.map((id) => blo
 
 /** File rows of a key in D1, expired ones included. */
 export async function rowIdsOf(keyId: string): Promise<string[]> {
-  const { results } = await env.DB.prepare('SELECT id FROM files WHERE key_id = ?1 ORDER BY id')
+  const { results } = await env.DB.prepare('SELECT id FROM files WHERE account_id = ?1 ORDER BY id')
     .bind(keyId)
     .all<{ id: string }>();
   return results.map((row) => row.id);

@@ -1,23 +1,23 @@
-// D1 access for a key's storage account: what its live files add up to, from their rows.
+// D1 access for an account's storage: what its live files add up to, from their rows.
 
 /** A live file that will expire; `expiresAt` in ms since the epoch. */
 export type ExpiringFile = { id: string; size: number; expiresAt: number };
 
 /**
- * The key's live files at `now` (ISO): how many, their bytes, and those that will expire.
+ * The account's live files at `now` (ISO): how many, their bytes, and those that will expire.
  * One batch, so both reads see the same rows.
  */
-export async function liveFilesOfKey(
+export async function liveFilesOfAccount(
   db: D1Database,
-  keyId: string,
+  accountId: string,
   now: string,
 ): Promise<{ files: number; bytes: number; expiring: ExpiringFile[] }> {
   const live = '(expires_at IS NULL OR expires_at > ?2)';
   const [totals, expiring] = await db.batch([
     db
-      .prepare(`SELECT COUNT(*) AS n, COALESCE(SUM(size), 0) AS bytes FROM files WHERE key_id = ?1 AND ${live}`)
-      .bind(keyId, now),
-    db.prepare('SELECT id, size, expires_at FROM files WHERE key_id = ?1 AND expires_at > ?2').bind(keyId, now),
+      .prepare(`SELECT COUNT(*) AS n, COALESCE(SUM(size), 0) AS bytes FROM files WHERE account_id = ?1 AND ${live}`)
+      .bind(accountId, now),
+    db.prepare('SELECT id, size, expires_at FROM files WHERE account_id = ?1 AND expires_at > ?2').bind(accountId, now),
   ]);
   const total = (totals?.results[0] as { n: number; bytes: number } | undefined) ?? { n: 0, bytes: 0 };
   const rows = (expiring?.results ?? []) as { id: string; size: number; expires_at: string }[];

@@ -1,0 +1,167 @@
+// /admin/accounts: the operator's account view. Create an account with its first key, list
+// accounts and an account's keys, give an account another key, set an account's limits.
+import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import type { AppEnv } from '../env';
+import { ApiError } from '../errors';
+import { jsonResponse } from '../http/openapi';
+import { keyChanged } from '../limiter/key-limiter-client';
+import { type AccountRow, findAccount, listAccounts, updateAccountLimits } from '../storage/accounts-repo';
+import { insertKey, listAccountKeys } from '../storage/keys-repo';
+import { isoNow } from '../time';
+import { KeySchema, keyRecord } from './admin-records';
+import { newKeyMaterial } from './key-material';
+import { SCOPES, storeScopes } from './scopes';
+
+const LimitsSchema = z.object({
+  storageQuotaBytes: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).nullish(),
+  maxFiles: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).nullish(),
+});
+
+const AccountKeySchema = z.object({
+  name: z.string().trim().min(1).max(100),
+  /** Absent: every scope. */
+  scopes: z.array(z.enum(SCOPES)).min(1).optional(),
+  expiresAt: z.iso.datetime({ offset: true }).nullish(),
+});
+
+const CreateAccountSchema = LimitsSchema.extend({
+  name: z.string().trim().min(1).max(100),
+  /** The first key: by default named after the account, with every scope. */
+  key: AccountKeySchema.partial({ name: true }).optional(),
+});
+
+const AccountSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    storageQuotaBytes: z.number().int().nullable(),
+    maxFiles: z.number().int().nullable(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .openapi('Account');
+
+const accountRecord = (row: AccountRow) => ({
+  id: row.id,
+  name: row.name,
+  storageQuotaBytes: row.storage_quota_bytes,
+  maxFiles: row.max_files,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+});
+
+const IdParam = z.object({ id: z.string() });
+const ok = <T extends z.ZodType>(data: T, description: string) =>
+  jsonResponse(z.object({ success: z.literal(true), data }), description);
+
+/** Every key of the account applies the account's new storage limits at once. */
+export async function pushAccountLimits(
+  env: AppEnv['Bindings'],
+  accountId: string,
+  overrides: { storageQuotaBytes: number | null; maxFiles: number | null },
+) {
+  const accountKeys = await listAccountKeys(env.DB, accountId);
+  await Promise.all(accountKeys.map((key) => keyChanged(env.KEY_LIMITER, key.id, { overrides })));
+}
+
+export function addAccountRoutes(router: OpenAPIHono<AppEnv>) {
+  const create = createRoute({
+    method: 'post',
+    path: '/accounts',
+    request: { body: { required: true, content: { 'application/json': { schema: CreateAccountSchema } } } },
+    responses: {
+      201: ok(
+        z.object({ account: AccountSchema, key: KeySchema.extend({ key: z.string() }) }),
+        'The account and its first key',
+      ),
+    },
+  });
+  router.openapi(create, async (c) => {
+    const input = c.req.valid('json');
+    const material = await newKeyMaterial();
+    const now = isoNow();
+    // An account takes its first key's id (see docs/storage.md): the key founds it.
+    const row = await insertKey(
+      c.env.DB,
+      { ...material, name: input.key?.name ?? input.name },
+      { storageQuotaBytes: input.storageQuotaBytes, maxFiles: input.maxFiles },
+      now,
+      {
+        accountName: input.name,
+        scopes: input.key?.scopes ? storeScopes(input.key.scopes) : null,
+        expiresAt: input.key?.expiresAt ?? null,
+      },
+    );
+    const account = await findAccount(c.env.DB, row.account_id);
+    if (!account) throw new Error('account not found after insert');
+    return c.json(
+      {
+        success: true as const,
+        data: { account: accountRecord(account), key: { ...keyRecord(row), key: material.key } },
+      },
+      201,
+    );
+  });
+
+  const list = createRoute({
+    method: 'get',
+    path: '/accounts',
+    responses: { 200: ok(z.object({ accounts: z.array(AccountSchema) }), 'All accounts') },
+  });
+  router.openapi(list, async (c) => {
+    const rows = await listAccounts(c.env.DB);
+    return c.json({ success: true as const, data: { accounts: rows.map(accountRecord) } }, 200);
+  });
+
+  const keys = createRoute({
+    method: 'get',
+    path: '/accounts/{id}/keys',
+    request: { params: IdParam },
+    responses: { 200: ok(z.object({ keys: z.array(KeySchema) }), 'The account’s keys') },
+  });
+  router.openapi(keys, async (c) => {
+    const { id } = c.req.valid('param');
+    if (!(await findAccount(c.env.DB, id))) throw new ApiError('NOT_FOUND', 'No such account');
+    const rows = await listAccountKeys(c.env.DB, id);
+    return c.json({ success: true as const, data: { keys: rows.map(keyRecord) } }, 200);
+  });
+
+  const addKey = createRoute({
+    method: 'post',
+    path: '/accounts/{id}/keys',
+    request: {
+      params: IdParam,
+      body: { required: true, content: { 'application/json': { schema: AccountKeySchema } } },
+    },
+    responses: { 201: ok(KeySchema.extend({ key: z.string() }), 'The new key; `key` is shown only this once') },
+  });
+  router.openapi(addKey, async (c) => {
+    const { id } = c.req.valid('param');
+    const input = c.req.valid('json');
+    if (!(await findAccount(c.env.DB, id))) throw new ApiError('NOT_FOUND', 'No such account');
+    const material = await newKeyMaterial();
+    const row = await insertKey(c.env.DB, { ...material, name: input.name }, {}, isoNow(), {
+      accountId: id,
+      scopes: input.scopes ? storeScopes(input.scopes) : null,
+      expiresAt: input.expiresAt ?? null,
+    });
+    return c.json({ success: true as const, data: { ...keyRecord(row), key: material.key } }, 201);
+  });
+
+  const setLimits = createRoute({
+    method: 'patch',
+    path: '/accounts/{id}',
+    request: {
+      params: IdParam,
+      body: { required: true, content: { 'application/json': { schema: LimitsSchema } } },
+    },
+    responses: { 200: ok(AccountSchema, 'The account') },
+  });
+  router.openapi(setLimits, async (c) => {
+    const { id } = c.req.valid('param');
+    const row = await updateAccountLimits(c.env.DB, id, c.req.valid('json'), isoNow());
+    if (!row) throw new ApiError('NOT_FOUND', 'No such account');
+    await pushAccountLimits(c.env, id, { storageQuotaBytes: row.storage_quota_bytes, maxFiles: row.max_files });
+    return c.json({ success: true as const, data: accountRecord(row) }, 200);
+  });
+}
