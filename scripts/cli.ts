@@ -34,6 +34,12 @@ commands:
   share ID                print the file's share link
   delete ID…              delete files
   usage                   storage used, quota, file count, rate limit
+  webhooks list           your webhooks
+  webhooks create URL     add a webhook; prints its secret (whsec_…) once
+      --events LIST         comma-separated event types (default: * for all)
+  webhooks delete ID      delete a webhook
+  webhooks deliveries ID  its recent deliveries (--limit N, default 20)
+  webhooks retry ID DELIVERY_ID   send a delivery again
   keys list               the account's API keys (the key needs keys:write)
   keys create NAME        a new key for the account, printed once as the last line
       --scope SCOPE         repeat for each scope (default: all of this key's scopes)
@@ -65,6 +71,7 @@ const { values, positionals } = parseArgs({
     q: { type: 'string' },
     sort: { type: 'string' },
     order: { type: 'string' },
+    events: { type: 'string' },
     output: { type: 'string', short: 'o' },
     verify: { type: 'boolean', default: false },
     scope: { type: 'string', multiple: true },
@@ -294,10 +301,61 @@ async function run(): Promise<number> {
       );
       return EXIT.ok;
     }
+    case 'webhooks':
+      return webhooks(args);
     case 'keys':
       return keysCommand();
     default:
       throw new UsageError(command ? `unknown command: ${command}` : 'a command is needed');
+  }
+}
+
+async function webhooks([action, ...rest]: string[]): Promise<number> {
+  const exactly = (count: number, what: string) => {
+    if (rest.length !== count) throw new UsageError(`webhooks ${action} needs ${what}`);
+    return rest;
+  };
+  switch (action) {
+    case 'list': {
+      exactly(0, 'no arguments');
+      const hooks = await client().listWebhooks();
+      out(hooks, hooks.map((hook) => `${hook.id}  ${hook.url}  ${hook.events.join(',')}`).join('\n') || 'no webhooks');
+      return EXIT.ok;
+    }
+    case 'create': {
+      const [url = ''] = exactly(1, 'exactly one URL');
+      const events = (values.events ?? '*')
+        .split(',')
+        .map((type) => type.trim())
+        .filter(Boolean);
+      const hook = await client().createWebhook({ url, events: events as never });
+      out(hook, `${hook.id}  ${hook.url}  ${hook.events.join(',')}\nsecret (shown once, keep it): ${hook.secret}`);
+      return EXIT.ok;
+    }
+    case 'delete': {
+      const [id = ''] = exactly(1, 'exactly one ID');
+      out(await client().deleteWebhook(id), `deleted ${id}`);
+      return EXIT.ok;
+    }
+    case 'deliveries': {
+      const [id = ''] = exactly(1, 'exactly one ID');
+      const list = await client().webhookDeliveries(id, { limit: whole('limit', values.limit) });
+      const lines = list.map((d) =>
+        [d.id, d.type.padEnd(16), d.status.padEnd(9), `${d.attempts}x`, d.lastStatusCode ?? '-', d.createdAt].join(
+          '  ',
+        ),
+      );
+      out(list, lines.join('\n') || 'no deliveries');
+      return EXIT.ok;
+    }
+    case 'retry': {
+      const [id = '', deliveryId = ''] = exactly(2, 'a webhook ID and a DELIVERY_ID');
+      const delivery = await client().retryDelivery(id, deliveryId);
+      out(delivery, `${delivery.id} queued again (${delivery.status})`);
+      return EXIT.ok;
+    }
+    default:
+      throw new UsageError('webhooks needs list, create, delete, deliveries or retry');
   }
 }
 

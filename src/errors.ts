@@ -15,6 +15,8 @@ export const ERROR_STATUS = {
   TOO_MANY_FILES: 400,
   DIGEST_MISMATCH: 400,
   NOT_FOUND: 404,
+  WEBHOOK_NOT_FOUND: 404,
+  DELIVERY_NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   // Revoking the account's last active key that holds keys:write (the account would lose its keys).
   LAST_KEYS_WRITE_KEY: 409,
@@ -47,6 +49,8 @@ const DEFAULT_MESSAGE: Record<ErrorCode, string> = {
   TOO_MANY_FILES: 'Too many files',
   DIGEST_MISMATCH: 'The file does not match the SHA-256 the client sent; nothing was stored',
   NOT_FOUND: 'Not found',
+  WEBHOOK_NOT_FOUND: 'Webhook not found',
+  DELIVERY_NOT_FOUND: 'Delivery not found',
   METHOD_NOT_ALLOWED: 'Method not allowed',
   LAST_KEYS_WRITE_KEY: 'This is the account’s last active key with keys:write: make another one before revoking it',
   RANGE_NOT_SATISFIABLE: 'Requested range not satisfiable',

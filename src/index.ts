@@ -1,5 +1,9 @@
 import { createApp } from './app';
 import { getConfig, orphanGraceMs } from './config';
+import { consumeEvents } from './events/consumer';
+import { eventSink } from './events/emit';
+import { pruneWebhookDeliveries } from './events/retention';
+import type { EventsMessage } from './events/types';
 import { log } from './log';
 import { sweep } from './maintenance/sweep';
 
@@ -12,17 +16,30 @@ const app = createApp();
 
 export default {
   fetch: app.fetch,
-  /** Cron (wrangler.toml [triggers]): expired files, failed blob deletes, R2/D1 drift. */
+  /** Cron (wrangler.toml [triggers]): expired files, failed blob deletes, R2/D1 drift, old webhook deliveries. */
   async scheduled(_controller, env, ctx) {
     const graceMs = orphanGraceMs(getConfig(env));
-    const run = sweep({
+    const files = sweep({
       db: env.DB,
       bucket: env.FILES,
       accounts: env.ACCOUNT_STORAGE,
       uploads: env.TUS_UPLOADS,
       graceMs,
+      events: eventSink(env, ctx),
     }).then((report) => log('info', 'sweep', report));
+    const deliveries = pruneWebhookDeliveries(env.DB).then(
+      (report) => log('info', 'webhook deliveries pruned', report),
+      (error: unknown) => log('error', 'webhook deliveries not pruned', { error: String(error) }),
+    );
+    const run = Promise.all([files, deliveries]);
     ctx.waitUntil(run);
     await run;
+  },
+  /** The events queue and its dead-letter queue (wrangler.toml [[queues.consumers]]): webhook deliveries. */
+  async queue(batch, env, _ctx) {
+    await consumeEvents(batch as MessageBatch<EventsMessage>, {
+      db: env.DB,
+      queue: env.EVENTS as Queue<EventsMessage>,
+    });
   },
 } satisfies ExportedHandler<Env>;

@@ -95,6 +95,18 @@ export const errors = (...statuses: number[]) => ({
   default: { description: 'Any other error (INTERNAL_ERROR, …), as the error envelope', content: errorContentOf(500) },
 });
 
+/** One error status with its own description and only `codes` as examples (a feature's own 404s, say). */
+export function errorResponse(status: number, description: string, codes: ErrorCode[]) {
+  const examples = Object.fromEntries(codes.map((code) => [code, { summary: code, value: errorExample(code) }]));
+  return {
+    [status]: {
+      description,
+      headers: errorHeaders(status),
+      content: { 'application/json': { schema: ErrorSchema, examples } },
+    },
+  };
+}
+
 /** A JSON success response of an authenticated operation. */
 export const ok = <T extends z.ZodType>(schema: T, description: string) => ({
   description,

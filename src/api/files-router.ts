@@ -10,6 +10,7 @@ import { origins, storage, uploadDeps } from '../http/request-deps';
 import { validationHook } from '../http/validation';
 import { addKeyRoutes } from '../keys/keys-routes';
 import { requires } from '../middleware/route-needs';
+import { addWebhookRoutes } from '../webhooks/routes';
 import { addBulkRoutes } from './bulk-routes';
 import { DOWNLOAD_REQUEST_HEADERS, downloadResponses, errors, ok } from './docs';
 import { addManageRoutes } from './manage-routes';
@@ -38,6 +39,7 @@ export function createFilesRouter(version: ApiVersion) {
   if (version === 'v2') addManageRoutes(router);
   if (version === 'v2') addRawUploadRoute(router);
   if (version === 'v2') addKeyRoutes(router);
+  if (version === 'v2') addWebhookRoutes(router);
 
   const upload = createRoute({
     method: 'post',

@@ -15,6 +15,13 @@ import type {
 } from '../api/schemas.ts';
 import type { CreateKeySchema, KeyRecordSchema } from '../keys/key-schemas.ts';
 import { Sha256, toBase64, toHex } from '../lib/sha256.ts';
+import type {
+  CreatedWebhookSchema,
+  DeliveryRecordSchema,
+  WebhookCreateSchema,
+  WebhookRecordSchema,
+  WebhookUpdateSchema,
+} from '../webhooks/schemas.ts';
 
 export type FileRecord = z.infer<typeof FileRecordV2>;
 export type UploadRecord = z.infer<typeof UploadRecordV2>;
@@ -28,6 +35,12 @@ export type NewApiKey = z.input<typeof CreateKeySchema>;
 export type CreatedApiKey = ApiKey & { key: string };
 export type BulkUploadResult = z.infer<typeof BulkUploadResultSchema>['data'];
 export type BulkDeleteResult = z.infer<typeof BulkDeleteResultSchema>['data'];
+export type Webhook = z.infer<typeof WebhookRecordSchema>;
+/** A new webhook: its record and its `secret` (whsec_…), shown only in this answer. */
+export type CreatedWebhook = z.infer<typeof CreatedWebhookSchema>;
+export type WebhookInput = z.input<typeof WebhookCreateSchema>;
+export type WebhookUpdate = z.input<typeof WebhookUpdateSchema>;
+export type WebhookDelivery = z.infer<typeof DeliveryRecordSchema>;
 
 export type ListOptions = {
   page?: number;
@@ -142,6 +155,8 @@ export type ClientOptions = {
 };
 
 type Envelope<T> = { success: true; data: T; _perf?: number };
+
+const JSON_TYPE = { 'Content-Type': 'application/json' };
 
 export class EdgeshareClient {
   readonly baseUrl: string;
@@ -340,6 +355,43 @@ export class EdgeshareClient {
     // A stream body needs half-duplex in Node's fetch and in browsers.
     if (body instanceof ReadableStream) init.duplex = 'half';
     return this.#json<UploadRecord>('PUT', path, init);
+  }
+
+  /** Adds a webhook: `url` (https) and `events` (types, or ['*']). Keep the returned `secret`: it is not shown again. */
+  createWebhook(input: WebhookInput): Promise<CreatedWebhook> {
+    return this.#json<CreatedWebhook>('POST', '/webhooks', { body: JSON.stringify(input), headers: JSON_TYPE });
+  }
+
+  async listWebhooks(): Promise<Webhook[]> {
+    return (await this.#json<{ webhooks: Webhook[] }>('GET', '/webhooks')).webhooks;
+  }
+
+  getWebhook(id: string): Promise<Webhook> {
+    return this.#json<Webhook>('GET', `/webhooks/${encodeURIComponent(id)}`);
+  }
+
+  updateWebhook(id: string, changes: WebhookUpdate): Promise<Webhook> {
+    return this.#json<Webhook>('PATCH', `/webhooks/${encodeURIComponent(id)}`, {
+      body: JSON.stringify(changes),
+      headers: JSON_TYPE,
+    });
+  }
+
+  deleteWebhook(id: string): Promise<{ message: string }> {
+    return this.#json<{ message: string }>('DELETE', `/webhooks/${encodeURIComponent(id)}`);
+  }
+
+  /** The webhook's recent deliveries, newest first (`limit` 1 … 100, default 20). */
+  async webhookDeliveries(id: string, options: { limit?: number } = {}): Promise<WebhookDelivery[]> {
+    const search = options.limit === undefined ? '' : `?limit=${options.limit}`;
+    const path = `/webhooks/${encodeURIComponent(id)}/deliveries${search}`;
+    return (await this.#json<{ deliveries: WebhookDelivery[] }>('GET', path)).deliveries;
+  }
+
+  /** Sends a delivery again (same webhook-id); it is pending until the receiver answers. */
+  retryDelivery(webhookId: string, deliveryId: string): Promise<WebhookDelivery> {
+    const path = `/webhooks/${encodeURIComponent(webhookId)}/deliveries/${encodeURIComponent(deliveryId)}/retry`;
+    return this.#json<WebhookDelivery>('POST', path);
   }
 
   /** The multipart POST through XMLHttpRequest, for its upload progress events. */

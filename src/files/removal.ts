@@ -1,11 +1,18 @@
 // After rows are deleted: their blobs go, and their bytes return to the owners' quota.
 import { type AccountsNamespace, freeFiles } from '../accounts/account-storage-client';
+import type { EventSink } from '../events/emit';
 import type { LimiterNamespace } from '../limiter/key-limiter-client';
 import { log } from '../log';
 import { recordBlobDeletions } from '../storage/blob-deletions-repo';
 import { isoNow } from '../time';
 
-export type RemovalDeps = { db: D1Database; bucket: R2Bucket; limiter: LimiterNamespace; accounts: AccountsNamespace };
+export type RemovalDeps = {
+  db: D1Database;
+  bucket: R2Bucket;
+  limiter: LimiterNamespace;
+  accounts: AccountsNamespace;
+  events: EventSink;
+};
 export type RemovedRow = { id: string; account_id: string; r2_key: string; size: number; expires_at: string | null };
 
 /** Deletes the blobs of rows already removed, records failures for a retry, frees quota. */

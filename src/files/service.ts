@@ -1,5 +1,7 @@
 // The file service: reads, downloads and deletes for one key's files. R2 and D1 together, no HTTP.
 import { ApiError } from '../errors';
+import { type EventSink, emitEvents } from '../events/emit';
+import { type DownloadVia, fileEventData } from '../events/types';
 import {
   countOwnedDownload,
   countSharedDownload,
@@ -52,8 +54,15 @@ export async function deleteFile(storage: RemovalDeps, id: string, keyId: string
   const row = await deleteOwnedFile(storage.db, id, keyId, isoNow());
   if (!row) throw notFound();
   await removeBlobsOf(storage, [row]);
+  emitDeleted(storage.events, [row]);
   return row;
 }
+
+const emitDeleted = (sink: EventSink, rows: FileRow[]) =>
+  emitEvents(
+    sink,
+    rows.map((row) => ({ accountId: row.account_id, type: 'file.deleted', data: { file: fileEventData(row) } })),
+  );
 
 export const MAX_BULK_DELETE = 50;
 
@@ -73,6 +82,7 @@ export async function deleteFiles(storage: RemovalDeps, ids: string[], keyId: st
   const wellFormed = unique.filter((id) => FILE_ID_PATTERN.test(id));
   const rows = await deleteOwnedFiles(storage.db, wellFormed, keyId, isoNow());
   await removeBlobsOf(storage, rows);
+  emitDeleted(storage.events, rows);
   const deleted = new Set(rows.map((row) => row.id));
   return unique.map((id) =>
     deleted.has(id)
@@ -91,25 +101,45 @@ type Lookup = {
  * Serves a download. A plain GET counts itself while it reads the row; a conditional or
  * ranged GET counts only when it turns into a whole download or one from byte 0.
  */
-async function download(storage: Storage, request: Request, lookup: Lookup): Promise<Response> {
+async function download(
+  storage: DownloadStorage,
+  request: Request,
+  lookup: Lookup,
+  via: DownloadVia,
+): Promise<Response> {
   const now = isoNow();
   const counting = request.method === 'GET' && lookup.findCounting !== undefined;
   const plain = counting && !isConditional(request.headers);
   const row = plain && lookup.findCounting ? await lookup.findCounting(now) : await lookup.find(now);
   if (!row) throw notFound();
   const plan = planDownload(request.headers, row);
+  let counted = plain;
   if (counting && !plain && countsAsDownload(plan)) {
     await incrementDownloadCount(storage.db, row.id);
+    counted = true;
   }
-  return serveFile(storage.bucket, row, plan, request.method);
+  const response = await serveFile(storage.bucket, row, plan, request.method);
+  if (counted) {
+    const file = fileEventData(plain ? row : { ...row, download_count: row.download_count + 1 });
+    emitEvents(storage.events, [{ accountId: row.account_id, type: 'file.downloaded', data: { file, via } }]);
+  }
+  return response;
 }
 
-export function downloadOwnedFile(storage: Storage, request: Request, id: string, keyId: string) {
+/** Downloads count, and a counted download is a file.downloaded event. */
+type DownloadStorage = Storage & { events: EventSink };
+
+export function downloadOwnedFile(storage: DownloadStorage, request: Request, id: string, keyId: string) {
   if (!FILE_ID_PATTERN.test(id)) throw notFound();
-  return download(storage, request, {
-    findCounting: (now) => countOwnedDownload(storage.db, id, keyId, now),
-    find: (now) => findOwnedFile(storage.db, id, keyId, now),
-  });
+  return download(
+    storage,
+    request,
+    {
+      findCounting: (now) => countOwnedDownload(storage.db, id, keyId, now),
+      find: (now) => findOwnedFile(storage.db, id, keyId, now),
+    },
+    'owner',
+  );
 }
 
 export const SHARE_TOKEN_PATTERN = /^[A-Za-z0-9_-]{32}$/;
@@ -120,12 +150,13 @@ export async function findShared(storage: Storage, token: string): Promise<FileR
 }
 
 /** A share-link download; `view` (the share page's preview) never counts as a download. */
-export function downloadSharedFile(storage: Storage, request: Request, token: string, view = false) {
+export function downloadSharedFile(storage: DownloadStorage, request: Request, token: string, view = false) {
   if (!SHARE_TOKEN_PATTERN.test(token)) throw notFound();
   const find = (now: string) => findSharedFile(storage.db, token, now);
   return download(
     storage,
     request,
     view ? { find } : { find, findCounting: (now) => countSharedDownload(storage.db, token, now) },
+    'share',
   );
 }

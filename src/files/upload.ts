@@ -4,6 +4,8 @@ import { type AccountsNamespace, freeFiles } from '../accounts/account-storage-c
 import type { Config } from '../config';
 import type { ApiKeyContext } from '../env';
 import { ApiError } from '../errors';
+import { type EventSink, emitEvents } from '../events/emit';
+import { fileEventData } from '../events/types';
 import { concat } from '../lib/multipart';
 import { type LimiterNamespace, storageExceeded } from '../limiter/key-limiter-client';
 import { blobKey, consumeIntoBlob, type StoredBlob } from '../storage/blobs';
@@ -24,6 +26,8 @@ export type UploadDeps = {
   config: Config;
   key: ApiKeyContext;
   session: UploadSession;
+  /** Every recorded file is a file.uploaded event of its account. */
+  events: EventSink;
 };
 
 /**
@@ -179,6 +183,10 @@ export async function recordFiles(
       throw new ApiError('UPLOAD_FAILED', 'The file could not be recorded', { cause: error });
     }
     recorded(rows.map((row) => row.r2_key));
+    emitEvents(
+      deps.events,
+      rows.map((row) => ({ accountId: row.account_id, type: 'file.uploaded', data: { file: fileEventData(row) } })),
+    );
     return { rows, failures };
   });
 }

@@ -2,6 +2,7 @@
 import type { Context } from 'hono';
 import { uploadTimeoutMs } from '../config';
 import type { AppEnv } from '../env';
+import { type EventSink, eventSink } from '../events/emit';
 import type { Origins } from '../files/records';
 import type { RemovalDeps } from '../files/removal';
 import type { UploadDeps } from '../files/upload';
@@ -15,13 +16,27 @@ export function origins(c: Context<AppEnv>): Origins {
   return { api: config.PUBLIC_BASE_URL ?? requestOrigin, site: config.SITE_URL ?? requestOrigin };
 }
 
+/** The account that owns what the request reads and makes (a key's account outlives its rotation). */
+export const accountId = (c: Context<AppEnv>): string => c.get('apiKey').accountId;
+
+/** Where the request's events go (webhooks): the events queue, sent in the request's waitUntil. */
+export const events = (c: Context<AppEnv>): EventSink =>
+  // The execution context is read only when an event is emitted (app.request() in tests has none).
+  eventSink(c.env, { waitUntil: (promise) => c.executionCtx.waitUntil(promise) });
+
 /** R2, D1 and the key limiters for the request; on v2 every storage call is timed for Server-Timing. */
 export function storage(c: Context<AppEnv>): RemovalDeps {
   const timings = c.get('timings');
   const limiter = c.env.KEY_LIMITER;
   const accounts = c.env.ACCOUNT_STORAGE;
-  if (!timings) return { bucket: c.env.FILES, db: c.env.DB, limiter, accounts };
-  return { bucket: timed(c.env.FILES, 'r2', timings), db: timed(c.env.DB, 'd1', timings), limiter, accounts };
+  if (!timings) return { bucket: c.env.FILES, db: c.env.DB, limiter, accounts, events: events(c) };
+  return {
+    bucket: timed(c.env.FILES, 'r2', timings),
+    db: timed(c.env.DB, 'd1', timings),
+    limiter,
+    accounts,
+    events: events(c),
+  };
 }
 
 /** Storage plus the upload's session: its deadline, its quota ticket, and cleanup that outlives the request. */

@@ -2,6 +2,8 @@
 // Every step is bounded, so one run stays within a Worker's subrequest limits; running it
 // again only continues where the last run stopped.
 import type { AccountsNamespace } from '../accounts/account-storage-client';
+import { type EventSink, emitEvents } from '../events/emit';
+import { fileEventData } from '../events/types';
 import { deleteBlobsOrRecord, giveBack } from '../files/removal';
 import { log } from '../log';
 import { countBlobDeletionAttempt, forgetBlobDeletions, pendingBlobDeletions } from '../storage/blob-deletions-repo';
@@ -29,6 +31,8 @@ export type SweepDeps = {
   now?: number;
   /** Wall-clock budget for the expiry step (ms); tests shrink it. */
   budgetMs?: number;
+  /** Where file.expired events go (one per file the sweep deletes); none when absent. */
+  events?: EventSink;
 };
 
 export type SweepReport = {
@@ -83,6 +87,13 @@ async function sweepExpired(deps: SweepDeps, now: number): Promise<{ expired: nu
     if (Date.now() - started > budget) return { expired, expiredLeft: true };
     const results = await deleteExpiredFiles(deps.db, isoNow(now), SWEEP_LIMITS.expiredBatch);
     if (results.length > 0) await deleteBlobsOrRecord(deps.db, deps.bucket, results, now);
+    // RETURNING names each row the statement deleted: one event per file, whichever run got it.
+    if (deps.events) {
+      emitEvents(
+        deps.events,
+        results.map((row) => ({ accountId: row.account_id, type: 'file.expired', data: { file: fileEventData(row) } })),
+      );
+    }
     expired += results.length;
     if (results.length < SWEEP_LIMITS.expiredBatch) return { expired, expiredLeft: false };
   }

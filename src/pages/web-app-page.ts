@@ -2,6 +2,7 @@
 // takes the API key (kept in the browser, never in a URL) and does everything through the public
 // API on this origin with the typed client.
 import { html } from 'hono/html';
+import { EVENT_TYPES } from '../events/event-types';
 import { EXPIRY_CHOICES, TUS_CHUNK_BYTES, TUS_FROM_BYTES } from '../web/settings';
 import { layout, pageCsp } from './layout';
 
@@ -82,6 +83,37 @@ export const webAppPage = layout({
 </table>
 </div>
 <nav class="row pager" aria-label="Pages of files"><button id="prev-page" class="secondary" type="button" disabled>Previous page</button><span id="page-info"></span><button id="next-page" class="secondary" type="button" disabled>Next page</button></nav>
+</section>
+
+<section aria-labelledby="webhooks-heading">
+<h2 id="webhooks-heading">Webhooks</h2>
+<p>This service POSTs a signed JSON message to your URL when something happens to your files (Standard Webhooks signatures; see the README).</p>
+<form id="webhook-form">
+<div class="field"><label for="webhook-url">Receiver URL</label>
+<input id="webhook-url" name="url" type="url" required placeholder="https://example.com/hooks/edgeshare" aria-describedby="webhook-url-hint">
+<span id="webhook-url-hint" class="hint">https; plain http only for 127.0.0.1, [::1] or localhost.</span></div>
+<fieldset class="webhook-events"><legend>Events</legend>
+<div class="check"><input id="webhook-all-events" type="checkbox" checked><label for="webhook-all-events">All events, including ones added later</label></div>
+${EVENT_TYPES.map(
+  (type) =>
+    html`<div class="check"><input id="webhook-event-${type.replace('.', '-')}" type="checkbox" value="${type}"><label for="webhook-event-${type.replace('.', '-')}"><code>${type}</code></label></div>`,
+)}
+</fieldset>
+<button id="add-webhook" type="submit">Add webhook</button>
+</form>
+<div id="webhook-secret-box" class="message ok" hidden>
+<p>The webhook’s signing secret, shown only this once: keep it where your receiver can read it.</p>
+<div class="row"><input id="webhook-secret" type="text" readonly aria-label="Signing secret" spellcheck="false">
+<button id="webhook-secret-copy" type="button">Copy secret</button><button id="webhook-secret-done" class="secondary" type="button">Done</button></div>
+</div>
+<ul id="webhooks-list" class="webhooks" aria-label="Your webhooks"></ul>
+<div id="webhook-deliveries" class="table-wrap" hidden>
+<table class="deliveries-table">
+<caption id="webhook-deliveries-caption">Recent deliveries</caption>
+<thead><tr><th scope="col">Event</th><th scope="col">Status</th><th scope="col">Attempts</th><th scope="col">Last answer</th><th scope="col">Created</th><th scope="col">Actions</th></tr></thead>
+<tbody id="webhook-deliveries-body"></tbody>
+</table>
+</div>
 </section>
 
 <section aria-labelledby="sharex-heading">

@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import type { AppEnv } from '../env';
 import { ApiError } from '../errors';
 import { downloadSharedFile, findShared } from '../files/service';
+import { events } from '../http/request-deps';
 import { pageHeaders } from '../pages/layout';
 import { NOT_FOUND_CSP, notFoundPage, SHARE_PAGE_CSP, sharePage } from './page';
 import { asPreview, previewKind, readTextPreview } from './preview';
@@ -34,7 +35,7 @@ export function createShareRouter() {
   ] as const) {
     router.get(path, async (c) => {
       try {
-        const storage = { bucket: c.env.FILES, db: c.env.DB };
+        const storage = { bucket: c.env.FILES, db: c.env.DB, events: events(c) };
         const response = await downloadSharedFile(storage, c.req.raw, c.req.param('token'), view);
         return view ? asPreview(response, (response.headers.get('content-type') ?? '').split(';')[0] ?? '') : response;
       } catch (error) {

@@ -1,5 +1,5 @@
 // D1 access for the scheduled sweep: expired rows, rows by R2 key range, and its saved positions.
-import { placeholders } from './files-repo';
+import { type FileRow, placeholders } from './files-repo';
 
 /** A deleted file row: enough to delete its blob and take it off its owner's account. */
 export type GoneRow = { id: string; account_id: string; r2_key: string; size: number; expires_at: string | null };
@@ -8,16 +8,19 @@ const GONE = 'RETURNING id, account_id, r2_key, size, expires_at';
 // D1 binds at most 100 parameters a statement.
 const MAX_BOUND = 100;
 
-/** Deletes up to `limit` rows expired by `now` (ISO), oldest expiry first, and returns them. */
-export async function deleteExpiredFiles(db: D1Database, now: string, limit: number): Promise<GoneRow[]> {
+/**
+ * Deletes up to `limit` rows expired by `now` (ISO), oldest expiry first, and returns them whole
+ * (each is a file.expired event, and only the statement that deleted a row returns it).
+ */
+export async function deleteExpiredFiles(db: D1Database, now: string, limit: number): Promise<FileRow[]> {
   const { results } = await db
     .prepare(
       `DELETE FROM files WHERE id IN (
          SELECT id FROM files WHERE expires_at IS NOT NULL AND expires_at <= ?1 ORDER BY expires_at LIMIT ?2
-       ) ${GONE}`,
+       ) RETURNING *`,
     )
     .bind(now, limit)
-    .all<GoneRow>();
+    .all<FileRow>();
   return results;
 }
 

@@ -5,6 +5,7 @@ import { type AccountsNamespace, releaseHold } from '../accounts/account-storage
 import { type Config, uploadTimeoutMs } from '../config';
 import type { ApiKeyContext } from '../env';
 import { ApiError, forbidden } from '../errors';
+import type { EventSink } from '../events/emit';
 import { extensionFor, normalizeMediaType } from '../files/file-type';
 import { FILE_ID_PATTERN, newFileId } from '../files/ids';
 import { cleanOriginalName, storedFilename } from '../files/names';
@@ -33,6 +34,7 @@ export type UploadsDeps = {
   config: Config;
   key: ApiKeyContext;
   waitUntil: (promise: Promise<unknown>) => void;
+  events: EventSink;
 };
 
 // A reservation outlives its upload's deadline a little: the upload's object releases it first.
@@ -238,7 +240,16 @@ async function recordUpload(
     };
     // A whole-file sha256 in Upload-Metadata: a mismatch ends the upload, nothing is recorded.
     checkDigest(file, upload.meta.sha256, 'sha256');
-    const fileDeps = { bucket, db: deps.db, limiter: deps.limiter, accounts: deps.accounts, config, key, session };
+    const fileDeps = {
+      bucket,
+      db: deps.db,
+      limiter: deps.limiter,
+      accounts: deps.accounts,
+      config,
+      key,
+      session,
+      events: deps.events,
+    };
     const options = { isPublic: upload.meta.isPublic, expiresInSeconds: upload.meta.expiresInSeconds };
     const { rows, failures } = await recordFiles(fileDeps, [file], options);
     const row = rows[0];

@@ -9,6 +9,7 @@ import { describeError, formatBytes, formatCount, isUnauthorized, UNAUTHORIZED_T
 import { forgetKey, type KeyPlace, keyPrefix, loadKey, saveKey } from './key-store.ts';
 import { sharexUploader } from './sharex.ts';
 import { createUploader } from './uploads.ts';
+import { createWebhooksView } from './webhooks-view.ts';
 
 const banner = byId('banner');
 const keySection = byId('key-section');
@@ -52,6 +53,8 @@ const files = createFilesView({
   onChanged: () => void loadUsage(),
 });
 
+const webhooks = createWebhooksView({ client: () => client, onError: fail, announce });
+
 const uploader = createUploader(byId<HTMLUListElement>('uploads'), byId<HTMLButtonElement>('clear-uploads'), {
   client: () => client,
   settings: () => {
@@ -79,12 +82,14 @@ function signIn(key: string, place: KeyPlace): void {
   appSection.hidden = false;
   void loadUsage();
   void files.load();
+  void webhooks.load();
 }
 
 function signOut(): void {
   client = null;
   forgetKey();
   files.clear();
+  webhooks.clear();
   appSection.hidden = true;
   keySection.hidden = false;
   keyInput.value = '';

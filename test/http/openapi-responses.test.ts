@@ -213,6 +213,53 @@ describe('every v2 addition answers as its OpenAPI document says', () => {
   });
 });
 
+describe('every webhook operation answers as the v2 document says', () => {
+  it('createWebhook … retryWebhookDelivery: 201, 200, 202, 400, 404', async () => {
+    const { auth } = await createKey('doc-webhooks');
+    const json = { ...auth, 'content-type': 'application/json' };
+    const send = (path: string, method: string, body?: unknown) =>
+      call(`/api/v2${path}`, { method, headers: json, body: body === undefined ? undefined : JSON.stringify(body) });
+    // Nothing listens on port 9: deliveries fail at once, and stay listed.
+    const created = (await expectDocumented(
+      'v2',
+      'createWebhook',
+      await send('/webhooks', 'POST', { url: 'http://127.0.0.1:9/hook', events: ['*'] }),
+    )) as { data: { id: string } };
+    await expectDocumented(
+      'v2',
+      'createWebhook',
+      await send('/webhooks', 'POST', { url: 'http://x.test/', events: ['*'] }),
+    );
+    const id = created.data.id;
+    const unknown = `wh_${'A'.repeat(22)}`;
+    await expectDocumented('v2', 'listWebhooks', await send('/webhooks', 'GET'));
+    await expectDocumented('v2', 'getWebhook', await send(`/webhooks/${id}`, 'GET'));
+    await expectDocumented('v2', 'getWebhook', await send(`/webhooks/${unknown}`, 'GET'));
+    await expectDocumented(
+      'v2',
+      'updateWebhook',
+      await send(`/webhooks/${id}`, 'PATCH', { events: ['file.uploaded'] }),
+    );
+    await expectDocumented('v2', 'updateWebhook', await send(`/webhooks/${id}`, 'PATCH', {}));
+    await expectDocumented('v2', 'updateWebhook', await send(`/webhooks/${unknown}`, 'PATCH', { events: ['*'] }));
+    await upload('v2', auth);
+    let deliveryId: string | undefined;
+    for (let tries = 0; tries < 100 && !deliveryId; tries++) {
+      const listed = await send(`/webhooks/${id}/deliveries`, 'GET');
+      deliveryId = ((await listed.json()) as { data: { deliveries: { id: string }[] } }).data.deliveries[0]?.id;
+      if (!deliveryId) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    await expectDocumented('v2', 'listWebhookDeliveries', await send(`/webhooks/${id}/deliveries`, 'GET'));
+    await expectDocumented('v2', 'listWebhookDeliveries', await send(`/webhooks/${id}/deliveries?limit=0`, 'GET'));
+    await expectDocumented('v2', 'listWebhookDeliveries', await send(`/webhooks/${unknown}/deliveries`, 'GET'));
+    const retry = (delivery: string) => send(`/webhooks/${id}/deliveries/${delivery}/retry`, 'POST');
+    await expectDocumented('v2', 'retryWebhookDelivery', await retry(deliveryId ?? 'none'));
+    await expectDocumented('v2', 'retryWebhookDelivery', await retry(`msg_${'A'.repeat(22)}`));
+    await expectDocumented('v2', 'deleteWebhook', await send(`/webhooks/${id}`, 'DELETE'));
+    await expectDocumented('v2', 'deleteWebhook', await send(`/webhooks/${id}`, 'DELETE'));
+  });
+});
+
 describe('the keys operations answer as the v2 document says', () => {
   it('listKeys, createKey, renameKey, revokeKey: 200, 201, 400, 403, 404, 409', async () => {
     const { id, auth } = await createKey('doc-keys');

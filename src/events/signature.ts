@@ -1,0 +1,40 @@
+// Standard Webhooks signing (standardwebhooks.com): whsec_ secrets, v1 HMAC-SHA256 signatures.
+
+const SECRET_PREFIX = 'whsec_';
+const SECRET_BYTES = 32;
+
+const toBase64 = (bytes: Uint8Array) => {
+  let binary = '';
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return btoa(binary);
+};
+
+/** A new secret: whsec_ + base64 of 32 random bytes. Shown once, kept only to sign. */
+export function newWebhookSecret(): string {
+  return SECRET_PREFIX + toBase64(crypto.getRandomValues(new Uint8Array(SECRET_BYTES)));
+}
+
+function secretKeyBytes(secret: string): Uint8Array {
+  const encoded = secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret;
+  const binary = atob(encoded);
+  return Uint8Array.from(binary, (char) => char.charCodeAt(0));
+}
+
+/** The headers of one signed delivery: webhook-id, webhook-timestamp (Unix seconds), webhook-signature. */
+export async function signatureHeaders(
+  secret: string,
+  id: string,
+  body: string,
+  now = Date.now(),
+): Promise<Record<string, string>> {
+  const timestamp = String(Math.floor(now / 1000));
+  const key = await crypto.subtle.importKey('raw', secretKeyBytes(secret), { name: 'HMAC', hash: 'SHA-256' }, false, [
+    'sign',
+  ]);
+  const mac = await crypto.subtle.sign('HMAC', key, new TextEncoder().encode(`${id}.${timestamp}.${body}`));
+  return {
+    'webhook-id': id,
+    'webhook-timestamp': timestamp,
+    'webhook-signature': `v1,${toBase64(new Uint8Array(mac))}`,
+  };
+}

@@ -1,0 +1,41 @@
+// The events webhooks can subscribe to, what each carries, and the messages on the events queue.
+import { type FileRecordV2, fileRecord } from '../files/records';
+import type { FileRow } from '../storage/files-repo';
+import type { EventType } from './event-types';
+
+export { EVENT_TYPES, type EventType, isEventType } from './event-types';
+
+/**
+ * A file as events show it: the v2 record without its URLs. URLs need an origin the sweep does
+ * not have, and a share URL would hand out the token of a private file; the id leads to the
+ * record (GET /api/v2/files/{id}) while the file lives.
+ */
+export type FileEventData = Omit<FileRecordV2, 'downloadUrl' | 'shareUrl'>;
+
+/** How a counted download reached the file: the owner's API download or a share link. */
+export type DownloadVia = 'owner' | 'share' | 'link';
+
+type Json = string | number | boolean | null | Json[] | { [key: string]: Json | undefined };
+type JsonObject = { [key: string]: Json | undefined };
+
+/** What `data` holds for each event type. link.* and request.* are emitted by share links and file requests. */
+export type EventData = {
+  'file.uploaded': { file: FileEventData };
+  'file.deleted': { file: FileEventData };
+  'file.expired': { file: FileEventData };
+  'file.downloaded': { file: FileEventData; via: DownloadVia; linkId?: string };
+  'link.exhausted': JsonObject & { linkId: string; fileId: string };
+  'request.received': JsonObject & { requestId: string; file: FileEventData };
+  'request.full': JsonObject & { requestId: string };
+};
+
+export function fileEventData(row: FileRow): FileEventData {
+  const { downloadUrl: _download, shareUrl: _share, ...file } = fileRecord(row, 'v2', { api: '', site: '' });
+  return file;
+}
+
+/** One event as it travels: who it belongs to, and the body receivers get (`type`, `timestamp`, `data`). */
+export type QueuedEvent = { id: string; accountId: string; type: EventType; timestamp: string; data: object };
+
+/** The events queue carries new events (fanned out to webhooks) and deliveries (one POST each). */
+export type EventsMessage = { kind: 'events'; events: QueuedEvent[] } | { kind: 'delivery'; deliveryId: string };

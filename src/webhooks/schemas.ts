@@ -1,0 +1,93 @@
+// zod schemas of the webhook routes: validation and the v2 OpenAPI document alike.
+import { z } from '@hono/zod-openapi';
+import { EVENT_TYPES } from '../events/event-types.ts';
+import { webhookUrlProblem } from './url.ts';
+
+const url = z
+  .string()
+  .superRefine((value, ctx) => {
+    const problem = webhookUrlProblem(value);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  })
+  .openapi({
+    format: 'uri',
+    example: 'https://example.com/hooks/edgeshare',
+    description: 'Where deliveries are POSTed: https (plain http only for 127.0.0.0/8, [::1] and localhost)',
+  });
+
+const eventList = z
+  .array(z.enum([...EVENT_TYPES, '*'], { message: `must be one of ${EVENT_TYPES.join(', ')}, or *` }))
+  .min(1, 'give at least one event type, or ["*"]')
+  .max(EVENT_TYPES.length, `at most ${EVENT_TYPES.length} event types`)
+  .refine((types) => !types.includes('*') || types.length === 1, {
+    message: '"*" stands alone: ["*"] means every event',
+  })
+  .openapi({
+    description: 'The event types to receive, or ["*"] for all (including types added later)',
+    example: ['file.uploaded'],
+  });
+
+export const WebhookCreateSchema = z.strictObject({ url, events: eventList }).openapi('WebhookCreate');
+
+export const WebhookUpdateSchema = z
+  .strictObject({ url: url.optional(), events: eventList.optional() })
+  .refine((body) => body.url !== undefined || body.events !== undefined, {
+    message: 'nothing to change: give url or events',
+  })
+  .openapi('WebhookUpdate', { minProperties: 1 });
+
+const time = z.string().openapi({ format: 'date-time', example: '2026-11-22T08:15:30.123Z' });
+
+const webhookFields = {
+  id: z.string().openapi({ example: 'wh_3q2-7wEAAAAAAAAAAAAAAA' }),
+  url: z.string(),
+  events: z.array(z.string()),
+  createdAt: time,
+  updatedAt: time,
+};
+
+export const WebhookRecordSchema = z.object(webhookFields).openapi('Webhook');
+
+export const CreatedWebhookSchema = z
+  .object({
+    ...webhookFields,
+    secret: z.string().openapi({
+      description: 'whsec_ + base64 of 32 random bytes: verifies webhook-signature. Shown only in this answer.',
+      example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+    }),
+  })
+  .openapi('CreatedWebhook');
+
+export const DeliveryRecordSchema = z
+  .object({
+    id: z.string().openapi({ description: 'Also the webhook-id header the receiver gets: the same on every retry' }),
+    eventId: z.string(),
+    type: z.enum(EVENT_TYPES),
+    status: z.enum(['pending', 'delivered', 'failed']),
+    attempts: z.number().int().min(0),
+    lastStatusCode: z.number().int().nullable().openapi({ description: 'null: no answer (timeout, no connection)' }),
+    lastError: z.string().nullable(),
+    createdAt: time,
+    updatedAt: time,
+    nextAttemptAt: time.nullable().openapi({ description: 'When the next retry is due; null when none is planned' }),
+  })
+  .openapi('WebhookDelivery');
+
+export const WebhookIdParamSchema = z.object({
+  id: z.string().openapi({ param: { name: 'id', in: 'path' }, example: 'wh_3q2-7wEAAAAAAAAAAAAAAA' }),
+});
+
+export const DeliveryParamSchema = WebhookIdParamSchema.extend({
+  deliveryId: z.string().openapi({ param: { name: 'deliveryId', in: 'path' }, example: 'msg_2o4fQ3Z0YFhKpV8aG1M1bw' }),
+});
+
+export const DeliveriesQuerySchema = z.object({
+  limit: z
+    .string()
+    .regex(/^\d+$/, 'limit must be a whole number')
+    .transform(Number)
+    .pipe(z.number().int().min(1, 'limit must be at least 1').max(100, 'limit must be at most 100'))
+    .optional()
+    .default(20)
+    .openapi({ type: 'integer', minimum: 1, maximum: 100, default: 20, param: { name: 'limit', in: 'query' } }),
+});

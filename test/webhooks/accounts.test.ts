@@ -1,0 +1,99 @@
+// Webhooks belong to the account, not to the key that made them: they survive a key rotation,
+// and only keys with webhooks:write may manage them.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { call, createKey, expectError, uploadOk } from '../helpers';
+import {
+  createWebhook,
+  deliveriesOf,
+  interceptReceivers,
+  payloadOf,
+  receiver,
+  settle,
+  type WebhookCreated,
+  waitFor,
+} from './webhook-helpers';
+
+beforeAll(() => interceptReceivers());
+
+type Auth = Record<string, string>;
+
+async function makeKey(auth: Auth, body: Record<string, unknown>) {
+  const response = await call('/api/v2/keys', {
+    method: 'POST',
+    headers: { ...auth, 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const answer = (await response.json()) as { data: { id: string; key: string } };
+  expect(response.status, JSON.stringify(answer)).toBe(201);
+  return { id: answer.data.id, auth: { Authorization: `Bearer ${answer.data.key}` } };
+}
+
+const revoke = (auth: Auth, id: string) => call(`/api/v2/keys/${id}`, { method: 'DELETE', headers: auth });
+
+describe('key rotation', () => {
+  it('leaves the account’s webhooks in place, receiving its events: a new key, then the old one revoked', async () => {
+    const old = await createKey('webhook owner');
+    const hook = receiver();
+    const webhook = await createWebhook(old.auth, hook.url, ['file.uploaded', 'file.downloaded']);
+    const before = await uploadOk(old.auth, { filename: 'before.txt', content: 'before' }, {}, 'v2');
+    await waitFor(() => hook.calls().length >= 1, 'the first delivery');
+
+    const fresh = await makeKey(old.auth, { name: 'rotated' });
+    expect((await revoke(fresh.auth, old.id)).status).toBe(200);
+    expect((await call('/api/v2/webhooks', { headers: old.auth })).status).toBe(401);
+
+    // The new key sees and manages the same webhook and its deliveries.
+    const listed = await call('/api/v2/webhooks', { headers: fresh.auth });
+    expect(listed.status).toBe(200);
+    const { data } = (await listed.json()) as { data: { webhooks: WebhookCreated[] } };
+    expect(data.webhooks.map((w) => w.id)).toEqual([webhook.id]);
+    expect((await deliveriesOf(fresh.auth, webhook.id)).map((d) => d.type)).toEqual(['file.uploaded']);
+
+    // The account's events keep arriving: an upload by the new key, a public download of a file
+    // the revoked key uploaded.
+    const after = await uploadOk(fresh.auth, { filename: 'after.txt', content: 'after' }, {}, 'v2');
+    const shared = await call(`${new URL(before.shareUrl).pathname}/download`);
+    expect(shared.status).toBe(200);
+    await shared.arrayBuffer();
+    await waitFor(() => hook.calls().length >= 3, 'the deliveries after the rotation');
+    await settle();
+    const bodies = hook.calls().map(payloadOf);
+    expect(bodies.map((b) => [b.type, b.data.file?.id, b.data.via])).toEqual([
+      ['file.uploaded', before.id, undefined],
+      ['file.uploaded', after.id, undefined],
+      ['file.downloaded', before.id, 'share'],
+    ]);
+    const deliveries = await deliveriesOf(fresh.auth, webhook.id);
+    expect(deliveries).toHaveLength(3);
+    expect(deliveries.every((d) => d.status === 'delivered')).toBe(true);
+  });
+});
+
+describe('the webhooks:write scope', () => {
+  it('is needed by every webhook route: a key without it is refused (403) before any effect', async () => {
+    const owner = await createKey('webhook scopes');
+    const hook = receiver();
+    const webhook = await createWebhook(owner.auth, hook.url);
+    const reader = await makeKey(owner.auth, { name: 'reader', scopes: ['files:read', 'files:write'] });
+    const json = { ...reader.auth, 'Content-Type': 'application/json' };
+    const attempts: [string, string, string?][] = [
+      ['POST', '/api/v2/webhooks', JSON.stringify({ url: receiver().url, events: ['*'] })],
+      ['GET', '/api/v2/webhooks'],
+      ['GET', `/api/v2/webhooks/${webhook.id}`],
+      ['PATCH', `/api/v2/webhooks/${webhook.id}`, JSON.stringify({ events: ['file.deleted'] })],
+      ['DELETE', `/api/v2/webhooks/${webhook.id}`],
+      ['GET', `/api/v2/webhooks/${webhook.id}/deliveries`],
+      ['POST', `/api/v2/webhooks/${webhook.id}/deliveries/msg_${'A'.repeat(22)}/retry`],
+    ];
+    for (const [method, path, body] of attempts) {
+      const response = await call(path, { method, headers: json, body });
+      const answer: { details?: unknown } = await expectError(response, 403, 'FORBIDDEN');
+      expect(answer.details, `${method} ${path}`).toEqual([{ scope: 'webhooks:write' }]);
+    }
+    // Nothing changed: the webhook is still there, with all its events, and the only one.
+    const listed = await call('/api/v2/webhooks', { headers: owner.auth });
+    const { data } = (await listed.json()) as { data: { webhooks: WebhookCreated[] } };
+    expect(data.webhooks).toHaveLength(1);
+    expect(data.webhooks[0]).toMatchObject({ id: webhook.id, events: ['*'] });
+  });
+});
