@@ -12,6 +12,7 @@ import {
   sha256Hex,
   storedBytes,
   textOf,
+  usageOf,
 } from './digest-helpers';
 
 const MIB = 1024 * 1024;
@@ -192,6 +193,36 @@ describe('PUT /api/v2/upload/{filename}', () => {
     const stored = await putRaw(auth, 'cors.txt', textOf(5), { Origin: 'https://app.example' });
     expect(stored.status).toBe(201);
     expect((stored.headers.get('access-control-expose-headers') ?? '').toLowerCase()).toContain('repr-digest');
+  });
+});
+
+describe('PUT /api/v2/upload/{filename} storage hold', () => {
+  it('holds the Content-Length and one file in the account while the body streams, then counts the file', async () => {
+    const { auth } = await createKey('raw-hold');
+    const bytes = textOf(2 * MIB);
+    bytes.set(new TextEncoder().encode('GATE'), MIB);
+    const { stream, open } = gatedBody(bytes, 'GATE');
+    const pending = call('/api/v2/upload/held.txt', {
+      method: 'PUT',
+      headers: { ...auth, 'Content-Length': String(bytes.length) },
+      body: stream,
+      duplex: 'half',
+    } as RequestInit);
+    // While the body waits at the gate, the whole declared length is already held.
+    let held = await usageOf(auth);
+    for (let tries = 0; held.reservedBytes === 0 && tries < 40; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      held = await usageOf(auth);
+    }
+    expect(held).toMatchObject({ reservedBytes: bytes.length, reservedFiles: 1, usedBytes: 0, files: 0 });
+    open();
+    expect((await created(await pending)).size).toBe(bytes.length);
+    expect(await usageOf(auth)).toMatchObject({
+      reservedBytes: 0,
+      reservedFiles: 0,
+      usedBytes: bytes.length,
+      files: 1,
+    });
   });
 });
 
