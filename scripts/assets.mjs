@@ -45,6 +45,9 @@ export function copyVendorAssets() {
 
 export const WEB_APP_ENTRY = join(ROOT, 'src/web/app.ts');
 export const WEB_APP_BUNDLE = join(ROOT, 'public/assets/app.js');
+/** The file request page's script ({site_url}/r/<token>), bundled the same way. */
+export const REQUEST_PAGE_ENTRY = join(ROOT, 'src/web/request-page.ts');
+export const REQUEST_PAGE_BUNDLE = join(ROOT, 'public/assets/request.js');
 
 /**
  * Bundles the web app (src/web/app.ts, the typed client and tus-js-client's browser build) into
@@ -54,8 +57,13 @@ export const WEB_APP_BUNDLE = join(ROOT, 'public/assets/app.js');
  * bundled npm packages.
  */
 export function buildWebApp() {
+  buildBundle(REQUEST_PAGE_ENTRY, REQUEST_PAGE_BUNDLE, 'file request page');
+  return buildBundle(WEB_APP_ENTRY, WEB_APP_BUNDLE, 'web app');
+}
+
+function buildBundle(entry, bundle, title) {
   const result = buildSync({
-    entryPoints: [WEB_APP_ENTRY],
+    entryPoints: [entry],
     bundle: true,
     platform: 'browser',
     format: 'iife',
@@ -67,12 +75,12 @@ export function buildWebApp() {
     logLevel: 'warning',
   });
   const packages = bundledPackages(Object.keys(result.metafile.inputs));
-  const banner = `/* edgeshare web app, bundled from src/web/ by scripts/assets.mjs. Includes ${packages.map((p) => `${p.name} ${p.version} (${p.license})`).join(', ')}. */\n`;
+  const banner = `/* edgeshare ${title}, bundled from src/web/ by scripts/assets.mjs. Includes ${packages.map((p) => `${p.name} ${p.version} (${p.license})`).join(', ')}. */\n`;
   const code = banner + (result.outputFiles[0]?.text ?? '');
-  if (existsSync(WEB_APP_BUNDLE) && readFileSync(WEB_APP_BUNDLE, 'utf8') === code) return packages;
-  const temporary = `${WEB_APP_BUNDLE}.${process.pid}.tmp`;
+  if (existsSync(bundle) && readFileSync(bundle, 'utf8') === code) return packages;
+  const temporary = `${bundle}.${process.pid}.tmp`;
   writeFileSync(temporary, code);
-  renameSync(temporary, WEB_APP_BUNDLE);
+  renameSync(temporary, bundle);
   return packages;
 }
 

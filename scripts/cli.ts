@@ -13,6 +13,7 @@ import {
   EdgeshareClient,
   EdgeshareError,
   type FileRecord,
+  type FileRequest,
   type NewApiKey,
   RESUMABLE_THRESHOLD,
 } from '../src/client/edgeshare.ts';
@@ -31,9 +32,20 @@ commands:
                           checked against the SHA-256 the server states (Repr-Digest) as they arrive
       --verify              also fail when the server states no digest, and print the SHA-256
   verify ID FILE          compare a local file's SHA-256 with the stored file's (exit 1 if they differ)
-  share ID                print the file's share link
+  share ID                print the file's share link; with any option below, make a new link to it
+      --password PW         visitors need PW (on the page, or curl -u :PW); "-" reads it from stdin
+      --max-downloads N     the link gives N downloads, then answers 404
+      --expires SECONDS     the link expires after SECONDS (60 … 31536000)
+      --label TEXT          a note for you (visitors never see it)
+  links ID                the links made to a file, with their counts and status
+  revoke LINK_ID          revoke a made link: its URL answers 404 from now on
   delete ID…              delete files
   usage                   storage used, quota, file count, rate limit
+  requests list           your file requests (upload links for people without a key)
+  requests create         make one; prints its page URL
+      --label TEXT  --message TEXT  --max-files N  --max-file-size BYTES  --max-bytes BYTES
+      --types PATTERN,…  --expires SECONDS  --password TEXT  --public
+  requests close ID       close a request (the files it received stay)
   webhooks list           your webhooks
   webhooks create URL     add a webhook; prints its secret (whsec_…) once
       --events LIST         comma-separated event types (default: * for all)
@@ -65,6 +77,9 @@ const { values, positionals } = parseArgs({
     json: { type: 'boolean', default: false },
     private: { type: 'boolean', default: false },
     expires: { type: 'string' },
+    password: { type: 'string' },
+    'max-downloads': { type: 'string' },
+    label: { type: 'string' },
     'chunk-size': { type: 'string' },
     page: { type: 'string' },
     limit: { type: 'string' },
@@ -74,6 +89,12 @@ const { values, positionals } = parseArgs({
     events: { type: 'string' },
     output: { type: 'string', short: 'o' },
     verify: { type: 'boolean', default: false },
+    message: { type: 'string' },
+    'max-files': { type: 'string' },
+    'max-file-size': { type: 'string' },
+    'max-bytes': { type: 'string' },
+    types: { type: 'string' },
+    public: { type: 'boolean', default: false },
     scope: { type: 'string', multiple: true },
     help: { type: 'boolean', short: 'h', default: false },
   },
@@ -226,11 +247,33 @@ async function run(): Promise<number> {
       return EXIT.ok;
     }
     case 'share': {
+      if (wantsLink()) return share(one('share'));
       const file = await client().get(one('share'));
       out(
         { id: file.id, shareUrl: file.shareUrl, isPublic: file.isPublic },
         file.isPublic ? file.shareUrl : `${file.shareUrl}  (private: the link answers 404; make it public first)`,
       );
+      return EXIT.ok;
+    }
+    case 'links': {
+      const links = await client().listLinks(one('links'));
+      const lines = links.map((link) =>
+        [
+          link.id,
+          link.status.padEnd(9),
+          `${link.downloadCount}${link.maxDownloads === null ? '' : `/${link.maxDownloads}`}`.padStart(7),
+          link.hasPassword ? 'password' : '        ',
+          link.expiresAt ?? 'no expiry',
+          link.url,
+          link.label ?? '',
+        ].join('  '),
+      );
+      out({ links }, lines.length > 0 ? lines.join('\n') : 'no links made to this file');
+      return EXIT.ok;
+    }
+    case 'revoke': {
+      const link = await client().revokeLink(one('revoke'));
+      out(link, `revoked ${link.id}`);
       return EXIT.ok;
     }
     case 'download': {
@@ -301,12 +344,68 @@ async function run(): Promise<number> {
       );
       return EXIT.ok;
     }
+    case 'requests':
+      return requests();
     case 'webhooks':
       return webhooks(args);
     case 'keys':
       return keysCommand();
     default:
       throw new UsageError(command ? `unknown command: ${command}` : 'a command is needed');
+  }
+}
+
+const requestLine = (request: FileRequest) =>
+  [
+    request.id,
+    request.status.padEnd(7),
+    `${request.fileCount}/${request.maxFiles} files`,
+    human(request.bytes).padStart(10),
+    request.url,
+    request.label ?? '',
+  ].join('  ');
+
+async function requests(): Promise<number> {
+  const [action, ...rest] = args;
+  const api = client();
+  switch (action) {
+    case 'list': {
+      const { requests: found, pagination } = await api.listRequests({
+        page: whole('page', values.page),
+        limit: whole('limit', values.limit),
+      });
+      const lines = found.map(requestLine);
+      lines.push(`page ${pagination.page} of ${Math.max(1, pagination.totalPages)} (${pagination.total} requests)`);
+      out({ requests: found, pagination }, lines.join('\n'));
+      return EXIT.ok;
+    }
+    case 'create': {
+      const made = await api.createRequest({
+        label: values.label,
+        message: values.message,
+        maxFiles: whole('max-files', values['max-files']),
+        maxFileSize: whole('max-file-size', values['max-file-size']),
+        maxBytes: whole('max-bytes', values['max-bytes']),
+        allowedTypes: values.types?.split(',').map((type) => type.trim()),
+        expiresIn: whole('expires', values.expires),
+        password: await readPassword(values.password),
+        isPublic: values.public || undefined,
+      });
+      out(
+        made,
+        `${made.url}\nupload: curl -F file=@FILE ${made.uploadUrl}\ntus:    ${made.tusUrl}\nid:     ${made.id}`,
+      );
+      return EXIT.ok;
+    }
+    case 'close': {
+      const [id, ...extra] = rest;
+      if (!id || extra.length > 0) throw new UsageError('requests close needs exactly one ID');
+      const closed = await api.closeRequest(id);
+      out(closed, `closed ${closed.id} (${closed.fileCount} files received stay)`);
+      return EXIT.ok;
+    }
+    default:
+      throw new UsageError('requests needs list, create or close');
   }
 }
 
@@ -357,6 +456,33 @@ async function webhooks([action, ...rest]: string[]): Promise<number> {
     default:
       throw new UsageError('webhooks needs list, create, delete, deliveries or retry');
   }
+}
+
+const wantsLink = () =>
+  values.password !== undefined ||
+  values['max-downloads'] !== undefined ||
+  values.expires !== undefined ||
+  values.label !== undefined;
+
+async function readPassword(value: string | undefined): Promise<string | undefined> {
+  if (value !== '-') return value;
+  let text = '';
+  for await (const chunk of process.stdin) text += String(chunk);
+  const line = text.split(/\r?\n/)[0] ?? '';
+  if (line === '') throw new UsageError('--password - read an empty line from stdin');
+  return line;
+}
+
+/** Makes a link with the options given and prints its URL (never the password). */
+async function share(fileId: string): Promise<number> {
+  const link = await client().createLink(fileId, {
+    password: await readPassword(values.password),
+    maxDownloads: whole('max-downloads', values['max-downloads']),
+    expiresIn: whole('expires', values.expires),
+    label: values.label,
+  });
+  out(link, link.url);
+  return EXIT.ok;
 }
 
 async function keysCommand(): Promise<number> {

@@ -13,6 +13,9 @@ import { authenticate } from './middleware/auth';
 import { perf } from './middleware/perf';
 import { loadConfig, requestContext } from './middleware/request-context';
 import { createPagesRouter } from './pages/router';
+import { documentRequestUploads } from './requests/openapi';
+import { createRequestPageRouter } from './requests/page';
+import { createRequestPublicRouter, REQUEST_TUS_PATHS } from './requests/public-router';
 import { createShareRouter } from './share/router';
 import { TUS_REQUEST_HEADERS, TUS_RESPONSE_HEADERS, tusProtocol, UPLOADS_PATH } from './tus/http';
 import { documentUploads } from './tus/openapi';
@@ -79,12 +82,14 @@ export function createApp() {
   // tus: Tus-Resumable on every answer, 412 for another version, discovery on OPTIONS (before CORS answers it).
   app.use(UPLOADS_PATH, tusProtocol());
   app.use(`${UPLOADS_PATH}/*`, tusProtocol());
+  for (const path of REQUEST_TUS_PATHS) app.use(path, tusProtocol());
 
   app.use('/api/*', (c, next) => apiCors(c.get('config'))(c, next));
 
   const v1 = createFilesRouter('v1');
   const v2 = createFilesRouter('v2');
   documentUploads(v2.openAPIRegistry);
+  documentRequestUploads(v2.openAPIRegistry);
   // The API descriptions are public: registered before auth, and without _perf.
   // Each documents what its version's router registers; a route mounted under /api/vN some other
   // way (the tus uploads) must add its operations to that router's openAPIRegistry, or
@@ -101,6 +106,9 @@ export function createApp() {
     );
   }
 
+  // File requests' public paths carry no key (the URL is the capability): before authentication,
+  // each declared PUBLIC (route-needs.ts), which authentication refuses should one ever reach it.
+  app.route('/api/v2', createRequestPublicRouter());
   app.use('/api/*', authenticate());
   app.route('/api/v1', v1);
   // Before v2, whose catch-all answers 404 for any path it does not know.
@@ -110,6 +118,7 @@ export function createApp() {
   app.all('/api/*', notFound);
 
   app.route('/share', createShareRouter());
+  app.route('/r', createRequestPageRouter());
   app.route('/admin', createAdminRouter());
   // Pages for people (/keys, /docs); their static files are Workers static assets (public/).
   app.route('/', createPagesRouter());

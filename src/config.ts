@@ -69,6 +69,9 @@ const configSchema = z.object({
   AUTH_FAILURE_LIMIT: int(1, 1_000_000).default(20),
   AUTH_FAILURE_WINDOW_SECONDS: int(1, 86_400).default(60),
   MAX_BULK_FILES: int(1, 50).default(10),
+  // Downloads (and previews) through made share links, per client address and window (src/links/).
+  LINK_DOWNLOAD_LIMIT: int(1, 1_000_000).default(120),
+  LINK_DOWNLOAD_WINDOW_SECONDS: int(1, 86_400).default(60),
   ALLOWED_FILE_TYPES: z.preprocess(
     blankToUndefined,
     z
@@ -97,6 +100,12 @@ const configSchema = z.object({
           .filter(Boolean),
       ),
   ),
+  // File requests (src/requests/): uploads carry no key, so they are throttled per address and per request.
+  REQUEST_UPLOADS_PER_ADDRESS: int(1, 1_000_000).default(60),
+  REQUEST_UPLOADS_PER_REQUEST: int(1, 1_000_000).default(600),
+  REQUEST_UPLOAD_WINDOW_SECONDS: int(1, 86_400).default(60),
+  // Wrong passwords per request and per address in AUTH_FAILURE_WINDOW_SECONDS.
+  REQUEST_PASSWORD_FAILURE_LIMIT: int(1, 1_000_000).default(10),
   // Checked apart (adminToken below): a bad one disables the admin API, never the whole service.
   ADMIN_TOKEN: z.preprocess(blankToUndefined, z.string().optional()),
 });

@@ -17,6 +17,9 @@ export const ERROR_STATUS = {
   NOT_FOUND: 404,
   WEBHOOK_NOT_FOUND: 404,
   DELIVERY_NOT_FOUND: 404,
+  // Share links (src/links/): an unknown, another account's, or dead file's link id.
+  LINK_NOT_FOUND: 404,
+  TOO_MANY_LINKS: 400,
   METHOD_NOT_ALLOWED: 405,
   // Revoking the account's last active key that holds keys:write (the account would lose its keys).
   LAST_KEYS_WRITE_KEY: 409,
@@ -30,6 +33,13 @@ export const ERROR_STATUS = {
   UNSUPPORTED_MEDIA_TYPE: 415,
   // tus's own status, outside Hono's list of known ones.
   CHECKSUM_MISMATCH: 460 as UnofficialStatusCode,
+  // File requests (src/requests/): an unknown one is 404; a known token whose request no longer
+  // takes files is 410, with the reason in the code.
+  REQUEST_NOT_FOUND: 404,
+  REQUEST_CLOSED: 410,
+  REQUEST_EXPIRED: 410,
+  REQUEST_FULL: 410,
+  PASSWORD_REQUIRED: 401,
   UPLOAD_FAILED: 500,
   SERVICE_UNAVAILABLE: 503,
   INTERNAL_ERROR: 500,
@@ -51,6 +61,8 @@ const DEFAULT_MESSAGE: Record<ErrorCode, string> = {
   NOT_FOUND: 'Not found',
   WEBHOOK_NOT_FOUND: 'Webhook not found',
   DELIVERY_NOT_FOUND: 'Delivery not found',
+  LINK_NOT_FOUND: 'Link not found',
+  TOO_MANY_LINKS: 'Too many links to this file',
   METHOD_NOT_ALLOWED: 'Method not allowed',
   LAST_KEYS_WRITE_KEY: 'This is the account’s last active key with keys:write: make another one before revoking it',
   RANGE_NOT_SATISFIABLE: 'Requested range not satisfiable',
@@ -61,6 +73,11 @@ const DEFAULT_MESSAGE: Record<ErrorCode, string> = {
   UNSUPPORTED_TUS_VERSION: 'Unsupported tus version',
   UNSUPPORTED_MEDIA_TYPE: 'Unsupported Content-Type',
   CHECKSUM_MISMATCH: 'Upload-Checksum does not match the bytes received',
+  REQUEST_NOT_FOUND: 'File request not found',
+  REQUEST_CLOSED: 'This file request is closed',
+  REQUEST_EXPIRED: 'This file request has expired',
+  REQUEST_FULL: 'This file request has received all the files it takes',
+  PASSWORD_REQUIRED: 'This file request needs its password (HTTP Basic, empty user name)',
   UPLOAD_FAILED: 'Upload failed',
   SERVICE_UNAVAILABLE: 'Service temporarily unavailable',
   INTERNAL_ERROR: 'Internal server error',

@@ -10,6 +10,8 @@ import { sweep } from './maintenance/sweep';
 export { AccountStorage } from './accounts/account-storage-object';
 export { AuthGuard } from './limiter/auth-guard-object';
 export { KeyLimiter } from './limiter/key-limiter-object';
+export { LinkCounter } from './links/link-counter-object';
+export { FileRequestCounter, RequestThrottle } from './requests/counter-object';
 export { TusUpload } from './tus/tus-upload-object';
 
 const app = createApp();

@@ -56,6 +56,10 @@ export const api = (version: ApiVersion, path: string) => `/api/${version}${path
 export const fieldsFor = (version: ApiVersion, fields: readonly string[]) =>
   (version === 'v2' ? [...fields, 'isPublic', 'sha256'] : [...fields]).sort();
 
+/** A file record's (get, list) exact field names: v2 also adds requestId (the file request it came through, or null). */
+export const recordFieldsFor = (version: ApiVersion, fields: readonly string[]) =>
+  version === 'v2' ? [...fieldsFor(version, fields), 'requestId'].sort() : fieldsFor(version, fields);
+
 /**
  * Checks the `_perf` contract on a JSON body: in v2 a non-negative whole number of milliseconds
  * plus a Server-Timing header with the total; in v1 no `_perf` at all.

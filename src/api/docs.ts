@@ -31,10 +31,10 @@ export const RATE_LIMIT_HEADERS = {
 };
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
-  400: 'VALIDATION_ERROR (details names each field), TOO_MANY_FILES, or DIGEST_MISMATCH (the bytes do not hash to the SHA-256 the client sent; nothing stored or charged)',
+  400: 'VALIDATION_ERROR (details names each field), TOO_MANY_FILES, TOO_MANY_LINKS (100 links to one file), or DIGEST_MISMATCH (the bytes do not hash to the SHA-256 the client sent; nothing stored or charged)',
   401: 'UNAUTHORIZED: missing, malformed, unknown, revoked or expired key (always the same answer)',
   403: 'FORBIDDEN: the key lacks the scope this operation needs; details: [{"scope": "<needed>"}]',
-  404: 'FILE_NOT_FOUND: unknown id, another account’s id, expired file, malformed id',
+  404: 'FILE_NOT_FOUND: unknown id, another account’s id, expired file, malformed id; LINK_NOT_FOUND likewise for a link id',
   409: 'LAST_KEYS_WRITE_KEY: the account’s last active key with keys:write cannot be revoked',
   408: 'REQUEST_TIMEOUT: the upload ran past UPLOAD_TIMEOUT_SECONDS; nothing is stored',
   413: 'STORAGE_EXCEEDED (quota or file-count limit) or FILE_TOO_LARGE',
@@ -72,15 +72,36 @@ function errorExample(code: ErrorCode): ErrorBody {
  * The error envelope of one status with an example of each code answered with it (Swagger UI
  * shows each response's own, not the schema's one example).
  */
-function errorContentOf(status: number) {
-  const codes = (Object.keys(ERROR_STATUS) as ErrorCode[]).filter((code) => ERROR_STATUS[code] === status);
+function errorContentOf(status: number, only: readonly ErrorCode[] = []) {
+  const chosen = only.filter((code) => ERROR_STATUS[code] === status);
+  const codes =
+    chosen.length > 0
+      ? chosen
+      : (Object.keys(ERROR_STATUS) as ErrorCode[]).filter(
+          (code) => ERROR_STATUS[code] === status && !FEATURE_CODES.has(code),
+        );
   if (codes.length === 0) return errorContent;
   const examples = Object.fromEntries(codes.map((code) => [code, { summary: code, value: errorExample(code) }]));
   return { 'application/json': { schema: ErrorSchema, examples } };
 }
 
+/**
+ * Codes of one feature's own operations (file requests): in their examples only, never in every
+ * operation's answer with that status.
+ */
+const FEATURE_CODES = new Set<ErrorCode>([
+  'REQUEST_NOT_FOUND',
+  'REQUEST_CLOSED',
+  'REQUEST_EXPIRED',
+  'REQUEST_FULL',
+  'PASSWORD_REQUIRED',
+]);
+
 /** The error envelope for each status, with the headers each carries, and a default for the rest. */
-export const errors = (...statuses: number[]) => ({
+export const errors = (...statuses: number[]) => errorsWith([], ...statuses);
+
+/** `errors`, with the examples of a status limited to `codes` where some of them have it. */
+export const errorsWith = (codes: readonly ErrorCode[], ...statuses: number[]) => ({
   ...Object.fromEntries(
     // Every authenticated operation may answer 403 for a key without its scope.
     (statuses.includes(401) ? [...statuses, 403].sort((a, b) => a - b) : statuses).map((status) => [
@@ -88,7 +109,7 @@ export const errors = (...statuses: number[]) => ({
       {
         description: ERROR_DESCRIPTIONS[status] ?? 'Error envelope',
         headers: errorHeaders(status),
-        content: errorContentOf(status),
+        content: errorContentOf(status, codes),
       },
     ]),
   ),

@@ -9,7 +9,9 @@ import { addFallbacks, offersHead } from '../http/fallbacks';
 import { origins, storage, uploadDeps } from '../http/request-deps';
 import { validationHook } from '../http/validation';
 import { addKeyRoutes } from '../keys/keys-routes';
+import { addLinkRoutes } from '../links/routes';
 import { requires } from '../middleware/route-needs';
+import { addRequestRoutes } from '../requests/routes';
 import { addWebhookRoutes } from '../webhooks/routes';
 import { addBulkRoutes } from './bulk-routes';
 import { DOWNLOAD_REQUEST_HEADERS, downloadResponses, errors, ok } from './docs';
@@ -38,6 +40,8 @@ export function createFilesRouter(version: ApiVersion) {
   if (version === 'v2') addBulkRoutes(router);
   if (version === 'v2') addManageRoutes(router);
   if (version === 'v2') addRawUploadRoute(router);
+  if (version === 'v2') addRequestRoutes(router);
+  if (version === 'v2') addLinkRoutes(router);
   if (version === 'v2') addKeyRoutes(router);
   if (version === 'v2') addWebhookRoutes(router);
 

@@ -113,7 +113,15 @@ const recordFields = {
 
 export const FileRecordV1 = z.object(recordFields).openapi('FileRecordV1');
 export const FileRecordV2 = z
-  .object({ ...recordFields, isPublic: z.boolean(), sha256: sha256Field })
+  .object({
+    ...recordFields,
+    isPublic: z.boolean(),
+    sha256: sha256Field,
+    requestId: z
+      .string()
+      .nullable()
+      .openapi({ description: 'The file request it came through (POST /requests); null for uploads with a key' }),
+  })
   .openapi('FileRecordV2');
 
 export const PaginationSchema = z
@@ -221,11 +229,26 @@ export const BulkDeleteResultSchema = z
   })
   .openapi('BulkDeleteResult');
 
-const EXPIRY_SECONDS = z
+/** An expiry in seconds from now, as JSON bodies give it (file changes, share links). */
+export const EXPIRY_SECONDS = z
   .number()
   .int('must be a whole number of seconds')
   .min(MIN_EXPIRY_SECONDS, TOO_SHORT)
   .max(MAX_EXPIRY_SECONDS, TOO_LONG);
+
+/** An expiry as a date-time, as JSON bodies give it; how far ahead is the service's to check. */
+export const EXPIRY_DATE_TIME = z.iso.datetime({
+  offset: true,
+  message: 'must be an ISO 8601 date-time with a time zone',
+});
+
+/** The one rule for a body with both expiry forms. */
+export const ONE_EXPIRY_FORM = {
+  check: (body: { expiresAt?: unknown; expiresIn?: unknown }) =>
+    body.expiresAt === undefined || body.expiresIn === undefined,
+  message: 'give expiresAt or expiresIn, not both',
+  path: ['expiresIn'],
+};
 
 export const FileUpdateSchema = z
   .strictObject({
@@ -239,23 +262,16 @@ export const FileUpdateSchema = z
           '255 bytes). Downloads use it; the stored `filename` does not change. A name that runs when ' +
           'opened (.exe, …) is 415 INVALID_FILE_TYPE.',
       }),
-    expiresAt: z.iso
-      .datetime({ offset: true, message: 'must be an ISO 8601 date-time with a time zone' })
-      .nullable()
-      .optional()
-      .openapi({
-        description: 'When the file expires: in the future, at most 365 days ahead; null: never. Not with expiresIn.',
-      }),
+    expiresAt: EXPIRY_DATE_TIME.nullable().optional().openapi({
+      description: 'When the file expires: in the future, at most 365 days ahead; null: never. Not with expiresIn.',
+    }),
     expiresIn: EXPIRY_SECONDS.nullable()
       .optional()
       .openapi({
         description: `Seconds from now until the file expires (${MIN_EXPIRY_SECONDS} … ${MAX_EXPIRY_SECONDS}); null: never`,
       }),
   })
-  .refine((body) => body.expiresAt === undefined || body.expiresIn === undefined, {
-    message: 'give expiresAt or expiresIn, not both',
-    path: ['expiresIn'],
-  })
+  .refine(ONE_EXPIRY_FORM.check, ONE_EXPIRY_FORM)
   .refine((body) => Object.keys(body).length > 0, {
     message: 'nothing to change: give isPublic, originalName, expiresAt or expiresIn',
   })

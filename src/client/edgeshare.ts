@@ -15,6 +15,8 @@ import type {
 } from '../api/schemas.ts';
 import type { CreateKeySchema, KeyRecordSchema } from '../keys/key-schemas.ts';
 import { Sha256, toBase64, toHex } from '../lib/sha256.ts';
+import type { LinkCreateSchema, LinkRecordSchema, LinkUpdateSchema } from '../links/schemas.ts';
+import type { RequestCreateSchema, RequestRecordSchema, RequestUpdateSchema } from '../requests/schemas.ts';
 import type {
   CreatedWebhookSchema,
   DeliveryRecordSchema,
@@ -29,12 +31,19 @@ export type Pagination = z.infer<typeof PaginationSchema>;
 export type FileList = { files: FileRecord[]; pagination: Pagination };
 export type FileUpdate = z.input<typeof FileUpdateSchema>;
 export type Usage = z.infer<typeof UsageSchema>;
+export type ShareLink = z.infer<typeof LinkRecordSchema>;
+export type ShareLinkCreate = z.input<typeof LinkCreateSchema>;
+export type ShareLinkUpdate = z.input<typeof LinkUpdateSchema>;
 /** One of the account's API keys (never its secret, except `key` once at creation). */
 export type ApiKey = z.infer<typeof KeyRecordSchema>;
 export type NewApiKey = z.input<typeof CreateKeySchema>;
 export type CreatedApiKey = ApiKey & { key: string };
 export type BulkUploadResult = z.infer<typeof BulkUploadResultSchema>['data'];
 export type BulkDeleteResult = z.infer<typeof BulkDeleteResultSchema>['data'];
+export type FileRequest = z.infer<typeof RequestRecordSchema>;
+export type FileRequestCreate = z.input<typeof RequestCreateSchema>;
+export type FileRequestUpdate = z.input<typeof RequestUpdateSchema>;
+export type FileRequestList = { requests: FileRequest[]; pagination: Pagination };
 export type Webhook = z.infer<typeof WebhookRecordSchema>;
 /** A new webhook: its record and its `secret` (whsec_…), shown only in this answer. */
 export type CreatedWebhook = z.infer<typeof CreatedWebhookSchema>;
@@ -289,6 +298,79 @@ export class EdgeshareClient {
 
   usage(): Promise<Usage> {
     return this.#json<Usage>('GET', '/usage');
+  }
+
+  /** Makes a file request: an upload link for people without a key (url, uploadUrl, tusUrl). */
+  createRequest(request: FileRequestCreate = {}): Promise<FileRequest> {
+    return this.#json<FileRequest>('POST', '/requests', {
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(request),
+    });
+  }
+
+  /** A page of your file requests, newest first. */
+  listRequests(options: { page?: number; limit?: number } = {}): Promise<FileRequestList> {
+    const query = new URLSearchParams();
+    if (options.page !== undefined) query.set('page', String(options.page));
+    if (options.limit !== undefined) query.set('limit', String(options.limit));
+    const search = query.size > 0 ? `?${query}` : '';
+    return this.#json<FileRequestList>('GET', `/requests${search}`);
+  }
+
+  getRequest(id: string): Promise<FileRequest> {
+    return this.#json<FileRequest>('GET', `/requests/${encodeURIComponent(id)}`);
+  }
+
+  /** Changes limits; `{ closed: true }` closes the request, `{ closed: false }` reopens it. */
+  updateRequest(id: string, changes: FileRequestUpdate): Promise<FileRequest> {
+    return this.#json<FileRequest>('PATCH', `/requests/${encodeURIComponent(id)}`, {
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(changes),
+    });
+  }
+
+  /** Closes the request; the files it received stay. */
+  closeRequest(id: string): Promise<FileRequest> {
+    return this.#json<FileRequest>('DELETE', `/requests/${encodeURIComponent(id)}`);
+  }
+
+  /** The files a request received that are still in the account, newest first. */
+  requestFiles(id: string, options: { page?: number; limit?: number } = {}): Promise<FileList> {
+    const query = new URLSearchParams();
+    if (options.page !== undefined) query.set('page', String(options.page));
+    if (options.limit !== undefined) query.set('limit', String(options.limit));
+    const search = query.size > 0 ? `?${query}` : '';
+    return this.#json<FileList>('GET', `/requests/${encodeURIComponent(id)}/files${search}`);
+  }
+
+  /** Makes a share link to a file: `label`, `password`, `maxDownloads`, `expiresIn` or `expiresAt`. */
+  createLink(fileId: string, options: ShareLinkCreate = {}): Promise<ShareLink> {
+    return this.#json<ShareLink>('POST', `/files/${encodeURIComponent(fileId)}/links`, {
+      body: JSON.stringify(options),
+      headers: { 'Content-Type': 'application/json' },
+    });
+  }
+
+  /** The links made to a file, newest first (revoked and expired ones too). */
+  async listLinks(fileId: string): Promise<ShareLink[]> {
+    return (await this.#json<{ links: ShareLink[] }>('GET', `/files/${encodeURIComponent(fileId)}/links`)).links;
+  }
+
+  getLink(linkId: string): Promise<ShareLink> {
+    return this.#json<ShareLink>('GET', `/links/${encodeURIComponent(linkId)}`);
+  }
+
+  /** Changes a link; null clears the label, password, cap or expiry. */
+  updateLink(linkId: string, changes: ShareLinkUpdate): Promise<ShareLink> {
+    return this.#json<ShareLink>('PATCH', `/links/${encodeURIComponent(linkId)}`, {
+      body: JSON.stringify(changes),
+      headers: { 'Content-Type': 'application/json' },
+    });
+  }
+
+  /** Revokes a link: its URL answers 404 from now on. */
+  revokeLink(linkId: string): Promise<ShareLink> {
+    return this.#json<ShareLink>('DELETE', `/links/${encodeURIComponent(linkId)}`);
   }
 
   /** The account's keys (needs keys:write). */

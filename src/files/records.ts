@@ -39,14 +39,16 @@ export function uploadRecord(row: FileRow, version: ApiVersion, origins: Origins
 }
 
 type FileRecordV1 = ReturnType<typeof recordOf>;
-/** v2 adds isPublic and sha256 (null for a file stored before digests, until it is backfilled). */
-export type FileRecordV2 = FileRecordV1 & { isPublic: boolean; sha256: string | null };
+/** v2 adds isPublic, requestId and sha256 (null for a file stored before digests, until it is backfilled). */
+export type FileRecordV2 = FileRecordV1 & { isPublic: boolean; requestId: string | null; sha256: string | null };
 
 export function fileRecord(row: FileRow, version: 'v2', origins: Origins): FileRecordV2;
 export function fileRecord(row: FileRow, version: ApiVersion, origins: Origins): FileRecordV1 | FileRecordV2;
 export function fileRecord(row: FileRow, version: ApiVersion, origins: Origins): FileRecordV1 | FileRecordV2 {
   const base = recordOf(row, version, origins);
-  return version === 'v1' ? base : { ...base, isPublic: row.is_public === 1, sha256: row.sha256 };
+  return version === 'v1'
+    ? base
+    : { ...base, isPublic: row.is_public === 1, requestId: row.request_id ?? null, sha256: row.sha256 };
 }
 
 function recordOf(row: FileRow, version: ApiVersion, origins: Origins) {
@@ -82,7 +84,7 @@ export function fileRow(
   keyId: string,
   file: FileDraft,
   blob: StoredBlob,
-  options: { isPublic: boolean; expiresAt: string | null; now: number },
+  options: { isPublic: boolean; expiresAt: string | null; now: number; requestId?: string },
 ): FileRow {
   return {
     id: file.id,
@@ -99,6 +101,7 @@ export function fileRow(
     uploaded_at: isoNow(options.now),
     updated_at: isoNow(options.now),
     expires_at: options.expiresAt,
+    request_id: options.requestId ?? null,
     sha256: file.sha256,
   };
 }

@@ -63,7 +63,7 @@ function newName(raw: string): string {
 }
 
 /** The new expiry (ISO 8601 UTC with milliseconds), null to clear it, undefined to leave it. */
-function newExpiry(patch: FilePatch, now: number): string | null | undefined {
+export function newExpiry(patch: Pick<FilePatch, 'expiresAt' | 'expiresIn'>, now: number): string | null | undefined {
   if (patch.expiresIn !== undefined) {
     return patch.expiresIn === null ? null : isoNow(now + patch.expiresIn * 1000);
   }

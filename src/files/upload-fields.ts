@@ -9,6 +9,8 @@ export type RecordOptions = {
   /** The SHA-256 (lowercase hex) the client says the file has; checked before anything is committed. */
   sha256?: string | undefined;
   now?: number;
+  /** The file request the file came through (src/requests/), if any. */
+  requestId?: string;
 };
 
 const FIELD_NAMES = new Set(['isPublic', 'expiresIn', 'sha256']);

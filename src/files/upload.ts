@@ -167,7 +167,12 @@ export async function recordFiles(
         if (accepted.has(id)) unstored.push(result.file);
       } else
         rows.push(
-          fileRow(deps.key.accountId, result.file, result.blob, { isPublic: options.isPublic, expiresAt: expiry, now }),
+          fileRow(deps.key.accountId, result.file, result.blob, {
+            isPublic: options.isPublic,
+            expiresAt: expiry,
+            now,
+            requestId: options.requestId,
+          }),
         );
     }
     const giveBack = (gone: { id: string; size: number }[]) =>

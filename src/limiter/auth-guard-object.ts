@@ -5,8 +5,9 @@ type WindowState = { start: number; count: number };
 
 /**
  * One object per client address (see auth-guard-client.ts for how addresses are grouped). It counts failed
- * authentications in fixed windows, separately for API keys and the admin token. Only failures
- * reach it: a request with a good key never does.
+ * authentications in fixed windows, separately for API keys and the admin token, and for share
+ * links wrong passwords and downloads (one window per scope). A request with a good key never
+ * reaches it.
  */
 export class AuthGuard extends DurableObject<Env> {
   fail(request: FailureRequest): FailureResult {

@@ -21,7 +21,7 @@ import { type RouteNeeds, routeNeeds } from './route-needs';
 
 // The configured limits, built once per parsed configuration (config is cached per env).
 const defaultsFor = new WeakMap<Config, KeyLimits>();
-function keyDefaults(config: Config): KeyLimits {
+export function keyDefaults(config: Config): KeyLimits {
   let defaults = defaultsFor.get(config);
   if (!defaults) {
     defaults = {
@@ -86,6 +86,8 @@ export const authenticate = () =>
     const needs = routeNeeds(c);
     // A route without a declaration is a bug: refuse rather than guess what it needs.
     if (!needs) throw new Error(`no declared needs for ${c.req.method} ${c.req.path}`);
+    // A public route is mounted before authentication: reaching it here is a mounting bug.
+    if (needs.public) throw new Error(`public route ${c.req.method} ${c.req.path} mounted behind authentication`);
     c.set('needs', needs);
     const address = clientAddress(c.req.raw.headers);
     const config = c.get('config');

@@ -5,8 +5,12 @@ import { log } from '../log';
 
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
 
-/** The path as logged: share tokens are secrets, so their segment is replaced by its route name. */
-export const loggedPath = (path: string) => path.replace(/^\/share\/[^/]+/, '/share/:token');
+/**
+ * The path as logged: share tokens and file request tokens are secrets (the URL is the
+ * capability), so their segment is replaced by its route name.
+ */
+export const loggedPath = (path: string) =>
+  path.replace(/^\/share\/[^/]+/, '/share/:token').replace(/^(\/api\/v2)?\/r\/[^/]+/, '$1/r/:token');
 
 /**
  * Gives every request an id (the client's when it sent a valid one) and writes one JSON log

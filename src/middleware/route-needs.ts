@@ -23,6 +23,11 @@ export type RouteNeeds = {
    * PATCH and HEAD, bounded by their upload's length (see docs/limits.md).
    */
   uncounted?: (c: Context<AppEnv>) => boolean;
+  /**
+   * No key at all: the URL is the capability (a file request's /api/v2/r/<token>/… paths). Such
+   * routes are mounted before authentication (app.ts); authentication refuses one that reaches it.
+   */
+  public?: true;
 };
 
 const declarations = new WeakMap<object, RouteNeeds>();
@@ -44,6 +49,14 @@ export function requires(needs: RouteNeeds): MiddlewareHandler<AppEnv> {
 
 /** Any valid key: what the 404 and 405 answers under /api need. */
 export const ANY_KEY: RouteNeeds = { scope: null };
+
+/** What a public route declares: no key, no scope (see `public` above). */
+export const PUBLIC: RouteNeeds = { scope: null, public: true };
+
+/** The first middleware of a public route: declares it PUBLIC and does nothing else. */
+export const publicRoute: MiddlewareHandler<AppEnv> = declared(async function publicRoute(_c, next) {
+  await next();
+}, PUBLIC);
 
 /** Declares a handler's needs on the handler itself (the 404 and 405 answers, which need no check). */
 export function declared<H extends object>(handler: H, needs: RouteNeeds): H {

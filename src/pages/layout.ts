@@ -50,7 +50,7 @@ ${parts.after ? html`</div>\n${parts.after}` : html`</main>`}
  * A Content-Security-Policy for a page: nothing by default, then only this origin for what the
  * page names. No 'unsafe-inline' anywhere: pages carry no inline script or style.
  */
-export function pageCsp(allow: Partial<Record<'img' | 'media' | 'frame' | 'connect' | 'font', string>> = {}) {
+export function pageCsp(allow: Partial<Record<'img' | 'media' | 'frame' | 'connect' | 'font' | 'form', string>> = {}) {
   const directives = [
     "default-src 'none'",
     "script-src 'self'",
@@ -61,7 +61,7 @@ export function pageCsp(allow: Partial<Record<'img' | 'media' | 'frame' | 'conne
     ...(allow.connect ? [`connect-src ${allow.connect}`] : []),
     ...(allow.font ? [`font-src ${allow.font}`] : []),
     "base-uri 'none'",
-    "form-action 'none'",
+    `form-action ${allow.form ?? "'none'"}`,
     "frame-ancestors 'none'",
   ];
   return directives.join('; ');

@@ -85,6 +85,24 @@ export const webAppPage = layout({
 <nav class="row pager" aria-label="Pages of files"><button id="prev-page" class="secondary" type="button" disabled>Previous page</button><span id="page-info"></span><button id="next-page" class="secondary" type="button" disabled>Next page</button></nav>
 </section>
 
+<section aria-labelledby="requests-heading">
+<div class="row"><h2 id="requests-heading">File requests</h2></div>
+<p>An upload link for people without a key: they send files to you from its page, with curl or any tus client. What they send lands in your files, private unless you say otherwise.</p>
+<form id="request-form" class="request-form">
+<div class="field"><label for="request-label">Name (only you see it)</label><input id="request-label" maxlength="200"></div>
+<div class="field"><label for="request-message">Message for the people sending</label><textarea id="request-message" maxlength="2000" rows="2"></textarea></div>
+<div class="row">
+<div class="inline-field"><label for="request-max-files">Files</label><input id="request-max-files" type="number" min="1" max="1000" value="10"></div>
+<div class="inline-field"><label for="request-password">Password (optional)</label><input id="request-password" type="password" autocomplete="new-password"></div>
+<div class="check"><input id="request-public" type="checkbox"><label for="request-public">Received files get public share links</label></div>
+</div>
+<button type="submit">Make upload link</button>
+</form>
+<div class="table-wrap">
+<table class="files-table requests-table">
+<caption id="requests-caption">Loading…</caption>
+<thead><tr><th scope="col">Request</th><th scope="col">Status</th><th scope="col">Received</th><th scope="col">Link</th><th scope="col">Actions</th></tr></thead>
+<tbody id="requests-body"></tbody>
 <section aria-labelledby="webhooks-heading">
 <h2 id="webhooks-heading">Webhooks</h2>
 <p>This service POSTs a signed JSON message to your URL when something happens to your files (Standard Webhooks signatures; see the README).</p>
@@ -115,6 +133,24 @@ ${EVENT_TYPES.map(
 </table>
 </div>
 </section>
+<dialog id="links-dialog" class="links-dialog" aria-labelledby="links-heading">
+<div class="row"><h2 id="links-heading">Share links</h2><button id="links-close" class="secondary" type="button">Close</button></div>
+<p id="links-file" class="muted"></p>
+<p id="links-caption" class="hint"></p>
+<ul id="links-list" class="links-list" aria-label="Links to this file"></ul>
+<form id="link-form" class="link-form">
+<h3>Make a link</h3>
+<p class="hint">A made link works even when the file is private. Visitors never see its label or counts.</p>
+<div class="inline-field"><label for="link-label">Label (only you see it)</label><input id="link-label" maxlength="200"></div>
+<div class="inline-field"><label for="link-password">Password (optional)</label><input id="link-password" type="password" autocomplete="new-password" maxlength="256"></div>
+<div class="inline-field"><label for="link-max">Download limit (optional)</label><input id="link-max" type="number" min="1" step="1" inputmode="numeric"></div>
+<div class="inline-field"><label for="link-expiry">Link expires</label>
+<select id="link-expiry"><option value="">Never (or with the file)</option>${EXPIRY_CHOICES.map(
+    (choice) => html`<option value="${choice.seconds}">In ${choice.label}</option>`,
+  )}</select></div>
+<button type="submit">Make link</button>
+</form>
+</dialog>
 
 <section aria-labelledby="sharex-heading">
 <h2 id="sharex-heading">ShareX</h2>

@@ -86,6 +86,39 @@ ${shown ? html`<section class="preview" aria-label="Preview">${shown}</section>`
   });
 }
 
+/** A made link's password form: it names nothing of the file, neither in the page nor its head. */
+export function lockedPage(input: { wrong: boolean }) {
+  return layout({
+    title: 'A shared file · edgeshare',
+    head: html`<meta name="description" content="A file shared with edgeshare">
+<meta property="og:site_name" content="edgeshare">
+<meta property="og:type" content="website">
+<meta property="og:title" content="A shared file">
+<meta property="og:description" content="A file shared with edgeshare">
+<meta name="robots" content="noindex">`,
+    body: html`<h1>This file is protected by a password</h1>
+<form class="password-form" method="post">
+<label for="password">Password</label>
+<input id="password" name="password" type="password" autocomplete="current-password" required autofocus>
+${input.wrong ? html`<p class="error" role="alert">That password is not right.</p>` : ''}
+<button class="button" type="submit">Open</button>
+</form>`,
+  });
+}
+
+/** Posts the password to the page itself, and nowhere else. */
+export const LOCKED_PAGE_CSP = pageCsp({ form: "'self'" });
+
+export const tooManyPage = layout({
+  title: 'Too many attempts · edgeshare',
+  head: html`<meta name="robots" content="noindex">`,
+  body: html`<div class="not-found">
+<p class="code" aria-hidden="true">429</p>
+<h1>Too many wrong passwords</h1>
+<p class="muted">Wait a few minutes, then try again.</p>
+</div>`,
+});
+
 /** The same page for a private, expired, deleted, revoked or unknown link. */
 export const notFoundPage = layout({
   title: 'Not found · edgeshare',

@@ -1,31 +1,125 @@
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
 import type { AppEnv } from '../env';
 import { ApiError } from '../errors';
 import { downloadSharedFile, findShared } from '../files/service';
 import { events } from '../http/request-deps';
+import { clientAddress } from '../limiter/auth-guard-client';
+import { type AccessDeps, checkAccess, findOpenable, isLinkToken, openLink, serveThroughLink } from '../links/access';
+import { grantCookie, grantValue, readGrant } from '../links/grant';
+import { isExhausted } from '../links/link-counter-client';
+import { throttleDownload } from '../links/throttle';
 import { pageHeaders } from '../pages/layout';
-import { NOT_FOUND_CSP, notFoundPage, SHARE_PAGE_CSP, sharePage } from './page';
+import type { FileRow } from '../storage/files-repo';
+import {
+  LOCKED_PAGE_CSP,
+  lockedPage,
+  NOT_FOUND_CSP,
+  notFoundPage,
+  SHARE_PAGE_CSP,
+  sharePage,
+  tooManyPage,
+} from './page';
 import { asPreview, previewKind, readTextPreview } from './preview';
 
 const NOT_FOUND_HEADERS = pageHeaders(NOT_FOUND_CSP);
 
-/** Share links need no key. A private, expired, deleted or unknown token all look the same. */
+const accessDeps = (c: Context<AppEnv>): AccessDeps => ({
+  db: c.env.DB,
+  bucket: c.env.FILES,
+  counters: c.env.LINK_COUNTERS,
+  guard: c.env.AUTH_GUARD,
+});
+
+const wantsHtml = (c: Context<AppEnv>) => (c.req.header('accept') ?? '').includes('text/html');
+
+/** The password of `Authorization: Basic` (any user name; an empty one is the documented form). */
+function basicPassword(header: string | undefined): string | undefined {
+  const match = /^Basic[ ]+([A-Za-z0-9+/=]+)\s*$/i.exec(header ?? '');
+  if (!match?.[1]) return undefined;
+  try {
+    const decoded = new TextDecoder().decode(Uint8Array.from(atob(match[1]), (char) => char.charCodeAt(0)));
+    const colon = decoded.indexOf(':');
+    return colon < 0 ? undefined : decoded.slice(colon + 1);
+  } catch {
+    return undefined;
+  }
+}
+
+const needsPassword = () =>
+  new ApiError('UNAUTHORIZED', 'This link needs its password: HTTP Basic with an empty user name', {
+    headers: { 'WWW-Authenticate': 'Basic realm="edgeshare share link", charset="UTF-8"' },
+  });
+
+/**
+ * Share links need no key. The default link (a file's share_token, governed by isPublic) and
+ * made links (src/links/, 43-character tokens) share every path; a private, expired, deleted,
+ * revoked, exhausted or unknown token all look the same.
+ */
 export function createShareRouter() {
   const router = new Hono<AppEnv>();
 
-  router.get('/:token', async (c) => {
-    const storage = { bucket: c.env.FILES, db: c.env.DB };
-    const row = await findShared(storage, c.req.param('token'));
-    if (!row) return c.html(notFoundPage, 404, NOT_FOUND_HEADERS);
+  const page = async (c: Context<AppEnv>, row: FileRow, token: string) => {
     const text =
       previewKind(row.mime_type) === 'text' && c.req.method === 'GET'
         ? await readTextPreview(c.env.FILES, row.r2_key, row.size, row.mime_type)
         : undefined;
     // Share links point at SITE_URL when it is set; the page's absolute URLs (Open Graph) agree.
     const origin = c.get('config').SITE_URL ?? new URL(c.req.url).origin;
-    const page = sharePage({ row, origin, shareUrl: `${origin}/share/${row.share_token}`, text });
-    return c.html(page, 200, pageHeaders(SHARE_PAGE_CSP));
+    return c.html(
+      sharePage({ row, origin, shareUrl: `${origin}/share/${token}`, text }),
+      200,
+      pageHeaders(SHARE_PAGE_CSP),
+    );
+  };
+
+  router.get('/:token', async (c) => {
+    const token = c.req.param('token');
+    if (isLinkToken(token)) {
+      const deps = accessDeps(c);
+      const shared = await openLink(deps, token);
+      if (!shared) return c.html(notFoundPage, 404, NOT_FOUND_HEADERS);
+      const access = await checkAccess(deps, shared, {
+        grant: readGrant(c.req.header('cookie')),
+        address: clientAddress(c.req.raw.headers),
+      });
+      // Before the password: nothing of the file, not even in the page's head.
+      if (access !== 'open') return c.html(lockedPage({ wrong: false }), 200, pageHeaders(LOCKED_PAGE_CSP));
+      return page(c, shared.file, token);
+    }
+    const row = await findShared({ bucket: c.env.FILES, db: c.env.DB }, token);
+    if (!row) return c.html(notFoundPage, 404, NOT_FOUND_HEADERS);
+    return page(c, row, token);
   });
+
+  // The password form of a made link: the right password gives a grant cookie for this link's
+  // path only and goes back to the page (303, so a reload does not post again).
+  router.post(
+    '/:token',
+    bodyLimit({ maxSize: 4096, onError: (c) => c.html(notFoundPage, 404, NOT_FOUND_HEADERS) }),
+    async (c) => {
+      const token = c.req.param('token');
+      const deps = accessDeps(c);
+      const shared = isLinkToken(token) ? await openLink(deps, token) : null;
+      if (!shared) return c.html(notFoundPage, 404, NOT_FOUND_HEADERS);
+      const path = `/share/${token}`;
+      // Nothing here may be cached: the answer depends on the password and sets the grant.
+      c.header('Cache-Control', 'private, no-store');
+      if (!shared.link.password_hash) return c.redirect(path, 303);
+      const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
+      const password = typeof form.password === 'string' ? form.password : '';
+      try {
+        const access = await checkAccess(deps, shared, { password, address: clientAddress(c.req.raw.headers) });
+        if (access !== 'open') return c.html(lockedPage({ wrong: true }), 401, pageHeaders(LOCKED_PAGE_CSP));
+      } catch (error) {
+        if (!(error instanceof ApiError) || error.code !== 'RATE_LIMITED') throw error;
+        return c.html(tooManyPage, 429, { ...pageHeaders(NOT_FOUND_CSP), ...error.headers });
+      }
+      const secure = new URL(c.req.url).protocol === 'https:';
+      c.header('Set-Cookie', grantCookie(await grantValue(shared.link.password_hash, shared.link.id), path, secure));
+      return c.redirect(path, 303);
+    },
+  );
 
   // The Download button: counts. The page's preview: the same bytes, never counted, and inline
   // for the types the page previews (see preview.ts).
@@ -34,13 +128,14 @@ export function createShareRouter() {
     ['/:token/view', true],
   ] as const) {
     router.get(path, async (c) => {
+      const token = c.req.param('token');
       try {
-        const storage = { bucket: c.env.FILES, db: c.env.DB, events: events(c) };
-        const response = await downloadSharedFile(storage, c.req.raw, c.req.param('token'), view);
+        const response = isLinkToken(token)
+          ? await serveLink(c, token, view)
+          : await downloadSharedFile({ bucket: c.env.FILES, db: c.env.DB, events: events(c) }, c.req.raw, token, view);
         return view ? asPreview(response, (response.headers.get('content-type') ?? '').split(';')[0] ?? '') : response;
       } catch (error) {
-        const wantsHtml = (c.req.header('accept') ?? '').includes('text/html');
-        if (error instanceof ApiError && error.code === 'FILE_NOT_FOUND' && wantsHtml) {
+        if (error instanceof ApiError && error.code === 'FILE_NOT_FOUND' && wantsHtml(c)) {
           return c.html(notFoundPage, 404, NOT_FOUND_HEADERS);
         }
         throw error;
@@ -49,4 +144,29 @@ export function createShareRouter() {
   }
 
   return router;
+}
+
+/** A download or preview through a made link: throttled per address, password or grant, counted. */
+async function serveLink(c: Context<AppEnv>, token: string, view: boolean): Promise<Response> {
+  const config = c.get('config');
+  const address = clientAddress(c.req.raw.headers);
+  const deps = accessDeps(c);
+  await throttleDownload(deps.guard, address, {
+    limit: config.LINK_DOWNLOAD_LIMIT,
+    windowSeconds: config.LINK_DOWNLOAD_WINDOW_SECONDS,
+  });
+  const shared = await findOpenable(deps, token);
+  if (!shared) throw new ApiError('FILE_NOT_FOUND');
+  const access = await checkAccess(deps, shared, {
+    password: basicPassword(c.req.header('authorization')),
+    grant: readGrant(c.req.header('cookie')),
+    address,
+  });
+  if (access !== 'open') {
+    // An exhausted link is 404 to everyone, with or without its password.
+    if (await isExhausted(deps.counters, shared.link)) throw new ApiError('FILE_NOT_FOUND');
+    if (wantsHtml(c) && access === 'locked') return c.redirect(`/share/${token}`, 303);
+    throw needsPassword();
+  }
+  return serveThroughLink(deps, c.req.raw, shared, view);
 }

@@ -17,10 +17,13 @@ export type FileRow = {
   expires_at: string | null;
   /** Lowercase hex SHA-256 of the bytes; null for a file stored before digests (until backfilled). */
   sha256: string | null;
+  /** The file request it came through (migration 0010); null for uploads with a key. */
+  request_id?: string | null;
 };
 
-const COLUMNS =
-  'id, account_id, filename, original_name, size, mime_type, r2_key, etag, share_token, is_public, download_count, uploaded_at, updated_at, expires_at, sha256';
+/** Every column of `files`, in insert order. */
+export const FILE_COLUMNS =
+  'id, account_id, filename, original_name, size, mime_type, r2_key, etag, share_token, is_public, download_count, uploaded_at, updated_at, expires_at, request_id, sha256';
 
 // An expired row is invisible to every read, even before the sweep deletes it.
 /** `?first, ?first+1, …`: numbered parameters for an IN list (D1 allows 100 per statement). */
@@ -28,11 +31,15 @@ export const placeholders = (count: number, first = 1) =>
   Array.from({ length: count }, (_, index) => `?${index + first}`).join(', ');
 
 const live = (param: string) => `(expires_at IS NULL OR expires_at > ${param})`;
-// A share link serves only while its account has an active key: revoking an account's last key
-// stops its links at once, and rotating a key (a new one, then the old one revoked) keeps them.
-// An expired key counts as revoked here too.
-const shared = (now: string) =>
-  `is_public = 1 AND account_id IN (SELECT account_id FROM api_keys WHERE status = 'active' AND ${live(now)})`;
+/**
+ * SQL: the account in `column` has an active, unexpired key. A share link (default or made)
+ * serves only while this holds: revoking an account's last key stops its links at once, and
+ * rotating a key (a new one, then the old one revoked) keeps them. An expired key counts as
+ * revoked here too. `now` is the parameter holding the current time.
+ */
+export const accountActive = (column: string, now: string) =>
+  `${column} IN (SELECT account_id FROM api_keys WHERE status = 'active' AND ${live(now)})`;
+const shared = (now: string) => `is_public = 1 AND ${accountActive('account_id', now)}`;
 
 /** Inserts rows in one batch: all or none. */
 export async function insertFiles(db: D1Database, rows: FileRow[]): Promise<void> {
@@ -43,7 +50,9 @@ export async function insertFiles(db: D1Database, rows: FileRow[]): Promise<void
 
 function insertStatement(db: D1Database, row: FileRow): D1PreparedStatement {
   return db
-    .prepare(`INSERT INTO files (${COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)`)
+    .prepare(
+      `INSERT INTO files (${FILE_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)`,
+    )
     .bind(
       row.id,
       row.account_id,
@@ -59,13 +68,14 @@ function insertStatement(db: D1Database, row: FileRow): D1PreparedStatement {
       row.uploaded_at,
       row.updated_at,
       row.expires_at,
+      row.request_id ?? null,
       row.sha256,
     );
 }
 
 export function findOwnedFile(db: D1Database, id: string, keyId: string, now: string) {
   return db
-    .prepare(`SELECT ${COLUMNS} FROM files WHERE id = ?1 AND account_id = ?2 AND ${live('?3')}`)
+    .prepare(`SELECT ${FILE_COLUMNS} FROM files WHERE id = ?1 AND account_id = ?2 AND ${live('?3')}`)
     .bind(id, keyId, now)
     .first<FileRow>();
 }
@@ -74,7 +84,7 @@ export function findOwnedFile(db: D1Database, id: string, keyId: string, now: st
 export function countOwnedDownload(db: D1Database, id: string, keyId: string, now: string) {
   return db
     .prepare(
-      `UPDATE files SET download_count = download_count + 1 WHERE id = ?1 AND account_id = ?2 AND ${live('?3')} RETURNING ${COLUMNS}`,
+      `UPDATE files SET download_count = download_count + 1 WHERE id = ?1 AND account_id = ?2 AND ${live('?3')} RETURNING ${FILE_COLUMNS}`,
     )
     .bind(id, keyId, now)
     .first<FileRow>();
@@ -82,7 +92,7 @@ export function countOwnedDownload(db: D1Database, id: string, keyId: string, no
 
 export function findSharedFile(db: D1Database, token: string, now: string) {
   return db
-    .prepare(`SELECT ${COLUMNS} FROM files WHERE share_token = ?1 AND ${shared('?2')} AND ${live('?2')}`)
+    .prepare(`SELECT ${FILE_COLUMNS} FROM files WHERE share_token = ?1 AND ${shared('?2')} AND ${live('?2')}`)
     .bind(token, now)
     .first<FileRow>();
 }
@@ -90,7 +100,7 @@ export function findSharedFile(db: D1Database, token: string, now: string) {
 export function countSharedDownload(db: D1Database, token: string, now: string) {
   return db
     .prepare(
-      `UPDATE files SET download_count = download_count + 1 WHERE share_token = ?1 AND ${shared('?2')} AND ${live('?2')} RETURNING ${COLUMNS}`,
+      `UPDATE files SET download_count = download_count + 1 WHERE share_token = ?1 AND ${shared('?2')} AND ${live('?2')} RETURNING ${FILE_COLUMNS}`,
     )
     .bind(token, now)
     .first<FileRow>();
@@ -149,7 +159,7 @@ export function listSql(query: Pick<ListQuery, 'sort' | 'order' | 'q'>): string 
     : `SELECT COALESCE((SELECT files FROM key_stats WHERE account_id = ?1), 0)
               - (SELECT COUNT(*) FROM files WHERE account_id = ?1 AND expires_at IS NOT NULL AND expires_at <= ?2) AS total`;
   return `SELECT t.total, f.* FROM (${total}) t LEFT JOIN (
-       SELECT ${COLUMNS} FROM files WHERE rowid IN (
+       SELECT ${FILE_COLUMNS} FROM files WHERE rowid IN (
          SELECT rowid FROM files WHERE account_id = ?1 AND ${live('?2')}${search ? ` AND ${NAME_MATCHES}` : ''}
          ORDER BY ${orderBy(query)} LIMIT ?3 OFFSET ?4
        )
@@ -188,7 +198,7 @@ export async function updateOwnedFile(
          original_name = COALESCE(?5, original_name),
          expires_at = CASE WHEN ?6 = 1 THEN ?7 ELSE expires_at END,
          updated_at = ?3
-       WHERE id = ?1 AND account_id = ?2 AND ${live('?3')} RETURNING ${COLUMNS}`,
+       WHERE id = ?1 AND account_id = ?2 AND ${live('?3')} RETURNING ${FILE_COLUMNS}`,
     )
     .bind(
       id,
@@ -215,7 +225,7 @@ export async function updateOwnedFile(
 /** Removes the caller's live row and returns it, so the blob can be deleted after. */
 export function deleteOwnedFile(db: D1Database, id: string, keyId: string, now: string) {
   return db
-    .prepare(`DELETE FROM files WHERE id = ?1 AND account_id = ?2 AND ${live('?3')} RETURNING ${COLUMNS}`)
+    .prepare(`DELETE FROM files WHERE id = ?1 AND account_id = ?2 AND ${live('?3')} RETURNING ${FILE_COLUMNS}`)
     .bind(id, keyId, now)
     .first<FileRow>();
 }
@@ -225,9 +235,30 @@ export async function deleteOwnedFiles(db: D1Database, ids: string[], keyId: str
   if (ids.length === 0) return [];
   const { results } = await db
     .prepare(
-      `DELETE FROM files WHERE account_id = ?1 AND ${live('?2')} AND id IN (${placeholders(ids.length, 3)}) RETURNING ${COLUMNS}`,
+      `DELETE FROM files WHERE account_id = ?1 AND ${live('?2')} AND id IN (${placeholders(ids.length, 3)}) RETURNING ${FILE_COLUMNS}`,
     )
     .bind(keyId, now, ...ids)
     .all<FileRow>();
   return results;
+}
+
+/** One page of the live files that came through a request of the account, newest first, with their total. */
+export async function listRequestFiles(
+  db: D1Database,
+  requestId: string,
+  keyId: string,
+  now: string,
+  page: { limit: number; offset: number },
+): Promise<FilePage> {
+  const where = `request_id = ?1 AND account_id = ?2 AND ${live('?3')}`;
+  const [rows, total] = await db.batch<FileRow | { total: number }>([
+    db
+      .prepare(`SELECT ${FILE_COLUMNS} FROM files WHERE ${where} ORDER BY uploaded_at DESC, id DESC LIMIT ?4 OFFSET ?5`)
+      .bind(requestId, keyId, now, page.limit, page.offset),
+    db.prepare(`SELECT COUNT(*) AS total FROM files WHERE ${where}`).bind(requestId, keyId, now),
+  ]);
+  return {
+    rows: (rows?.results ?? []) as FileRow[],
+    total: (total?.results[0] as { total: number } | undefined)?.total ?? 0,
+  };
 }

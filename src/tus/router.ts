@@ -2,17 +2,16 @@
 // GET of the file a completed upload became. Mounted under /api/v2 (see app.ts).
 import { type Context, Hono } from 'hono';
 import type { AppEnv } from '../env';
-import { ApiError, validationError } from '../errors';
+import { ApiError } from '../errors';
 import { fileRecord } from '../files/records';
 import { addFallbacks, allowedMethods, methodNotAllowed, offersHead } from '../http/fallbacks';
 import { origins, storage } from '../http/request-deps';
 import { countRequest, rateLimited } from '../limiter/key-limiter-client';
 import { requires } from '../middleware/route-needs';
 import { effectiveMethod, isUncountedTransfer } from './http';
-import { httpDate, isOffsetStream, parseChecksum, parseSize } from './protocol';
+import { appendHeaders, created, creationRequest, patchBody, statusHeaders, untilDone } from './messages';
 import {
   type AppendBody,
-  type AppendOutcome,
   appendToOwnUpload,
   createUpload,
   terminateUpload,
@@ -34,20 +33,6 @@ function deps(c: Context<AppEnv>): UploadsDeps {
 // tusProtocol (tus/http.ts) answers OPTIONS on every tus path before this router: discovery.
 const ANSWERED_BEFORE = ['OPTIONS'];
 const uploadUrl = (c: Context<AppEnv>, id: string) => `${origins(c).api}/api/v2/uploads/${id}`;
-
-/** Content-Length when the request states it (a chunked body has none). */
-function contentLength(c: Context<AppEnv>): number | undefined {
-  const value = c.req.header('content-length');
-  return value === undefined ? undefined : parseSize(value, 'Content-Length');
-}
-
-/** Headers of a PATCH (or creation-with-upload) answer: the new offset, and the file once complete. */
-function appendHeaders(outcome: AppendOutcome): Record<string, string> {
-  const headers: Record<string, string> = { 'Upload-Offset': String(outcome.offset) };
-  if (outcome.complete) headers['X-File-Id'] = outcome.fileId;
-  else headers['Upload-Expires'] = httpDate(outcome.expiresAt);
-  return headers;
-}
 
 /**
  * PATCH and HEAD are not counted against the rate limit (see http.ts) when they are the owner's
@@ -73,41 +58,18 @@ async function countedMiss(c: Context<AppEnv>, error: unknown): Promise<never> {
 
 async function head(c: Context<AppEnv>, id: string): Promise<Response> {
   const status = await uploadStatus(deps(c), id).catch((error: unknown) => countedMiss(c, error));
-  if (status.status === 'terminated' || status.status === 'expired') throw new ApiError('UPLOAD_GONE');
-  const headers: Record<string, string> = {
-    'Upload-Offset': String(status.offset),
-    'Upload-Length': String(status.length),
-    'Cache-Control': 'no-store',
-  };
-  if (status.metadata) headers['Upload-Metadata'] = status.metadata;
-  if (status.status === 'active') headers['Upload-Expires'] = httpDate(status.expiresAt);
-  else headers['X-File-Id'] = status.id;
-  return c.body(null, 204, headers);
+  return c.body(null, 204, statusHeaders(status));
 }
 
 async function patch(c: Context<AppEnv>, id: string): Promise<Response> {
   let request: AppendBody;
   try {
-    if (!isOffsetStream(c.req.header('content-type'))) {
-      throw new ApiError(
-        'UNSUPPORTED_MEDIA_TYPE',
-        'A PATCH must be sent with Content-Type: application/offset+octet-stream',
-      );
-    }
-    request = {
-      offset: parseSize(c.req.header('upload-offset'), 'Upload-Offset'),
-      body: c.req.raw.body,
-      contentLength: contentLength(c),
-      checksum: parseChecksum(c.req.header('upload-checksum')),
-      signal: c.req.raw.signal,
-    };
+    request = patchBody(c);
   } catch (error) {
     await countAfterAll(c);
     throw error;
   }
-  const work = appendToOwnUpload(deps(c), id, request);
-  // The PATCH finishes (or keeps what arrived) even when its client goes away mid-body.
-  c.executionCtx.waitUntil(work.catch(() => undefined));
+  const work = untilDone(c, appendToOwnUpload(deps(c), id, request));
   const outcome = await work.catch((error: unknown) => countedMiss(c, error));
   return c.body(null, 204, appendHeaders(outcome));
 }
@@ -126,37 +88,11 @@ export function createUploadsRouter() {
 
   // Creation, and creation with upload when the body carries the first bytes.
   router.post('/uploads', tus, async (c) => {
-    if (c.req.header('upload-defer-length') !== undefined) {
-      throw validationError('Upload-Defer-Length', 'deferred length is not supported: send Upload-Length');
-    }
-    const length = parseSize(c.req.header('upload-length'), 'Upload-Length');
-    const bodyLength = contentLength(c);
-    const withBody = bodyLength !== 0 && c.req.raw.body !== null;
-    if (withBody && !isOffsetStream(c.req.header('content-type'))) {
-      throw new ApiError(
-        'UNSUPPORTED_MEDIA_TYPE',
-        'Bytes sent at creation need Content-Type: application/offset+octet-stream',
-      );
-    }
-    const checksum = parseChecksum(c.req.header('upload-checksum'));
-    const upload = await createUpload(deps(c), { length, metadata: c.req.header('upload-metadata') });
-    const location = uploadUrl(c, upload.id);
-    const headers: Record<string, string> = { Location: location, 'Upload-Expires': httpDate(upload.expiresAt) };
+    const { length, metadata, first } = creationRequest(c);
+    const upload = await createUpload(deps(c), { length, metadata });
     // An empty upload is complete at once; otherwise the body (if any) is the first PATCH.
-    if (withBody || length === 0) {
-      const body = withBody ? c.req.raw.body : null;
-      const request = { offset: 0, body, contentLength: bodyLength, checksum, signal: c.req.raw.signal };
-      const work = appendToOwnUpload(deps(c), upload.id, request);
-      c.executionCtx.waitUntil(work.catch(() => undefined));
-      const outcome = await work.catch((error: unknown) => {
-        // The upload exists: a client can still find it (and resume, unless the error ended it).
-        if (error instanceof ApiError) error.headers.Location = location;
-        throw error;
-      });
-      Object.assign(headers, appendHeaders(outcome));
-      if (outcome.complete) delete headers['Upload-Expires'];
-    }
-    return c.body(null, 201, headers);
+    const append = first && (() => appendToOwnUpload(deps(c), upload.id, first));
+    return created(c, upload, uploadUrl(c, upload.id), append);
   });
 
   // Hono answers HEAD with the GET route (it dispatches HEAD as GET): one handler for both.

@@ -35,6 +35,8 @@ export type UploadsDeps = {
   key: ApiKeyContext;
   waitUntil: (promise: Promise<unknown>) => void;
   events: EventSink;
+  /** Set for an upload through a file request (src/requests/): its file records the request. */
+  requestId?: string;
 };
 
 // A reservation outlives its upload's deadline a little: the upload's object releases it first.
@@ -250,7 +252,11 @@ async function recordUpload(
       session,
       events: deps.events,
     };
-    const options = { isPublic: upload.meta.isPublic, expiresInSeconds: upload.meta.expiresInSeconds };
+    const options = {
+      isPublic: upload.meta.isPublic,
+      expiresInSeconds: upload.meta.expiresInSeconds,
+      requestId: deps.requestId,
+    };
     const { rows, failures } = await recordFiles(fileDeps, [file], options);
     const row = rows[0];
     if (!row) throw failures.get(upload.id) ?? new Error('recordFiles returned no row');

@@ -7,6 +7,8 @@ import { byId, saveBlob } from './dom.ts';
 import { createFilesView } from './files-view.ts';
 import { describeError, formatBytes, formatCount, isUnauthorized, UNAUTHORIZED_TEXT } from './format.ts';
 import { forgetKey, type KeyPlace, keyPrefix, loadKey, saveKey } from './key-store.ts';
+import { createLinksView } from './links-view.ts';
+import { createRequestsView } from './requests-view.ts';
 import { sharexUploader } from './sharex.ts';
 import { createUploader } from './uploads.ts';
 import { createWebhooksView } from './webhooks-view.ts';
@@ -46,13 +48,22 @@ function fail(error: unknown): void {
   showBanner(describeError(error));
 }
 
+const links = createLinksView({ client: () => client, onError: fail, announce });
+
 const files = createFilesView({
   client: () => client,
   onError: fail,
   announce,
   onChanged: () => void loadUsage(),
+  openLinks: (file) => links.open(file),
 });
 
+const requests = createRequestsView({
+  client: () => client,
+  onError: fail,
+  announce,
+  onChanged: () => void loadUsage(),
+});
 const webhooks = createWebhooksView({ client: () => client, onError: fail, announce });
 
 const uploader = createUploader(byId<HTMLUListElement>('uploads'), byId<HTMLButtonElement>('clear-uploads'), {
@@ -82,6 +93,7 @@ function signIn(key: string, place: KeyPlace): void {
   appSection.hidden = false;
   void loadUsage();
   void files.load();
+  void requests.load();
   void webhooks.load();
 }
 
@@ -89,6 +101,7 @@ function signOut(): void {
   client = null;
   forgetKey();
   files.clear();
+  requests.clear();
   webhooks.clear();
   appSection.hidden = true;
   keySection.hidden = false;
@@ -150,6 +163,7 @@ byId('refresh').addEventListener('click', () => {
   hideBanner();
   void loadUsage();
   void files.load();
+  void requests.load();
 });
 
 // ---- Choosing and dropping files ----

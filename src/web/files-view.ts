@@ -13,6 +13,8 @@ type Hooks = {
   announce: (text: string) => void;
   /** After anything that changes usage. */
   onChanged: () => void;
+  /** Opens the file's share links (links-view.ts). */
+  openLinks: (file: FileRecord) => void;
 };
 
 type Query = Required<Pick<ListOptions, 'page' | 'sort' | 'order'>> & { q: string };
@@ -145,6 +147,11 @@ export function createFilesView(hooks: Hooks) {
         'td',
         { class: 'actions', attrs: { 'data-label': 'Actions' } },
         download(file),
+        button('Links', {
+          class: 'secondary',
+          attrs: { 'aria-label': `Share links of ${name}` },
+          onClick: () => hooks.openLinks(file),
+        }),
         button('Delete', {
           class: 'danger',
           attrs: { 'aria-label': `Delete ${name}` },

@@ -4,6 +4,7 @@ import type { EdgeshareClient } from '../client/edgeshare.ts';
 import { button, copyText, h } from './dom.ts';
 import { describeError, formatBytes, isUnauthorized } from './format.ts';
 import { TUS_CHUNK_BYTES, TUS_FROM_BYTES, UPLOAD_CONCURRENCY } from './settings.ts';
+import { uploadItem as listItem } from './upload-item.ts';
 
 export type UploadSettings = { isPublic: boolean; expiresIn: number | undefined };
 
@@ -59,8 +60,6 @@ export function createUploader(list: HTMLUListElement, clear: HTMLButtonElement,
 function uploadItem(file: File, hooks: Hooks): Job {
   const name = file.name || 'file';
   const resumable = file.size >= TUS_FROM_BYTES;
-  const progress = h('progress', { attrs: { max: '100', value: '0', 'aria-label': `Upload of ${name}` } });
-  const status = h('span', { class: 'upload-status', text: 'Waiting…' });
   const controller = new AbortController();
   const cancel = button('Cancel', {
     class: 'secondary',
@@ -68,26 +67,15 @@ function uploadItem(file: File, hooks: Hooks): Job {
     onClick: () => controller.abort(new DOMException('cancelled', 'AbortError')),
   });
   const result = h('div', { class: 'upload-result' });
-  const item = h(
-    'li',
-    { class: 'upload', attrs: { 'data-state': 'waiting' } },
-    h(
-      'div',
-      { class: 'upload-head' },
-      h('span', { class: 'upload-name', text: name }),
-      h('span', { class: 'muted', text: `${formatBytes(file.size)}${resumable ? ' · resumable' : ''}` }),
-      cancel,
-    ),
-    progress,
+  const {
+    item,
     status,
-    result,
-  );
-
-  const show = (sent: number, total: number) => {
-    const percent = total > 0 ? Math.floor((sent / total) * 100) : 100;
-    progress.value = percent;
-    status.textContent = `${percent} % · ${formatBytes(sent)} of ${formatBytes(total)}`;
-  };
+    show,
+    finish: end,
+  } = listItem(name, `${formatBytes(file.size)}${resumable ? ' · resumable' : ''}`, {
+    head: [cancel],
+    after: [result],
+  });
 
   const run = async () => {
     const client = hooks.client();
@@ -116,9 +104,7 @@ function uploadItem(file: File, hooks: Hooks): Job {
   };
 
   function finish(state: 'done' | 'error', text: string) {
-    item.dataset.state = state;
-    status.textContent = text;
-    status.classList.toggle('error-text', state === 'error');
+    end(state, text);
     cancel.remove();
   }
 

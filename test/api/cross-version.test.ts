@@ -7,13 +7,13 @@ import {
   createKey,
   expectError,
   type FileRecord,
-  fieldsFor,
   GET_FIELDS,
   getRecord,
   LIST_ITEM_FIELDS,
   ORIGIN,
   type Pagination,
   readJson,
+  recordFieldsFor,
   rowCount,
   type Success,
   uploadOk,
@@ -22,13 +22,15 @@ import {
 
 const downloadUrlIn = (version: ApiVersion, id: string) => `${ORIGIN}/api/${version}/files/${id}/download`;
 
-/** A record without the fields that depend on the version it was read through (v2 adds isPublic and sha256). */
+/** A record without the fields that depend on the version it was read through. */
+// v2 adds isPublic, requestId (null for every file uploaded with a key) and sha256.
 const versionNeutral = ({
   downloadUrl: _url,
   isPublic: _public,
+  requestId: _request,
   sha256: _sha256,
   ...rest
-}: FileRecord & { sha256?: string | null }) => rest;
+}: FileRecord & { requestId?: string | null; sha256?: string | null }) => rest;
 
 async function listFiles(version: ApiVersion, auth: Record<string, string>) {
   const response = await call(api(version, '/files'), { headers: auth });
@@ -42,7 +44,7 @@ async function onlyListed(version: ApiVersion, auth: Record<string, string>) {
   expect(files).toHaveLength(1);
   expect(pagination.total).toBe(1);
   const [item] = files as [FileRecord];
-  expect(Object.keys(item).sort()).toEqual(fieldsFor(version, LIST_ITEM_FIELDS));
+  expect(Object.keys(item).sort()).toEqual(recordFieldsFor(version, LIST_ITEM_FIELDS));
   return item;
 }
 
@@ -50,7 +52,7 @@ async function onlyListed(version: ApiVersion, auth: Record<string, string>) {
 async function getFrom(version: ApiVersion, auth: Record<string, string>, id: string) {
   const record = await getRecord(auth, id, version);
   const keys = Object.keys(record).filter((key) => key !== 'originalName');
-  expect(keys.sort()).toEqual(fieldsFor(version, GET_FIELDS));
+  expect(keys.sort()).toEqual(recordFieldsFor(version, GET_FIELDS));
   expect(record.downloadUrl).toBe(downloadUrlIn(version, id));
   return record;
 }

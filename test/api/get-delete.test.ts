@@ -8,11 +8,11 @@ import {
   type ErrorEnvelope,
   expectError,
   type FileRecord,
-  fieldsFor,
   GET_FIELDS,
   ISO_MS,
   ORIGIN,
   readJson,
+  recordFieldsFor,
   rowCount,
   type Success,
   uploadOk,
@@ -45,7 +45,7 @@ describe.each(VERSIONS)('%s', (version) => {
       expect(Object.keys(body).sort()).toEqual(['data', 'success']);
       expect(body.success).toBe(true);
       const keys = Object.keys(body.data).filter((key) => key !== 'originalName');
-      expect(keys.sort()).toEqual(fieldsFor(version, GET_FIELDS));
+      expect(keys.sort()).toEqual(recordFieldsFor(version, GET_FIELDS));
       expect(body.data.downloadUrl).toBe(`${ORIGIN}/api/${version}/files/${uploaded.id}/download`);
       if (version === 'v2') expect(body.data.isPublic).toBe(true);
       expect(body.data).toMatchObject({

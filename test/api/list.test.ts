@@ -7,13 +7,13 @@ import {
   createKey,
   expectError,
   type FileRecord,
-  fieldsFor,
   getRecord,
   ISO_MS,
   LIST_ITEM_FIELDS,
   ORIGIN,
   type Pagination,
   readJson,
+  recordFieldsFor,
   type Success,
   sha256,
   uploadOk,
@@ -59,10 +59,12 @@ describe.each(VERSIONS)('GET /api/%s/files', (version) => {
     expect(Object.keys(body).sort()).toEqual(['data', 'success']);
     expect(body.success).toBe(true);
     const [item] = body.data.files;
-    expect(Object.keys(item ?? {}).sort()).toEqual(fieldsFor(version, LIST_ITEM_FIELDS));
+    expect(Object.keys(item ?? {}).sort()).toEqual(recordFieldsFor(version, LIST_ITEM_FIELDS));
     expect(uploaded.downloadUrl).toBe(`${ORIGIN}/api/${version}/files/${uploaded.id}/download`);
     expect(item).toEqual({
-      ...(version === 'v2' ? { isPublic: true, sha256: await sha256(new TextEncoder().encode('numbers')) } : {}),
+      ...(version === 'v2'
+        ? { isPublic: true, requestId: null, sha256: await sha256(new TextEncoder().encode('numbers')) }
+        : {}),
       id: uploaded.id,
       filename: uploaded.filename,
       originalName: 'Quarterly Report.txt',

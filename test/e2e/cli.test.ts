@@ -165,4 +165,41 @@ describe('npm run cli', () => {
     });
     expect(sha256(new Uint8Array(await download.arrayBuffer()))).toBe(sha256(bytes));
   }, 90_000);
+  it('makes, lists and closes file requests (requests create|list|close)', async () => {
+    const made = await cli([
+      'requests',
+      'create',
+      '--label',
+      'Photos',
+      '--max-files',
+      '3',
+      '--types',
+      'image/*',
+      '--json',
+    ]);
+    expect(made.code, made.stderr).toBe(0);
+    const request = JSON.parse(made.stdout) as { id: string; url: string; uploadUrl: string; maxFiles: number };
+    expect(request).toMatchObject({ maxFiles: 3, allowedTypes: ['image/*'], label: 'Photos', status: 'open' });
+    const text = await cli(['requests', 'create', '--message', 'hi']);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/\/r\/[A-Za-z0-9_-]{32}\n/);
+    expect(text.stdout).toContain('curl -F file=@FILE');
+
+    const list = await cli(['requests', 'list']);
+    expect(list.code).toBe(0);
+    expect(list.stdout).toContain(request.id);
+    expect(list.stdout).toContain('0/3 files');
+
+    const closed = await cli(['requests', 'close', request.id]);
+    expect(closed.code, closed.stderr).toBe(0);
+    expect(closed.stdout).toContain(`closed ${request.id}`);
+    const again = await cli(['requests', 'list', '--json']);
+    const { requests } = JSON.parse(again.stdout) as { requests: { id: string; status: string }[] };
+    expect(requests.find((each) => each.id === request.id)?.status).toBe('closed');
+
+    const unknown = await cli(['requests', 'close', 'AAAAAAAAAAAAAAAAAAAAAA']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('REQUEST_NOT_FOUND');
+    expect((await cli(['requests', 'open'])).code).toBe(2);
+  });
 });

@@ -260,6 +260,35 @@ describe('every webhook operation answers as the v2 document says', () => {
   });
 });
 
+describe('every share-link operation answers as the v2 document says', () => {
+  it('createShareLink, listShareLinks, getShareLink, updateShareLink, revokeShareLink: 201, 200, 400, 404', async () => {
+    const { auth } = await createKey('doc-links');
+    const created = (await expectDocumented('v2', 'uploadFile', await upload('v2', auth))) as { data: { id: string } };
+    const send = (method: string, path: string, body?: unknown) =>
+      call(`/api/v2${path}`, {
+        method,
+        headers: { ...auth, 'Content-Type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    const fileLinks = `/files/${created.data.id}/links`;
+    const link = (await expectDocumented(
+      'v2',
+      'createShareLink',
+      await send('POST', fileLinks, { label: 'doc', password: 'pw', maxDownloads: 2, expiresIn: 600 }),
+    )) as { data: { id: string } };
+    await expectDocumented('v2', 'createShareLink', await send('POST', fileLinks, { maxDownloads: 0 }));
+    await expectDocumented('v2', 'createShareLink', await send('POST', '/files/nope/links', {}));
+    await expectDocumented('v2', 'listShareLinks', await send('GET', fileLinks));
+    await expectDocumented('v2', 'listShareLinks', await send('GET', '/files/nope/links'));
+    await expectDocumented('v2', 'getShareLink', await send('GET', `/links/${link.data.id}`));
+    await expectDocumented('v2', 'getShareLink', await send('GET', '/links/nope'));
+    await expectDocumented('v2', 'updateShareLink', await send('PATCH', `/links/${link.data.id}`, { label: null }));
+    await expectDocumented('v2', 'updateShareLink', await send('PATCH', `/links/${link.data.id}`, {}));
+    await expectDocumented('v2', 'revokeShareLink', await send('DELETE', `/links/${link.data.id}`));
+    await expectDocumented('v2', 'revokeShareLink', await send('DELETE', '/links/nope'));
+  });
+});
+
 describe('the keys operations answer as the v2 document says', () => {
   it('listKeys, createKey, renameKey, revokeKey: 200, 201, 400, 403, 404, 409', async () => {
     const { id, auth } = await createKey('doc-keys');
@@ -366,6 +395,111 @@ describe('every tus operation answers as the v2 document says', () => {
       }),
     );
     await expectDocumented('v2', 'getUploadedFile', await call(unknown, { headers: auth }));
+  });
+});
+
+describe('every file request operation answers as the v2 document says', () => {
+  const TUS = { 'Tus-Resumable': '1.0.0' };
+  const OCTETS = { 'Content-Type': 'application/offset+octet-stream' };
+  const json = { 'Content-Type': 'application/json' };
+  type Made = { id: string; url: string; uploadUrl: string; tusUrl: string };
+
+  it('createFileRequest, listFileRequests, getFileRequest, updateFileRequest, closeFileRequest, listFileRequestFiles', async () => {
+    const { auth } = await createKey('doc-requests', { rateLimitRequests: 10_000 });
+    const created = await call('/api/v2/requests', {
+      method: 'POST',
+      headers: { ...auth, ...json },
+      body: JSON.stringify({ maxFiles: 2, message: 'hi', password: 'pw' }),
+    });
+    const made = ((await expectDocumented('v2', 'createFileRequest', created)) as { data: Made }).data;
+    const bad = await call('/api/v2/requests', {
+      method: 'POST',
+      headers: { ...auth, ...json },
+      body: '{"maxFiles":0}',
+    });
+    await expectDocumented('v2', 'createFileRequest', bad);
+    await expectDocumented('v2', 'listFileRequests', await call('/api/v2/requests', { headers: auth }));
+    await expectDocumented('v2', 'listFileRequests', await call('/api/v2/requests?page=0', { headers: auth }));
+    await expectDocumented('v2', 'getFileRequest', await call(`/api/v2/requests/${made.id}`, { headers: auth }));
+    await expectDocumented('v2', 'getFileRequest', await call('/api/v2/requests/nope', { headers: auth }));
+    const patch = (body: string) =>
+      call(`/api/v2/requests/${made.id}`, { method: 'PATCH', headers: { ...auth, ...json }, body });
+    await expectDocumented('v2', 'updateFileRequest', await patch('{"maxFiles":3}'));
+    await expectDocumented('v2', 'updateFileRequest', await patch('{}'));
+    await expectDocumented(
+      'v2',
+      'listFileRequestFiles',
+      await call(`/api/v2/requests/${made.id}/files`, { headers: auth }),
+    );
+    await expectDocumented(
+      'v2',
+      'closeFileRequest',
+      await call(`/api/v2/requests/${made.id}`, { method: 'DELETE', headers: auth }),
+    );
+    await expectDocumented(
+      'v2',
+      'closeFileRequest',
+      await call('/api/v2/requests/nope', { method: 'DELETE', headers: auth }),
+    );
+  });
+
+  it('describeFileRequest, uploadToFileRequest and the tus operations through a request', async () => {
+    const { auth } = await createKey('doc-requests-public', { rateLimitRequests: 10_000 });
+    const created = await call('/api/v2/requests', {
+      method: 'POST',
+      headers: { ...auth, ...json },
+      body: JSON.stringify({ maxFiles: 3, maxFileSize: 100 }),
+    });
+    const made = ((await created.json()) as { data: Made }).data;
+    const token = made.url.split('/r/')[1];
+    await expectDocumented('v2', 'describeFileRequest', await call(`/api/v2/r/${token}`));
+    await expectDocumented('v2', 'describeFileRequest', await call('/api/v2/r/unknown'));
+    const send = (content: string) =>
+      call(made.uploadUrl, { method: 'POST', body: form([{ filename: 'a.txt', type: 'text/plain', content }]) });
+    await expectDocumented('v2', 'uploadToFileRequest', await send('hello'));
+    await expectDocumented('v2', 'uploadToFileRequest', await send('x'.repeat(101)));
+    await expectDocumented('v2', 'uploadToFileRequest', await call(made.uploadUrl, { method: 'POST', body: 'x' }));
+
+    const create = (length: number, headers: Record<string, string> = {}, body?: string) =>
+      call(made.tusUrl, {
+        method: 'POST',
+        headers: {
+          ...TUS,
+          'Upload-Length': String(length),
+          'Upload-Metadata': `filename ${btoa('b.txt')}`,
+          ...headers,
+        },
+        body,
+      });
+    const first = await create(11);
+    const path = new URL(first.headers.get('location') ?? '').pathname;
+    await expectDocumented('v2', 'createFileRequestUpload', first);
+    await expectDocumented('v2', 'createFileRequestUpload', await create(1000));
+    const patch = (offset: number, body: string, headers: Record<string, string> = {}, method = 'PATCH') =>
+      call(path, { method, headers: { ...TUS, ...OCTETS, 'Upload-Offset': String(offset), ...headers }, body });
+    await expectDocumented('v2', 'getFileRequestUploadOffset', await call(path, { method: 'HEAD', headers: TUS }));
+    await expectDocumented('v2', 'appendToFileRequestUpload', await patch(0, 'hello'));
+    await expectDocumented('v2', 'appendToFileRequestUpload', await patch(0, 'hello'));
+    await expectDocumented('v2', 'getFileRequestUploadReceipt', await call(path));
+    await expectDocumented(
+      'v2',
+      'overrideFileRequestUploadMethod',
+      await patch(5, ' world', { 'X-HTTP-Method-Override': 'PATCH' }, 'POST'),
+    );
+    await expectDocumented('v2', 'getFileRequestUploadReceipt', await call(path));
+    const other = await create(10);
+    const otherPath = new URL(other.headers.get('location') ?? '').pathname;
+    await expectDocumented(
+      'v2',
+      'terminateFileRequestUpload',
+      await call(otherPath, { method: 'DELETE', headers: TUS }),
+    );
+    await expectDocumented(
+      'v2',
+      'terminateFileRequestUpload',
+      await call(`${made.tusUrl}/AAAAAAAAAAAAAAAAAAAAAA`, { method: 'DELETE', headers: TUS }),
+    );
+    await expectDocumented('v2', 'getFileRequestUploadOffset', await call(otherPath, { method: 'HEAD', headers: TUS }));
   });
 });
 

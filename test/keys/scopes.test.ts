@@ -10,7 +10,7 @@ import { needsOf } from '../../src/middleware/route-needs';
 import { insertKey } from '../../src/storage/keys-repo';
 import { call, createKey, type ErrorEnvelope, uploadOk } from '../helpers';
 
-type Route = { method: string; path: string; scope: Scope | null | undefined };
+type Route = { method: string; path: string; scope: Scope | null | undefined; isPublic: boolean };
 
 /** Every method-specific route the app serves under /api, with the needs it declares. */
 function apiRoutes(): Route[] {
@@ -20,7 +20,12 @@ function apiRoutes(): Route[] {
     const id = `${route.method} ${route.path}`;
     // A route is registered as its middleware then its handler: the declaration comes first.
     if (!routes.has(id))
-      routes.set(id, { method: route.method, path: route.path, scope: needsOf(route.handler)?.scope });
+      routes.set(id, {
+        method: route.method,
+        path: route.path,
+        scope: needsOf(route.handler)?.scope,
+        isPublic: needsOf(route.handler)?.public === true,
+      });
   }
   return [...routes.values()];
 }
@@ -61,6 +66,30 @@ describe('every API route', () => {
     expect(scopeOf('DELETE', '/api/v2/files/bulk')).toBe('files:delete');
     expect(scopeOf('POST', '/api/v2/keys')).toBe('keys:write');
     expect(scopeOf('DELETE', '/api/v2/keys/:keyId')).toBe('keys:write');
+  });
+
+  it('declares public (no key) only the file request paths, which answer without a key', async () => {
+    const open = routes.filter((route) => route.isPublic);
+    expect(open.length).toBeGreaterThan(0);
+    for (const route of open) {
+      expect(route.path.startsWith('/api/v2/r/:token'), route.path).toBe(true);
+      expect(route.scope).toBeNull();
+      // No key: never a 401, whatever the (unknown) token gets.
+      const response = await call(concrete(route.path), {
+        method: route.method,
+        headers: { 'Content-Type': 'application/json', 'Tus-Resumable': '1.0.0', 'Upload-Length': '1' },
+        body: route.method === 'GET' || route.method === 'HEAD' ? undefined : '{}',
+      });
+      expect(response.status, `${route.method} ${route.path}`).not.toBe(401);
+    }
+    // Every other path under /api/v2/r/ is public too: nothing there asks for a key.
+    expect(routes.filter((route) => route.path.startsWith('/api/v2/r/') && !route.isPublic)).toEqual([]);
+  });
+
+  it('puts every owner route of file requests under requests:write, reads included', () => {
+    const owned = routes.filter((route) => route.path.startsWith('/api/v2/requests'));
+    expect(owned.length).toBeGreaterThanOrEqual(6);
+    for (const route of owned) expect(route.scope, `${route.method} ${route.path}`).toBe('requests:write');
   });
 
   const scoped = routes.filter((route): route is Route & { scope: Scope } => typeof route.scope === 'string');

@@ -12,7 +12,7 @@ async function comparable(response: Response) {
 }
 
 describe('/keys', () => {
-  it('is, without ADMIN_TOKEN, still the account holders\' page, whose operator part says how to turn the admin API on', async () => {
+  it("is, without ADMIN_TOKEN, still the account holders' page, whose operator part says how to turn the admin API on", async () => {
     for (const unset of [{ ADMIN_TOKEN: undefined }, { ADMIN_TOKEN: '' }]) {
       const response = await call('/keys', {}, unset);
       expect(response.status).toBe(200);

@@ -11,32 +11,18 @@ import {
   expireNow,
   head,
   MIB,
+  multipartAlive,
   newKey,
   offsetOf,
   patch,
   patchOk,
+  type StoredState,
+  stateOf,
   tailObjects,
   terminate,
   uploadStub,
   usage,
 } from './tus-helpers';
-
-type StoredState = { r2Key: string; multipartId: string | null; forgetAt: number | null; expiresAt: number };
-
-async function stateOf(id: string): Promise<StoredState | undefined> {
-  return runInDurableObject(uploadStub(id), (_instance, state) => state.storage.kv.get<StoredState>('upload'));
-}
-
-/** Whether R2 still takes parts for the upload's multipart upload. */
-async function multipartAlive(state: StoredState): Promise<boolean> {
-  if (!state.multipartId) throw new Error('no multipart upload');
-  try {
-    await env.FILES.resumeMultipartUpload(state.r2Key, state.multipartId).uploadPart(9999, 'x');
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** An upload with a started R2 multipart upload (one 8 MiB part) and a tail object. */
 async function halfDone(name: string) {

@@ -128,6 +128,24 @@ export async function uploadAll(auth: Auth, path: string, bytes: Uint8Array, chu
 /** The upload's Durable Object. */
 export const uploadStub = (id: string) => env.TUS_UPLOADS.getByName(id);
 
+export type StoredState = { r2Key: string; multipartId: string | null; forgetAt: number | null; expiresAt: number };
+
+/** The upload's state as its object stores it. */
+export async function stateOf(id: string): Promise<StoredState | undefined> {
+  return runInDurableObject(uploadStub(id), (_instance, state) => state.storage.kv.get<StoredState>('upload'));
+}
+
+/** Whether R2 still takes parts for the upload's multipart upload. */
+export async function multipartAlive(state: Pick<StoredState, 'r2Key' | 'multipartId'>): Promise<boolean> {
+  if (!state.multipartId) throw new Error('no multipart upload');
+  try {
+    await env.FILES.resumeMultipartUpload(state.r2Key, state.multipartId).uploadPart(9999, 'x');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Rewrites the upload's stored state (e.g. its expiry) and runs its alarm. */
 export async function expireNow(id: string): Promise<void> {
   const stub = uploadStub(id);

@@ -64,11 +64,18 @@ describe('POST /api/v2/upload isPublic', () => {
     },
   );
 
-  it('shows v2 records with exactly the v1 fields plus isPublic, linking to v2', async () => {
+  it('shows v2 records with exactly the v1 fields plus isPublic (and requestId on get and list), linking to v2', async () => {
     const { key, record } = await uploadWith('false');
     expect(Object.keys(record).sort()).toEqual(UPLOAD_RECORD_V2_KEYS);
     expect(record.downloadUrl).toBe(`${ORIGIN}/api/v2/files/${record.id}/download`);
-    const recordKeys = [...UPLOAD_RECORD_V2_KEYS, 'originalName', 'downloadCount', 'updatedAt', 'expiresAt'].sort();
+    const recordKeys = [
+      ...UPLOAD_RECORD_V2_KEYS,
+      'originalName',
+      'downloadCount',
+      'updatedAt',
+      'expiresAt',
+      'requestId',
+    ].sort();
     const got = await getV2(key.auth, record.id);
     expect(Object.keys(got).sort()).toEqual(recordKeys);
     expect(got.downloadUrl).toBe(record.downloadUrl);

@@ -1,0 +1,47 @@
+// Link row → the API's link record: the one place that decides what an owner sees of a link.
+import type { Origins } from '../files/records';
+import type { LinkRow } from '../storage/links-repo';
+import type { CountView } from './link-counter-contract';
+
+export type LinkStatus = 'active' | 'expired' | 'exhausted' | 'revoked';
+
+export type LinkRecord = {
+  id: string;
+  fileId: string;
+  url: string;
+  label: string | null;
+  hasPassword: boolean;
+  maxDownloads: number | null;
+  downloadCount: number;
+  expiresAt: string | null;
+  lastDownloadedAt: string | null;
+  createdAt: string;
+  status: LinkStatus;
+};
+
+export const linkUrl = (origins: Origins, token: string) => `${origins.site}/share/${token}`;
+
+export function linkStatus(row: LinkRow, count: number, now = Date.now()): LinkStatus {
+  if (row.revoked_at !== null) return 'revoked';
+  if (row.expires_at !== null && Date.parse(row.expires_at) <= now) return 'expired';
+  if (row.max_downloads !== null && count >= row.max_downloads) return 'exhausted';
+  return 'active';
+}
+
+/** `counts`: the link's counter object's view (exact); D1's row may be a few seconds behind it. */
+export function linkRecord(row: LinkRow, counts: CountView, origins: Origins, now = Date.now()): LinkRecord {
+  const downloadCount = Math.max(counts.count, row.download_count);
+  return {
+    id: row.id,
+    fileId: row.file_id,
+    url: linkUrl(origins, row.token),
+    label: row.label,
+    hasPassword: row.password_hash !== null,
+    maxDownloads: row.max_downloads,
+    downloadCount,
+    expiresAt: row.expires_at,
+    lastDownloadedAt: counts.lastDownloadedAt ?? row.last_downloaded_at,
+    createdAt: row.created_at,
+    status: linkStatus(row, downloadCount, now),
+  };
+}

@@ -1,0 +1,107 @@
+// v2 only: share links an account makes to its files. HTTP only: validation, one service call,
+// the answer. The rules are in service.ts.
+import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import type { MiddlewareHandler } from 'hono';
+import { errors, ok } from '../api/docs';
+import { FileIdParamSchema, successV2 } from '../api/schemas';
+import type { AppEnv } from '../env';
+import { accountId, origins, storage } from '../http/request-deps';
+import { jsonBodyLimit } from '../http/validation';
+import { requires } from '../middleware/route-needs';
+import { LinkCreateSchema, LinkIdParamSchema, LinkRecordSchema, LinkUpdateSchema } from './schemas';
+import { createLink, getLink, type LinkDeps, listLinks, revokeLink, updateLink } from './service';
+
+const deps = (c: Parameters<MiddlewareHandler<AppEnv>>[0]): LinkDeps => ({
+  // Timed on v2 (Server-Timing), like every other route's D1 calls.
+  db: storage(c).db,
+  counters: c.env.LINK_COUNTERS,
+  origins: origins(c),
+});
+
+export function addLinkRoutes(router: OpenAPIHono<AppEnv>) {
+  // Making, changing and revoking links needs `links:write`; reading them needs `files:read`.
+  const create = createRoute({
+    method: 'post',
+    path: '/files/{id}/links',
+    operationId: 'createShareLink',
+    summary: 'Make a share link to a file: optional label, password, download cap, expiry',
+    description:
+      'The link works whether or not the file is public. `expiresAt` and `expiresIn` exclude each other. ' +
+      'The password is never shown again; visitors give it on the share page or with HTTP Basic and an ' +
+      'empty user name (`curl -u :PASSWORD <url>/download`).',
+    middleware: [requires({ scope: 'links:write' }), jsonBodyLimit()] as const,
+    request: {
+      params: FileIdParamSchema,
+      body: { required: true, content: { 'application/json': { schema: LinkCreateSchema } } },
+    },
+    responses: { 201: ok(successV2(LinkRecordSchema), 'The new link'), ...errors(400, 401, 404, 415, 429) },
+  });
+  router.openapi(create, async (c) => {
+    const link = await createLink(deps(c), c.req.valid('param').id, accountId(c), c.req.valid('json'));
+    return c.json({ success: true as const, data: link }, 201);
+  });
+
+  const list = createRoute({
+    method: 'get',
+    path: '/files/{id}/links',
+    operationId: 'listShareLinks',
+    summary: 'The links made to a file, newest first (revoked and expired ones included)',
+    middleware: [requires({ scope: 'files:read' })] as const,
+    request: { params: FileIdParamSchema },
+    responses: {
+      200: ok(successV2(z.object({ links: z.array(LinkRecordSchema) })), 'The file’s links'),
+      ...errors(401, 404, 429),
+    },
+  });
+  router.openapi(list, async (c) => {
+    const links = await listLinks(deps(c), c.req.valid('param').id, accountId(c));
+    return c.json({ success: true as const, data: { links } }, 200);
+  });
+
+  const get = createRoute({
+    method: 'get',
+    path: '/links/{linkId}',
+    operationId: 'getShareLink',
+    summary: 'Read one link, with its exact download count',
+    middleware: [requires({ scope: 'files:read' })] as const,
+    request: { params: LinkIdParamSchema },
+    responses: { 200: ok(successV2(LinkRecordSchema), 'The link'), ...errors(401, 404, 429) },
+  });
+  router.openapi(get, async (c) => {
+    const link = await getLink(deps(c), c.req.valid('param').linkId, accountId(c));
+    return c.json({ success: true as const, data: link }, 200);
+  });
+
+  const update = createRoute({
+    method: 'patch',
+    path: '/links/{linkId}',
+    operationId: 'updateShareLink',
+    summary: 'Change a link: label, password, download cap, expiry (null clears each)',
+    description: 'A revoked link stays revoked. Raising the cap of an exhausted link opens it again.',
+    middleware: [requires({ scope: 'links:write' }), jsonBodyLimit()] as const,
+    request: {
+      params: LinkIdParamSchema,
+      body: { required: true, content: { 'application/json': { schema: LinkUpdateSchema } } },
+    },
+    responses: { 200: ok(successV2(LinkRecordSchema), 'The link as it is now'), ...errors(400, 401, 404, 415, 429) },
+  });
+  router.openapi(update, async (c) => {
+    const link = await updateLink(deps(c), c.req.valid('param').linkId, accountId(c), c.req.valid('json'));
+    return c.json({ success: true as const, data: link }, 200);
+  });
+
+  const revoke = createRoute({
+    method: 'delete',
+    path: '/links/{linkId}',
+    operationId: 'revokeShareLink',
+    summary: 'Revoke a link: every path of its URL is 404 from now on',
+    description: 'The record stays, with status `revoked`, so its counts remain visible. Revoking again is no error.',
+    middleware: [requires({ scope: 'links:write' })] as const,
+    request: { params: LinkIdParamSchema },
+    responses: { 200: ok(successV2(LinkRecordSchema), 'The revoked link'), ...errors(401, 404, 429) },
+  });
+  router.openapi(revoke, async (c) => {
+    const link = await revokeLink(deps(c), c.req.valid('param').linkId, accountId(c));
+    return c.json({ success: true as const, data: link }, 200);
+  });
+}

@@ -1,0 +1,65 @@
+// zod schemas of the share-link routes: they validate requests and write the v2 OpenAPI document.
+import { z } from '@hono/zod-openapi';
+import { EXPIRY_DATE_TIME, EXPIRY_SECONDS, ONE_EXPIRY_FORM } from '../api/schemas.ts';
+import { EXPIRY_RANGE } from '../expiry.ts';
+
+const time = z.string().openapi({ format: 'date-time', example: '2026-11-22T08:15:30.123Z' });
+
+export const LinkIdParamSchema = z.object({
+  linkId: z.string().openapi({ param: { name: 'linkId', in: 'path' }, example: 'lnk_Qm9vayBvZiBpZHMhIQ' }),
+});
+
+export const LinkRecordSchema = z
+  .object({
+    id: z.string(),
+    fileId: z.string(),
+    url: z.string().openapi({ description: '`{site_url}/share/<token>`: the token is 256 random bits' }),
+    label: z.string().nullable(),
+    hasPassword: z.boolean(),
+    maxDownloads: z.number().int().nullable(),
+    downloadCount: z.number().int().openapi({ description: 'Exact: read from the link’s counter' }),
+    expiresAt: time.nullable(),
+    lastDownloadedAt: time.nullable(),
+    createdAt: time,
+    status: z.enum(['active', 'expired', 'exhausted', 'revoked']),
+  })
+  .openapi('ShareLink');
+
+const label = z.string().max(200, 'must be at most 200 characters');
+const password = z
+  .string()
+  .min(1, 'must not be empty')
+  .max(256, 'must be at most 256 characters')
+  .openapi({ description: 'Never shown again, never in a URL: stored as a PBKDF2-SHA-256 hash', format: 'password' });
+const maxDownloads = z
+  .number()
+  .int('must be a whole number')
+  .min(1, 'must be at least 1')
+  .max(1_000_000_000, 'must be at most 1000000000');
+const expiresIn = EXPIRY_SECONDS;
+const expiresAt = EXPIRY_DATE_TIME;
+
+export const LinkCreateSchema = z
+  .strictObject({
+    label: label.optional(),
+    password: password.optional(),
+    maxDownloads: maxDownloads.optional().openapi({ description: 'Downloads the link gives, then it is exhausted' }),
+    expiresIn: expiresIn.optional().openapi({ description: `Seconds from now (${EXPIRY_RANGE})` }),
+    expiresAt: expiresAt.optional().openapi({ description: 'In the future, at most 365 days ahead' }),
+  })
+  .refine(ONE_EXPIRY_FORM.check, ONE_EXPIRY_FORM)
+  .openapi('ShareLinkCreate', { not: { required: ['expiresAt', 'expiresIn'] } });
+
+export const LinkUpdateSchema = z
+  .strictObject({
+    label: label.nullable().optional(),
+    password: password.nullable().optional().openapi({ description: 'A new password; null removes it' }),
+    maxDownloads: maxDownloads.nullable().optional().openapi({ description: 'null: no cap' }),
+    expiresIn: expiresIn.nullable().optional(),
+    expiresAt: expiresAt.nullable().optional(),
+  })
+  .refine(ONE_EXPIRY_FORM.check, ONE_EXPIRY_FORM)
+  .refine((body) => Object.keys(body).length > 0, {
+    message: 'nothing to change: give label, password, maxDownloads, expiresAt or expiresIn',
+  })
+  .openapi('ShareLinkUpdate', { minProperties: 1, not: { required: ['expiresAt', 'expiresIn'] } });

@@ -1,0 +1,139 @@
+// The owner's side of share links: make, list, read, change and revoke links to the account's
+// own live files. Rules only: no HTTP here, SQL in storage/links-repo.ts.
+import { ApiError } from '../errors';
+import { FILE_ID_PATTERN } from '../files/ids';
+import type { Origins } from '../files/records';
+import { newExpiry } from '../files/update';
+import { randomBase64Url } from '../lib/crypto';
+import { findOwnedFile } from '../storage/files-repo';
+import {
+  findOwnedLink,
+  insertLink,
+  type LinkChanges,
+  type LinkRow,
+  listLinksOfFile,
+  revokeOwnedLink,
+  updateOwnedLink,
+} from '../storage/links-repo';
+import { isoNow } from '../time';
+import { countOf, type LinkCounterNamespace } from './link-counter-client';
+import { hashPassword } from './password';
+import { type LinkRecord, linkRecord } from './records';
+
+export type LinkDeps = { db: D1Database; counters: LinkCounterNamespace; origins: Origins };
+
+/** A file has at most this many links (revoked ones included): a list stays one page. */
+export const MAX_LINKS_PER_FILE = 100;
+
+export const LINK_ID_PATTERN = /^lnk_[A-Za-z0-9_-]{22}$/;
+/** 32 random bytes: 256 bits, never derived from any id. Default links' tokens are 32 characters. */
+export const LINK_TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+export const newLinkToken = () => randomBase64Url(32);
+
+export type NewLink = {
+  label?: string;
+  password?: string;
+  maxDownloads?: number;
+  expiresIn?: number;
+  expiresAt?: string;
+};
+
+export type LinkPatch = {
+  label?: string | null;
+  password?: string | null;
+  maxDownloads?: number | null;
+  expiresIn?: number | null;
+  expiresAt?: string | null;
+};
+
+const fileNotFound = () => new ApiError('FILE_NOT_FOUND');
+const linkNotFound = () => new ApiError('LINK_NOT_FOUND');
+
+async function requireOwnedFile(db: D1Database, fileId: string, accountId: string, now: number) {
+  if (!FILE_ID_PATTERN.test(fileId) || !(await findOwnedFile(db, fileId, accountId, isoNow(now)))) {
+    throw fileNotFound();
+  }
+}
+
+export async function createLink(
+  deps: LinkDeps,
+  fileId: string,
+  accountId: string,
+  input: NewLink,
+  now = Date.now(),
+): Promise<LinkRecord> {
+  const expiresAt = newExpiry(input, now) ?? null;
+  await requireOwnedFile(deps.db, fileId, accountId, now);
+  const password = input.password === undefined ? undefined : await hashPassword(input.password);
+  const row: LinkRow = {
+    id: `lnk_${randomBase64Url(16)}`,
+    file_id: fileId,
+    account_id: accountId,
+    token: newLinkToken(),
+    label: input.label ?? null,
+    password_hash: password?.hash ?? null,
+    password_salt: password?.salt ?? null,
+    password_iterations: password?.iterations ?? null,
+    max_downloads: input.maxDownloads ?? null,
+    download_count: 0,
+    expires_at: expiresAt,
+    last_downloaded_at: null,
+    created_at: isoNow(now),
+    updated_at: isoNow(now),
+    revoked_at: null,
+  };
+  if (!(await insertLink(deps.db, row, MAX_LINKS_PER_FILE))) {
+    throw new ApiError('TOO_MANY_LINKS', `A file can have at most ${MAX_LINKS_PER_FILE} links`);
+  }
+  return linkRecord(row, { count: 0, lastDownloadedAt: null }, deps.origins, now);
+}
+
+/** Each record's counts come from its link's counter object: exact, not D1's flushed copy. */
+const withCounts = (deps: LinkDeps, row: LinkRow, now: number) =>
+  countOf(deps.counters, row).then((counts) => linkRecord(row, counts, deps.origins, now));
+
+export async function listLinks(deps: LinkDeps, fileId: string, accountId: string, now = Date.now()) {
+  await requireOwnedFile(deps.db, fileId, accountId, now);
+  const rows = await listLinksOfFile(deps.db, fileId, accountId);
+  return Promise.all(rows.map((row) => withCounts(deps, row, now)));
+}
+
+export async function getLink(deps: LinkDeps, linkId: string, accountId: string, now = Date.now()) {
+  if (!LINK_ID_PATTERN.test(linkId)) throw linkNotFound();
+  const row = await findOwnedLink(deps.db, linkId, accountId, isoNow(now));
+  if (!row) throw linkNotFound();
+  return withCounts(deps, row, now);
+}
+
+/**
+ * Changes a link. Only the fields sent change; null clears a password, a cap, an expiry or a
+ * label. A revoked link stays revoked. Raising the cap of an exhausted link opens it again.
+ */
+export async function updateLink(
+  deps: LinkDeps,
+  linkId: string,
+  accountId: string,
+  patch: LinkPatch,
+  now = Date.now(),
+): Promise<LinkRecord> {
+  const changes: LinkChanges = {};
+  if (patch.label !== undefined) changes.label = patch.label;
+  if (patch.maxDownloads !== undefined) changes.maxDownloads = patch.maxDownloads;
+  const expiresAt = newExpiry(patch, now);
+  if (expiresAt !== undefined) changes.expiresAt = expiresAt;
+  if (!LINK_ID_PATTERN.test(linkId)) throw linkNotFound();
+  if (patch.password !== undefined) {
+    changes.password = patch.password === null ? null : await hashPassword(patch.password);
+  }
+  const row = await updateOwnedLink(deps.db, linkId, accountId, isoNow(now), changes);
+  if (!row) throw linkNotFound();
+  return withCounts(deps, row, now);
+}
+
+/** Revokes a link for good: every path of its URL is 404 from now on. Revoking twice is no error. */
+export async function revokeLink(deps: LinkDeps, linkId: string, accountId: string, now = Date.now()) {
+  if (!LINK_ID_PATTERN.test(linkId)) throw linkNotFound();
+  const row = await revokeOwnedLink(deps.db, linkId, accountId, isoNow(now));
+  if (!row) throw linkNotFound();
+  return withCounts(deps, row, now);
+}

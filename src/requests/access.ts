@@ -1,0 +1,119 @@
+// Who may use a request's public URLs: the token (the capability), the password when it has
+// one, and the throttles (per request, per client address) that stand in for a key's rate limit.
+import type { Context } from 'hono';
+import type { AppEnv } from '../env';
+import { ApiError } from '../errors';
+import { sha256Hex } from '../lib/crypto';
+import { clientAddress } from '../limiter/auth-guard-client';
+import type { RequestWithOwner } from '../storage/requests-repo';
+import { counterOf, hitWindow } from './counter-client';
+import type { WindowResult } from './counter-contract';
+import { verifyPassword } from './password';
+import { openRequestByToken, requestByToken, requestGone, requestStatus } from './service';
+
+/** The request behind the URL's token, if it takes files (404 unknown, 410 closed/expired/full). */
+export const openRequest = (c: Context<AppEnv>) => openRequestByToken(c.env.DB, c.req.param('token') ?? '');
+
+/** The request behind the URL's token whatever its status (404 when unknown). */
+export const anyRequest = (c: Context<AppEnv>) => requestByToken(c.env.DB, c.req.param('token') ?? '');
+
+export { requestGone, requestStatus };
+
+const throttled = (result: WindowResult, message: string) =>
+  new ApiError('RATE_LIMITED', message, {
+    headers: { 'Retry-After': String(Math.max(1, result.reset - Math.floor(Date.now() / 1000))) },
+  });
+
+/**
+ * Counts one upload (a multipart POST or a tus creation) against the request and the client's
+ * address; 429 with Retry-After past either allowance. tus PATCH and HEAD are not counted: their
+ * number is bounded by the upload's length, as for uploads with a key.
+ */
+export async function countUpload(c: Context<AppEnv>, request: RequestWithOwner): Promise<void> {
+  const config = c.get('config');
+  const windowSeconds = config.REQUEST_UPLOAD_WINDOW_SECONDS;
+  const [byAddress, byRequest] = await Promise.all([
+    hitWindow(c.env.REQUEST_THROTTLE.getByName(clientAddress(c.req.raw.headers)), {
+      scope: 'upload',
+      limit: config.REQUEST_UPLOADS_PER_ADDRESS,
+      windowSeconds,
+    }),
+    hitWindow(counterOf(c.env.FILE_REQUESTS, request.id), {
+      scope: 'upload',
+      limit: config.REQUEST_UPLOADS_PER_REQUEST,
+      windowSeconds,
+    }),
+  ]);
+  if (byAddress && !byAddress.allowed)
+    throw throttled(byAddress, 'Too many uploads from this address; try again later');
+  if (byRequest && !byRequest.allowed) throw throttled(byRequest, 'Too many uploads to this request; try again later');
+}
+
+/** The password of HTTP Basic with an empty user name (`curl -u :PASSWORD`), if sent. */
+export function basicPassword(header: string | undefined): string | undefined {
+  const match = header?.match(/^Basic\s+([A-Za-z0-9+/=]+)\s*$/i);
+  if (!match?.[1]) return undefined;
+  let decoded: string;
+  try {
+    decoded = new TextDecoder().decode(Uint8Array.from(atob(match[1]), (char) => char.charCodeAt(0)));
+  } catch {
+    return undefined;
+  }
+  const colon = decoded.indexOf(':');
+  return colon < 0 ? undefined : decoded.slice(colon + 1);
+}
+
+/**
+ * The 401 asks for HTTP Basic, except from a page's own script (fetch, XMLHttpRequest, tus-js-client:
+ * Sec-Fetch-Mode other than navigate): a Basic challenge would make the browser open its own
+ * password dialog over the page, which asks through its form instead.
+ */
+const passwordRequired = (c: Context<AppEnv>, message?: string) => {
+  const mode = c.req.header('sec-fetch-mode');
+  const fromScript = mode !== undefined && mode !== 'navigate';
+  return new ApiError('PASSWORD_REQUIRED', message, {
+    headers: fromScript ? {} : { 'WWW-Authenticate': 'Basic realm="file request", charset="UTF-8"' },
+  });
+};
+
+// Passwords this isolate has verified (a hash of request, stored hash and password), so a tus
+// upload's hundred PATCHes do not cost a hundred PBKDF2 runs.
+const verified = new Set<string>();
+const MAX_VERIFIED = 10_000;
+
+/**
+ * For a request with a password: the right one (HTTP Basic, empty user name) or 401
+ * PASSWORD_REQUIRED. Wrong passwords are counted per request and per address; past
+ * REQUEST_PASSWORD_FAILURE_LIMIT in AUTH_FAILURE_WINDOW_SECONDS either answers 429 before any
+ * password is checked. A missing password counts nothing.
+ */
+export async function checkPassword(c: Context<AppEnv>, request: RequestWithOwner): Promise<void> {
+  if (request.password_hash === null) return;
+  const given = basicPassword(c.req.header('authorization'));
+  if (given === undefined) throw passwordRequired(c);
+  const memo = await sha256Hex(`${request.id}\n${request.password_hash}\n${given}`);
+  if (verified.has(memo)) return;
+
+  const config = c.get('config');
+  const window = {
+    scope: 'password',
+    limit: config.REQUEST_PASSWORD_FAILURE_LIMIT,
+    windowSeconds: config.AUTH_FAILURE_WINDOW_SECONDS,
+  };
+  const address = c.env.REQUEST_THROTTLE.getByName(clientAddress(c.req.raw.headers));
+  const counter = counterOf(c.env.FILE_REQUESTS, request.id);
+  const message = 'Too many wrong passwords; try again later';
+  for (const result of await Promise.all([
+    hitWindow(address, { ...window, count: false }),
+    hitWindow(counter, { ...window, count: false }),
+  ])) {
+    if (result && !result.allowed) throw throttled(result, message);
+  }
+  if (await verifyPassword(given, request.password_hash)) {
+    if (verified.size >= MAX_VERIFIED) verified.clear();
+    verified.add(memo);
+    return;
+  }
+  await Promise.all([hitWindow(address, window), hitWindow(counter, window)]);
+  throw passwordRequired(c, 'Wrong password for this file request');
+}

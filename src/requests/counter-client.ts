@@ -1,0 +1,158 @@
+// The only code that talks to a request's Durable Object (and the per-address throttle).
+import type { ApiKeyContext } from '../env';
+import { ApiError } from '../errors';
+import { formatBytes } from '../lib/format';
+import { type LimiterNamespace, QuotaTicket } from '../limiter/key-limiter-client';
+import { log } from '../log';
+import type { RequestCounts, RequestLimits, SlotGrant, SlotResult, WindowResult } from './counter-contract';
+import type { FileRequestCounter, RequestThrottle } from './counter-object';
+
+export type CounterNamespace = DurableObjectNamespace<FileRequestCounter>;
+export type ThrottleNamespace = DurableObjectNamespace<RequestThrottle>;
+export type CounterStub = DurableObjectStub<FileRequestCounter>;
+
+export const counterOf = (namespace: CounterNamespace, requestId: string): CounterStub =>
+  namespace.getByName(requestId);
+
+const unavailable = (cause: unknown) =>
+  new ApiError('SERVICE_UNAVAILABLE', 'The file request cannot be reached, try again', { cause });
+
+/** The 413 for a file that does not fit in what the request may still take. */
+export const overRequestBytes = (maxBytes: number | null) =>
+  new ApiError(
+    'FILE_TOO_LARGE',
+    `The file does not fit in what this request can still take (at most ${maxBytes} bytes (${formatBytes(maxBytes ?? 0)}) in all)`,
+  );
+
+/** Calls the request's object; an unreachable object is a 503 (nothing is kept without it). */
+export async function onCounter<T>(stub: CounterStub, work: (stub: CounterStub) => Promise<T>): Promise<T> {
+  try {
+    return await work(stub);
+  } catch (error) {
+    if (error instanceof ApiError) throw error;
+    throw unavailable(error);
+  }
+}
+
+/** Gives a hold back; a failure is logged (the hold lapses at its end anyway). */
+export async function releaseSlot(stub: CounterStub, holdId: string, ended = false): Promise<void> {
+  await stub
+    .release(holdId, ended)
+    .catch((error: unknown) => log('error', 'request hold not released', { error: String(error) }));
+}
+
+/** Counts one event in a window of the request's object or an address's throttle. */
+export async function hitWindow(
+  stub: {
+    hit: (request: { scope: string; limit: number; windowSeconds: number; count?: boolean }) => Promise<WindowResult>;
+  },
+  request: { scope: string; limit: number; windowSeconds: number; count?: boolean },
+): Promise<WindowResult | undefined> {
+  try {
+    return await stub.hit(request);
+  } catch (error) {
+    // Throttling fails open: an unreachable counter must not stop honest uploads.
+    log('error', 'request throttle unreachable', { scope: request.scope, error: String(error) });
+    return undefined;
+  }
+}
+
+const MIN_AHEAD = 256 * 1024;
+const MAX_AHEAD = 8 * 1024 * 1024;
+
+/**
+ * The storage one upload through a request may use: the owner's quota (the QuotaTicket it
+ * extends) and the request's slots and bytes (its object). A slot is held before a file is read
+ * and the bytes before they are kept, so neither the request nor the account ever takes more
+ * than its limits, however many uploads run at once.
+ */
+export class RequestTicket extends QuotaTicket {
+  readonly #stub: CounterStub;
+  readonly #limits: RequestLimits;
+  readonly #until: number;
+  #grant: SlotGrant | undefined;
+  readonly #needs = new Map<string, number>();
+  #pending = 0;
+
+  constructor(
+    quota: { namespace: LimiterNamespace; owner: ApiKeyContext },
+    stub: CounterStub,
+    limits: RequestLimits,
+    until: number,
+  ) {
+    super(quota.namespace, quota.owner);
+    this.#stub = stub;
+    this.#limits = limits;
+    this.#until = until;
+  }
+
+  /** One more file is about to be read: holds its slot (410 REQUEST_FULL when there is none). */
+  async slot(): Promise<void> {
+    this.#pending += 1;
+    try {
+      await this.#reserve();
+    } catch (error) {
+      this.#pending -= 1;
+      throw error;
+    }
+  }
+
+  override async need(file: string, bytes: number): Promise<void> {
+    if (!this.#needs.has(file) && this.#pending > 0) this.#pending -= 1;
+    this.#needs.set(file, bytes);
+    try {
+      await this.#reserve();
+    } catch (error) {
+      this.#needs.delete(file);
+      throw error;
+    }
+    await super.need(file, bytes);
+  }
+
+  override drop(file: string): void {
+    this.#needs.delete(file);
+    super.drop(file);
+  }
+
+  /** The files were recorded: they count for the request now. Returns the request's counts. */
+  async received(files: { id: string; size: number }[]): Promise<RequestCounts | undefined> {
+    const holdId = this.#grant?.id;
+    this.#grant = undefined;
+    this.#needs.clear();
+    this.#pending = 0;
+    if (!holdId) return undefined;
+    return onCounter(this.#stub, async (stub): Promise<RequestCounts> => stub.commit({ holdId, files }));
+  }
+
+  override async release(): Promise<void> {
+    const holdId = this.#grant?.id;
+    this.#grant = undefined;
+    this.#needs.clear();
+    this.#pending = 0;
+    await Promise.all([holdId ? releaseSlot(this.#stub, holdId) : undefined, super.release()]);
+  }
+
+  async #reserve(): Promise<void> {
+    let bytes = 0;
+    for (const value of this.#needs.values()) bytes += value;
+    const files = this.#needs.size + this.#pending;
+    if (this.#grant && files <= this.#grant.files && bytes <= this.#grant.bytes) return;
+    const limits = this.#limits;
+    const result: SlotResult = await onCounter(this.#stub, (stub) =>
+      stub.reserve({
+        holdId: this.#grant?.id,
+        files,
+        bytes,
+        aheadBytes: Math.min(MAX_AHEAD, Math.max(MIN_AHEAD, Math.floor(bytes / 8))),
+        limits,
+        until: this.#until,
+      }),
+    );
+    if (result.grant) {
+      this.#grant = result.grant;
+      return;
+    }
+    if (result.full === 'files') throw new ApiError('REQUEST_FULL');
+    throw overRequestBytes(limits.maxBytes);
+  }
+}

@@ -1,0 +1,90 @@
+// The request's page at {site_url}/r/<token>: a static shell that /assets/request.js (built from
+// src/web/request-page.ts) fills from the public description (GET {uploadUrl minus /upload}),
+// after asking for the password when the request has one. Nothing of the owner is on it.
+import { type Context, Hono } from 'hono';
+import { html } from 'hono/html';
+import type { AppEnv } from '../env';
+import { ApiError } from '../errors';
+import { origins } from '../http/request-deps';
+import { layout, pageCsp, pageHeaders } from '../pages/layout';
+import { TUS_CHUNK_BYTES, TUS_FROM_BYTES } from '../web/settings';
+import { requestTusUrl, requestUploadUrl } from './records';
+import { requestByToken, requestStatus } from './service';
+
+export const REQUEST_PAGE_SCRIPT = '/assets/request.js';
+
+/** The page talks to this origin's API, or PUBLIC_BASE_URL's when that is another origin. */
+const requestPageCsp = (api: string, site: string) => pageCsp({ connect: api === site ? "'self'" : `'self' ${api}` });
+
+const GONE_TEXT = {
+  closed: 'This upload link has been closed by its owner.',
+  expired: 'This upload link has expired.',
+  full: 'This upload link has received all the files it takes.',
+} as const;
+
+function notTaking(title: string, text: string) {
+  return layout({
+    title: `edgeshare: ${title}`,
+    body: html`<h1>${title}</h1><p>${text}</p><p>Ask the person who sent you the link for a new one.</p>`,
+  });
+}
+
+const requestPage = (uploadUrl: string, tusUrl: string) =>
+  layout({
+    title: 'edgeshare: send files',
+    scripts: [REQUEST_PAGE_SCRIPT],
+    head: html`<meta name="description" content="Send files through this upload link.">`,
+    body: html`<h1>Send files</h1>
+<div id="request" data-upload-url="${uploadUrl}" data-tus-url="${tusUrl}" data-info-url="${uploadUrl.replace(/\/upload$/, '')}" data-tus-from="${TUS_FROM_BYTES}" data-tus-chunk="${TUS_CHUNK_BYTES}" hidden></div>
+<div id="banner" class="message" role="alert" hidden></div>
+<noscript><p class="message error">This page needs JavaScript to send files. The upload link also works with curl: see the service's API documentation.</p></noscript>
+
+<section id="password-section" class="panel" aria-labelledby="password-heading" hidden>
+<h2 id="password-heading">This link has a password</h2>
+<form id="password-form">
+<input type="text" name="username" autocomplete="username" value="" hidden>
+<div class="field"><label for="request-password">Password</label>
+<input id="request-password" name="password" type="password" autocomplete="current-password" required></div>
+<button type="submit">Continue</button>
+</form>
+</section>
+
+<section id="send-section" class="panel" aria-labelledby="send-heading" hidden>
+<h2 id="send-heading" class="visually-hidden">Your files</h2>
+<p id="request-message" class="request-message"></p>
+<ul id="request-limits" class="request-limits"></ul>
+<div id="drop-zone" class="drop-zone">
+<p>Drop files here, or</p>
+<label class="button" for="file-input">Choose files</label>
+<input id="file-input" class="visually-hidden" type="file" multiple>
+</div>
+<ul id="uploads" class="uploads" aria-live="polite"></ul>
+</section>
+
+<section id="receipt-section" class="panel" aria-labelledby="receipt-heading" hidden>
+<h2 id="receipt-heading">Receipt</h2>
+<p class="hint">What you sent. Keep it: the owner of this link sees these files, and nobody else sees anything of them here.</p>
+<table class="receipt"><thead><tr><th scope="col">File</th><th scope="col">Size</th><th scope="col">Type</th></tr></thead><tbody id="receipt"></tbody></table>
+</section>`,
+  });
+
+async function page(c: Context<AppEnv>): Promise<Response> {
+  const base = origins(c);
+  const headers = pageHeaders(requestPageCsp(base.api, base.site));
+  let request: Awaited<ReturnType<typeof requestByToken>>;
+  try {
+    request = await requestByToken(c.env.DB, c.req.param('token') ?? '');
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    return c.html(notTaking('Link not found', 'There is no upload link at this address.'), 404, headers);
+  }
+  const status = requestStatus(request);
+  if (status !== 'open') return c.html(notTaking('Link not taking files', GONE_TEXT[status]), 410, headers);
+  return c.html(requestPage(requestUploadUrl(base, request.token), requestTusUrl(base, request.token)), 200, headers);
+}
+
+export function createRequestPageRouter() {
+  const router = new Hono<AppEnv>();
+  router.get('/:token', page);
+  return router;
+}

@@ -1,0 +1,111 @@
+// A multipart upload through a request's uploadUrl: one or more `file` parts, no key. Each file
+// holds a slot of the request before it is read and its bytes (in the request and in the
+// owner's quota) before they are kept; the files become the owner's, with the request's id.
+
+import type { Config } from '../config';
+import { holdTtlMs, uploadTimeoutMs } from '../config';
+import type { ApiKeyContext } from '../env';
+import { validationError } from '../errors';
+import { type PendingFile, readFilePart, recordFiles, type UploadDeps } from '../files/upload';
+import { requireMultipart, uploadError } from '../files/upload-errors';
+import { inSession, UploadSession } from '../files/upload-session';
+import { MultipartReader } from '../lib/multipart';
+import type { FileRow } from '../storage/files-repo';
+import type { RequestWithOwner } from '../storage/requests-repo';
+import { type CounterNamespace, counterOf, RequestTicket } from './counter-client';
+import type { RequestCounts } from './counter-contract';
+import { requestLimits } from './limits';
+
+/** At most this many parts per body; files beyond the request's slots are refused anyway. */
+const MAX_PARTS = 120;
+
+export type ReceiveDeps = {
+  bucket: R2Bucket;
+  db: D1Database;
+  limiter: UploadDeps['limiter'];
+  accounts: UploadDeps['accounts'];
+  /** Webhook events: the files received are uploads of the account like any other (file.uploaded). */
+  events: UploadDeps['events'];
+  counters: CounterNamespace;
+  /** The server's configuration narrowed to the request (see limits.ts). */
+  config: Config;
+  owner: ApiKeyContext;
+  signal?: AbortSignal;
+  waitUntil: (promise: Promise<unknown>) => void;
+};
+
+export type Received = { rows: FileRow[]; failures: { name: string; error: Error }[]; counts?: RequestCounts };
+
+/**
+ * Reads every `file` part into R2 and records the files. All or nothing while reading: a file
+ * refused (type, size, the request full, the quota) fails the whole body and nothing of it is
+ * kept. At the commit a file the owner's account no longer takes is reported on its own.
+ */
+export async function receiveFiles(deps: ReceiveDeps, request: RequestWithOwner, body: Request): Promise<Received> {
+  const { config } = deps;
+  const ticket = new RequestTicket(
+    { namespace: deps.limiter, owner: deps.owner },
+    counterOf(deps.counters, request.id),
+    requestLimits(request),
+    Date.now() + holdTtlMs(config),
+  );
+  const session = new UploadSession({
+    bucket: deps.bucket,
+    quota: ticket,
+    deadline: Date.now() + uploadTimeoutMs(config),
+    timeoutSeconds: config.UPLOAD_TIMEOUT_SECONDS,
+    signal: deps.signal,
+    waitUntil: deps.waitUntil,
+  });
+  const uploadDeps: UploadDeps = {
+    bucket: deps.bucket,
+    db: deps.db,
+    limiter: deps.limiter,
+    accounts: deps.accounts,
+    events: deps.events,
+    config,
+    key: deps.owner,
+    session,
+  };
+  return inSession(session, async () => {
+    const files = await readFiles(uploadDeps, ticket, body);
+    const options = { isPublic: request.is_public === 1, expiresInSeconds: undefined, requestId: request.id };
+    const { rows, failures } = await recordFiles(uploadDeps, files, options);
+    // Before the session ends (and releases what is left of the hold): the files count now.
+    const counts = await ticket.received(rows.map((row) => ({ id: row.id, size: row.size })));
+    return {
+      rows,
+      counts,
+      failures: files.flatMap((file) => {
+        const error = failures.get(file.id);
+        return error ? [{ name: file.originalName, error }] : [];
+      }),
+    };
+  });
+}
+
+async function readFiles(deps: UploadDeps, ticket: RequestTicket, request: Request): Promise<PendingFile[]> {
+  const { body, boundary } = requireMultipart(request);
+  const reader = new MultipartReader(body, boundary);
+  const files: PendingFile[] = [];
+  try {
+    let parts = 0;
+    for (let part = await reader.nextPart(); part; part = await reader.nextPart()) {
+      if (++parts > MAX_PARTS) throw validationError('body', `at most ${MAX_PARTS} form parts are accepted`);
+      deps.session.check();
+      // Other fields (isPublic, expiresIn, …) are the request's to decide: skipped.
+      if (part.name !== 'file') continue;
+      if (part.filename === undefined) throw validationError('file', 'must be a file, not a text field');
+      if (part.filename === '') continue;
+      await ticket.slot();
+      files.push(await readFilePart(deps, reader, part));
+    }
+    if (files.length === 0) throw validationError('file', 'at least one file part is required');
+    return files;
+  } catch (error) {
+    await reader.cancel();
+    // Writes still finishing end before the session deletes what this request owns.
+    await Promise.all(files.map((file) => file.stored.catch(() => undefined)));
+    throw uploadError(error);
+  }
+}

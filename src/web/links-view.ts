@@ -1,0 +1,134 @@
+// A file's share links, in a dialog: each link with its state and counts, copy and revoke; and a
+// form to make one (label, password, download limit, expiry). Through the typed client only.
+import type { EdgeshareClient, FileRecord, ShareLink, ShareLinkCreate } from '../client/edgeshare.ts';
+import { button, byId, copyText, h } from './dom.ts';
+import { formatDate } from './format.ts';
+
+type Hooks = {
+  client: () => EdgeshareClient | null;
+  onError: (error: unknown) => void;
+  announce: (text: string) => void;
+};
+
+const STATUS_TEXT: Record<ShareLink['status'], string> = {
+  active: 'Active',
+  expired: 'Expired',
+  exhausted: 'Download limit reached',
+  revoked: 'Revoked',
+};
+
+export function createLinksView(hooks: Hooks) {
+  const dialog = byId<HTMLDialogElement>('links-dialog');
+  const list = byId<HTMLUListElement>('links-list');
+  const fileLine = byId('links-file');
+  const caption = byId('links-caption');
+  const form = byId<HTMLFormElement>('link-form');
+  const label = byId<HTMLInputElement>('link-label');
+  const password = byId<HTMLInputElement>('link-password');
+  const max = byId<HTMLInputElement>('link-max');
+  const expiry = byId<HTMLSelectElement>('link-expiry');
+  let file: FileRecord | null = null;
+
+  async function load(): Promise<void> {
+    const client = hooks.client();
+    if (!client || !file) return;
+    const shown = file;
+    try {
+      const links = await client.listLinks(shown.id);
+      if (file !== shown) return;
+      list.replaceChildren(...links.map(item));
+      caption.textContent = links.length === 0 ? 'No links made to this file yet.' : '';
+    } catch (error) {
+      hooks.onError(error);
+    }
+  }
+
+  function item(link: ShareLink): HTMLLIElement {
+    const name = link.label ?? 'Link';
+    const counts = `${link.downloadCount}${link.maxDownloads === null ? '' : ` of ${link.maxDownloads}`} downloads`;
+    const facts = [
+      STATUS_TEXT[link.status],
+      counts,
+      link.hasPassword ? 'password' : 'no password',
+      link.expiresAt ? `expires ${formatDate(link.expiresAt)}` : 'no expiry',
+    ].join(' · ');
+    const li = h(
+      'li',
+      { attrs: { 'data-link-id': link.id, 'data-status': link.status } },
+      h('strong', { text: name }),
+      h('span', { class: 'muted small', text: facts }),
+      h('span', { class: 'link-url', text: link.url }),
+    );
+    if (link.status === 'active') {
+      li.append(
+        button('Copy', {
+          class: 'secondary',
+          attrs: { 'aria-label': `Copy ${name}`, 'data-url': link.url },
+          onClick: async () => {
+            if (await copyText(link.url)) hooks.announce(`${name} copied.`);
+          },
+        }),
+      );
+    }
+    if (link.status !== 'revoked') {
+      li.append(
+        button('Revoke', {
+          class: 'danger',
+          attrs: { 'aria-label': `Revoke ${name}` },
+          onClick: async () => {
+            if (!window.confirm(`Revoke “${name}”? Its address stops working for good.`)) return;
+            const client = hooks.client();
+            if (!client) return;
+            try {
+              await client.revokeLink(link.id);
+              hooks.announce(`${name} revoked.`);
+              await load();
+            } catch (error) {
+              hooks.onError(error);
+            }
+          },
+        }),
+      );
+    }
+    return li;
+  }
+
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const client = hooks.client();
+    if (!client || !file) return;
+    const options: ShareLinkCreate = {};
+    if (label.value.trim()) options.label = label.value.trim();
+    if (password.value) options.password = password.value;
+    if (max.value) options.maxDownloads = Number(max.value);
+    if (expiry.value) options.expiresIn = Number(expiry.value);
+    try {
+      const link = await client.createLink(file.id, options);
+      form.reset();
+      const copied = await copyText(link.url).catch(() => false);
+      hooks.announce(copied ? 'Link made and copied.' : 'Link made.');
+      await load();
+    } catch (error) {
+      hooks.onError(error);
+    }
+  });
+
+  byId<HTMLButtonElement>('links-close').addEventListener('click', () => dialog.close());
+  dialog.addEventListener('close', () => {
+    file = null;
+    list.replaceChildren();
+    form.reset();
+  });
+
+  return {
+    /** Opens the dialog for one file and loads its links. */
+    open(target: FileRecord): void {
+      file = target;
+      fileLine.textContent = target.originalName;
+      caption.textContent = 'Loading…';
+      list.replaceChildren();
+      dialog.showModal();
+      void load();
+    },
+  };
+}

@@ -1,0 +1,253 @@
+// The file request page ({site_url}/r/<token>): asks for the password when the request has one,
+// shows the owner's message and the limits, takes files by drag and drop or the file picker,
+// refuses a file over a limit before sending it, sends small files as one multipart request and
+// large ones through tus (resumable, also after a reload), and lists the receipt. No key.
+import { Upload } from 'tus-js-client';
+import { byId, h } from './dom.ts';
+import { formatBytes } from './format.ts';
+import { uploadItem } from './upload-item.ts';
+
+type Info = {
+  message: string | null;
+  maxFiles: number;
+  maxFileSize: number;
+  maxBytes: number | null;
+  allowedTypes: string[];
+  expiresAt: string;
+  uploadUrl: string;
+  tusUrl: string;
+};
+type Receipt = { name: string; size: number; mimeType: string; sha256?: string };
+type ApiError = { error?: string; code?: string };
+
+const root = byId('request');
+const TUS_FROM = Number(root.dataset.tusFrom);
+const TUS_CHUNK = Number(root.dataset.tusChunk);
+const infoUrl = root.dataset.infoUrl ?? '';
+
+let password: string | undefined;
+let info: Info | undefined;
+/** Files and bytes this page has sent or is sending: a request's limits are checked before a file goes. */
+let sentFiles = 0;
+let sentBytes = 0;
+let running = 0;
+const waiting: (() => Promise<void>)[] = [];
+
+const authHeaders = (): Record<string, string> =>
+  password === undefined
+    ? {}
+    : { Authorization: `Basic ${btoa(String.fromCharCode(...new TextEncoder().encode(`:${password}`)))}` };
+
+function banner(text: string | undefined): void {
+  const element = byId('banner');
+  element.hidden = !text;
+  element.textContent = text ?? '';
+  element.classList.toggle('error', Boolean(text));
+}
+
+const describe = (status: number, body: ApiError) =>
+  body.error ? `${body.error}${body.code ? ` (${status} ${body.code})` : ''}` : `The service answered ${status}.`;
+
+async function load(): Promise<void> {
+  let response: Response;
+  try {
+    response = await fetch(infoUrl, { headers: authHeaders() });
+  } catch {
+    return banner('Could not reach the service. Check the connection and reload the page.');
+  }
+  const body = (await response.json().catch(() => ({}))) as { data?: Info } & ApiError;
+  if (response.status === 401) {
+    byId('password-section').hidden = false;
+    if (password !== undefined) banner('That password is not right.');
+    return;
+  }
+  if (!response.ok || !body.data) return banner(describe(response.status, body));
+  banner(undefined);
+  info = body.data;
+  byId('password-section').hidden = true;
+  showInfo(info);
+}
+
+function showInfo(request: Info): void {
+  byId('send-section').hidden = false;
+  const message = byId('request-message');
+  message.textContent = request.message ?? '';
+  message.hidden = !request.message;
+  const limits = byId('request-limits');
+  const items = [
+    `Up to ${request.maxFiles} file${request.maxFiles === 1 ? '' : 's'}, each at most ${formatBytes(request.maxFileSize)}`,
+    request.maxBytes === null ? '' : `At most ${formatBytes(request.maxBytes)} in all`,
+    // The server's whole list is long: named only when the request narrows it.
+    request.allowedTypes.length <= 8
+      ? `Types: ${request.allowedTypes.join(', ')}`
+      : 'Most documents, images, audio, video and archives',
+    `Open until ${new Date(request.expiresAt).toLocaleString()}`,
+  ];
+  limits.replaceChildren(...items.filter(Boolean).map((text) => h('li', { text })));
+}
+
+/** Why a file cannot go, checked before any byte is sent; undefined when it may. */
+function refusal(file: File, request: Info): string | undefined {
+  if (file.size > request.maxFileSize) return `Too large: at most ${formatBytes(request.maxFileSize)} per file.`;
+  if (sentFiles >= request.maxFiles) return `This link takes at most ${request.maxFiles} files.`;
+  if (request.maxBytes !== null && sentBytes + file.size > request.maxBytes) {
+    return `Over the link’s limit of ${formatBytes(request.maxBytes)} in all.`;
+  }
+  const type = file.type.toLowerCase();
+  const allowed = (pattern: string) =>
+    pattern.endsWith('*') ? type.startsWith(pattern.slice(0, -1)) : type === pattern;
+  // A file the browser knows no type for is left to the server, which reads its bytes.
+  if (type && !request.allowedTypes.some(allowed)) return `Type ${type} is not accepted here.`;
+  return undefined;
+}
+
+function addReceipt(receipt: Receipt): void {
+  byId('receipt-section').hidden = false;
+  byId('receipt').append(
+    h(
+      'tr',
+      {},
+      h('td', { text: receipt.name }),
+      h('td', { text: formatBytes(receipt.size) }),
+      h('td', { text: receipt.mimeType }),
+    ),
+  );
+}
+
+function enqueue(files: Iterable<File>): void {
+  const request = info;
+  if (!request) return;
+  for (const file of files) {
+    const name = file.name || 'file';
+    const { item, progress, show, finish } = uploadItem(name, formatBytes(file.size));
+    byId('uploads').append(item);
+    const why = refusal(file, request);
+    if (why) {
+      progress.remove();
+      finish('error', `Not sent. ${why}`);
+      continue;
+    }
+    sentFiles += 1;
+    sentBytes += file.size;
+    waiting.push(async () => {
+      item.dataset.state = 'uploading';
+      try {
+        const receipt =
+          file.size >= TUS_FROM ? await sendResumable(file, request, show) : await sendForm(file, request, show);
+        show(file.size, file.size);
+        finish('done', 'Sent.');
+        addReceipt(receipt);
+      } catch (error) {
+        sentFiles -= 1;
+        sentBytes -= file.size;
+        finish('error', error instanceof Error ? error.message : String(error));
+      }
+    });
+  }
+  next();
+}
+
+function next(): void {
+  while (running < 2 && waiting.length > 0) {
+    const job = waiting.shift() as () => Promise<void>;
+    running++;
+    job().finally(() => {
+      running--;
+      next();
+    });
+  }
+}
+
+/** One multipart request, through XMLHttpRequest for its progress events. */
+function sendForm(file: File, request: Info, onProgress: (sent: number, total: number) => void): Promise<Receipt> {
+  return new Promise((resolve, reject) => {
+    const form = new FormData();
+    form.append('file', file, file.name || 'file');
+    const xhr = new XMLHttpRequest();
+    xhr.open('POST', request.uploadUrl);
+    for (const [name, value] of Object.entries(authHeaders())) xhr.setRequestHeader(name, value);
+    xhr.upload.onprogress = (event) => {
+      if (event.lengthComputable && event.total > 0)
+        onProgress(Math.round((event.loaded / event.total) * file.size), file.size);
+    };
+    xhr.onload = () => {
+      let body: { data?: { files?: (Receipt & { success: boolean })[] } } & ApiError = {};
+      try {
+        body = JSON.parse(xhr.responseText);
+      } catch {
+        // Not our envelope: the status alone.
+      }
+      const receipt = body.data?.files?.[0];
+      if (xhr.status === 201 && receipt?.success) resolve(receipt);
+      else reject(new Error(describe(xhr.status, body)));
+    };
+    xhr.onerror = () => reject(new Error('Could not reach the service.'));
+    onProgress(0, file.size);
+    xhr.send(form);
+  });
+}
+
+/** tus: resumable in chunks; a reload and the same file chosen again resumes where it stopped. */
+function sendResumable(file: File, request: Info, onProgress: (sent: number, total: number) => void): Promise<Receipt> {
+  return new Promise((resolve, reject) => {
+    const upload: Upload = new Upload(file, {
+      endpoint: request.tusUrl,
+      chunkSize: TUS_CHUNK,
+      retryDelays: [0, 1000, 3000, 5000],
+      metadata: { filename: file.name || 'file', ...(file.type ? { filetype: file.type } : {}) },
+      headers: authHeaders(),
+      removeFingerprintOnSuccess: true,
+      onProgress,
+      onError: (error) => {
+        const response = (error as { originalResponse?: { getStatus(): number; getBody(): string } | null })
+          .originalResponse;
+        if (!response) return reject(error);
+        let body: ApiError = {};
+        try {
+          body = JSON.parse(response.getBody());
+        } catch {
+          // HEAD answers have no body.
+        }
+        reject(new Error(describe(response.getStatus(), body)));
+      },
+      onSuccess: async () => {
+        const response = upload.url ? await fetch(upload.url, { headers: authHeaders() }) : undefined;
+        const body = response?.ok ? ((await response.json()) as { data: Receipt }) : undefined;
+        resolve(body?.data ?? { name: file.name, size: file.size, mimeType: file.type || 'application/octet-stream' });
+      },
+    });
+    upload
+      .findPreviousUploads()
+      .then((previous) => {
+        const last = previous[0];
+        if (last) upload.resumeFromPreviousUpload(last);
+        upload.start();
+      })
+      .catch(reject);
+  });
+}
+
+byId<HTMLFormElement>('password-form').addEventListener('submit', (event) => {
+  event.preventDefault();
+  password = byId<HTMLInputElement>('request-password').value;
+  void load();
+});
+
+const zone = byId('drop-zone');
+const input = byId<HTMLInputElement>('file-input');
+input.addEventListener('change', () => {
+  if (input.files) enqueue(input.files);
+  input.value = '';
+});
+zone.addEventListener('dragover', (event) => {
+  event.preventDefault();
+  zone.classList.add('dragging');
+});
+zone.addEventListener('dragleave', () => zone.classList.remove('dragging'));
+zone.addEventListener('drop', (event) => {
+  event.preventDefault();
+  zone.classList.remove('dragging');
+  if (event.dataTransfer?.files) enqueue(event.dataTransfer.files);
+});
+
+void load();

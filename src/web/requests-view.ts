@@ -1,0 +1,157 @@
+// "File requests" in the web app: make an upload link for people without a key, copy it, see its
+// counts and the files it received, close or reopen it. Through the typed client only.
+import type { EdgeshareClient, FileRequest } from '../client/edgeshare.ts';
+import { button, byId, copyText, h } from './dom.ts';
+import { formatBytes, formatDate } from './format.ts';
+
+type Hooks = {
+  client: () => EdgeshareClient | null;
+  onError: (error: unknown) => void;
+  announce: (text: string) => void;
+  /** A received file may have changed the account (usage, the files list). */
+  onChanged: () => void;
+};
+
+const STATUS_TEXT: Record<FileRequest['status'], string> = {
+  open: 'Open',
+  closed: 'Closed',
+  expired: 'Expired',
+  full: 'Full',
+};
+
+export function createRequestsView(hooks: Hooks) {
+  const body = byId<HTMLTableSectionElement>('requests-body');
+  const caption = byId('requests-caption');
+  const form = byId<HTMLFormElement>('request-form');
+
+  async function load(): Promise<void> {
+    const client = hooks.client();
+    if (!client) return;
+    try {
+      const { requests, pagination } = await client.listRequests({ limit: 50 });
+      caption.textContent =
+        pagination.total === 0
+          ? 'No file requests yet.'
+          : `${pagination.total} file request${pagination.total === 1 ? '' : 's'}, newest first`;
+      body.replaceChildren(...requests.flatMap(rowsOf));
+    } catch (error) {
+      hooks.onError(error);
+    }
+  }
+
+  function rowsOf(request: FileRequest): HTMLTableRowElement[] {
+    const name = request.label || 'Untitled request';
+    const filesRow = h('tr', { class: 'request-files', attrs: { hidden: '' } });
+    const files = h('td', { attrs: { colspan: '5' } });
+    filesRow.append(files);
+    const note = h('span', { class: 'copy-status', attrs: { role: 'status' } });
+    const url = h('input', {
+      class: 'share-url',
+      attrs: { readonly: '', value: request.url, spellcheck: 'false', 'aria-label': `Link of ${name}` },
+    });
+    const copy = button('Copy link', {
+      attrs: { 'aria-label': `Copy the link of ${name}` },
+      onClick: async () => {
+        note.textContent = (await copyText(request.url, url)) ? 'Copied.' : 'Selected: press Ctrl+C (⌘C) to copy.';
+      },
+    });
+    const show = button(`Files (${request.fileCount})`, {
+      class: 'secondary',
+      attrs: { 'aria-label': `Files received by ${name}`, 'aria-expanded': 'false' },
+      onClick: async () => {
+        const opening = filesRow.hidden;
+        filesRow.hidden = !opening;
+        show.setAttribute('aria-expanded', String(opening));
+        if (opening) await showFiles(request, files);
+      },
+    });
+    const open = request.status !== 'closed';
+    const toggle = button(open ? 'Close' : 'Reopen', {
+      class: open ? 'danger' : 'secondary',
+      attrs: { 'aria-label': `${open ? 'Close' : 'Reopen'} ${name}` },
+      onClick: async () => {
+        const client = hooks.client();
+        if (!client) return;
+        try {
+          if (open) await client.closeRequest(request.id);
+          else await client.updateRequest(request.id, { closed: false });
+          hooks.announce(`${name} ${open ? 'closed' : 'reopened'}.`);
+          await load();
+        } catch (error) {
+          hooks.onError(error);
+        }
+      },
+    });
+    const limits = `${request.fileCount} of ${request.maxFiles} files · ${formatBytes(request.bytes)}${
+      request.maxBytes === null ? '' : ` of ${formatBytes(request.maxBytes)}`
+    }`;
+    const row = h(
+      'tr',
+      { attrs: { 'data-request-id': request.id } },
+      h('td', {}, h('span', { class: 'upload-name', text: name }), request.hasPassword ? ' (password)' : ''),
+      h('td', { text: STATUS_TEXT[request.status], attrs: { 'data-status': request.status } }),
+      h('td', { text: limits }),
+      h('td', {}, h('div', { class: 'row share-link' }, url, copy, note)),
+      h(
+        'td',
+        {},
+        h('div', { class: 'row' }, show, toggle),
+        h('span', { class: 'muted', text: `Until ${formatDate(request.expiresAt)}` }),
+      ),
+    );
+    return [row, filesRow];
+  }
+
+  async function showFiles(request: FileRequest, cell: HTMLElement): Promise<void> {
+    const client = hooks.client();
+    if (!client) return;
+    cell.textContent = 'Loading…';
+    try {
+      const { files } = await client.requestFiles(request.id, { limit: 100 });
+      if (files.length === 0) {
+        cell.textContent = 'Nothing received yet.';
+        return;
+      }
+      cell.replaceChildren(
+        h(
+          'ul',
+          { class: 'received' },
+          ...files.map((file) =>
+            h(
+              'li',
+              {},
+              h('span', { text: file.originalName }),
+              ` · ${formatBytes(file.size)} · ${formatDate(file.uploadedAt)}`,
+            ),
+          ),
+        ),
+      );
+    } catch (error) {
+      hooks.onError(error);
+    }
+  }
+
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const client = hooks.client();
+    if (!client) return;
+    const value = (id: string) => byId<HTMLInputElement>(id).value.trim();
+    const maxFiles = Number(value('request-max-files') || '10');
+    try {
+      const made = await client.createRequest({
+        label: value('request-label') || undefined,
+        message: value('request-message') || undefined,
+        maxFiles,
+        password: value('request-password') || undefined,
+        isPublic: byId<HTMLInputElement>('request-public').checked,
+      });
+      form.reset();
+      hooks.announce(`File request made: ${made.url}`);
+      await load();
+    } catch (error) {
+      hooks.onError(error);
+    }
+  });
+
+  return { load, clear: () => body.replaceChildren() };
+}

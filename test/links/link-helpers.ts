@@ -1,0 +1,73 @@
+import { env, runDurableObjectAlarm } from 'cloudflare:test';
+import { expect } from 'vitest';
+import type { LinkRecord } from '../../src/links/records';
+import { call, createKey, upload } from '../helpers';
+
+export type { LinkRecord };
+
+export const LINK_FIELDS = [
+  'createdAt',
+  'downloadCount',
+  'expiresAt',
+  'fileId',
+  'hasPassword',
+  'id',
+  'label',
+  'lastDownloadedAt',
+  'maxDownloads',
+  'status',
+  'url',
+];
+
+/** A fresh key (== account) with one uploaded file. */
+export async function owner(file: { filename?: string; type?: string; content?: string } = {}, isPublic = 'true') {
+  const key = await createKey('links');
+  const { response, body } = await upload(key.auth, file, { isPublic }, 'v2');
+  expect(response.status).toBe(201);
+  return { ...key, fileId: body.data.id as string, shareUrl: body.data.shareUrl as string };
+}
+
+export const json = (body: unknown, auth: Record<string, string>, method = 'POST'): RequestInit => ({
+  method,
+  headers: { ...auth, 'Content-Type': 'application/json' },
+  body: JSON.stringify(body),
+});
+
+export async function makeLink(auth: Record<string, string>, fileId: string, body: Record<string, unknown> = {}) {
+  const response = await call(`/api/v2/files/${fileId}/links`, json(body, auth));
+  const text = await response.text();
+  expect(response.status, text).toBe(201);
+  return (JSON.parse(text) as { data: LinkRecord }).data;
+}
+
+export async function readLink(auth: Record<string, string>, linkId: string) {
+  const response = await call(`/api/v2/links/${linkId}`, { headers: auth });
+  expect(response.status).toBe(200);
+  return ((await response.json()) as { data: LinkRecord }).data;
+}
+
+/** Moves a link's own expiry into the past. */
+export async function expireLink(linkId: string) {
+  await env.DB.prepare('UPDATE share_links SET expires_at = ?2 WHERE id = ?1')
+    .bind(linkId, new Date(Date.now() - 1000).toISOString())
+    .run();
+}
+
+/** The path of a link's URL: `/share/<token>`. */
+export const pathOf = (link: { url: string }) => new URL(link.url).pathname;
+
+export const basic = (password: string) => ({ Authorization: `Basic ${btoa(`:${password}`)}` });
+
+/** Runs the link's counter alarm now: its count goes to D1. */
+export async function flush(linkId: string) {
+  await runDurableObjectAlarm(env.LINK_COUNTERS.getByName(linkId));
+}
+
+/**
+ * Throttles count in fixed windows (AuthGuard, LinkCounter): a test that needs N events in one
+ * window waits out the end of the current one when it is closer than `margin` ms.
+ */
+export async function awayFromWindowEdge(windowSeconds: number, margin = 8_000) {
+  const left = windowSeconds * 1000 - (Date.now() % (windowSeconds * 1000));
+  if (left < margin) await new Promise((resolve) => setTimeout(resolve, left + 50));
+}

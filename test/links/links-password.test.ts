@@ -1,0 +1,202 @@
+import { env } from 'cloudflare:test';
+import { describe, expect, it, vi } from 'vitest';
+import { call, PNG_1X1 } from '../helpers';
+import { awayFromWindowEdge, basic, json, makeLink, owner, pathOf, readLink } from './link-helpers';
+
+const PASSWORD = 'correct horse battery staple';
+const HTML = { Accept: 'text/html' };
+const FILE = { filename: 'quarterly-report.png', type: 'image/png', content: PNG_1X1 as unknown as string };
+
+const form = (password: string, headers: Record<string, string> = {}): RequestInit => ({
+  method: 'POST',
+  headers: { 'Content-Type': 'application/x-www-form-urlencoded', ...headers },
+  body: new URLSearchParams({ password }).toString(),
+  redirect: 'manual',
+});
+
+/** A fresh address per scenario, so throttles of one test never reach another. */
+const octet = () => Math.floor(Math.random() * 250) + 1;
+const address = () => ({ 'CF-Connecting-IP': `198.51.${octet()}.${octet()}` });
+
+async function protectedLink(extra: Record<string, unknown> = {}) {
+  const file = await owner(FILE, 'false');
+  const link = await makeLink(file.auth, file.fileId, { password: PASSWORD, ...extra });
+  return { ...file, link, path: pathOf(link) };
+}
+
+describe('a password-protected link', () => {
+  it('stores a PBKDF2 hash, its salt and 100,000 iterations, never the password', async () => {
+    const { link } = await protectedLink();
+    expect(link.hasPassword).toBe(true);
+    const row = await env.DB.prepare('SELECT * FROM share_links WHERE id = ?1')
+      .bind(link.id)
+      .first<Record<string, unknown>>();
+    expect(row?.password_iterations).toBe(100_000);
+    expect(row?.password_hash).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(row?.password_salt).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    expect(JSON.stringify(row)).not.toContain(PASSWORD);
+  });
+
+  it('never shows the password in an answer', async () => {
+    const { auth, fileId, link } = await protectedLink();
+    const bodies = await Promise.all(
+      [`/api/v2/links/${link.id}`, `/api/v2/files/${fileId}/links`].map(async (path) =>
+        (await call(path, { headers: auth })).text(),
+      ),
+    );
+    const patched = await (
+      await call(`/api/v2/links/${link.id}`, json({ password: `${PASSWORD}!` }, auth, 'PATCH'))
+    ).text();
+    for (const body of [...bodies, patched, JSON.stringify(link)]) expect(body).not.toContain(PASSWORD);
+  });
+
+  it('shows a form, and nothing of the file (name, size, type, preview, Open Graph), before the password', async () => {
+    const { path } = await protectedLink();
+    const response = await call(path, { headers: HTML });
+    expect(response.status).toBe(200);
+    const html = await response.text();
+    expect(html).toContain('<form');
+    expect(html).toContain('method="post"');
+    expect(html).toContain('type="password"');
+    for (const secret of ['quarterly', 'report', 'image/png', 'og:image"', '/view', '/download', ' B<', 'bytes']) {
+      expect(html).not.toContain(secret);
+    }
+    expect(response.headers.get('content-security-policy')).toContain("form-action 'self'");
+  });
+
+  it('keeps the download and the preview behind the password: 401 Basic for scripts, the page for browsers', async () => {
+    const { path } = await protectedLink();
+    for (const suffix of ['/download', '/view']) {
+      const script = await call(`${path}${suffix}`);
+      expect(script.status).toBe(401);
+      expect(script.headers.get('www-authenticate')).toMatch(/^Basic /);
+      expect(script.headers.get('content-type')).not.toMatch(/image/);
+      const browser = await call(`${path}${suffix}`, { headers: HTML, redirect: 'manual' });
+      expect(browser.status).toBe(303);
+      expect(browser.headers.get('location')).toBe(path);
+    }
+  });
+
+  it('serves scripts through HTTP Basic with an empty user name; a wrong password counts nothing', async () => {
+    const { auth, link, path } = await protectedLink();
+    const wrong = await call(`${path}/download`, { headers: { ...basic('nope'), ...address() } });
+    expect(wrong.status).toBe(401);
+    expect((await readLink(auth, link.id)).downloadCount).toBe(0);
+    const right = await call(`${path}/download`, { headers: basic(PASSWORD) });
+    expect(right.status).toBe(200);
+    expect(new Uint8Array(await right.arrayBuffer())).toEqual(PNG_1X1);
+    expect((await readLink(auth, link.id)).downloadCount).toBe(1);
+  });
+
+  it('gives a grant cookie for the right password: HttpOnly, SameSite, this link’s path only, short lived', async () => {
+    const { path } = await protectedLink();
+    const wrong = await call(path, form('guess', address()));
+    expect(wrong.status).toBe(401);
+    expect(wrong.headers.get('set-cookie')).toBeNull();
+    expect(await wrong.text()).toContain('not right');
+
+    const right = await call(path, form(PASSWORD));
+    expect(right.status).toBe(303);
+    expect(right.headers.get('location')).toBe(path);
+    const cookie = right.headers.get('set-cookie') ?? '';
+    expect(cookie).toMatch(/HttpOnly/);
+    expect(cookie).toMatch(/SameSite=Strict/);
+    expect(cookie).toContain(`Path=${path};`);
+    expect(Number(/Max-Age=(\d+)/.exec(cookie)?.[1])).toBeLessThanOrEqual(3600);
+    expect(cookie).not.toMatch(/Secure/);
+    expect(cookie).not.toContain(PASSWORD);
+
+    const grant = cookie.split(';')[0] ?? '';
+    const page = await call(path, { headers: { ...HTML, Cookie: grant } });
+    expect(await page.text()).toContain('quarterly-report.png');
+    expect((await call(`${path}/view`, { headers: { Cookie: grant } })).status).toBe(200);
+    expect((await call(`${path}/download`, { headers: { Cookie: grant } })).status).toBe(200);
+  });
+
+  it('marks the grant Secure on https', async () => {
+    const { path } = await protectedLink();
+    const right = await call(`https://edgeshare.test${path}`, form(PASSWORD));
+    expect(right.headers.get('set-cookie')).toMatch(/; Secure/);
+  });
+
+  it('does not let one link’s grant open another, nor a grant outlive a password change', async () => {
+    const a = await protectedLink();
+    const b = await makeLink(a.auth, a.fileId, { password: PASSWORD });
+    const grant = ((await call(a.path, form(PASSWORD))).headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+    expect((await call(`${pathOf(b)}/download`, { headers: { Cookie: grant } })).status).toBe(401);
+    await call(`/api/v2/links/${a.link.id}`, json({ password: 'another one' }, a.auth, 'PATCH'));
+    expect((await call(`${a.path}/download`, { headers: { Cookie: grant } })).status).toBe(401);
+    const forged = grant.replace(/\.[^.]+$/, `.${'A'.repeat(43)}`);
+    expect((await call(`${pathOf(b)}/download`, { headers: { Cookie: forged } })).status).toBe(401);
+  });
+
+  it('answers a dead protected link with the same 404 as any other, password or not', async () => {
+    const { auth, link, path } = await protectedLink({ maxDownloads: 1 });
+    expect((await call(`${path}/download`, { headers: basic(PASSWORD) })).status).toBe(200);
+    for (const headers of [{}, basic(PASSWORD), basic('wrong')]) {
+      expect((await call(`${path}/download`, { headers })).status).toBe(404);
+    }
+    expect((await call(path)).status).toBe(404);
+    await call(`/api/v2/links/${link.id}`, { method: 'DELETE', headers: auth });
+    expect((await call(path, form(PASSWORD))).status).toBe(404);
+  });
+});
+
+describe('wrong-password throttling', () => {
+  it('refuses an address past 10 wrong passwords (429), even with the right one, and counts nothing', async () => {
+    const { auth, link, path } = await protectedLink();
+    await awayFromWindowEdge(300);
+    const from = address();
+    for (let i = 0; i < 10; i++) {
+      expect((await call(`${path}/download`, { headers: { ...basic(`wrong-${i}`), ...from } })).status).toBe(401);
+    }
+    const eleventh = await call(`${path}/download`, { headers: { ...basic('wrong-11'), ...from } });
+    expect(eleventh.status).toBe(429);
+    const right = await call(`${path}/download`, { headers: { ...basic(PASSWORD), ...from } });
+    expect(right.status).toBe(429);
+    expect(Number(right.headers.get('retry-after'))).toBeGreaterThan(0);
+    const page = await call(path, form(PASSWORD, from));
+    expect(page.status).toBe(429);
+    expect(page.headers.get('set-cookie')).toBeNull();
+    expect((await readLink(auth, link.id)).downloadCount).toBe(0);
+    // Another address is not affected.
+    expect((await call(`${path}/download`, { headers: { ...basic(PASSWORD), ...address() } })).status).toBe(200);
+  });
+
+  it('refuses a link after 30 wrong passwords from any addresses', async () => {
+    const { path } = await protectedLink();
+    await awayFromWindowEdge(900, 15_000);
+    for (let i = 0; i < 29; i++) {
+      const status = (await call(`${path}/download`, { headers: { ...basic(`w${i}`), ...address() } })).status;
+      expect(status).toBe(401);
+    }
+    expect((await call(`${path}/download`, { headers: { ...basic('w30'), ...address() } })).status).toBe(429);
+    expect((await call(`${path}/download`, { headers: { ...basic(PASSWORD), ...address() } })).status).toBe(429);
+  });
+});
+
+describe('logs', () => {
+  it('never carry a password or a link token', async () => {
+    const lines: string[] = [];
+    const spies = [
+      vi.spyOn(console, 'log').mockImplementation((...args) => void lines.push(args.join(' '))),
+      vi.spyOn(console, 'error').mockImplementation((...args) => void lines.push(args.join(' '))),
+    ];
+    try {
+      const { auth, link, path } = await protectedLink();
+      await call(path, form(PASSWORD));
+      await call(path, form('not it', address()));
+      await call(`${path}/download`, { headers: basic(PASSWORD) });
+      await call(`/api/v2/links/${link.id}`, json({ password: `${PASSWORD}2` }, auth, 'PATCH'));
+      const token = path.split('/').pop() ?? '';
+      expect(lines.length).toBeGreaterThan(3);
+      for (const line of lines) {
+        expect(line).not.toContain(PASSWORD);
+        expect(line).not.toContain('not it');
+        expect(line).not.toContain(token);
+      }
+    } finally {
+      for (const spy of spies) spy.mockRestore();
+    }
+  });
+});
