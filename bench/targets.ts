@@ -83,6 +83,17 @@ export const TARGETS: Target[] = [
       },
     },
   ]),
+  // The raw-body upload (hashed) against the bare single put it is built like.
+  ...['digest-1mib', 'digest-50mib', 'digest-300mib'].map(
+    (caseId): Target => ({
+      id: `${caseId}.raw-throughput`,
+      text: `${caseId}: raw upload (PUT, hashed) throughput ≥ 0.8× the bare Worker's single put()`,
+      evaluate: (results) => {
+        const pair = serviceVersus(results, caseId);
+        return pair && compare(pair.service, pair.baseline, 'mibPerS', 0.8, '>=');
+      },
+    }),
+  ),
   {
     id: 'upload.memory-flat',
     text: 'upload: the service’s memory growth flat in file size (300 MiB ≤ 1.3× 50 MiB)',

@@ -1,5 +1,6 @@
 // npm run cli -- <command> …: edgeshare from a terminal or a script, through the typed client.
 // EDGESHARE_URL (default http://127.0.0.1:8787) and EDGESHARE_KEY (an API key) say where and who.
+import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
@@ -27,7 +28,10 @@ commands:
   list                    your files, newest first
       --page N  --limit N  --q TEXT  --sort uploadedAt|size|name  --order asc|desc
   info ID                 one file's record
-  download ID             save the file (its original name, or -o PATH; - for stdout)
+  download ID             save the file (its original name, or -o PATH; - for stdout); the bytes are
+                          checked against the SHA-256 the server states (Repr-Digest) as they arrive
+      --verify              also fail when the server states no digest, and print the SHA-256
+  verify ID FILE          compare a local file's SHA-256 with the stored file's (exit 1 if they differ)
   share ID                print the file's share link; with any option below, make a new link to it
       --password PW         visitors need PW (on the page, or curl -u :PW); "-" reads it from stdin
       --max-downloads N     the link gives N downloads, then answers 404
@@ -84,6 +88,7 @@ const { values, positionals } = parseArgs({
     order: { type: 'string' },
     events: { type: 'string' },
     output: { type: 'string', short: 'o' },
+    verify: { type: 'boolean', default: false },
     message: { type: 'string' },
     'max-files': { type: 'string' },
     'max-file-size': { type: 'string' },
@@ -192,7 +197,7 @@ async function upload(files: string[]): Promise<number> {
         record = await api.get(uploaded.id);
       }
       results.push(record);
-      if (!json) console.log(`${name}\t${record.id}\t${record.shareUrl}`);
+      if (!json) console.log(`${name}\t${record.id}\t${record.shareUrl}\tsha256:${record.sha256 ?? '(pending)'}`);
     } catch (error) {
       failed++;
       const refusal =
@@ -276,11 +281,43 @@ async function run(): Promise<number> {
       const id = one('download');
       const file = await api.get(id);
       const response = await api.download(id);
+      const stated = response.headers.get('repr-digest');
+      if (values.verify && !stated) {
+        console.error(`${id}: the server states no digest for this file yet; nothing to verify against`);
+        return EXIT.refused;
+      }
       const target = values.output ?? file.originalName;
       const body = Readable.fromWeb(response.body as import('node:stream/web').ReadableStream);
-      await pipeline(body, target === '-' ? process.stdout : createWriteStream(target));
-      if (target !== '-') out({ id, path: target, size: file.size }, `saved ${target} (${human(file.size)})`);
+      // The client errors the body at its end if the bytes do not match; the file is then removed.
+      try {
+        await pipeline(body, target === '-' ? process.stdout : createWriteStream(target));
+      } catch (error) {
+        if (target !== '-') await import('node:fs/promises').then((fs) => fs.rm(target, { force: true }));
+        throw error;
+      }
+      const verified = stated ? ` sha256:${file.sha256} verified` : '';
+      if (target !== '-')
+        out(
+          { id, path: target, size: file.size, sha256: file.sha256, verified: Boolean(stated) },
+          `saved ${target} (${human(file.size)})${verified}`,
+        );
+      else if (values.verify) console.error(`sha256:${file.sha256} verified`);
       return EXIT.ok;
+    }
+    case 'verify': {
+      const [id, path, ...rest] = args;
+      if (!id || !path || rest.length > 0) throw new UsageError('verify needs an ID and a FILE');
+      const file = await client().get(id);
+      const hash = createHash('sha256');
+      await pipeline(createReadStream(path), hash);
+      const local = hash.digest('hex');
+      const same = file.sha256 === local;
+      const line =
+        file.sha256 === null
+          ? `${id}: the server has no digest for this file yet (local ${local})`
+          : `${same ? 'match' : 'MISMATCH'}  local ${local}  stored ${file.sha256}`;
+      out({ id, path, local, stored: file.sha256, match: same }, line);
+      return same ? EXIT.ok : EXIT.refused;
     }
     case 'delete': {
       if (args.length === 0) throw new UsageError('delete needs at least one ID');

@@ -2,6 +2,7 @@ import { Hono, type MiddlewareHandler } from 'hono';
 import { cors } from 'hono/cors';
 import { createFilesRouter } from './api/files-router';
 import { openApiDocument } from './api/openapi';
+import { RAW_UPLOAD_HEADERS } from './api/raw-upload-route';
 import type { Config } from './config';
 import type { AppEnv } from './env';
 import { ApiError } from './errors';
@@ -30,7 +31,7 @@ function apiCors(config: Config): MiddlewareHandler {
   const origins = config.CORS_ORIGINS;
   const handler = cors({
     origin: origins.includes('*') ? '*' : origins,
-    allowMethods: ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE', 'OPTIONS'],
+    allowMethods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
     // Every request header the API honours, so a browser's preflight lets them through.
     allowHeaders: [
       'Authorization',
@@ -41,6 +42,7 @@ function apiCors(config: Config): MiddlewareHandler {
       'If-Range',
       'X-Request-Id',
       'Idempotency-Key',
+      ...RAW_UPLOAD_HEADERS,
       ...TUS_REQUEST_HEADERS,
     ],
     // Beyond the safelisted ones (Content-Length, Content-Type, Last-Modified, …): what clients read.
@@ -60,6 +62,7 @@ function apiCors(config: Config): MiddlewareHandler {
       'Server-Timing',
       'X-Request-Id',
       'Idempotency-Replayed',
+      'Repr-Digest',
       ...TUS_RESPONSE_HEADERS,
     ],
     maxAge: 600,

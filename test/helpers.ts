@@ -76,9 +76,9 @@ export type ApiVersion = (typeof VERSIONS)[number];
 /** A route's path in one version: `api('v2', '/files')` is `/api/v2/files`. */
 export const api = (version: ApiVersion, path: string) => `/api/${version}${path}`;
 
-/** A record's exact field names in `version`, sorted: v2 adds isPublic to uploads, gets and list items. */
+/** A record's exact field names in `version`, sorted: v2 adds isPublic and sha256 to uploads, gets and list items. */
 export const fieldsFor = (version: ApiVersion, fields: readonly string[]) =>
-  (version === 'v2' ? [...fields, 'isPublic'] : [...fields]).sort();
+  (version === 'v2' ? [...fields, 'isPublic', 'sha256'] : [...fields]).sort();
 
 /** A file record's (get, list) exact field names: v2 also adds requestId (the file request it came through, or null). */
 export const recordFieldsFor = (version: ApiVersion, fields: readonly string[]) =>

@@ -4,6 +4,7 @@
 import type { BenchCase } from '../lib/case.ts';
 import { bulkCase } from './bulk.ts';
 import { costsCase } from './costs.ts';
+import { digestCase } from './digests.ts';
 import { downloadCase } from './downloads.ts';
 import { listCase } from './list.ts';
 import { readCase } from './reads.ts';
@@ -17,6 +18,9 @@ export function benchCases(quick: boolean): BenchCase[] {
     uploadCase('upload-1mib', 1, reps(7)),
     uploadCase('upload-50mib', quick ? 8 : 50, reps(5)),
     uploadCase('upload-300mib', quick ? 24 : 300, reps(3)),
+    digestCase('digest-1mib', 1, reps(7)),
+    digestCase('digest-50mib', quick ? 8 : 50, reps(5)),
+    digestCase('digest-300mib', quick ? 24 : 300, reps(3)),
     tusCase('tus-300mib', quick ? 24 : 300, [10, 50], reps(3)),
     downloadCase('download-300mib', quick ? 24 : 300, reps(3)),
     readCase('get-c10', 10, quick ? 1 : 4, reps(3)),

@@ -1,7 +1,7 @@
 // Single-file uploads: edgeshare's POST /api/v2/upload against the bare stream-to-R2 Worker (single
 // put and R2 multipart) and the formData() tutorial Worker, for one file size.
 import { randomUUID } from 'node:crypto';
-import type { BenchCase, MetricSpec, Rep, Variant } from '../lib/case.ts';
+import type { BenchCase, BenchContext, MetricSpec, Rep, Variant } from '../lib/case.ts';
 import { deleteFiles, fileParts, postForm, storedAs, uploadFile } from '../lib/service.ts';
 import { median } from '../lib/stats.ts';
 import { fileBody, MIB, makeFile, send } from '../lib/transfer.ts';
@@ -37,50 +37,12 @@ export function uploadCase(id: string, sizeMiB: number, reps: number): BenchCase
     freshProcess: true,
     metrics: [THROUGHPUT, REQUEST_MS, CPU_PER_MIB],
     async prepare(ctx) {
-      const size = sizeMiB * MIB;
-      const path = makeFile(ctx.tmpDir, size);
-      const warmPath = makeFile(ctx.tmpDir, WARM_BYTES);
-      const { r2, tutorial, service } = ctx.workers;
-      const measured = (ms: number, bytes: number) => ({ mibPerS: bytes / MIB / (ms / 1000), ms, mib: bytes / MIB });
-      /** A variant whose run uploads the file and whose warm-up uploads a small one the same way. */
-      const variant = (
-        fields: Omit<Variant, 'run' | 'warm'>,
-        upload: (file: string, bytes: number) => Promise<Rep>,
-      ): Variant => ({
-        ...fields,
-        run: () => upload(path, size),
-        warm: async () => {
-          await (await upload(warmPath, WARM_BYTES)).cleanup?.();
-        },
-      });
-
-      const bare = (route: 'single' | 'multipart') =>
-        variant(
-          {
-            id: `r2-${route}`,
-            label: route === 'single' ? 'bare Worker, one put()' : 'bare Worker, R2 multipart',
-            role: 'baseline',
-            worker: 'r2',
-            // Multipart is shown against the single put: what cutting a body into parts costs.
-            versus: route === 'multipart' ? 'r2-single' : undefined,
-          },
-          async (file, bytes) => {
-            const key = randomUUID();
-            const reply = await send(new URL(`/${route}/${key}`, r2.url), { method: 'PUT', ...fileBody(file) });
-            if (reply.status !== 200) throw new Error(`r2 ${route} upload: ${reply.status} ${reply.body}`);
-            return {
-              metrics: measured(reply.ms, bytes),
-              cleanup: async () => {
-                await send(new URL(`/object/${key}`, r2.url), { method: 'DELETE' });
-                return undefined;
-              },
-            };
-          },
-        );
-
+      const { tutorial, service } = ctx.workers;
+      const { variant, bare, measured } = uploadVariants(ctx, sizeMiB);
       return [
-        bare('single'),
-        bare('multipart'),
+        bare('single', 'bare Worker, one put()'),
+        // Multipart is shown against the single put: what cutting a body into parts costs.
+        bare('multipart', 'bare Worker, R2 multipart', 'r2-single'),
         variant(
           {
             id: 'tutorial',
@@ -125,4 +87,42 @@ export function uploadCase(id: string, sizeMiB: number, reps: number): BenchCase
       ];
     },
   };
+}
+
+/**
+ * What an upload case's variants share: the file (and a small one to warm up with), a variant
+ * that uploads it, a bare R2 Worker route as a baseline, and the throughput of a request.
+ */
+export function uploadVariants(ctx: BenchContext, sizeMiB: number) {
+  const size = sizeMiB * MIB;
+  const path = makeFile(ctx.tmpDir, size);
+  const warmPath = makeFile(ctx.tmpDir, WARM_BYTES);
+  const { r2 } = ctx.workers;
+  const measured = (ms: number, bytes: number) => ({ mibPerS: bytes / MIB / (ms / 1000), ms, mib: bytes / MIB });
+  /** A variant whose run uploads the file and whose warm-up uploads a small one the same way. */
+  const variant = (
+    fields: Omit<Variant, 'run' | 'warm'>,
+    upload: (file: string, bytes: number) => Promise<Rep>,
+  ): Variant => ({
+    ...fields,
+    run: () => upload(path, size),
+    warm: async () => {
+      await (await upload(warmPath, WARM_BYTES)).cleanup?.();
+    },
+  });
+  /** The bare R2 Worker's PUT /<route>/<key> (bench/workers/r2-stream), deleted after. */
+  const bare = (route: string, label: string, versus?: string) =>
+    variant({ id: `r2-${route}`, label, role: 'baseline', worker: 'r2', versus }, async (file, bytes) => {
+      const key = randomUUID();
+      const reply = await send(new URL(`/${route}/${key}`, r2.url), { method: 'PUT', ...fileBody(file) });
+      if (reply.status !== 200) throw new Error(`r2 ${route} upload: ${reply.status} ${reply.body}`);
+      return {
+        metrics: measured(reply.ms, bytes),
+        cleanup: async () => {
+          await send(new URL(`/object/${key}`, r2.url), { method: 'DELETE' });
+          return undefined;
+        },
+      };
+    });
+  return { variant, bare, measured };
 }

@@ -31,7 +31,7 @@ export const RATE_LIMIT_HEADERS = {
 };
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
-  400: 'VALIDATION_ERROR (details names each field), TOO_MANY_FILES, or TOO_MANY_LINKS (100 links to one file)',
+  400: 'VALIDATION_ERROR (details names each field), TOO_MANY_FILES, TOO_MANY_LINKS (100 links to one file), or DIGEST_MISMATCH (the bytes do not hash to the SHA-256 the client sent; nothing stored or charged)',
   401: 'UNAUTHORIZED: missing, malformed, unknown, revoked or expired key (always the same answer)',
   403: 'FORBIDDEN: the key lacks the scope this operation needs; details: [{"scope": "<needed>"}]',
   404: 'FILE_NOT_FOUND: unknown id, another account’s id, expired file, malformed id; LINK_NOT_FOUND likewise for a link id',
@@ -147,6 +147,12 @@ const FILE_HEADERS: Record<string, HeaderObject> = {
   'Last-Modified': text('The upload time, as an HTTP date'),
   'Accept-Ranges': text('`bytes`'),
   'Cache-Control': text('`private, no-transform`'),
+  'Repr-Digest': {
+    description:
+      'RFC 9530: `sha-256=:<base64>:`, the SHA-256 of the whole file (also on a 206). Sent whenever the ' +
+      'digest is known: every file but one stored before digests and not yet backfilled.',
+    schema: { type: 'string' },
+  },
 };
 
 const binary = (description: string) => ({

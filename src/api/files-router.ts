@@ -16,6 +16,7 @@ import { addWebhookRoutes } from '../webhooks/routes';
 import { addBulkRoutes } from './bulk-routes';
 import { DOWNLOAD_REQUEST_HEADERS, downloadResponses, errors, ok } from './docs';
 import { addManageRoutes } from './manage-routes';
+import { addRawUploadRoute } from './raw-upload-route';
 import {
   FileIdParamSchema,
   FileRecordV1,
@@ -38,6 +39,7 @@ export function createFilesRouter(version: ApiVersion) {
   // Before /files/{id}: DELETE /files/bulk must never be read as a file id.
   if (version === 'v2') addBulkRoutes(router);
   if (version === 'v2') addManageRoutes(router);
+  if (version === 'v2') addRawUploadRoute(router);
   if (version === 'v2') addRequestRoutes(router);
   if (version === 'v2') addLinkRoutes(router);
   if (version === 'v2') addKeyRoutes(router);

@@ -84,12 +84,22 @@ const uploadFields = {
   shareUrl: z.string(),
 };
 
+const sha256Field = z
+  .string()
+  .nullable()
+  .openapi({
+    description:
+      'Lowercase hex SHA-256 of the stored bytes, computed while they streamed in (downloads send it as ' +
+      'Repr-Digest). null only for a file stored before digests existed, until the sweep backfills it.',
+    example: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855',
+  });
+
 const uploadExpiry = time.optional().openapi({ description: 'When the file expires; absent when it does not' });
 export const UploadRecordV1 = z
   .object({ ...uploadFields, uploadedAt: time, expiresAt: uploadExpiry })
   .openapi('UploadRecordV1');
 export const UploadRecordV2 = z
-  .object({ ...uploadFields, isPublic: z.boolean(), uploadedAt: time, expiresAt: uploadExpiry })
+  .object({ ...uploadFields, isPublic: z.boolean(), sha256: sha256Field, uploadedAt: time, expiresAt: uploadExpiry })
   .openapi('UploadRecordV2');
 
 const recordFields = {
@@ -106,6 +116,7 @@ export const FileRecordV2 = z
   .object({
     ...recordFields,
     isPublic: z.boolean(),
+    sha256: sha256Field,
     requestId: z
       .string()
       .nullable()
@@ -130,6 +141,11 @@ export const UploadFormSchema = z
     expiresIn: UPLOAD_FIELDS.expiresIn
       .optional()
       .openapi({ description: `Seconds until the file expires, ${EXPIRY_RANGE}; default: never` }),
+    sha256: UPLOAD_FIELDS.sha256.optional().openapi({
+      description:
+        'The SHA-256 (64 hex digits) the file must have; before or after the file part. A mismatch is ' +
+        '400 DIGEST_MISMATCH and nothing is stored or charged.',
+    }),
   })
   .openapi('UploadForm');
 
@@ -156,6 +172,15 @@ export const BulkUploadFormSchema = z
       .openapi({ description: 'The same, for clients that name repeated parts files[]' }),
     isPublic: UPLOAD_FIELDS.isPublic.optional().openapi({ description: 'For every file; default true' }),
     expiresIn: UPLOAD_FIELDS.expiresIn.optional().openapi({ description: `For every file: seconds, ${EXPIRY_RANGE}` }),
+    sha256: z
+      .array(z.string())
+      .optional()
+      .openapi({
+        description:
+          'One per file, in the files’ order: the SHA-256 (64 hex digits) each must have, or empty for ' +
+          'none. A file that does not match fails alone with DIGEST_MISMATCH (nothing of it stored or ' +
+          'charged); a count that differs from the files’ is 400.',
+      }),
   })
   .openapi('BulkUploadForm');
 
@@ -268,3 +293,15 @@ export const UsageSchema = z
     }),
   })
   .openapi('Usage');
+
+/** PUT /upload/{filename}'s query: the upload's isPublic and expiresIn, the same field schemas. */
+export const RawUploadQuerySchema = z.object({
+  isPublic: UPLOAD_FIELDS.isPublic.optional().openapi({
+    param: { name: 'isPublic', in: 'query' },
+    description: '`true` or `false`: whether the share link works; default true',
+  }),
+  expiresIn: UPLOAD_FIELDS.expiresIn.optional().openapi({
+    param: { name: 'expiresIn', in: 'query' },
+    description: `Seconds until the file expires, ${EXPIRY_RANGE}; default: never`,
+  }),
+});

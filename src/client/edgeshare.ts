@@ -14,6 +14,7 @@ import type {
   UsageSchema,
 } from '../api/schemas.ts';
 import type { CreateKeySchema, KeyRecordSchema } from '../keys/key-schemas.ts';
+import { Sha256, toBase64, toHex } from '../lib/sha256.ts';
 import type { LinkCreateSchema, LinkRecordSchema, LinkUpdateSchema } from '../links/schemas.ts';
 import type { RequestCreateSchema, RequestRecordSchema, RequestUpdateSchema } from '../requests/schemas.ts';
 import type {
@@ -66,6 +67,32 @@ export type UploadOptionsBase = {
   isPublic?: boolean;
   /** Seconds until the file expires (60 … 31536000); default: never, or the server's default. */
   expiresIn?: number;
+  /**
+   * The SHA-256 (hex) the file must have: the server refuses other bytes with 400
+   * DIGEST_MISMATCH and stores nothing (a form field, or Repr-Digest on a raw upload).
+   */
+  sha256?: string;
+};
+
+export type RawUploadOptions = Omit<UploadOptionsBase, 'filename'> & {
+  /** The name to store (required: it is the last segment of the URL). */
+  filename: string;
+  /** The declared media type (Content-Type); the server decides from the content too. */
+  type?: string;
+  /** The body's length, when it is a stream whose length is known (sent as Content-Length). */
+  size?: number;
+  signal?: AbortSignal;
+};
+
+export type DownloadOptions = {
+  range?: string;
+  signal?: AbortSignal;
+  /**
+   * Check the bytes against the Repr-Digest the server sends (default true): the body stream
+   * errors with an EdgeshareError (code DIGEST_MISMATCH) at its end if they differ. A range
+   * (206) is not checked: Repr-Digest names the whole file.
+   */
+  verify?: boolean;
 };
 
 export type UploadOneOptions = UploadOptionsBase & {
@@ -398,8 +425,11 @@ export class EdgeshareClient {
     return this.#json<ApiKey>('DELETE', `/keys/${encodeURIComponent(id)}`);
   }
 
-  /** The file's bytes as a Response (stream its body); `range` asks for part of it (206). */
-  async download(id: string, options: { range?: string; signal?: AbortSignal } = {}): Promise<Response> {
+  /**
+   * The file's bytes as a Response (stream its body); `range` asks for part of it (206). A whole
+   * download is verified against Repr-Digest as it streams (see DownloadOptions.verify).
+   */
+  async download(id: string, options: DownloadOptions = {}): Promise<Response> {
     const headers: Record<string, string> = {};
     if (options.range) headers.Range = options.range;
     const response = await this.#send('GET', `/files/${encodeURIComponent(id)}/download`, {
@@ -407,7 +437,33 @@ export class EdgeshareClient {
       signal: options.signal,
     });
     if (!response.ok) throw await errorOf(response);
-    return response;
+    if (options.verify === false || response.status !== 200) return response;
+    return verifiedResponse(response);
+  }
+
+  /**
+   * Uploads one file as the raw request body (PUT /upload/{filename}): no multipart framing, and
+   * with a known length the server streams it into a single put. Any size up to MAX_FILE_SIZE
+   * that the platform's body limit lets through.
+   */
+  async uploadRaw(body: Blob | Uint8Array | ReadableStream<Uint8Array>, options: RawUploadOptions) {
+    const query = new URLSearchParams();
+    if (options.isPublic !== undefined) query.set('isPublic', String(options.isPublic));
+    if (options.expiresIn !== undefined) query.set('expiresIn', String(options.expiresIn));
+    const headers: Record<string, string> = {};
+    if (options.type) headers['Content-Type'] = options.type;
+    if (options.size !== undefined) headers['Content-Length'] = String(options.size);
+    if (options.sha256) headers['Repr-Digest'] = reprDigestOf(options.sha256);
+    const search = query.toString();
+    const path = `/upload/${encodeURIComponent(options.filename)}${search ? `?${search}` : ''}`;
+    const init: RequestInit & { duplex?: 'half'; headers: Record<string, string> } = {
+      body: body as BodyInit,
+      headers,
+      signal: options.signal,
+    };
+    // A stream body needs half-duplex in Node's fetch and in browsers.
+    if (body instanceof ReadableStream) init.duplex = 'half';
+    return this.#json<UploadRecord>('PUT', path, init);
   }
 
   /** Adds a webhook: `url` (https) and `events` (types, or ['*']). Keep the returned `secret`: it is not shown again. */
@@ -500,6 +556,7 @@ export class EdgeshareClient {
     const form = new FormData();
     if (options.isPublic !== undefined) form.append('isPublic', String(options.isPublic));
     if (options.expiresIn !== undefined) form.append('expiresIn', String(options.expiresIn));
+    if (options.sha256 !== undefined) form.append('sha256', options.sha256);
     return form;
   }
 
@@ -642,4 +699,53 @@ function fileName(input: unknown): string {
   const path = (input as { path?: unknown } | null)?.path;
   if (typeof path === 'string') return path.split(/[\\/]/).pop() || 'file';
   return 'file';
+}
+
+/** `sha-256=:<base64>:` (RFC 9530) for a hex SHA-256. */
+function reprDigestOf(hex: string): string {
+  const bytes = Uint8Array.from(hex.match(/../g) ?? [], (pair) => Number.parseInt(pair, 16));
+  return `sha-256=:${toBase64(bytes)}:`;
+}
+
+/** The hex SHA-256 a Repr-Digest names, or undefined when it names none (or is malformed). */
+export function sha256OfReprDigest(value: string | null): string | undefined {
+  const match = /(?:^|,)\s*sha-256\s*=\s*:([A-Za-z0-9+/]+=*):/i.exec(value ?? '');
+  if (!match?.[1]) return undefined;
+  const bytes = Uint8Array.from(atob(match[1]), (char) => char.charCodeAt(0));
+  return bytes.length === 32 ? toHex(bytes) : undefined;
+}
+
+/**
+ * The response with its body hashed as it is read; at its end, bytes that do not match the
+ * Repr-Digest error the stream with an EdgeshareError (DIGEST_MISMATCH). The response's
+ * `sha256` (hex) is what the server stated, or undefined when it sent none.
+ */
+function verifiedResponse(response: Response): Response & { sha256?: string } {
+  const expected = sha256OfReprDigest(response.headers.get('repr-digest'));
+  if (!expected || !response.body) return response;
+  const hash = new Sha256();
+  const checked = response.body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        hash.update(chunk);
+        controller.enqueue(chunk);
+      },
+      flush(controller) {
+        const actual = toHex(hash.digest());
+        if (actual === expected) return;
+        controller.error(
+          new EdgeshareError(
+            response.status,
+            {
+              error: `The downloaded bytes hash to ${actual}, not the ${expected} the server stated (Repr-Digest)`,
+              code: 'DIGEST_MISMATCH',
+            },
+            response.headers,
+          ),
+        );
+      },
+    }),
+  );
+  const verified = new Response(checked, { status: response.status, headers: response.headers });
+  return Object.assign(verified, { sha256: expected });
 }

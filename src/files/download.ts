@@ -1,5 +1,6 @@
 // Serving a stored file: conditional requests, byte ranges, and safe headers.
 import { ApiError } from '../errors';
+import { reprDigest } from '../lib/digest';
 import { log } from '../log';
 import type { FileRow } from '../storage/files-repo';
 import { normalizeMediaType } from './file-type';
@@ -62,7 +63,7 @@ export const countsAsDownload = (plan: DownloadPlan) =>
   plan.kind === 'full' || (plan.kind === 'partial' && plan.offset === 0);
 
 function fileHeaders(row: FileRow): Headers {
-  return new Headers({
+  const headers = new Headers({
     // Rows written before uploads validated the declared type may hold one no header can carry.
     'Content-Type': normalizeMediaType(row.mime_type) || 'application/octet-stream',
     'Content-Disposition': contentDisposition(row.original_name, row.filename),
@@ -75,6 +76,9 @@ function fileHeaders(row: FileRow): Headers {
     // User content never runs on our origin, whatever its type.
     'Content-Security-Policy': 'sandbox',
   });
+  // RFC 9530: the digest of the whole file, whatever range this answer carries.
+  if (row.sha256) headers.set('Repr-Digest', reprDigest(row.sha256));
+  return headers;
 }
 
 export async function serveFile(bucket: R2Bucket, row: FileRow, plan: DownloadPlan, method: string): Promise<Response> {

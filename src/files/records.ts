@@ -15,30 +15,40 @@ export const downloadUrl = (origins: Origins, version: ApiVersion, id: string) =
 
 export const shareUrl = (origins: Origins, token: string) => `${origins.site}/share/${token}`;
 
-/** The upload answer: the seed's fields, plus `expiresAt` when the file expires (absent otherwise). */
-export function uploadRecord(row: FileRow, version: ApiVersion, origins: Origins) {
-  const base = {
-    id: row.id,
-    filename: row.filename,
-    size: row.size,
-    mimeType: row.mime_type,
-    downloadUrl: downloadUrl(origins, version, row.id),
-    shareUrl: shareUrl(origins, row.share_token),
-  };
+type UploadRecordV1 = ReturnType<typeof uploadFields> & { uploadedAt: string; expiresAt?: string };
+type UploadRecordV2 = UploadRecordV1 & { isPublic: boolean; sha256: string | null };
+
+const uploadFields = (row: FileRow, version: ApiVersion, origins: Origins) => ({
+  id: row.id,
+  filename: row.filename,
+  size: row.size,
+  mimeType: row.mime_type,
+  downloadUrl: downloadUrl(origins, version, row.id),
+  shareUrl: shareUrl(origins, row.share_token),
+});
+
+/** The upload answer: the seed's fields, plus `expiresAt` when the file expires (absent otherwise); v2 adds isPublic and sha256. */
+export function uploadRecord(row: FileRow, version: 'v2', origins: Origins): UploadRecordV2;
+export function uploadRecord(row: FileRow, version: ApiVersion, origins: Origins): UploadRecordV1 | UploadRecordV2;
+export function uploadRecord(row: FileRow, version: ApiVersion, origins: Origins): UploadRecordV1 | UploadRecordV2 {
+  const base = uploadFields(row, version, origins);
   const expiry = row.expires_at === null ? {} : { expiresAt: row.expires_at };
   return version === 'v1'
     ? { ...base, uploadedAt: row.uploaded_at, ...expiry }
-    : { ...base, isPublic: row.is_public === 1, uploadedAt: row.uploaded_at, ...expiry };
+    : { ...base, isPublic: row.is_public === 1, sha256: row.sha256, uploadedAt: row.uploaded_at, ...expiry };
 }
 
 type FileRecordV1 = ReturnType<typeof recordOf>;
-export type FileRecordV2 = FileRecordV1 & { isPublic: boolean; requestId: string | null };
+/** v2 adds isPublic, requestId and sha256 (null for a file stored before digests, until it is backfilled). */
+export type FileRecordV2 = FileRecordV1 & { isPublic: boolean; requestId: string | null; sha256: string | null };
 
 export function fileRecord(row: FileRow, version: 'v2', origins: Origins): FileRecordV2;
 export function fileRecord(row: FileRow, version: ApiVersion, origins: Origins): FileRecordV1 | FileRecordV2;
 export function fileRecord(row: FileRow, version: ApiVersion, origins: Origins): FileRecordV1 | FileRecordV2 {
   const base = recordOf(row, version, origins);
-  return version === 'v1' ? base : { ...base, isPublic: row.is_public === 1, requestId: row.request_id ?? null };
+  return version === 'v1'
+    ? base
+    : { ...base, isPublic: row.is_public === 1, requestId: row.request_id ?? null, sha256: row.sha256 };
 }
 
 function recordOf(row: FileRow, version: ApiVersion, origins: Origins) {
@@ -57,8 +67,11 @@ function recordOf(row: FileRow, version: ApiVersion, origins: Origins) {
   };
 }
 
-/** What an upload read of a file: its id, names and type (its bytes are in `StoredBlob`). */
-export type FileDraft = { id: string; originalName: string; filename: string; mimeType: string };
+/**
+ * What an upload read of a file: its id, names, type and SHA-256 (lowercase hex, hashed as the
+ * bytes streamed; null only for a tus upload begun before digests). Its bytes are in `StoredBlob`.
+ */
+export type FileDraft = { id: string; originalName: string; filename: string; mimeType: string; sha256: string | null };
 
 /** When a file uploaded at `now` expires: its own expiresIn, else the configured default, else never. */
 export function expiryOf(expiresInSeconds: number | undefined, defaultSeconds: number | undefined, now: number) {
@@ -89,5 +102,6 @@ export function fileRow(
     updated_at: isoNow(options.now),
     expires_at: options.expiresAt,
     request_id: options.requestId ?? null,
+    sha256: file.sha256,
   };
 }

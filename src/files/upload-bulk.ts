@@ -1,9 +1,10 @@
 // POST /upload/bulk (v2): many `files` parts, one isPublic/expiresIn for all, per-file results.
 import { ApiError, type ErrorCode, validationError } from '../errors';
+import { HEX_SHA256 } from '../lib/digest';
 import { MultipartError, MultipartReader } from '../lib/multipart';
 import type { FileRow } from '../storage/files-repo';
 import { cleanOriginalName } from './names';
-import { type PendingFile, readFilePart, recordFiles, type UploadDeps } from './upload';
+import { checkDigest, type PendingFile, readFilePart, recordFiles, type UploadDeps } from './upload';
 import { requireMultipart, uploadError } from './upload-errors';
 import { readFormField, recordOptions } from './upload-fields';
 
@@ -27,6 +28,8 @@ export async function uploadBulk(deps: UploadDeps, request: Request, maxFiles: n
   const { body, boundary } = requireMultipart(request);
   const reader = new MultipartReader(body, boundary);
   const fields: Record<string, string> = {};
+  // One per file, in part order: the n-th sha256 field is the n-th file's ('' asserts nothing).
+  const digests: string[] = [];
   const slots: Slot[] = [];
   const finishing = new Set<Promise<unknown>>();
   const writes = () => slots.flatMap((slot) => (slot.file ? [slot.file.stored.catch(() => undefined)] : []));
@@ -36,6 +39,10 @@ export async function uploadBulk(deps: UploadDeps, request: Request, maxFiles: n
     for (let part = await reader.nextPart(); part; part = await reader.nextPart()) {
       if (++parts > MAX_PARTS) throw validationError('body', `at most ${MAX_PARTS} form parts are accepted`);
       deps.session.check();
+      if (part.name === 'sha256') {
+        digests.push(await readDigestField(reader));
+        continue;
+      }
       if (!FILE_FIELDS.has(part.name)) {
         await readFormField(reader, part, fields);
         continue;
@@ -43,6 +50,10 @@ export async function uploadBulk(deps: UploadDeps, request: Request, maxFiles: n
       // An empty file input: nothing was chosen.
       if (part.filename === '') continue;
       if (slots.length >= maxFiles) {
+        if (part.name === 'sha256') {
+          digests.push(await readDigestField(reader));
+          continue;
+        }
         throw new ApiError('TOO_MANY_FILES', `At most ${maxFiles} files per bulk upload`);
       }
       const filename = cleanOriginalName(part.filename ?? part.name);
@@ -66,7 +77,8 @@ export async function uploadBulk(deps: UploadDeps, request: Request, maxFiles: n
     // Text fields named `files` alone are no files at all.
     if (!slots.some((slot) => slot.isFile)) throw validationError('files', 'at least one file is required');
     const options = recordOptions(fields);
-    const files = slots.flatMap((slot) => (slot.file ? [slot.file] : []));
+    refuseMismatches(deps, slots, digests);
+    const files = slots.flatMap((slot) => (slot.file && !slot.error ? [slot.file] : []));
     let recorded: Awaited<ReturnType<typeof recordFiles>> = { rows: [], failures: new Map() };
     let recordError: ApiError | undefined;
     try {
@@ -78,7 +90,7 @@ export async function uploadBulk(deps: UploadDeps, request: Request, maxFiles: n
     }
     const rowsById = new Map(recorded.rows.map((row) => [row.id, row]));
     return slots.map((slot): BulkOutcome => {
-      const row = slot.file && rowsById.get(slot.file.id);
+      const row = slot.file && !slot.error && rowsById.get(slot.file.id);
       if (row) return { ok: true, row };
       const error =
         slot.error ??
@@ -93,4 +105,40 @@ export async function uploadBulk(deps: UploadDeps, request: Request, maxFiles: n
     await Promise.all(writes());
     throw uploadError(error);
   }
+}
+
+/** One `sha256` field of a bulk upload: empty (no assertion for its file) or 64 hex digits. */
+async function readDigestField(reader: MultipartReader): Promise<string> {
+  const value = (await reader.readText(MAX_DIGEST_FIELD_BYTES)).trim();
+  if (value !== '' && !HEX_SHA256.test(value)) {
+    throw validationError('sha256', 'each must be 64 hexadecimal digits (a SHA-256), or empty');
+  }
+  return value.toLowerCase();
+}
+const MAX_DIGEST_FIELD_BYTES = 256;
+
+/**
+ * Files whose bytes do not hash to the sha256 field sent for them fail alone (DIGEST_MISMATCH):
+ * they are left out of the commit, so nothing of them is stored or charged. The fields pair with
+ * the file parts in order; a count that differs cannot be paired and refuses the request.
+ */
+function refuseMismatches(deps: UploadDeps, slots: Slot[], digests: string[]): void {
+  if (digests.length === 0) return;
+  const fileSlots = slots.filter((slot) => slot.isFile);
+  if (digests.length !== fileSlots.length) {
+    throw validationError(
+      'sha256',
+      `give one sha256 field per file, in the files' order (${fileSlots.length} files, ${digests.length} sha256 fields)`,
+    );
+  }
+  fileSlots.forEach((slot, index) => {
+    const expected = digests[index];
+    if (!slot.file || slot.error || !expected) return;
+    try {
+      checkDigest(slot.file, expected, 'sha256');
+    } catch (error) {
+      slot.error = uploadError(error);
+      deps.session.quota.drop(slot.file.id);
+    }
+  });
 }

@@ -2,7 +2,7 @@
 import { ApiError, validationError } from '../errors';
 import { formatBytes } from '../lib/format';
 import { MultipartError, multipartBoundary } from '../lib/multipart';
-import { SizeLimitError } from '../storage/blobs';
+import { BodyLengthError, SizeLimitError } from '../storage/blobs';
 
 /** The boundary of a multipart request, or a 400 when the request is not one. */
 export function requireMultipart(request: Request): { body: ReadableStream<Uint8Array>; boundary: string } {
@@ -17,6 +17,7 @@ export function uploadError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   if (error instanceof MultipartError) return validationError('body', error.message);
   if (error instanceof SizeLimitError) return fileTooLarge(error.maxBytes);
+  if (error instanceof BodyLengthError) return validationError('body', error.message);
   return new ApiError('UPLOAD_FAILED', 'The file could not be stored', { cause: error });
 }
 

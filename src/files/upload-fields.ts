@@ -1,4 +1,4 @@
-// The non-file fields of an upload (isPublic, expiresIn): read from the form, validated once.
+// The non-file fields of an upload (isPublic, expiresIn, sha256): read from the form, validated once.
 import { validationError } from '../errors';
 import type { MultipartReader, PartInfo } from '../lib/multipart';
 import { UploadFieldsSchema } from './upload-fields-schema';
@@ -6,12 +6,14 @@ import { UploadFieldsSchema } from './upload-fields-schema';
 export type RecordOptions = {
   isPublic: boolean;
   expiresInSeconds: number | undefined;
+  /** The SHA-256 (lowercase hex) the client says the file has; checked before anything is committed. */
+  sha256?: string | undefined;
   now?: number;
   /** The file request the file came through (src/requests/), if any. */
   requestId?: string;
 };
 
-const FIELD_NAMES = new Set(['isPublic', 'expiresIn']);
+const FIELD_NAMES = new Set(['isPublic', 'expiresIn', 'sha256']);
 const MAX_FIELD_BYTES = 1024;
 
 /** Reads a known text field into fields (once each); other parts are skipped. */
@@ -21,12 +23,12 @@ export async function readFormField(reader: MultipartReader, part: PartInfo, fie
   fields[part.name] = (await reader.readText(MAX_FIELD_BYTES)).trim();
 }
 
-/** isPublic and expiresIn, validated once the whole form has been read. */
+/** isPublic, expiresIn (and a client's sha256), validated once the whole form has been read. */
 export function recordOptions(fields: Record<string, string>): RecordOptions {
   const parsed = UploadFieldsSchema.safeParse(fields);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw validationError(String(issue?.path[0] ?? 'body'), issue?.message ?? 'invalid');
   }
-  return { isPublic: parsed.data.isPublic, expiresInSeconds: parsed.data.expiresIn };
+  return { isPublic: parsed.data.isPublic, expiresInSeconds: parsed.data.expiresIn, sha256: parsed.data.sha256 };
 }

@@ -2,7 +2,7 @@
 import { validationError } from '../errors';
 import { MultipartReader } from '../lib/multipart';
 import type { FileRow } from '../storage/files-repo';
-import { type PendingFile, readFilePart, recordFiles, type UploadDeps } from './upload';
+import { checkDigest, type PendingFile, readFilePart, recordFiles, type UploadDeps } from './upload';
 import { fileTooLarge, requireMultipart, uploadError } from './upload-errors';
 import { readFormField, recordOptions } from './upload-fields';
 
@@ -33,7 +33,10 @@ export async function uploadSingleFile(deps: UploadDeps, request: Request): Prom
       }
     }
     if (!file) throw validationError('file', 'the file part is required');
-    const { rows, failures } = await recordFiles(deps, [file], recordOptions(fields));
+    const options = recordOptions(fields);
+    // The sha256 field may come after the file: checked now, before the quota commit and the row.
+    checkDigest(file, options.sha256, 'sha256');
+    const { rows, failures } = await recordFiles(deps, [file], options);
     const row = rows[0];
     if (!row) throw failures.get(file.id) ?? new Error('recordFiles returned no row');
     return row;

@@ -6,7 +6,7 @@ import type { ApiKeyContext } from '../env';
 import { ApiError } from '../errors';
 import { type EventSink, emitEvents } from '../events/emit';
 import { fileEventData } from '../events/types';
-import { concat, type MultipartReader, type PartInfo } from '../lib/multipart';
+import { concat } from '../lib/multipart';
 import { type LimiterNamespace, storageExceeded } from '../limiter/key-limiter-client';
 import { blobKey, consumeIntoBlob, type StoredBlob } from '../storage/blobs';
 import { type FileRow, insertFiles } from '../storage/files-repo';
@@ -36,12 +36,18 @@ export type UploadDeps = {
  */
 export type PendingFile = FileDraft & { size: number; stored: Promise<StoredBlob> };
 
+/** Where a file's bytes come from: a multipart part, or a raw request body. */
+export type ChunkSource = { read(): Promise<Uint8Array | null> };
+
+/** What is known of a file before its bytes: its name and declared type (and, raw, its length). */
+export type IncomingFile = { filename: string | undefined; contentType: string | undefined; length?: number };
+
 /**
  * Reads the current part (a file) to its end: decides its type from its first bytes and
  * streams it into R2. The write's last step (the put, or the last part and the completion)
  * runs on while the caller reads the next part or commits the file to the quota.
  */
-export async function readFilePart(deps: UploadDeps, reader: MultipartReader, part: PartInfo): Promise<PendingFile> {
+export async function readFilePart(deps: UploadDeps, reader: ChunkSource, part: IncomingFile): Promise<PendingFile> {
   const originalName = cleanOriginalName(part.filename);
   const head: Uint8Array[] = [];
   let headBytes = 0;
@@ -79,6 +85,7 @@ export async function readFilePart(deps: UploadDeps, reader: MultipartReader, pa
       customMetadata: { keyId: deps.key.id, fileId: id },
       onBytes: (total) => quota.need(id, total),
       owner: deps.session,
+      knownLength: part.length,
     });
     const stored = consumed.finish().catch((error: unknown) => {
       quota.drop(id);
@@ -87,11 +94,35 @@ export async function readFilePart(deps: UploadDeps, reader: MultipartReader, pa
     // Awaited by whoever records the file; a failure here is reported there.
     stored.catch(() => undefined);
     const filename = storedFilename(originalName, id);
-    return { id, originalName, filename, mimeType: decision.mimeType, size: consumed.size, stored };
+    return {
+      id,
+      originalName,
+      filename,
+      mimeType: decision.mimeType,
+      size: consumed.size,
+      sha256: consumed.sha256,
+      stored,
+    };
   } catch (error) {
     quota.drop(id);
     throw error;
   }
+}
+
+/**
+ * Refuses a file whose bytes do not hash to what the client asserted: 400 DIGEST_MISMATCH. Called
+ * after the bytes are read and before the quota commit and the row, so a refused file leaves
+ * nothing (its blob is its session's to delete, its hold is released).
+ */
+export function checkDigest(file: Pick<PendingFile, 'sha256'>, expected: string | undefined, source: string): void {
+  if (expected === undefined || file.sha256 === null || expected.toLowerCase() === file.sha256) return;
+  throw new ApiError(
+    'DIGEST_MISMATCH',
+    `The file's SHA-256 is ${file.sha256}, not the ${source} sent; nothing was stored`,
+    {
+      details: [{ field: source, message: `expected ${expected.toLowerCase()}, got ${file.sha256}` }],
+    },
+  );
 }
 
 /**

@@ -17,6 +17,7 @@ import {
 } from '../storage/sweep-repo';
 import { isoNow } from '../time';
 import { MAX_UPLOAD_LIFETIME_MS, type UploadNamespace, uploadObject } from '../tus/tus-upload-client';
+import { backfillDigests } from './digest-backfill';
 
 export type SweepDeps = {
   db: D1Database;
@@ -43,6 +44,8 @@ export type SweepReport = {
   rowsWithoutBlob: number;
   /** Objects under uploads/ (tus tails) older than any upload can live, whose upload forgot them. */
   strayUploadObjects: number;
+  /** Files stored before digests that got their SHA-256 in this run (see digest-backfill.ts). */
+  digestsBackfilled: number;
 };
 
 // A batch deletes up to 500 rows (one D1 statement) and their blobs (one R2 call, at most 1,000
@@ -58,7 +61,8 @@ export async function sweep(deps: SweepDeps): Promise<SweepReport> {
   const retriedBlobDeletes = await step('blob deletes', () => retryBlobDeletes(deps), 0);
   const drift = await step('drift', () => reconcileStorage(deps, now), { orphanBlobs: 0, rowsWithoutBlob: 0 });
   const strayUploadObjects = await step('upload objects', () => sweepUploadObjects(deps, now), 0);
-  return { ...expiry, retriedBlobDeletes, ...drift, strayUploadObjects };
+  const backfill = await step('digest backfill', () => backfillDigests(deps), { hashed: 0, missing: 0 });
+  return { ...expiry, retriedBlobDeletes, ...drift, strayUploadObjects, digestsBackfilled: backfill.hashed };
 }
 
 async function step<T>(name: string, work: () => Promise<T>, fallback: T): Promise<T> {

@@ -56,7 +56,9 @@ async function keyIdOf(db: D1Database, hash: string): Promise<string | undefined
  * grants that much (given back, less what was stored, when it ends).
  */
 function announcedUpload(c: Context<AppEnv>, needs: RouteNeeds): { bytes: number; files: number } | undefined {
-  if (!needs.holdsUpload || c.req.method !== 'POST') return undefined;
+  // The declaration belongs to the matched route (method included): POST /upload, POST
+  // /upload/bulk and the raw PUT /upload/{filename} alike.
+  if (!needs.holdsUpload) return undefined;
   const length = Number(c.req.header('content-length') ?? Number.NaN);
   return Number.isSafeInteger(length) && length > 0
     ? { bytes: length, files: needs.holdsUpload(c.get('config')) }

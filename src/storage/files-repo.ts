@@ -15,13 +15,15 @@ export type FileRow = {
   uploaded_at: string;
   updated_at: string;
   expires_at: string | null;
+  /** Lowercase hex SHA-256 of the bytes; null for a file stored before digests (until backfilled). */
+  sha256: string | null;
   /** The file request it came through (migration 0010); null for uploads with a key. */
   request_id?: string | null;
 };
 
 /** Every column of `files`, in insert order. */
 export const FILE_COLUMNS =
-  'id, account_id, filename, original_name, size, mime_type, r2_key, etag, share_token, is_public, download_count, uploaded_at, updated_at, expires_at, request_id';
+  'id, account_id, filename, original_name, size, mime_type, r2_key, etag, share_token, is_public, download_count, uploaded_at, updated_at, expires_at, request_id, sha256';
 
 // An expired row is invisible to every read, even before the sweep deletes it.
 /** `?first, ?first+1, …`: numbered parameters for an IN list (D1 allows 100 per statement). */
@@ -49,7 +51,7 @@ export async function insertFiles(db: D1Database, rows: FileRow[]): Promise<void
 function insertStatement(db: D1Database, row: FileRow): D1PreparedStatement {
   return db
     .prepare(
-      `INSERT INTO files (${FILE_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)`,
+      `INSERT INTO files (${FILE_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)`,
     )
     .bind(
       row.id,
@@ -67,6 +69,7 @@ function insertStatement(db: D1Database, row: FileRow): D1PreparedStatement {
       row.updated_at,
       row.expires_at,
       row.request_id ?? null,
+      row.sha256,
     );
 }
 

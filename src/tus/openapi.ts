@@ -107,7 +107,8 @@ export function documentUploads(registry: Registry): void {
     description:
       'Checks Upload-Length against MAX_FILE_SIZE and the key’s quota and file limit (413 before any byte) and ' +
       'reserves it until the upload ends; the metadata is checked after that. Upload-Metadata (optional) keys: ' +
-      'filename, filetype, isPublic, expiresIn, as the multipart upload’s parts; without a filename the file is ' +
+      'filename, filetype, isPublic, expiresIn, as the multipart upload’s parts, and sha256 (the whole file’s, ' +
+      'checked at the last byte: 400 DIGEST_MISMATCH ends the upload); without a filename the file is ' +
       'named `upload` plus the usual extension of filetype. A body (Content-Type: application/offset+octet-stream) is the first PATCH.',
     request: {
       headers: [

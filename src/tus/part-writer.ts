@@ -4,6 +4,7 @@
 // dropped connection; the next PATCH puts them in front of its own bytes. Memory: one part.
 import { ApiError } from '../errors';
 import { decideFileType, SNIFF_BYTES } from '../files/file-type';
+import { Sha256, toHex } from '../lib/sha256';
 import type { StoredBlob } from '../storage/blobs';
 import { type Checksum, sameBytes, tailPrefix } from './protocol';
 import type { TusUpload, UploadSnapshot } from './tus-upload-object';
@@ -29,7 +30,7 @@ export type AppendRequest = {
 /** Either the upload's new offset, or (the last byte arrived) the finished object, not yet recorded. */
 export type AppendResult =
   | { complete: false; offset: number; expiresAt: number }
-  | { complete: true; blob: StoredBlob; mimeType: string };
+  | { complete: true; blob: StoredBlob; mimeType: string; sha256: string | null };
 
 // A lease lasts LEASE_TTL_MS (2 minutes) past its last renewal: renewing every 20 s while bytes
 // flow keeps it well inside that, at one call to the upload's object per 20 s.
@@ -54,12 +55,15 @@ class PartWriter {
   readonly #parts: R2UploadedPart[] = [];
   #lastRenewal = Date.now();
   #writtenTail: string | undefined;
+  /** The whole upload's SHA-256 so far, continued from the state its object kept. */
+  readonly #hash: Sha256 | null;
   readonly #digest: { stream: DigestStream; writer: WritableStreamDefaultWriter<ArrayBufferView> } | undefined;
 
   constructor(request: AppendRequest) {
     this.#r = request;
     this.#upload = request.upload;
     this.#mimeType = request.upload.mimeType;
+    this.#hash = request.upload.hash ? Sha256.restore(request.upload.hash) : null;
     if (request.checksum) {
       const stream = new crypto.DigestStream(request.checksum.digest);
       this.#digest = { stream, writer: stream.getWriter() };
@@ -115,6 +119,7 @@ class PartWriter {
         this.#received += chunk.length;
         if (this.#received > remaining) throw tooLong(remaining);
         await this.#digest?.writer.write(chunk);
+        this.#hash?.update(chunk);
         await this.#take(chunk);
         if (Date.now() - this.#lastRenewal > RENEW_EVERY_MS) await this.#renew();
       }
@@ -226,6 +231,7 @@ class PartWriter {
       parts: this.#parts,
       tail,
       mimeType: this.#mimeType,
+      hash: this.#hash?.save() ?? null,
       expiresAt: Date.now() + expiryMs,
     });
     if (!ended.ok) throw leaseLost();
@@ -240,6 +246,7 @@ class PartWriter {
     const upload = this.#upload;
     if (this.#mimeType === null) this.#sniff(true);
     const mimeType = this.#mimeType ?? 'application/octet-stream';
+    const sha256 = this.#hash ? toHex(this.#hash.digest()) : null;
     await this.#renew();
     const rest = (this.#buffer ?? (await this.#part())).subarray(0, this.#filled);
     if (!upload.multipartId && !this.#multipart) {
@@ -247,13 +254,23 @@ class PartWriter {
         httpMetadata: { contentType: mimeType },
         customMetadata: { keyId: upload.accountId, fileId: upload.id },
       });
-      return { complete: true, mimeType, blob: { key: upload.r2Key, size: upload.length, etag: object.httpEtag } };
+      return {
+        complete: true,
+        mimeType,
+        sha256,
+        blob: { key: upload.r2Key, size: upload.length, etag: object.httpEtag },
+      };
     }
     const multipart = await this.#openMultipart();
     if (rest.length > 0) this.#parts.push(await multipart.uploadPart(upload.partCount + this.#parts.length + 1, rest));
     const earlier = await stub.parts({ lease });
     const object = await multipart.complete([...earlier, ...this.#parts]);
-    return { complete: true, mimeType, blob: { key: upload.r2Key, size: upload.length, etag: object.httpEtag } };
+    return {
+      complete: true,
+      mimeType,
+      sha256,
+      blob: { key: upload.r2Key, size: upload.length, etag: object.httpEtag },
+    };
   }
 
   /** Nothing of this PATCH counts: the lease is given back and its tail object removed. */

@@ -11,7 +11,7 @@ import { FILE_ID_PATTERN, newFileId } from '../files/ids';
 import { cleanOriginalName, storedFilename } from '../files/names';
 import { isRunnableType, runnableExtension } from '../files/runnable';
 import { deleteFile, getOwnedFile } from '../files/service';
-import { recordFiles } from '../files/upload';
+import { checkDigest, recordFiles } from '../files/upload';
 import { fileTooLarge, uploadError } from '../files/upload-errors';
 import { recordOptions } from '../files/upload-fields';
 import { UploadSession } from '../files/upload-session';
@@ -63,7 +63,7 @@ export function uploadMeta(header: string | undefined): UploadMeta {
       ? UNNAMED_UPLOAD + extensionFor(normalizeMediaType(filetype))
       : declared;
   const fields: Record<string, string> = {};
-  for (const name of ['isPublic', 'expiresIn']) {
+  for (const name of ['isPublic', 'expiresIn', 'sha256']) {
     const value = pairs.get(name);
     if (value !== undefined) fields[name] = value.trim();
   }
@@ -73,6 +73,7 @@ export function uploadMeta(header: string | undefined): UploadMeta {
     declaredType: filetype === undefined || filetype.trim() === '' ? undefined : filetype,
     isPublic: options.isPublic,
     expiresInSeconds: options.expiresInSeconds,
+    sha256: options.sha256,
   };
 }
 
@@ -236,8 +237,11 @@ async function recordUpload(
       filename: storedFilename(upload.meta.originalName, upload.id),
       mimeType: result.mimeType,
       size: result.blob.size,
+      sha256: result.sha256,
       stored: Promise.resolve(result.blob),
     };
+    // A whole-file sha256 in Upload-Metadata: a mismatch ends the upload, nothing is recorded.
+    checkDigest(file, upload.meta.sha256, 'sha256');
     const fileDeps = {
       bucket,
       db: deps.db,

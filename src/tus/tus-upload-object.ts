@@ -1,5 +1,6 @@
 import { DurableObject } from 'cloudflare:workers';
 import { releaseHold } from '../accounts/account-storage-client';
+import { Sha256, type Sha256State } from '../lib/sha256';
 import { log } from '../log';
 import { tailPrefix } from './protocol';
 
@@ -11,6 +12,8 @@ export type UploadMeta = {
   declaredType: string | undefined;
   isPublic: boolean;
   expiresInSeconds: number | undefined;
+  /** `sha256` from Upload-Metadata: the whole file's SHA-256 (hex) as the client asserts it. */
+  sha256?: string | undefined;
 };
 
 export type CreateUpload = {
@@ -45,6 +48,13 @@ type State = Omit<CreateUpload, 'now'> & {
   tail: Tail | null;
   /** Decided from the first bytes; null until enough of them have arrived. */
   mimeType: string | null;
+  /**
+   * SHA-256 of the bytes up to `offset` (tail included), saved at every PATCH's end so the hash
+   * goes on in the next PATCH, on any isolate, after any restart. Null (or absent, in a state
+   * saved before digests) when the upload began without it: its file gets no digest until the
+   * sweep's backfill.
+   */
+  hash?: Sha256State | null;
   lease: { token: string; until: number } | null;
   /** Whether everything the upload held (R2 multipart, tail objects, the reservation) is given back. */
   cleaned: boolean;
@@ -74,6 +84,7 @@ export type UploadSnapshot = UploadView & {
   partCount: number;
   tail: Tail | null;
   mimeType: string | null;
+  hash: Sha256State | null;
   meta: UploadMeta;
   holdId: string;
   deadline: number;
@@ -91,6 +102,8 @@ export type Progress = {
   parts: R2UploadedPart[];
   tail: Tail | null;
   mimeType: string | null;
+  /** The hash state after this PATCH's bytes. */
+  hash: Sha256State | null;
   expiresAt: number;
 };
 
@@ -124,6 +137,7 @@ export class TusUpload extends DurableObject<Env> {
       partCount: 0,
       tail: null,
       mimeType: null,
+      hash: new Sha256().save(),
       lease: null,
       cleaned: false,
       forgetAt: null,
@@ -197,6 +211,7 @@ export class TusUpload extends DurableObject<Env> {
     state.offset = progress.offset;
     state.tail = progress.tail;
     state.mimeType = progress.mimeType;
+    state.hash = progress.hash;
     state.lease = null;
     state.expiresAt = Math.min(progress.expiresAt, state.deadline);
     this.#save(state);
@@ -311,6 +326,8 @@ export class TusUpload extends DurableObject<Env> {
       partCount: state.partCount,
       tail: state.tail,
       mimeType: state.mimeType,
+      // A state from before digests: an upload that has not started can still be hashed whole.
+      hash: state.hash ?? (state.offset === 0 ? new Sha256().save() : null),
       meta: state.meta,
       holdId: state.holdId,
       deadline: state.deadline,

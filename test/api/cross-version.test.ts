@@ -22,14 +22,15 @@ import {
 
 const downloadUrlIn = (version: ApiVersion, id: string) => `${ORIGIN}/api/${version}/files/${id}/download`;
 
-/** A record without the two fields that depend on the version it was read through. */
-// v2 adds isPublic and requestId (null for every file uploaded with a key).
+/** A record without the fields that depend on the version it was read through. */
+// v2 adds isPublic, requestId (null for every file uploaded with a key) and sha256.
 const versionNeutral = ({
   downloadUrl: _url,
   isPublic: _public,
   requestId: _request,
+  sha256: _sha256,
   ...rest
-}: FileRecord & { requestId?: string | null }) => rest;
+}: FileRecord & { requestId?: string | null; sha256?: string | null }) => rest;
 
 async function listFiles(version: ApiVersion, auth: Record<string, string>) {
   const response = await call(api(version, '/files'), { headers: auth });

@@ -15,6 +15,7 @@ import {
   readJson,
   recordFieldsFor,
   type Success,
+  sha256,
   uploadOk,
   VERSIONS,
 } from '../helpers';
@@ -61,7 +62,9 @@ describe.each(VERSIONS)('GET /api/%s/files', (version) => {
     expect(Object.keys(item ?? {}).sort()).toEqual(recordFieldsFor(version, LIST_ITEM_FIELDS));
     expect(uploaded.downloadUrl).toBe(`${ORIGIN}/api/${version}/files/${uploaded.id}/download`);
     expect(item).toEqual({
-      ...(version === 'v2' ? { isPublic: true, requestId: null } : {}),
+      ...(version === 'v2'
+        ? { isPublic: true, requestId: null, sha256: await sha256(new TextEncoder().encode('numbers')) }
+        : {}),
       id: uploaded.id,
       filename: uploaded.filename,
       originalName: 'Quarterly Report.txt',

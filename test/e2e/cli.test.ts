@@ -67,6 +67,24 @@ describe('npm run cli', () => {
     const download = await cli(['download', notes.id, '-o', 'copy.txt']);
     expect(download.code).toBe(0);
     expect(readFileSync(join(work, 'copy.txt'), 'utf8')).toBe('notes for the CLI');
+    // The SHA-256: printed after an upload, checked on download, compared by verify.
+    const notesSha = sha256(new TextEncoder().encode('notes for the CLI'));
+    expect((records[0] as unknown as { sha256: string }).sha256).toBe(notesSha);
+    const plain = await cli(['upload', 'notes.txt']);
+    expect(plain.stdout).toContain(`sha256:${notesSha}`);
+    const verified = await cli(['download', '--verify', notes.id, '-o', 'copy2.txt']);
+    expect(verified.code, verified.stderr).toBe(0);
+    expect(verified.stdout).toContain(`sha256:${notesSha} verified`);
+    expect((await cli(['verify', notes.id, 'copy.txt'])).code).toBe(0);
+    const differs = await cli(['verify', notes.id, 'other.txt']);
+    expect(differs.code).toBe(1);
+    expect(differs.stdout).toContain('MISMATCH');
+    const extra = (
+      JSON.parse((await cli(['list', '--q', 'notes', '--json'])).stdout) as { files: { id: string }[] }
+    ).files
+      .map((file) => file.id)
+      .filter((id) => id !== notes.id);
+    if (extra.length > 0) expect((await cli(['delete', ...extra])).code).toBe(0);
     const usage = await cli(['usage', '--json']);
     expect(JSON.parse(usage.stdout)).toMatchObject({ files: 2, usedBytes: 17 + 12 });
 

@@ -102,6 +102,30 @@ describe('v2 reads and changes (the key known to the isolate)', () => {
     expect(await cost(auth, '/api/v2/usage')).toEqual({ d1: 0, durableObject: 1 });
   });
 
+  it('a raw PUT upload with a Content-Length is admitted holding its bytes: two object calls, no more than POST /upload', async () => {
+    const { auth } = await createKey();
+    await uploadOk(auth, {}, {}, 'v2');
+    const content = 'x'.repeat(5000);
+    const objectCalls = async (path: string, init: RequestInit) => {
+      const { counts, overrides } = counted();
+      const response = await call(path, { ...init, headers: { ...auth, ...init.headers } }, overrides);
+      expect(response.status, `${path}: ${await response.text()}`).toBe(201);
+      return counts.durableObject;
+    };
+    const form = new FormData();
+    form.append('file', new File([content], 'form.txt', { type: 'text/plain' }));
+    const posted = await objectCalls('/api/v2/upload', { method: 'POST', body: form });
+    const put = await objectCalls('/api/v2/upload/raw.txt', {
+      method: 'PUT',
+      headers: { 'Content-Type': 'text/plain', 'Content-Length': String(content.length) },
+      body: content,
+    });
+    // The call that admits it holds exactly the file's bytes, so only the commit follows: no
+    // reservation on the way (which an unheld upload needs) and nothing left over to give back.
+    expect(put).toBe(2);
+    expect(put).toBeLessThanOrEqual(posted);
+  });
+
   it('a searched or sorted list is one D1 query, like any list', async () => {
     const { auth } = await createKey();
     await uploadOk(auth, {}, {}, 'v2');

@@ -133,6 +133,24 @@ describe.each(VERSIONS)('every %s operation answers as its OpenAPI document says
 });
 
 describe('every v2 addition answers as its OpenAPI document says', () => {
+  it('uploadRawFile: 201, 400, 401, 413, 415', async () => {
+    const { auth } = await createKey('doc-raw', { storageQuotaBytes: 100 });
+    const put = (name: string, body: string, headers: Record<string, string> = {}) =>
+      call(`/api/v2/upload/${name}`, {
+        method: 'PUT',
+        headers: { ...auth, 'Content-Length': String(body.length), ...headers },
+        body,
+      });
+    await expectDocumented('v2', 'uploadRawFile', await put('raw.txt', 'raw bytes'));
+    await expectDocumented('v2', 'uploadRawFile', await put('raw.txt', 'raw', { 'Repr-Digest': 'sha-256=:AAAA:' }));
+    const mismatch = await put('raw.txt', 'raw', { 'Repr-Digest': `sha-256=:${btoa('x'.repeat(32))}:` });
+    expect(mismatch.status).toBe(400);
+    await expectDocumented('v2', 'uploadRawFile', mismatch);
+    await expectDocumented('v2', 'uploadRawFile', await put('big.txt', 'x'.repeat(200)));
+    await expectDocumented('v2', 'uploadRawFile', await put('tool.exe', 'MZ'));
+    await expectDocumented('v2', 'uploadRawFile', await call('/api/v2/upload/a.txt', { method: 'PUT', body: 'a' }));
+  });
+
   it('uploadFiles and deleteFiles: 201, 200, 400', async () => {
     const { auth } = await createKey('doc-bulk');
     const files = form(

@@ -7,11 +7,12 @@ import { newFileId } from '../../src/files/ids';
 import { newKeyMaterial } from '../../src/keys/key-material';
 import { randomBase64Url } from '../../src/lib/crypto';
 import { call } from '../helpers';
+import { emptyDatabase, migration, migrationsAfter, migrationsBefore } from '../migration-helpers';
 
-const BEFORE = env.TEST_MIGRATIONS.filter((migration) => migration.name < '0006');
-const ACCOUNTS = env.TEST_MIGRATIONS.filter((migration) => migration.name.startsWith('0006'));
-// The API at this commit reads what later migrations add; they run after 0006, as a deploy would.
-const LATER = env.TEST_MIGRATIONS.filter((migration) => migration.name > '0006' && !migration.name.startsWith('0006'));
+const BEFORE = migrationsBefore('0006');
+const ACCOUNTS = migration('0006');
+// Today's code also reads what later migrations add (0008's sha256): they follow 0006, as in a deploy.
+const LATER = migrationsAfter('0006');
 
 type Seeded = {
   id: string;
@@ -19,18 +20,6 @@ type Seeded = {
   auth: Record<string, string>;
   files: { id: string; content: string; token: string }[];
 };
-
-/** Drops everything setup.ts made, so the migrations before 0006 build the database alone. */
-async function emptyDatabase(): Promise<void> {
-  const { results } = await env.DB.prepare(
-    "SELECT type, name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' AND type IN ('table', 'trigger')",
-  ).all<{ type: string; name: string }>();
-  const drops = results.map(({ type, name }) => `DROP ${type.toUpperCase()} IF EXISTS "${name}"`);
-  await env.DB.batch([
-    env.DB.prepare('PRAGMA defer_foreign_keys = ON'),
-    ...drops.reverse().map((sql) => env.DB.prepare(sql)),
-  ]);
-}
 
 /** A key and its files as the code before 0006 stored them (rows, R2 objects, key_stats by trigger). */
 async function seedKey(

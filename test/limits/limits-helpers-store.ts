@@ -314,6 +314,8 @@ export async function seedFiles(keyId: string, specs: SeedSpec[]): Promise<FileR
       uploaded_at: uploadedAt,
       updated_at: uploadedAt,
       expires_at: spec.expiresAt ?? null,
+      // As a file stored before digests: the backfill's to fill in.
+      sha256: null,
     };
   });
   for (let start = 0; start < rows.length; start += 100) await insertFiles(env.DB, rows.slice(start, start + 100));

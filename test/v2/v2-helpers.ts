@@ -54,6 +54,7 @@ export const UPLOAD_RECORD_V2_KEYS = [
   'id',
   'isPublic',
   'mimeType',
+  'sha256',
   'shareUrl',
   'size',
   'uploadedAt',

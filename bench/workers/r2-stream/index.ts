@@ -1,6 +1,8 @@
 // Baseline for uploads and downloads: the least a Worker can do to move a body into R2 and back.
 //   PUT    /single/:key     request.body straight into one put() (the length is known from Content-Length)
 //   PUT    /multipart/:key  request.body cut into PART_SIZE parts of an R2 multipart upload, one at a time
+//   PUT    /digest/:key     the single put with a SHA-256 of the bytes on the way (crypto.DigestStream):
+//                           what hashing costs a Worker, and nothing else
 //   GET    /object/:key     the object's body streamed back
 //   DELETE /object/:key     clean-up between runs (not timed)
 
@@ -37,6 +39,24 @@ async function putMultipart(bucket: R2Bucket, key: string, body: ReadableStream<
   }
 }
 
+/** One put of a body of known length, hashed as it passes; the digest is returned as hex. */
+async function putHashed(bucket: R2Bucket, key: string, body: ReadableStream<Uint8Array>, length: number) {
+  const digest = new crypto.DigestStream('SHA-256');
+  const hasher = digest.getWriter();
+  const hashing = new TransformStream<Uint8Array, Uint8Array>({
+    async transform(chunk, controller) {
+      await hasher.write(chunk);
+      controller.enqueue(chunk);
+    },
+    async flush() {
+      await hasher.close();
+    },
+  });
+  const object = await bucket.put(key, body.pipeThrough(hashing).pipeThrough(new FixedLengthStream(length)));
+  const hex = [...new Uint8Array(await digest.digest)].map((byte) => byte.toString(16).padStart(2, '0')).join('');
+  return { object, sha256: hex };
+}
+
 export default {
   async fetch(request, env) {
     const [, route, key] = new URL(request.url).pathname.split('/');
@@ -47,6 +67,11 @@ export default {
           ? await env.BUCKET.put(key, request.body)
           : await putMultipart(env.BUCKET, key, request.body);
       return Response.json({ key, size: object?.size, etag: object?.httpEtag });
+    }
+    if (request.method === 'PUT' && request.body && route === 'digest') {
+      const length = Number(request.headers.get('content-length'));
+      const { object, sha256 } = await putHashed(env.BUCKET, key, request.body, length);
+      return Response.json({ key, size: object?.size, etag: object?.httpEtag, sha256 });
     }
     if (route === 'object' && request.method === 'GET') {
       const object = await env.BUCKET.get(key);

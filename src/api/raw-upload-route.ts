@@ -1,0 +1,94 @@
+// v2 only: PUT /upload/{filename}, the raw-body upload (`curl -T file URL/`).
+import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import type { AppEnv } from '../env';
+import { validationError } from '../errors';
+import { uploadRecord } from '../files/records';
+import { type RecordOptions, recordOptions } from '../files/upload-fields';
+import { uploadRawFile } from '../files/upload-raw';
+import { inSession } from '../files/upload-session';
+import { origins, uploadDeps } from '../http/request-deps';
+import { requires } from '../middleware/route-needs';
+import { errors, ok } from './docs';
+import { RawUploadQuerySchema, successV2, UploadRecordV2 } from './schemas';
+
+/** Request headers a raw upload reads beyond the usual ones (CORS lets them through). */
+export const RAW_UPLOAD_HEADERS = ['Repr-Digest', 'Content-Digest'];
+
+const FilenameParamSchema = z.object({
+  filename: z.string().openapi({
+    param: { name: 'filename', in: 'path' },
+    description:
+      'The original name, percent-encoded (cleaned like a form upload’s originalName). `curl -T file URL/` ' +
+      'appends the file’s name to a URL ending in `/`.',
+    example: 'report.pdf',
+  }),
+});
+
+export function addRawUploadRoute(router: OpenAPIHono<AppEnv>) {
+  const route = createRoute({
+    method: 'put',
+    path: '/upload/{filename}',
+    operationId: 'uploadRawFile',
+    summary: 'Upload one file as the raw request body (curl -T)',
+    description:
+      'Every rule of POST /upload. With Content-Length the bytes stream into one R2 put; a chunked body ' +
+      'goes through the streamed multipart writer. Content-Type is the declared type (the content’s ' +
+      'leading bytes decide). A `Repr-Digest` or `Content-Digest` with `sha-256=:<base64>:` is checked: a ' +
+      'mismatch is 400 DIGEST_MISMATCH and nothing is stored or charged.',
+    request: {
+      params: FilenameParamSchema,
+      query: RawUploadQuerySchema,
+      headers: z.object({
+        'repr-digest': z
+          .string()
+          .optional()
+          .openapi({ description: 'RFC 9530, e.g. `sha-256=:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=:`' }),
+        'content-digest': z
+          .string()
+          .optional()
+          .openapi({ description: 'The same; both must agree when both are sent' }),
+      }),
+      body: {
+        required: true,
+        content: { 'application/octet-stream': { schema: z.string().openapi({ format: 'binary' }) } },
+      },
+    },
+    responses: {
+      201: ok(successV2(UploadRecordV2), 'Stored'),
+      ...errors(400, 401, 408, 413, 415, 429, 503),
+    },
+  });
+  // The body is streamed by the handler. The query goes through the form fields' schema inside
+  // the upload's session, so a refusal gives back the storage held when the request was admitted.
+  router.put('/upload/:filename', requires({ scope: 'files:write', holdsUpload: () => 1 }), async (c) => {
+    const deps = uploadDeps(c);
+    const name = c.req.param('filename');
+    const row = await inSession(deps.session, () =>
+      uploadRawFile(deps, c.req.raw, { name, options: rawUploadOptions(c.req.queries()) }),
+    );
+    return c.json({ success: true as const, data: uploadRecord(row, 'v2', origins(c)) }, 201);
+  });
+  router.openAPIRegistry.registerPath(route);
+  // No name at all (a client that forgot it): 400, not 405. Middleware, not a route: it is no
+  // operation of its own, and any other method goes on to the route or the 405.
+  for (const path of ['/upload/', '/upload']) {
+    router.use(path, async function rawUploadWithoutName(c, next) {
+      if (c.req.method === 'PUT')
+        throw validationError('filename', 'name the file in the path: PUT /upload/{filename}');
+      await next();
+    });
+  }
+}
+
+/** isPublic and expiresIn from the query (each at most once), validated as the form's fields. */
+function rawUploadOptions(queries: Record<string, string[]>): RecordOptions {
+  const fields: Record<string, string> = {};
+  for (const name of ['isPublic', 'expiresIn']) {
+    const values = queries[name];
+    if (!values) continue;
+    if (values.length > 1) throw validationError(name, `${name} was given more than once`);
+    fields[name] = values[0] ?? '';
+  }
+  const { sha256: _none, ...options } = recordOptions(fields);
+  return options;
+}
