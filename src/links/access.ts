@@ -2,6 +2,8 @@
 // the file (password or grant), and serve it, counting downloads in the link's counter object.
 // Every dead state (unknown, revoked, expired, exhausted, file gone) is the same null / 404.
 import { ApiError } from '../errors';
+import { type EventSink, emitEvents, type NewEvent } from '../events/emit';
+import { fileEventData } from '../events/types';
 import { countsAsDownload, planDownload, serveFile } from '../files/download';
 import type { GuardNamespace } from '../limiter/auth-guard-client';
 import { findLiveLinkByToken, type SharedByLink } from '../storage/links-repo';
@@ -24,7 +26,14 @@ import {
   tooMany,
 } from './throttle';
 
-export type AccessDeps = { db: D1Database; bucket: R2Bucket; counters: LinkCounterNamespace; guard: GuardNamespace };
+export type AccessDeps = {
+  db: D1Database;
+  bucket: R2Bucket;
+  counters: LinkCounterNamespace;
+  guard: GuardNamespace;
+  /** Where a counted download's events go (file.downloaded, link.exhausted). */
+  events: EventSink;
+};
 
 /** True for the shape of a made link's token (default links' tokens are shorter). */
 export const isLinkToken = (token: string) => LINK_TOKEN_PATTERN.test(token);
@@ -76,7 +85,9 @@ export async function checkAccess(deps: AccessDeps, shared: SharedByLink, creden
  * Serves the file through a live link the visitor may open. A download (`view` false) that
  * counts (a GET answered 200, or 206 from byte 0) is claimed from the link's counter first:
  * past the cap it is 404, so a cap of N gives exactly N. Everything else (HEAD, 304, later
- * ranges, previews) is 404 once the link is exhausted and counts nothing.
+ * ranges, previews) is 404 once the link is exhausted and counts nothing. A counted download is
+ * a `file.downloaded` event (via 'link'); the claim that reaches the cap, and only it, is also
+ * `link.exhausted` (the counter object serialises claims, so exactly one sees count === max).
  */
 export async function serveThroughLink(
   deps: AccessDeps,
@@ -87,9 +98,30 @@ export async function serveThroughLink(
   const { link, file } = shared;
   const plan = planDownload(request.headers, file);
   const counts = !view && request.method === 'GET' && countsAsDownload(plan);
-  const allowed = counts ? await claimDownload(deps.counters, link) : !(await isExhausted(deps.counters, link));
-  if (!allowed) throw new ApiError('FILE_NOT_FOUND');
-  return serveFile(deps.bucket, file, plan, request.method);
+  if (!counts) {
+    if (await isExhausted(deps.counters, link)) throw new ApiError('FILE_NOT_FOUND');
+    return serveFile(deps.bucket, file, plan, request.method);
+  }
+  const claim = await claimDownload(deps.counters, link);
+  if (!claim.ok) throw new ApiError('FILE_NOT_FOUND');
+  const response = await serveFile(deps.bucket, file, plan, request.method);
+  emitEvents(deps.events, downloadEvents(shared, claim.count));
+  return response;
+}
+
+/** The events of one counted download through a made link whose count is now `count`. */
+function downloadEvents({ link, file }: SharedByLink, count: number): NewEvent[] {
+  const events: NewEvent[] = [
+    {
+      accountId: link.account_id,
+      type: 'file.downloaded',
+      data: { file: fileEventData(file), via: 'link', linkId: link.id },
+    },
+  ];
+  if (link.max_downloads !== null && count === link.max_downloads) {
+    events.push({ accountId: link.account_id, type: 'link.exhausted', data: { linkId: link.id, fileId: file.id } });
+  }
+  return events;
 }
 
 /** Like openLink, without the exhaustion check: for a download, whose claim checks it exactly. */

@@ -1,21 +1,21 @@
 // How the Worker talks to a link's LinkCounter object (src/links/link-counter-object.ts).
 import { log } from '../log';
 import type { LinkRow } from '../storage/links-repo';
-import type { CountView, WindowRequest, WindowResult } from './link-counter-contract';
+import type { ClaimResult, CountView, WindowRequest, WindowResult } from './link-counter-contract';
 import type { LinkCounter } from './link-counter-object';
 
 export type LinkCounterNamespace = DurableObjectNamespace<LinkCounter>;
 
 const counterOf = (namespace: LinkCounterNamespace, linkId: string) => namespace.getByName(linkId);
 
-/** Counts one download through the link; false when the link is exhausted. */
-export async function claimDownload(namespace: LinkCounterNamespace, link: LinkRow): Promise<boolean> {
+/** Counts one download through the link: `ok` false when the link is exhausted; `count` the link's count after it. */
+export async function claimDownload(namespace: LinkCounterNamespace, link: LinkRow): Promise<ClaimResult> {
   const result = await counterOf(namespace, link.id).claim({
     linkId: link.id,
     max: link.max_downloads,
     seed: link.download_count,
   });
-  return result.ok;
+  return { ok: result.ok, count: result.count };
 }
 
 /** The exact count; D1's (possibly a few seconds behind) if the object cannot be reached. */

@@ -1,29 +1,64 @@
-// The single call sites other branches plug into once they land. Each is a no-op today.
+// What follows a file received through a request (multipart, raw PUT or tus), and what its uploader is shown.
+import { type EventSink, emitEvents, type NewEvent } from '../events/emit';
+import { fileEventData } from '../events/types';
+import { log } from '../log';
 import type { FileRow } from '../storage/files-repo';
-import type { RequestWithOwner } from '../storage/requests-repo';
+import { type RequestWithOwner, recordCounts } from '../storage/requests-repo';
 import type { RequestCounts } from './counter-contract';
 
 export type ReceivedEvent = {
+  db: D1Database;
+  events: EventSink;
   request: RequestWithOwner;
+  /** The files this upload added (each once). */
   files: FileRow[];
+  /** The request's counts after them (the request's counter object answers them, serialised). */
   counts: RequestCounts;
-  waitUntil: (promise: Promise<unknown>) => void;
 };
 
 /**
- * Files came in through a request (multipart or tus). WEBHOOKS (issue 19): emit `request.received`
- * for `files` here, and `request.full` when `counts` reach the request's maxFiles or maxBytes
- * (see `isFull`). Called once per accepted upload, after the rows and the request's counts.
+ * Files came in through a request: D1 learns the request's counts, each file is a
+ * `request.received` event, and the upload that takes the request to its maxFiles or maxBytes
+ * is also `request.full`. Called once per accepted upload, after the rows and the counter's
+ * commit; the counter serialises commits, so exactly one upload crosses from not full to full.
  */
-export function onRequestReceived(_event: ReceivedEvent): void {}
+export async function onRequestReceived(event: ReceivedEvent): Promise<void> {
+  const { request, files, counts } = event;
+  await recordCounts(event.db, request.id, counts).catch((error: unknown) =>
+    log('error', 'request counts not written', { requestId: request.id, error: String(error) }),
+  );
+  if (files.length === 0) return;
+  const accountId = request.account_id;
+  const events: NewEvent[] = files.map((row) => ({
+    accountId,
+    type: 'request.received',
+    data: { requestId: request.id, file: fileEventData(row) },
+  }));
+  const before = {
+    files: counts.files - files.length,
+    bytes: counts.bytes - files.reduce((sum, row) => sum + row.size, 0),
+  };
+  if (isFull(request, counts) && !isFull(request, before)) {
+    log('info', 'file request full', { requestId: request.id });
+    events.push({
+      accountId,
+      type: 'request.full',
+      data: { requestId: request.id, fileCount: counts.files, bytes: counts.bytes },
+    });
+  }
+  emitEvents(event.events, events);
+}
 
 export const isFull = (request: Pick<RequestWithOwner, 'max_files' | 'max_bytes'>, counts: RequestCounts) =>
   counts.files >= request.max_files || (request.max_bytes !== null && counts.bytes >= request.max_bytes);
 
-/**
- * What an uploader is shown of a file they sent: its name, size and type, never anything else
- * of the account. DIGESTS (issue 18): add `sha256` from the row here once rows carry it.
- */
+/** What an uploader is shown of a file they sent: its name, size, type and SHA-256, never anything else of the account. */
 export function receiptOf(row: FileRow) {
-  return { success: true as const, name: row.original_name, size: row.size, mimeType: row.mime_type };
+  return {
+    success: true as const,
+    name: row.original_name,
+    size: row.size,
+    mimeType: row.mime_type,
+    sha256: row.sha256,
+  };
 }

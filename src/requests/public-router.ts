@@ -7,12 +7,10 @@ import type { AppEnv } from '../env';
 import { ApiError } from '../errors';
 import { addFallbacks, methodNotAllowed, offersHead } from '../http/fallbacks';
 import { origins, storage } from '../http/request-deps';
-import { log } from '../log';
 import { publicRoute } from '../middleware/route-needs';
-import { recordCounts } from '../storage/requests-repo';
 import { effectiveMethod } from '../tus/http';
 import { anyRequest, checkPassword, countUpload, openRequest } from './access';
-import { isFull, onRequestReceived, receiptOf } from './hooks';
+import { onRequestReceived, receiptOf } from './hooks';
 import { requestConfig } from './limits';
 import { ownerQuotaContext } from './owner';
 import { requestTusUrl, requestUploadUrl } from './records';
@@ -42,13 +40,7 @@ async function uploadForm(c: Context<AppEnv>): Promise<Response> {
     waitUntil: (promise: Promise<unknown>) => c.executionCtx.waitUntil(promise),
   };
   const { rows, failures, counts } = await receiveFiles(deps, request, c.req.raw);
-  if (counts) {
-    await recordCounts(c.env.DB, request.id, counts).catch((error: unknown) =>
-      log('error', 'request counts not written', { requestId: request.id, error: String(error) }),
-    );
-    onRequestReceived({ request, files: rows, counts, waitUntil: deps.waitUntil });
-    if (isFull(request, counts)) log('info', 'file request full', { requestId: request.id });
-  }
+  if (counts) await onRequestReceived({ db: c.env.DB, events: deps.events, request, files: rows, counts });
   const first = failures[0];
   if (rows.length === 0 && first) throw first.error;
   const refused = failures.map(({ name, error }) => ({

@@ -6,11 +6,10 @@ import type { Context } from 'hono';
 import type { AppEnv } from '../env';
 import { ApiError } from '../errors';
 import { FILE_ID_PATTERN } from '../files/ids';
-import { origins, storage } from '../http/request-deps';
+import { events, origins, storage } from '../http/request-deps';
 import { log } from '../log';
 import { type FileRow, findOwnedFile } from '../storage/files-repo';
 import type { RequestRow, RequestWithOwner } from '../storage/requests-repo';
-import { recordCounts } from '../storage/requests-repo';
 import { isoNow } from '../time';
 import { appendHeaders, created, creationRequest, patchBody, statusHeaders, untilDone } from '../tus/messages';
 import { parseMetadata } from '../tus/protocol';
@@ -24,7 +23,7 @@ import {
 } from '../tus/service';
 import { uploadObject } from '../tus/tus-upload-client';
 import { type CounterStub, counterOf, onCounter, overRequestBytes, releaseSlot } from './counter-client';
-import { isFull, onRequestReceived } from './hooks';
+import { onRequestReceived } from './hooks';
 import { requestConfig, requestLimits } from './limits';
 import { ownerQuotaContext } from './owner';
 import { requestTusUrl } from './records';
@@ -192,12 +191,8 @@ async function received(
   const counts = await onCounter(stub, (counter) =>
     counter.commit({ holdId: id, files: [{ id, size: status.length }] }),
   );
-  await recordCounts(c.env.DB, request.id, counts).catch((error: unknown) =>
-    log('error', 'request counts not written', { requestId: request.id, error: String(error) }),
-  );
   const row = await findOwnedFile(deps.db, id, deps.key.id, isoNow());
-  if (row) onRequestReceived({ request, files: [row], counts, waitUntil: (p) => c.executionCtx.waitUntil(p) });
-  if (isFull(request, counts)) log('info', 'file request full', { requestId: request.id });
+  await onRequestReceived({ db: c.env.DB, events: events(c), request, files: row ? [row] : [], counts });
 }
 
 /** HEAD on an upload of the request: where it stands. */

@@ -29,6 +29,7 @@ const accessDeps = (c: Context<AppEnv>): AccessDeps => ({
   bucket: c.env.FILES,
   counters: c.env.LINK_COUNTERS,
   guard: c.env.AUTH_GUARD,
+  events: events(c),
 });
 
 const wantsHtml = (c: Context<AppEnv>) => (c.req.header('accept') ?? '').includes('text/html');
