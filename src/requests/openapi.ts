@@ -117,6 +117,46 @@ export function documentRequestUploads(registry: Registry): void {
     },
   });
   registry.registerPath({
+    method: 'put',
+    path: '/r/{token}/upload/{filename}',
+    operationId: 'uploadRawToFileRequest',
+    summary: 'Send one file to a request as the raw body (`curl -T file {uploadUrl}/`)',
+    description:
+      'Every rule of POST {uploadUrl} (limits, types, password, throttles, nothing kept when refused) and of ' +
+      'PUT /upload/{filename}: with Content-Length one streamed R2 put, a chunked body the streamed multipart ' +
+      'writer; Content-Type is the declared type; a `Repr-Digest`/`Content-Digest` (`sha-256=:<base64>:`) is ' +
+      'checked, a mismatch is 400 DIGEST_MISMATCH. The answer is the uploader’s receipt.',
+    security: [],
+    tags,
+    request: {
+      params: token.extend({
+        filename: z.string().openapi({
+          param: { name: 'filename', in: 'path' },
+          description: 'The file’s name, percent-encoded (`curl -T` appends it to a URL ending in `/`)',
+          example: 'report.pdf',
+        }),
+      }),
+      headers: z.object({
+        'repr-digest': z
+          .string()
+          .optional()
+          .openapi({ description: 'RFC 9530, e.g. `sha-256=:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=:`' }),
+        'content-digest': z
+          .string()
+          .optional()
+          .openapi({ description: 'The same; both must agree when both are sent' }),
+      }),
+      body: {
+        required: true,
+        content: { 'application/octet-stream': { schema: z.string().openapi({ format: 'binary' }) } },
+      },
+    },
+    responses: {
+      201: { description: 'Received', content: { 'application/json': { schema: ReceiptSchema } } },
+      ...described([...ERRORS, 408]),
+    },
+  });
+  registry.registerPath({
     method: 'post',
     path: '/r/{token}/tus',
     operationId: 'createFileRequestUpload',

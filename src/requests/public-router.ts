@@ -21,17 +21,18 @@ import {
   receivedFile,
   terminateRequestUpload,
 } from './tus';
-import { receiveFiles } from './upload';
+import { type ReceiveDeps, receiveFiles, receiveRawFile } from './upload';
 
 /** Where the public paths live: the tus ones get the tus protocol middleware (app.ts). */
 export const REQUEST_TUS_PATHS = ['/api/v2/r/:token/tus', '/api/v2/r/:token/tus/*'];
 
-async function uploadForm(c: Context<AppEnv>): Promise<Response> {
+/** An upload through the request (a form or a raw body): open, the right password, within its throttles. */
+async function admitUpload(c: Context<AppEnv>) {
   const request = await openRequest(c);
   await checkPassword(c, request);
   await countUpload(c, request);
   const config = c.get('config');
-  const deps = {
+  const deps: ReceiveDeps = {
     ...storage(c),
     counters: c.env.FILE_REQUESTS,
     config: requestConfig(config, request),
@@ -39,6 +40,11 @@ async function uploadForm(c: Context<AppEnv>): Promise<Response> {
     signal: c.req.raw.signal,
     waitUntil: (promise: Promise<unknown>) => c.executionCtx.waitUntil(promise),
   };
+  return { request, deps };
+}
+
+async function uploadForm(c: Context<AppEnv>): Promise<Response> {
+  const { request, deps } = await admitUpload(c);
   const { rows, failures, counts } = await receiveFiles(deps, request, c.req.raw);
   if (counts) await onRequestReceived({ db: c.env.DB, events: deps.events, request, files: rows, counts });
   const first = failures[0];
@@ -50,6 +56,14 @@ async function uploadForm(c: Context<AppEnv>): Promise<Response> {
     code: error instanceof ApiError ? error.code : 'UPLOAD_FAILED',
   }));
   return c.json({ success: true as const, data: { files: [...rows.map(receiptOf), ...refused] } }, 201);
+}
+
+/** `PUT {uploadUrl}/{filename}`: one file as the raw body (`curl -T file {uploadUrl}/`), the form's rules. */
+async function uploadRaw(c: Context<AppEnv>): Promise<Response> {
+  const { request, deps } = await admitUpload(c);
+  const { rows, counts } = await receiveRawFile(deps, request, c.req.raw, c.req.param('filename') ?? '');
+  if (counts) await onRequestReceived({ db: c.env.DB, events: deps.events, request, files: rows, counts });
+  return c.json({ success: true as const, data: { files: rows.map(receiptOf) } }, 201);
 }
 
 /** What an uploader may know of the request: its message and limits. Never the owner, the counts or other files. */
@@ -89,11 +103,7 @@ export function createRequestPublicRouter() {
   const router = new Hono<AppEnv>();
   router.get('/r/:token', publicRoute, describe);
   router.post('/r/:token/upload', publicRoute, uploadForm);
-  // RAW PUT (issue 18): when `PUT /api/v2/upload/{filename}` lands, add here
-  // `router.put('/r/:token/upload/:filename', …)`: openRequest, checkPassword, countUpload, then the
-  // raw upload with the deps of uploadForm (requestConfig, ownerQuotaContext, a RequestTicket with
-  // one slot() before the body), then recordCounts and onRequestReceived as below.
-  // Add '/r/:token/upload/:filename': ['PUT'] to the fallbacks and document it in openapi.ts.
+  router.put('/r/:token/upload/:filename', publicRoute, uploadRaw);
   router.post('/r/:token/tus', publicRoute, async (c) => {
     const request = await openRequest(c);
     await checkPassword(c, request);

@@ -137,6 +137,10 @@ const receiptItem = z.object({
   name: z.string(),
   size: z.number().int(),
   mimeType: z.string(),
+  sha256: z
+    .string()
+    .nullable()
+    .openapi({ description: 'SHA-256 of the bytes received (lowercase hex): the uploader can check it' }),
 });
 
 /** The receipt of one tus upload through a request (GET on its URL once complete). */

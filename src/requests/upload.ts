@@ -8,6 +8,7 @@ import type { ApiKeyContext } from '../env';
 import { validationError } from '../errors';
 import { type PendingFile, readFilePart, recordFiles, type UploadDeps } from '../files/upload';
 import { requireMultipart, uploadError } from '../files/upload-errors';
+import { uploadRawFile } from '../files/upload-raw';
 import { inSession, UploadSession } from '../files/upload-session';
 import { MultipartReader } from '../lib/multipart';
 import type { FileRow } from '../storage/files-repo';
@@ -37,11 +38,18 @@ export type ReceiveDeps = {
 export type Received = { rows: FileRow[]; failures: { name: string; error: Error }[]; counts?: RequestCounts };
 
 /**
- * Reads every `file` part into R2 and records the files. All or nothing while reading: a file
- * refused (type, size, the request full, the quota) fails the whole body and nothing of it is
- * kept. At the commit a file the owner's account no longer takes is reported on its own.
+ * Runs `receive` in an upload session whose quota is the request's ticket (the request's slots
+ * and bytes, then the owner's account), then counts the files it kept for the request before the
+ * session ends (and releases what is left of the hold).
  */
-export async function receiveFiles(deps: ReceiveDeps, request: RequestWithOwner, body: Request): Promise<Received> {
+async function inRequestSession(
+  deps: ReceiveDeps,
+  request: RequestWithOwner,
+  receive: (
+    uploadDeps: UploadDeps,
+    ticket: RequestTicket,
+  ) => Promise<{ rows: FileRow[]; failures: Received['failures'] }>,
+): Promise<Received> {
   const { config } = deps;
   const ticket = new RequestTicket(
     { namespace: deps.limiter, owner: deps.owner },
@@ -68,19 +76,58 @@ export async function receiveFiles(deps: ReceiveDeps, request: RequestWithOwner,
     session,
   };
   return inSession(session, async () => {
-    const files = await readFiles(uploadDeps, ticket, body);
-    const options = { isPublic: request.is_public === 1, expiresInSeconds: undefined, requestId: request.id };
-    const { rows, failures } = await recordFiles(uploadDeps, files, options);
-    // Before the session ends (and releases what is left of the hold): the files count now.
+    const { rows, failures } = await receive(uploadDeps, ticket);
     const counts = await ticket.received(rows.map((row) => ({ id: row.id, size: row.size })));
+    return { rows, failures, counts };
+  });
+}
+
+/** Where a file received through a request lands: the request's visibility, its id, no expiry of its own. */
+const requestOptions = (request: RequestWithOwner) => ({
+  isPublic: request.is_public === 1,
+  expiresInSeconds: undefined,
+  requestId: request.id,
+});
+
+/**
+ * Reads every `file` part into R2 and records the files. All or nothing while reading: a file
+ * refused (type, size, the request full, the quota) fails the whole body and nothing of it is
+ * kept. At the commit a file the owner's account no longer takes is reported on its own.
+ */
+export function receiveFiles(deps: ReceiveDeps, request: RequestWithOwner, body: Request): Promise<Received> {
+  return inRequestSession(deps, request, async (uploadDeps, ticket) => {
+    const files = await readFiles(uploadDeps, ticket, body);
+    const { rows, failures } = await recordFiles(uploadDeps, files, requestOptions(request));
     return {
       rows,
-      counts,
       failures: files.flatMap((file) => {
         const error = failures.get(file.id);
         return error ? [{ name: file.originalName, error }] : [];
       }),
     };
+  });
+}
+
+/**
+ * `PUT {uploadUrl}/{filename}`: the raw body is one file, stored exactly as `PUT /upload/{filename}`
+ * stores it (src/files/upload-raw.ts: one streamed put with a Content-Length, the multipart writer
+ * without, the asserted digest checked), holding one slot of the request before the body is read.
+ */
+export function receiveRawFile(
+  deps: ReceiveDeps,
+  request: RequestWithOwner,
+  body: Request,
+  name: string,
+): Promise<Received> {
+  return inRequestSession(deps, request, async (uploadDeps, ticket) => {
+    try {
+      await ticket.slot();
+    } catch (error) {
+      await body.body?.cancel().catch(() => undefined);
+      throw uploadError(error);
+    }
+    const row = await uploadRawFile(uploadDeps, body, { name, options: requestOptions(request) });
+    return { rows: [row], failures: [] };
   });
 }
 

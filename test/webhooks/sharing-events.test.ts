@@ -86,8 +86,13 @@ describe('file requests', () => {
     const auth = basic('open sesame');
     const first = await send(request, [textFile('a.txt'), textFile('b.txt')], { headers: auth });
     expect(first.status).toBe(201);
-    // The fourth slot is filled by a tus upload, the third by a lone multipart file.
-    expect((await send(request, [textFile('c.txt')], { headers: auth })).status).toBe(201);
+    // The third slot is filled by a raw PUT, the fourth by a tus upload.
+    const raw = await call(`${request.uploadUrl}/c.txt`, {
+      method: 'PUT',
+      headers: { ...auth, 'Content-Type': 'text/plain', 'Content-Length': '3' },
+      body: 'ccc',
+    });
+    expect(raw.status).toBe(201);
     const created = await call(request.tusUrl, {
       method: 'POST',
       headers: {
