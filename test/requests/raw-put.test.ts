@@ -27,7 +27,7 @@ function put(
   headers: Record<string, string> = {},
   config?: Record<string, unknown>,
 ) {
-  const length = body instanceof Uint8Array ? { 'Content-Length': String(body.length) } : {};
+  const length: Record<string, string> = body instanceof Uint8Array ? { 'Content-Length': String(body.length) } : {};
   return call(`${request.uploadUrl}/${name}`, { method: 'PUT', headers: { ...length, ...headers }, body }, config);
 }
 
@@ -94,7 +94,12 @@ describe('PUT {uploadUrl}/{filename}', () => {
     const responses = await Promise.all(
       Array.from({ length: 12 }, (_, i) => put(request, `f${i}.txt`, textOf(2000, i + 1))),
     );
-    const statuses = await Promise.all(responses.map(async (r) => (await r.arrayBuffer(), r.status)));
+    const statuses = await Promise.all(
+      responses.map(async (r) => {
+        await r.arrayBuffer();
+        return r.status;
+      }),
+    );
     expect(statuses.filter((s) => s === 201)).toHaveLength(3);
     expect(statuses.filter((s) => s !== 201).every((s) => s === 410)).toBe(true);
     expect(await receivedRows(request.id)).toHaveLength(3);

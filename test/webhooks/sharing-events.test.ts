@@ -61,7 +61,12 @@ describe('made share links', () => {
     const link = await makeLink(file.auth, file.fileId, { maxDownloads: 3 });
     const download = `${pathOf(link)}/download`;
     const statuses = await Promise.all(
-      Array.from({ length: 8 }, () => call(download).then(async (r) => (await r.arrayBuffer(), r.status))),
+      Array.from({ length: 8 }, () =>
+        call(download).then(async (r) => {
+          await r.arrayBuffer();
+          return r.status;
+        }),
+      ),
     );
     expect(statuses.filter((s) => s === 200)).toHaveLength(3);
     expect(statuses.filter((s) => s === 404)).toHaveLength(5);
