@@ -110,6 +110,8 @@ function addReceipt(receipt: Receipt): void {
       h('td', { text: receipt.name }),
       h('td', { text: formatBytes(receipt.size) }),
       h('td', { text: receipt.mimeType }),
+      // The digest the server computed while the bytes streamed: the sender can compare it with theirs.
+      h('td', { class: 'digest', text: receipt.sha256 ?? '—' }),
     ),
   );
 }

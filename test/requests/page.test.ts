@@ -1,9 +1,12 @@
 // The request's page as HTML: a well-formed shell with a strict CSP and its own script, nothing
 // of the owner on it; 404 and 410 pages for links that do not take files.
+import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
+import { sha256Hex } from '../digests/digest-helpers';
 import { call } from '../helpers';
 import { expectWellFormedPage } from '../pages/page-checks';
-import { makeRequest, newOwner, patchRequest, tokenOf } from './request-helpers';
+import { base64, OCTETS, TUS } from '../tus/tus-helpers';
+import { makeRequest, newOwner, patchRequest, send, tokenOf } from './request-helpers';
 
 describe('the page at {site_url}/r/<token>', () => {
   it('is a well-formed page with a strict CSP, its script, and the upload urls; nothing of the owner', async () => {
@@ -36,6 +39,41 @@ describe('the page at {site_url}/r/<token>', () => {
     const html = await closed.text();
     await expectWellFormedPage(closed, html);
     expect(html).toContain('closed by its owner');
+  });
+});
+
+describe('the uploader’s receipt', () => {
+  it('shows each file’s name, size, type and SHA-256: multipart, tus, and on the page', async () => {
+    const owner = await newOwner();
+    const request = await makeRequest(owner.auth);
+    const text = 'receipt bytes, hashed while they stream';
+    const bytes = new TextEncoder().encode(text);
+    const form = await send(request, [{ filename: 'r.txt', content: text, type: 'text/plain' }]);
+    expect(form.status).toBe(201);
+    const receipt = (await form.json()) as { data: { files: Record<string, unknown>[] } };
+    expect(receipt.data.files).toEqual([
+      { success: true, name: 'r.txt', size: bytes.length, mimeType: 'text/plain', sha256: await sha256Hex(bytes) },
+    ]);
+
+    const created = await call(request.tusUrl, {
+      method: 'POST',
+      headers: { ...TUS, 'Upload-Length': String(bytes.length), 'Upload-Metadata': `filename ${base64('t.txt')}` },
+    });
+    const location = created.headers.get('location') ?? '';
+    const patched = await call(location, {
+      method: 'PATCH',
+      headers: { ...TUS, ...OCTETS, 'Upload-Offset': '0' },
+      body: bytes,
+    });
+    expect(patched.status).toBe(204);
+    const tus = (await (await call(location)).json()) as { data: Record<string, unknown> };
+    expect(tus.data).toMatchObject({ name: 't.txt', size: bytes.length, sha256: await sha256Hex(bytes) });
+
+    // The page's receipt table has the column, and its script fills it from the receipt.
+    const html = await (await call(`/r/${tokenOf(request)}`)).text();
+    expect(html).toContain('<th scope="col">SHA-256</th>');
+    const script = await (await env.ASSETS.fetch('http://assets.local/assets/request.js')).text();
+    expect(script).toMatch(/class:"digest",text:\w+\.sha256/);
   });
 });
 
