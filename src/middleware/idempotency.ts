@@ -20,7 +20,7 @@ import type { BeginResult } from '../idempotency/idempotency-contract';
 import { QuotaTicket } from '../limiter/key-limiter-client';
 import { log } from '../log';
 
-// PUT: the raw-body upload (PUT /api/v2/upload/{filename}) once it lands.
+// PUT: the raw-body upload (PUT /api/v2/upload/{filename}; tested in test/v2/idempotency.test.ts).
 const GUARDED = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /**

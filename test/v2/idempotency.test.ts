@@ -64,6 +64,42 @@ describe('Idempotency-Key on an upload', () => {
     expect(await usage(key.id)).toMatchObject({ heldBytes: 0, heldFiles: 0 });
   });
 
+  it('covers the raw-body PUT /upload/{filename}: a replay gets the first 201, one file stored; another name is 422', async () => {
+    const key = await newKey('raw-put');
+    const bytes = textBytes(1_000, 'raw.txt');
+    const put = (idem: string, body = bytes) =>
+      call('/api/v2/upload/raw.txt', {
+        method: 'PUT',
+        headers: {
+          ...key.auth,
+          'Content-Type': 'text/plain',
+          'Content-Length': String(body.length),
+          'Idempotency-Key': idem,
+        },
+        body,
+      });
+    const first = await put('raw-1');
+    expect(first.status).toBe(201);
+    expect(first.headers.get('idempotency-replayed')).toBeNull();
+    const firstAnswer = await answerOf(first);
+
+    const again = await put('raw-1');
+    expect(again.headers.get('idempotency-replayed')).toBe('true');
+    expect(await answerOf(again)).toEqual(firstAnswer);
+    expect(await rowIds(key.id)).toHaveLength(1);
+    expect(await blobKeys(key.id)).toHaveLength(1);
+    expect(await usage(key.id)).toMatchObject({ files: 1, usedBytes: 1_000, heldBytes: 0, heldFiles: 0 });
+
+    // An upload's body is not fingerprinted (it is never buffered); its path, query and type are.
+    const other = await call('/api/v2/upload/other.txt', {
+      method: 'PUT',
+      headers: { ...key.auth, 'Content-Type': 'text/plain', 'Content-Length': '1000', 'Idempotency-Key': 'raw-1' },
+      body: bytes,
+    });
+    await expectError(other, 422, 'IDEMPOTENCY_KEY_REUSED');
+    expect(await rowIds(key.id)).toHaveLength(1);
+  });
+
   it('takes the quoted form and the bare form as one key', async () => {
     const key = await newKey('forms');
     const first = await uploadWith(key.auth, '"8e03978e-40d5-43e8-bc93-6894a57f9324"');
