@@ -24,6 +24,21 @@ const FilenameParamSchema = z.object({
   }),
 });
 
+/** The documented request of a raw-body upload: the digest headers and the binary body (also PUT {uploadUrl}/{filename}). */
+export const RAW_BODY_REQUEST = {
+  headers: z.object({
+    'repr-digest': z
+      .string()
+      .optional()
+      .openapi({ description: 'RFC 9530, e.g. `sha-256=:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=:`' }),
+    'content-digest': z.string().optional().openapi({ description: 'The same; both must agree when both are sent' }),
+  }),
+  body: {
+    required: true,
+    content: { 'application/octet-stream': { schema: z.string().openapi({ format: 'binary' }) } },
+  },
+};
+
 export function addRawUploadRoute(router: OpenAPIHono<AppEnv>) {
   const route = createRoute({
     method: 'put',
@@ -38,20 +53,7 @@ export function addRawUploadRoute(router: OpenAPIHono<AppEnv>) {
     request: {
       params: FilenameParamSchema,
       query: RawUploadQuerySchema,
-      headers: z.object({
-        'repr-digest': z
-          .string()
-          .optional()
-          .openapi({ description: 'RFC 9530, e.g. `sha-256=:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=:`' }),
-        'content-digest': z
-          .string()
-          .optional()
-          .openapi({ description: 'The same; both must agree when both are sent' }),
-      }),
-      body: {
-        required: true,
-        content: { 'application/octet-stream': { schema: z.string().openapi({ format: 'binary' }) } },
-      },
+      ...RAW_BODY_REQUEST,
     },
     responses: {
       201: ok(successV2(UploadRecordV2), 'Stored'),

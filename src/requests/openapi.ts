@@ -2,6 +2,7 @@
 // router.ts), so they are described here; they need no key (`security: []`).
 import { type OpenAPIHono, z } from '@hono/zod-openapi';
 import { errorsWith } from '../api/docs';
+import { RAW_BODY_REQUEST } from '../api/raw-upload-route';
 import { perfField } from '../api/schemas';
 import type { AppEnv } from '../env';
 import { ReceiptSchema, UploadReceiptSchema } from './schemas';
@@ -136,20 +137,7 @@ export function documentRequestUploads(registry: Registry): void {
           example: 'report.pdf',
         }),
       }),
-      headers: z.object({
-        'repr-digest': z
-          .string()
-          .optional()
-          .openapi({ description: 'RFC 9530, e.g. `sha-256=:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=:`' }),
-        'content-digest': z
-          .string()
-          .optional()
-          .openapi({ description: 'The same; both must agree when both are sent' }),
-      }),
-      body: {
-        required: true,
-        content: { 'application/octet-stream': { schema: z.string().openapi({ format: 'binary' }) } },
-      },
+      ...RAW_BODY_REQUEST,
     },
     responses: {
       201: { description: 'Received', content: { 'application/json': { schema: ReceiptSchema } } },
