@@ -459,6 +459,27 @@ describe('every file request operation answers as the v2 document says', () => {
     await expectDocumented('v2', 'uploadToFileRequest', await send('hello'));
     await expectDocumented('v2', 'uploadToFileRequest', await send('x'.repeat(101)));
     await expectDocumented('v2', 'uploadToFileRequest', await call(made.uploadUrl, { method: 'POST', body: 'x' }));
+    // The raw PUT on a request of its own (the tus calls below need the first one's slots).
+    const forRaw = await call('/api/v2/requests', {
+      method: 'POST',
+      headers: { ...auth, ...json },
+      body: JSON.stringify({ maxFiles: 3, maxFileSize: 100 }),
+    });
+    const rawUrl = ((await forRaw.json()) as { data: Made }).data.uploadUrl;
+    const put = (name: string, body: string, headers: Record<string, string> = {}) =>
+      call(`${rawUrl}/${name}`, { method: 'PUT', headers: { 'Content-Type': 'text/plain', ...headers }, body });
+    await expectDocumented('v2', 'uploadRawToFileRequest', await put('raw.txt', 'raw hello'));
+    await expectDocumented('v2', 'uploadRawToFileRequest', await put('big.txt', 'x'.repeat(101)));
+    await expectDocumented(
+      'v2',
+      'uploadRawToFileRequest',
+      await put('bad.txt', 'abc', { 'Repr-Digest': `sha-256=:${btoa('y'.repeat(32))}:` }),
+    );
+    await expectDocumented(
+      'v2',
+      'uploadRawToFileRequest',
+      await call('/api/v2/r/unknown/upload/a.txt', { method: 'PUT', body: 'x' }),
+    );
 
     const create = (length: number, headers: Record<string, string> = {}, body?: string) =>
       call(made.tusUrl, {

@@ -2,6 +2,7 @@
 // concurrency; what lands in the account; what the uploader sees.
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
+import { sha256Hex } from '../digests/digest-helpers';
 import { blobsOf, call, expectError, PNG_1X1, rowCount, uploadOk } from '../helpers';
 import {
   getRequest,
@@ -28,8 +29,14 @@ describe('a multipart upload to uploadUrl', () => {
     expect(response.status, text).toBe(201);
     const body = JSON.parse(text) as { success: true; data: Receipt };
     expect(body.data.files).toEqual([
-      { success: true, name: 'a.txt', size: 10, mimeType: 'text/plain' },
-      { success: true, name: 'b.png', size: PNG_1X1.length, mimeType: 'image/png' },
+      {
+        success: true,
+        name: 'a.txt',
+        size: 10,
+        mimeType: 'text/plain',
+        sha256: await sha256Hex(new TextEncoder().encode('x'.repeat(10))),
+      },
+      { success: true, name: 'b.png', size: PNG_1X1.length, mimeType: 'image/png', sha256: await sha256Hex(PNG_1X1) },
     ]);
     // Nothing of the account: not its label, key, other files, ids or links.
     for (const secret of ['secret label', owner.id, 'owners-own', 'shareUrl', 'downloadUrl', request.id]) {
