@@ -20,6 +20,8 @@ export type SlotGrant = { id: string; files: number; bytes: number };
 export type SlotResult = { grant: SlotGrant | null; full: 'files' | 'bytes' | null };
 
 export type RequestCounts = { files: number; bytes: number };
+/** A commit's answer: the counts after it, and how many of its files were new (a repeated commit adds none). */
+export type CommitResult = RequestCounts & { added: number };
 
 /** A window counter's answer; `reset` in Unix seconds. */
 export type WindowResult = { allowed: boolean; count: number; reset: number };

@@ -1,5 +1,5 @@
 import { DurableObject } from 'cloudflare:workers';
-import type { RequestCounts, SlotGrant, SlotRequest, SlotResult, WindowResult } from './counter-contract';
+import type { CommitResult, RequestCounts, SlotGrant, SlotRequest, SlotResult, WindowResult } from './counter-contract';
 
 type Hold = { files: number; bytes: number; until: number };
 /** `ended`: the latest uploads ended before their last byte (so a late request to one is told why). */
@@ -44,17 +44,19 @@ export class FileRequestCounter extends DurableObject<Env> {
    * The hold's files were received: they count from now on, and the hold ends. Idempotent per
    * file id. Returns the request's counts.
    */
-  commit(request: { holdId: string; files: { id: string; size: number }[]; now?: number }): RequestCounts {
+  commit(request: { holdId: string; files: { id: string; size: number }[]; now?: number }): CommitResult {
     const state = this.#state(request.now ?? Date.now());
+    let added = 0;
     for (const file of request.files) {
       if (state.received.includes(file.id)) continue;
       state.received.push(file.id);
       state.files += 1;
       state.bytes += file.size;
+      added += 1;
     }
     delete state.holds[request.holdId];
     this.#save(state);
-    return { files: state.files, bytes: state.bytes };
+    return { files: state.files, bytes: state.bytes, added };
   }
 
   /** Gives a hold back; `ended`: its upload ended unfinished (remembered for later requests to it). */

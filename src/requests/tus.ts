@@ -192,7 +192,9 @@ async function received(
     counter.commit({ holdId: id, files: [{ id, size: status.length }] }),
   );
   const row = await findOwnedFile(deps.db, id, deps.key.id, isoNow());
-  await onRequestReceived({ db: c.env.DB, events: events(c), request, files: row ? [row] : [], counts });
+  // A finished upload resumed with nothing left to send completes again: its commit adds nothing, no event.
+  const files = row && counts.added > 0 ? [row] : [];
+  await onRequestReceived({ db: c.env.DB, events: events(c), request, files, counts });
 }
 
 /** HEAD on an upload of the request: where it stands. */

@@ -91,13 +91,7 @@ describe('file requests', () => {
     const auth = basic('open sesame');
     const first = await send(request, [textFile('a.txt'), textFile('b.txt')], { headers: auth });
     expect(first.status).toBe(201);
-    // The third slot is filled by a raw PUT, the fourth by a tus upload.
-    const raw = await call(`${request.uploadUrl}/c.txt`, {
-      method: 'PUT',
-      headers: { ...auth, 'Content-Type': 'text/plain', 'Content-Length': '3' },
-      body: 'ccc',
-    });
-    expect(raw.status).toBe(201);
+    // The third slot is filled by a tus upload.
     const created = await call(request.tusUrl, {
       method: 'POST',
       headers: {
@@ -115,6 +109,20 @@ describe('file requests', () => {
       body: 'dddd!',
     });
     expect(patched.status).toBe(204);
+    // A client resuming the finished upload with nothing left to send: complete again, no new event.
+    const resumed = await call(location, {
+      method: 'PATCH',
+      headers: { ...TUS, ...OCTETS, ...auth, 'Upload-Offset': '5' },
+      body: '',
+    });
+    expect(resumed.status).toBe(204);
+    // The fourth slot is filled by a raw PUT: the request is full.
+    const raw = await call(`${request.uploadUrl}/c.txt`, {
+      method: 'PUT',
+      headers: { ...auth, 'Content-Type': 'text/plain', 'Content-Length': '3' },
+      body: 'ccc',
+    });
+    expect(raw.status).toBe(201);
     // Full now: refused, and no event for it.
     expect((await send(request, [textFile('e.txt')], { headers: auth })).status).toBe(410);
 
