@@ -6,6 +6,7 @@ import { bulkCase } from './bulk.ts';
 import { costsCase } from './costs.ts';
 import { digestCase } from './digests.ts';
 import { downloadCase } from './downloads.ts';
+import { eventsCase } from './events.ts';
 import { listCase } from './list.ts';
 import { readCase } from './reads.ts';
 import { shareDownloadCase } from './share-downloads.ts';
@@ -29,6 +30,7 @@ export function benchCases(quick: boolean): BenchCase[] {
     readCase('get-c50', 50, quick ? 1 : 4, reps(3)),
     listCase('list', 20_000, 100, [1, 1000, 2000], quick ? 0.5 : 2, reps(3)),
     bulkCase('bulk', 10, 1, reps(7)),
+    eventsCase('events', 1, reps(7)),
     costsCase('costs', quick ? 50 : 200, reps(3)),
   ];
 }
