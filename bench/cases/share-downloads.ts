@@ -1,8 +1,9 @@
 // A download through a made share link (password by HTTP Basic, counted against maxDownloads)
 // against the bare R2 stream of an object stored the same way (one put() or R2 multipart).
-import type { BenchCase, Variant } from '../lib/case.ts';
+import type { BenchCase } from '../lib/case.ts';
 import { bearer, jsonBody, storedAs, uploadFile } from '../lib/service.ts';
-import { download, fileBody, MIB, makeFile, send } from '../lib/transfer.ts';
+import { MIB, makeFile, send } from '../lib/transfer.ts';
+import { bareReadVariants, downloadReader, storeBareCopies } from './downloads.ts';
 import { CPU_PER_MIB, REQUEST_MS, THROUGHPUT, WARM_BYTES } from './uploads.ts';
 
 /** Only the bench knows it; sent as HTTP Basic with an empty user name, as scripts do. */
@@ -27,15 +28,7 @@ export function shareDownloadCase(id: string, sizeMiB: number, reps: number): Be
       const path = makeFile(ctx.tmpDir, size);
       const warmPath = makeFile(ctx.tmpDir, WARM_BYTES);
       const { r2, service } = ctx.workers;
-      for (const route of ['single', 'multipart']) {
-        for (const [name, file] of [
-          [`share-${route}`, path],
-          [`share-warm-${route}`, warmPath],
-        ] as const) {
-          const reply = await send(new URL(`/${route}/${name}`, r2.url), { method: 'PUT', ...fileBody(file) });
-          if (reply.status !== 200) throw new Error(`storing ${name}: ${reply.status}`);
-        }
-      }
+      await storeBareCopies(r2.url, 'share', path, warmPath);
       const makeLink = async (fileId: string, password: string | null = PASSWORD) => {
         const reply = await send(new URL(`/api/v2/files/${fileId}/links`, service.url), {
           method: 'POST',
@@ -56,42 +49,9 @@ export function shareDownloadCase(id: string, sizeMiB: number, reps: number): Be
       const openLinkPath = await makeLink(fileId, null);
       const openWarmLinkPath = await makeLink(warmId, null);
 
-      const read = async (url: URL, bytes: number, headers: Record<string, string>) => {
-        const reply = await download(url, headers);
-        if (reply.status !== 200 || reply.bytes !== bytes)
-          throw new Error(`${url.pathname}: ${reply.status}, ${reply.bytes} bytes`);
-        return reply.ms;
-      };
-      const reader = (
-        path: string,
-        warmPath: string,
-        base: URL,
-        headers: Record<string, string> = {},
-      ): Pick<Variant, 'run' | 'warm'> => ({
-        async run() {
-          const ms = await read(new URL(path, base), size, headers);
-          return { metrics: { mibPerS: size / MIB / (ms / 1000), ms, mib: size / MIB } };
-        },
-        async warm() {
-          await read(new URL(warmPath, base), WARM_BYTES, headers);
-        },
-      });
+      const reader = downloadReader(size);
       return [
-        {
-          id: 'r2-single',
-          label: 'bare Worker, object stored by one put()',
-          role: 'baseline',
-          worker: 'r2',
-          ...reader('/object/share-single', '/object/share-warm-single', r2.url),
-        },
-        {
-          id: 'r2-multipart',
-          label: 'bare Worker, object stored by R2 multipart',
-          role: 'baseline',
-          worker: 'r2',
-          versus: 'r2-single',
-          ...reader('/object/share-multipart', '/object/share-warm-multipart', r2.url),
-        },
+        ...bareReadVariants(reader, r2.url, 'share'),
         {
           id: 'service',
           label: `edgeshare GET /share/<token>/download, password by HTTP Basic (stored by ${serviceStoredAs === 'multipart' ? 'R2 multipart' : 'one put()'})`,
