@@ -13,7 +13,7 @@ import { Readable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { ROOT } from '../scripts/wrangler.ts';
 import { benchCases } from './cases/index.ts';
-import { type BenchContext, type CaseResult, runCase, type WorkerId } from './lib/case.ts';
+import { type BenchContext, type CaseResult, runCase, type ServiceId, type WorkerId } from './lib/case.ts';
 import { machine } from './lib/machine.ts';
 import { renderReport } from './lib/report.ts';
 import type { BenchResults } from './lib/results.ts';
@@ -64,6 +64,7 @@ const tmp = mkdtempSync(join(tmpdir(), 'edgeshare-bench-'));
 const workers: Partial<Record<WorkerId, BenchWorker>> = {};
 const SOURCES: Record<WorkerId, string> = {
   service: 'wrangler.toml',
+  serviceNoEvents: 'wrangler.toml',
   r2: 'bench/workers/r2-stream/wrangler.toml',
   tutorial: 'bench/workers/tutorial/wrangler.toml',
   doD1: 'bench/workers/do-d1/wrangler.toml',
@@ -85,8 +86,8 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
  * Makes an API key the bench can hammer: a rate limit the runs never reach and a large quota.
  * The one place that knows how keys are made (today: the admin API).
  */
-async function createApiKey(name: string): Promise<{ id: string; key: string }> {
-  const service = workers.service;
+async function createApiKey(name: string, on: ServiceId = 'service'): Promise<{ id: string; key: string }> {
+  const service = workers[on];
   if (!service) throw new Error('the service is not running');
   const body = Buffer.from(JSON.stringify({ name, rateLimitRequests: 1_000_000, storageQuotaBytes: 2 ** 40 }));
   const reply = await send(new URL('/admin/keys', service.url), {
@@ -102,17 +103,21 @@ async function createApiKey(name: string): Promise<{ id: string; key: string }> 
 
 async function main(): Promise<void> {
   const facts = machine();
-  log(`bundling ${Object.keys(SOURCES).length} Workers with wrangler deploy --dry-run`);
+  log(`bundling ${new Set(Object.values(SOURCES)).size} Workers with wrangler deploy --dry-run`);
+  // The no-events instance runs the service's own bundle.
+  const bundleOf = (id: WorkerId) => (id === 'serviceNoEvents' ? 'service' : id);
   for (const [id, config] of Object.entries(SOURCES) as [WorkerId, string][]) {
-    bundle(config, join(tmp, 'bundles', id));
+    if (bundleOf(id) === id) bundle(config, join(tmp, 'bundles', id));
   }
   for (const [id, config] of Object.entries(SOURCES) as [WorkerId, string][]) {
+    const isService = id === 'service' || id === 'serviceNoEvents';
     const worker = await startWorker({
-      name: id === 'service' ? 'edgeshare' : `bench-${id}`,
+      name: id === 'service' ? 'edgeshare' : id === 'serviceNoEvents' ? 'edgeshare-no-events' : `bench-${id}`,
       configPath: config,
-      bundleDir: join(tmp, 'bundles', id),
+      bundleDir: join(tmp, 'bundles', bundleOf(id)),
       stateDir: join(tmp, 'state', id),
-      vars: id === 'service' ? { MAX_FILE_SIZE: String(2 ** 30), ADMIN_TOKEN: adminToken } : {},
+      vars: isService ? { MAX_FILE_SIZE: String(2 ** 30), ADMIN_TOKEN: adminToken } : {},
+      withoutQueueProducers: id === 'serviceNoEvents' ? ['EVENTS'] : [],
     });
     await applyMigrations(worker);
     workers[id] = worker;

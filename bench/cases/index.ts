@@ -6,8 +6,10 @@ import { bulkCase } from './bulk.ts';
 import { costsCase } from './costs.ts';
 import { digestCase } from './digests.ts';
 import { downloadCase } from './downloads.ts';
+import { eventsCase } from './events.ts';
 import { listCase } from './list.ts';
 import { readCase } from './reads.ts';
+import { shareDownloadCase } from './share-downloads.ts';
 import { tusCase } from './tus.ts';
 import { uploadCase } from './uploads.ts';
 
@@ -23,10 +25,12 @@ export function benchCases(quick: boolean): BenchCase[] {
     digestCase('digest-300mib', quick ? 24 : 300, reps(3)),
     tusCase('tus-300mib', quick ? 24 : 300, [10, 50], reps(3)),
     downloadCase('download-300mib', quick ? 24 : 300, reps(3)),
+    shareDownloadCase('share-download', quick ? 8 : 50, reps(5)),
     readCase('get-c10', 10, quick ? 1 : 4, reps(3)),
     readCase('get-c50', 50, quick ? 1 : 4, reps(3)),
     listCase('list', 20_000, 100, [1, 1000, 2000], quick ? 0.5 : 2, reps(3)),
     bulkCase('bulk', 10, 1, reps(7)),
+    eventsCase('events', 1, reps(7)),
     costsCase('costs', quick ? 50 : 200, reps(3)),
   ];
 }

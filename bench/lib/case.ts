@@ -10,7 +10,8 @@ export type Metrics = Record<string, number>;
 /** baseline: a tiny reference Worker; service: edgeshare; peer: shown beside, never a target. */
 export type Role = 'baseline' | 'service' | 'peer';
 
-export type WorkerId = 'service' | 'r2' | 'tutorial' | 'doD1';
+/** serviceNoEvents: edgeshare as built, started without its EVENTS queue producer (events are skipped). */
+export type WorkerId = 'service' | 'serviceNoEvents' | 'r2' | 'tutorial' | 'doD1';
 
 export type Rep = {
   /** What the variant measured itself (throughput, latency, …). */
@@ -44,12 +45,15 @@ export type MetricSpec = {
   digits?: number;
 };
 
+/** The edgeshare instances a key can be made in. */
+export type ServiceId = 'service' | 'serviceNoEvents';
+
 /** Everything a case may use while preparing its variants. */
 export type BenchContext = {
   workers: Record<WorkerId, BenchWorker>;
   /** The service's API key (Bearer) for the cases' requests. */
   apiKey: string;
-  createApiKey: (name: string) => Promise<{ id: string; key: string }>;
+  createApiKey: (name: string, on?: ServiceId) => Promise<{ id: string; key: string }>;
   tmpDir: string;
   /** Facts a case learns on the way (e.g. bytes per D1 row), kept in the results for the load model. */
   facts: Record<string, number | string>;

@@ -53,6 +53,8 @@ export type StartOptions = {
   stateDir: string;
   /** Vars and secrets added to (or replacing) the config's [vars]. */
   vars?: Record<string, string>;
+  /** Queue producer bindings left out (the Worker then runs as if they were not configured). */
+  withoutQueueProducers?: string[];
 };
 
 /** Starts one Worker in its own workerd process. Cron triggers are left out: the bench fires none. */
@@ -83,6 +85,13 @@ export async function startWorker(options: StartOptions): Promise<BenchWorker> {
 async function launch(options: StartOptions, configPath: string, port: number) {
   const { workerOptions } = unstable_getMiniflareWorkerOptions(configPath);
   const { cronTriggers: _crons, modulesRules: _rules, rootPath: _root, ...rest } = workerOptions;
+  const dropped = new Set(options.withoutQueueProducers ?? []);
+  if (dropped.size > 0 && rest.queueProducers) {
+    // Miniflare takes the producers as a list of binding names or as a record by binding name.
+    rest.queueProducers = Array.isArray(rest.queueProducers)
+      ? rest.queueProducers.filter((binding) => !dropped.has(binding))
+      : Object.fromEntries(Object.entries(rest.queueProducers).filter(([binding]) => !dropped.has(binding)));
+  }
   const before = childProcesses('workerd');
   const mf = new Miniflare(
     convertV4MiniflareOptions({

@@ -41,15 +41,19 @@ export async function storedAs(base: URL, key: string, id: string): Promise<'mul
   return /-\d+"?$/.test(String(reply.headers.etag ?? '')) ? 'multipart' : 'single';
 }
 
+/** A JSON request body for send(): the stream and its length. */
+export function jsonBody(value: unknown): { body: Readable; length: number } {
+  const bytes = Buffer.from(JSON.stringify(value));
+  return { body: Readable.from([bytes]), length: bytes.length };
+}
+
 /** Deletes files through DELETE /api/v2/files/bulk, 50 ids a request. */
 export async function deleteFiles(base: URL, key: string, ids: string[]): Promise<void> {
   for (let i = 0; i < ids.length; i += 50) {
-    const body = Buffer.from(JSON.stringify({ ids: ids.slice(i, i + 50) }));
     const reply = await send(new URL('/api/v2/files/bulk', base), {
       method: 'DELETE',
       headers: { ...bearer(key), 'content-type': 'application/json' },
-      body: Readable.from([body]),
-      length: body.length,
+      ...jsonBody({ ids: ids.slice(i, i + 50) }),
     });
     if (reply.status !== 200) throw new Error(`bulk delete: ${reply.status} ${reply.body.slice(0, 200)}`);
   }

@@ -44,7 +44,8 @@ export function parseDigestField(value: string): string | undefined {
 
 /**
  * SHA-256 of bytes as they pass, with the runtime's native hash (crypto.DigestStream). Each
- * write is awaited by the caller's loop, so nothing queues up: memory stays at one chunk.
+ * write is awaited by the caller's loop, so nothing queues up: memory stays at one write. Callers
+ * hash in large writes (the ~1 MiB put writes, whole 8 MiB parts): every awaited write costs a turn.
  */
 export class StreamingSha256 {
   readonly #stream = new crypto.DigestStream('SHA-256');

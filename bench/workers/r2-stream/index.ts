@@ -3,6 +3,8 @@
 //   PUT    /multipart/:key  request.body cut into PART_SIZE parts of an R2 multipart upload, one at a time
 //   PUT    /digest/:key     the single put with a SHA-256 of the bytes on the way (crypto.DigestStream):
 //                           what hashing costs a Worker, and nothing else
+//   PUT    /digest-buffered/:key  the whole body read into memory, hashed by one crypto.subtle.digest,
+//                           then one put(): the cheapest SHA-256 for a small body (not for large ones)
 //   GET    /object/:key     the object's body streamed back
 //   DELETE /object/:key     clean-up between runs (not timed)
 
@@ -71,6 +73,13 @@ export default {
     if (request.method === 'PUT' && request.body && route === 'digest') {
       const length = Number(request.headers.get('content-length'));
       const { object, sha256 } = await putHashed(env.BUCKET, key, request.body, length);
+      return Response.json({ key, size: object?.size, etag: object?.httpEtag, sha256 });
+    }
+    if (request.method === 'PUT' && route === 'digest-buffered') {
+      const bytes = await request.arrayBuffer();
+      const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes));
+      const sha256 = [...digest].map((byte) => byte.toString(16).padStart(2, '0')).join('');
+      const object = await env.BUCKET.put(key, bytes);
       return Response.json({ key, size: object?.size, etag: object?.httpEtag, sha256 });
     }
     if (route === 'object' && request.method === 'GET') {

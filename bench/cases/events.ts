@@ -1,0 +1,64 @@
+// What an event costs an upload: the same 1 MiB POST /api/v2/upload to the service as configured
+// (every upload puts a `file.uploaded` event on the EVENTS queue, in waitUntil) and to the same
+// bundle started without the EVENTS producer, where enqueueing is skipped. Shown, not a target.
+import type { BenchCase, ServiceId, Variant } from '../lib/case.ts';
+import { deleteFiles, uploadFile } from '../lib/service.ts';
+import { MIB, makeFile } from '../lib/transfer.ts';
+import { CPU_PER_MIB, REQUEST_MS, THROUGHPUT, WARM_BYTES } from './uploads.ts';
+
+export function eventsCase(id: string, sizeMiB: number, reps: number): BenchCase {
+  return {
+    id,
+    title: `What an event adds to an upload (${sizeMiB} MiB)`,
+    description:
+      'One multipart upload to `POST /api/v2/upload` on edgeshare as configured (the upload enqueues a ' +
+      '`file.uploaded` event in waitUntil, and the same process consumes the queue) and on the same bundle started ' +
+      'without its EVENTS queue producer (no event is enqueued). Both measured from outside, with workerd CPU: the ' +
+      `difference is the event's whole cost. Fresh workerd per repetition, warmed by a ${WARM_BYTES / 1024} KiB upload.`,
+    reps,
+    freshProcess: true,
+    metrics: [THROUGHPUT, REQUEST_MS, CPU_PER_MIB],
+    async prepare(ctx) {
+      const size = sizeMiB * MIB;
+      const path = makeFile(ctx.tmpDir, size);
+      const warmPath = makeFile(ctx.tmpDir, WARM_BYTES);
+      const quietKey = (await ctx.createApiKey('bench-no-events', 'serviceNoEvents')).key;
+      const uploader = (worker: ServiceId, key: string): Pick<Variant, 'run' | 'warm'> => {
+        const base = ctx.workers[worker].url;
+        return {
+          async run() {
+            const { id: fileId, ms, timing } = await uploadFile(base, key, path);
+            return {
+              metrics: { mibPerS: size / MIB / (ms / 1000), ms, mib: size / MIB, ...timing },
+              cleanup: async () => {
+                await deleteFiles(base, key, [fileId]);
+                return undefined;
+              },
+            };
+          },
+          async warm() {
+            const { id: fileId } = await uploadFile(base, key, warmPath);
+            await deleteFiles(base, key, [fileId]);
+          },
+        };
+      };
+      return [
+        {
+          id: 'no-events',
+          label: 'edgeshare POST /api/v2/upload, started without the EVENTS queue (no event)',
+          role: 'baseline',
+          worker: 'serviceNoEvents',
+          ...uploader('serviceNoEvents', quietKey),
+        },
+        {
+          id: 'service',
+          label: 'edgeshare POST /api/v2/upload as configured (enqueues file.uploaded)',
+          role: 'service',
+          worker: 'service',
+          versus: 'no-events',
+          ...uploader('service', ctx.apiKey),
+        },
+      ];
+    },
+  };
+}
