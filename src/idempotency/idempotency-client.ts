@@ -86,6 +86,8 @@ async function boundedBodyHash(request: Request): Promise<string> {
     read += value.byteLength;
     if (read > MAX_JSON_BODY) {
       await reader.cancel();
+      // Aborting the writer rejects the digest too: nobody awaits it now, so it must not go unhandled.
+      digest.digest.catch(() => undefined);
       await writer.abort();
       throw validationError('body', `must be at most ${MAX_JSON_BODY} bytes`);
     }
