@@ -35,6 +35,16 @@ const positiveInt = (name: string, fallback: number, max?: number) => {
     .openapi({ type: 'integer', minimum: 1, maximum: max, default: fallback, param: { name, in: 'query' } });
 };
 
+/** `limit` of the account's smaller lists (file requests, webhook deliveries): 1 … 100, default 20. */
+export const limitQueryParam = z
+  .string()
+  .regex(/^\d+$/, 'limit must be a whole number')
+  .transform(Number)
+  .pipe(z.number().int().min(1, 'limit must be at least 1').max(100, 'limit must be at most 100'))
+  .optional()
+  .default(20)
+  .openapi({ type: 'integer', minimum: 1, maximum: 100, default: 20, param: { name: 'limit', in: 'query' } });
+
 export const ListQuerySchema = z.object({
   page: positiveInt('page', 1),
   limit: positiveInt('limit', 10, 100),

@@ -1,6 +1,6 @@
 // zod schemas of the file request routes: validation and the v2 OpenAPI document alike.
 import { z } from '@hono/zod-openapi';
-import { perfField } from '../api/schemas.ts';
+import { limitQueryParam, perfField } from '../api/schemas.ts';
 
 /** At most this many files per request (its object keeps the received ids). */
 export const MAX_REQUEST_FILES = 1000;
@@ -122,14 +122,7 @@ export const RequestListQuerySchema = z.object({
     .optional()
     .default(1)
     .openapi({ type: 'integer', minimum: 1, default: 1, param: { name: 'page', in: 'query' } }),
-  limit: z
-    .string()
-    .regex(/^\d+$/, 'limit must be a whole number')
-    .transform(Number)
-    .pipe(z.number().int().min(1, 'limit must be at least 1').max(100, 'limit must be at most 100'))
-    .optional()
-    .default(20)
-    .openapi({ type: 'integer', minimum: 1, maximum: 100, default: 20, param: { name: 'limit', in: 'query' } }),
+  limit: limitQueryParam,
 });
 
 const receiptItem = z.object({

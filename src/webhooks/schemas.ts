@@ -1,5 +1,6 @@
 // zod schemas of the webhook routes: validation and the v2 OpenAPI document alike.
 import { z } from '@hono/zod-openapi';
+import { limitQueryParam } from '../api/schemas.ts';
 import { EVENT_TYPES } from '../events/event-types.ts';
 import { webhookUrlProblem } from './url.ts';
 
@@ -82,12 +83,5 @@ export const DeliveryParamSchema = WebhookIdParamSchema.extend({
 });
 
 export const DeliveriesQuerySchema = z.object({
-  limit: z
-    .string()
-    .regex(/^\d+$/, 'limit must be a whole number')
-    .transform(Number)
-    .pipe(z.number().int().min(1, 'limit must be at least 1').max(100, 'limit must be at most 100'))
-    .optional()
-    .default(20)
-    .openapi({ type: 'integer', minimum: 1, maximum: 100, default: 20, param: { name: 'limit', in: 'query' } }),
+  limit: limitQueryParam,
 });

@@ -102,7 +102,13 @@ describe('tus-js-client through a request’s tusUrl', () => {
     const receipt = await fetch(uploadUrl, { headers: basic });
     expect(receipt.status).toBe(200);
     const body = (await receipt.json()) as { data: Record<string, unknown> };
-    expect(body.data).toEqual({ success: true, name: 'big.bin', size: SIZE, mimeType: 'application/octet-stream' });
+    expect(body.data).toEqual({
+      success: true,
+      name: 'big.bin',
+      size: SIZE,
+      mimeType: 'application/octet-stream',
+      sha256: createHash('sha256').update(bytes).digest('hex'),
+    });
 
     const listed = await fetch(`${origin}/api/v2/requests/${request.id}/files`, { headers: owner });
     const files = ((await listed.json()) as { data: { files: { id: string; requestId: string; size: number }[] } }).data
