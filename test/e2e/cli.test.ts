@@ -84,7 +84,8 @@ describe('npm run cli', () => {
     ).files
       .map((file) => file.id)
       .filter((id) => id !== notes.id);
-    if (extra.length > 0) expect((await cli(['delete', ...extra])).code).toBe(0);
+    // Ids may start with '-': '--' ends the options, as for any command line.
+    if (extra.length > 0) expect((await cli(['delete', '--', ...extra])).code).toBe(0);
     const usage = await cli(['usage', '--json']);
     expect(JSON.parse(usage.stdout)).toMatchObject({ files: 2, usedBytes: 17 + 12 });
 
