@@ -3,6 +3,7 @@ import { ApiError } from '../errors';
 import { reprDigest } from '../lib/digest';
 import { log } from '../log';
 import type { FileRow } from '../storage/files-repo';
+import { type BlobStore, openBlob } from '../storage/segments';
 import { normalizeMediaType } from './file-type';
 import { contentDisposition } from './names';
 
@@ -81,7 +82,7 @@ function fileHeaders(row: FileRow): Headers {
   return headers;
 }
 
-export async function serveFile(bucket: R2Bucket, row: FileRow, plan: DownloadPlan, method: string): Promise<Response> {
+export async function serveFile(store: BlobStore, row: FileRow, plan: DownloadPlan, method: string): Promise<Response> {
   const headers = fileHeaders(row);
   if (plan.kind === 'not-modified') {
     for (const name of ['Content-Type', 'Content-Disposition', 'Accept-Ranges', 'X-Content-Type-Options'])
@@ -112,13 +113,14 @@ export async function serveFile(bucket: R2Bucket, row: FileRow, plan: DownloadPl
   }
   if (method === 'HEAD') return new Response(null, { status, headers });
 
-  const object = await bucket.get(
-    row.r2_key,
-    plan.kind === 'partial' ? { range: { offset: plan.offset, length: plan.length } } : undefined,
+  const body = await openBlob(
+    store,
+    row,
+    plan.kind === 'partial' ? { offset: plan.offset, length: plan.length } : undefined,
   );
-  if (!object) {
+  if (!body) {
     log('error', 'row without blob', { fileId: row.id });
     throw new ApiError('FILE_NOT_FOUND');
   }
-  return new Response(object.body, { status, headers });
+  return new Response(body, { status, headers });
 }

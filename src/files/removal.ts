@@ -4,6 +4,7 @@ import type { EventSink } from '../events/emit';
 import type { LimiterNamespace } from '../limiter/key-limiter-client';
 import { log } from '../log';
 import { recordBlobDeletions } from '../storage/blob-deletions-repo';
+import { deleteBlobs } from '../storage/segments';
 import { isoNow } from '../time';
 
 export type RemovalDeps = {
@@ -30,17 +31,19 @@ export function giveBack(accounts: AccountsNamespace, rows: Omit<RemovedRow, 'r2
   );
 }
 
-/** One R2 call for up to 1,000 keys; if it fails, the keys go to blob_deletions for the sweep. */
+/**
+ * One R2 call for up to 1,000 keys; if it fails, the keys go to blob_deletions for the sweep. A
+ * file stored in segments (a tus final upload) had its segments queued there by its row's
+ * deletion: they are deleted now too (src/storage/segments.ts).
+ */
 export async function deleteBlobsOrRecord(
   db: D1Database,
   bucket: R2Bucket,
   rows: { account_id: string; r2_key: string }[],
   now = Date.now(),
 ): Promise<void> {
-  try {
-    await bucket.delete(rows.map((row) => row.r2_key));
-  } catch (error) {
-    log('error', 'blob delete failed, recorded for retry', { count: rows.length, error: String(error) });
-    await recordBlobDeletions(db, rows, isoNow(now));
-  }
+  await deleteBlobs({ db, bucket }, rows, async (failed, error) => {
+    log('error', 'blob delete failed, recorded for retry', { count: failed.length, error: String(error) });
+    await recordBlobDeletions(db, failed, isoNow(now));
+  });
 }

@@ -118,7 +118,7 @@ async function download(
     await incrementDownloadCount(storage.db, row.id);
     counted = true;
   }
-  const response = await serveFile(storage.bucket, row, plan, request.method);
+  const response = await serveFile(storage, row, plan, request.method);
   if (counted) {
     const file = fileEventData(plain ? row : { ...row, download_count: row.download_count + 1 });
     emitEvents(storage.events, [{ accountId: row.account_id, type: 'file.downloaded', data: { file, via } }]);

@@ -100,11 +100,11 @@ export async function serveThroughLink(
   const counts = !view && request.method === 'GET' && countsAsDownload(plan);
   if (!counts) {
     if (await isExhausted(deps.counters, link)) throw new ApiError('FILE_NOT_FOUND');
-    return serveFile(deps.bucket, file, plan, request.method);
+    return serveFile(deps, file, plan, request.method);
   }
   const claim = await claimDownload(deps.counters, link);
   if (!claim.ok) throw new ApiError('FILE_NOT_FOUND');
-  const response = await serveFile(deps.bucket, file, plan, request.method);
+  const response = await serveFile(deps, file, plan, request.method);
   emitEvents(deps.events, downloadEvents(shared, claim.count));
   return response;
 }

@@ -1,10 +1,11 @@
-// Files stored before digests existed get theirs from the scheduled sweep: a bounded number per
+// Files stored before digests existed (and tus final uploads whose digest was not computed
+// right after creation) get theirs from the scheduled sweep: a bounded number per
 // run, each streamed once from R2 through the runtime's SHA-256 (memory: one chunk). Bounded so
 // a run stays inside a cron invocation's CPU and subrequest limits; the next run goes on from
 // where this one stopped, and starts over once it reaches the newest.
-import { StreamingSha256 } from '../lib/digest';
 import { log } from '../log';
 import { filesWithoutDigest, setDigest } from '../storage/digests-repo';
+import { digestBlob } from '../storage/segments';
 import { clearSweepState, readSweepState, writeSweepState } from '../storage/sweep-repo';
 
 /** Per run: at most this many files, and (after the first) at most this many bytes. */
@@ -30,15 +31,15 @@ export async function backfillDigests(
     if (last && bytes + file.size > limits.bytes) break;
     last = { uploadedAt: file.uploaded_at, id: file.id };
     bytes += file.size;
-    const object = await deps.bucket.get(file.r2_key);
-    if (!object) {
+    // One object, or (a tus final upload, whose digest its request computes just after creation)
+    // its segments in order.
+    const sha256 = await digestBlob(deps, file);
+    if (sha256 === null) {
       // No blob: the sweep's drift step deals with the row.
       missing++;
       continue;
     }
-    const hash = new StreamingSha256();
-    for await (const chunk of object.body as unknown as AsyncIterable<Uint8Array>) await hash.update(chunk);
-    if (await setDigest(deps.db, file.id, file.etag, await hash.hex())) hashed++;
+    if (await setDigest(deps.db, file.id, file.etag, sha256)) hashed++;
   }
   const reachedEnd = files.length < limits.files && last?.id === files.at(-1)?.id;
   await (last && !reachedEnd

@@ -52,6 +52,8 @@ export type SweepReport = {
 // keys); batches repeat until no expired file is left or the budget is spent. Two subrequests
 // a batch: within 20 s a run clears tens of thousands of files, far more than keys can upload
 // in the 10 minutes between runs at their rate limits (see docs/limits.md).
+const FILES_PREFIX = 'files/';
+
 export const SWEEP_LIMITS = { expiredBatch: 500, budgetMs: 20_000, maxBatches: 400, retryBatch: 100, listPage: 500 };
 
 export async function sweep(deps: SweepDeps): Promise<SweepReport> {
@@ -163,14 +165,16 @@ async function reconcileStorage(
   now: number,
 ): Promise<{ orphanBlobs: number; rowsWithoutBlob: number }> {
   const saved = await readSweepState(deps.db, ['r2_cursor', 'r2_after']);
-  const after = saved.get('r2_after') ?? '';
+  // Only rows whose blob lives under files/: a tus final upload's row (r2_key concat/…) has its
+  // bytes in segments/ objects, which belong to it by file_segments, not by key.
+  const after = saved.get('r2_after') ?? FILES_PREFIX;
   const page = await deps.bucket.list({
-    prefix: 'files/',
+    prefix: FILES_PREFIX,
     limit: SWEEP_LIMITS.listPage,
     cursor: saved.get('r2_cursor'),
   });
   const last = page.objects.at(-1)?.key;
-  const upTo = page.truncated && last ? last : '\uffff';
+  const upTo = page.truncated && last ? last : `${FILES_PREFIX}\uffff`;
 
   const rows = await filesInKeyRange(deps.db, after, upTo, SWEEP_LIMITS.listPage * 2);
   // When the range holds more rows than were read, a blob past the last row read may still

@@ -8,6 +8,8 @@
 // a PDF in a sandboxed document, while Chromium drops a PDF response's CSP anyway. HTML, SVG, XML
 // and every other type stay sandboxed attachments on both routes (docs/pages.md).
 
+import { type BlobRef, type BlobStore, readHead } from '../storage/segments';
+
 /** Images every current browser renders. SVG is not one of them here: it can carry script. */
 const IMAGE_TYPES = new Set([
   'image/png',
@@ -38,14 +40,12 @@ export const TEXT_PREVIEW_BYTES = 4096;
 
 /** The start of a text file, cut at a character boundary; JSON that fits whole is pretty-printed. */
 export async function readTextPreview(
-  bucket: R2Bucket,
-  key: string,
-  size: number,
-  mimeType: string,
+  store: BlobStore,
+  file: BlobRef & { mime_type: string },
 ): Promise<{ text: string; truncated: boolean } | undefined> {
-  const object = await bucket.get(key, { range: { offset: 0, length: TEXT_PREVIEW_BYTES } });
-  if (!object) return undefined;
-  const bytes = new Uint8Array(await object.arrayBuffer());
+  const { size, mime_type: mimeType } = file;
+  const bytes = await readHead(store, file, TEXT_PREVIEW_BYTES).catch(() => undefined);
+  if (!bytes) return undefined;
   // stream: true holds back a character cut in half by the range.
   let text = new TextDecoder().decode(bytes, { stream: size > TEXT_PREVIEW_BYTES });
   const truncated = size > TEXT_PREVIEW_BYTES;

@@ -63,7 +63,7 @@ export function createShareRouter() {
   const page = async (c: Context<AppEnv>, row: FileRow, token: string) => {
     const text =
       previewKind(row.mime_type) === 'text' && c.req.method === 'GET'
-        ? await readTextPreview(c.env.FILES, row.r2_key, row.size, row.mime_type)
+        ? await readTextPreview({ bucket: c.env.FILES, db: c.env.DB }, row)
         : undefined;
     // Share links point at SITE_URL when it is set; the page's absolute URLs (Open Graph) agree.
     const origin = c.get('config').SITE_URL ?? new URL(c.req.url).origin;
