@@ -20,6 +20,7 @@ import { createRequestPublicRouter, REQUEST_TUS_PATHS } from './requests/public-
 import { createShareRouter } from './share/router';
 import { TUS_REQUEST_HEADERS, TUS_RESPONSE_HEADERS, tusProtocol, UPLOADS_PATH } from './tus/http';
 import { documentUploads } from './tus/openapi';
+import { REQUEST_TUS_EXTENSIONS } from './tus/protocol';
 import { createUploadsRouter } from './tus/router';
 
 // One CORS middleware per configuration (parsed once per env), not one per request.
@@ -85,7 +86,7 @@ export function createApp() {
   // tus: Tus-Resumable on every answer, 412 for another version, discovery on OPTIONS (before CORS answers it).
   app.use(UPLOADS_PATH, tusProtocol());
   app.use(`${UPLOADS_PATH}/*`, tusProtocol());
-  for (const path of REQUEST_TUS_PATHS) app.use(path, tusProtocol());
+  for (const path of REQUEST_TUS_PATHS) app.use(path, tusProtocol(REQUEST_TUS_EXTENSIONS));
 
   app.use('/api/*', (c, next) => apiCors(c.get('config'))(c, next));
 

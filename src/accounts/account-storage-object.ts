@@ -107,8 +107,9 @@ export class AccountStorage extends DurableObject<Env> {
     const { account } = await this.#account(request.accountId, now);
     // Reservations of other uploads (tus) keep their room, whoever commits first.
     const reserved = { bytes: 0, files: 0 };
+    const ending = new Set([request.holdId, ...(request.holdIds ?? [])]);
     for (const [id, hold] of Object.entries(this.#holds(now, request.limits.holdTtlMs))) {
-      if (hold.until === undefined || id === request.holdId) continue;
+      if (hold.until === undefined || ending.has(id)) continue;
       reserved.bytes += hold.needBytes;
       reserved.files += hold.needFiles;
     }
@@ -134,7 +135,7 @@ export class AccountStorage extends DurableObject<Env> {
       }
     }
     this.ctx.storage.kv.put(ACCOUNT_KEY, account);
-    if (request.holdId) this.release(request.holdId);
+    for (const holdId of ending) if (holdId) this.release(holdId);
     return result;
   }
 

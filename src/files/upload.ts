@@ -131,12 +131,13 @@ export function checkDigest(file: Pick<PendingFile, 'sha256'>, expected: string 
  * committed and stored go in one batch (one transaction). A file the account refused fails
  * with STORAGE_EXCEEDED, one whose write failed with its storage error (and is taken off the
  * account again); if the rows cannot be written, the files are taken off the account too.
- * Blobs without a row are left to the session to delete.
+ * Blobs without a row are left to the session to delete. `alongside`: statements that go in
+ * the rows' batch (a tus final upload's segments).
  */
 export async function recordFiles(
   deps: UploadDeps,
   files: PendingFile[],
-  options: RecordOptions,
+  options: RecordOptions & { alongside?: D1PreparedStatement[] },
 ): Promise<{ rows: FileRow[]; failures: Map<string, ApiError> }> {
   const now = options.now ?? Date.now();
   const expiry = expiryOf(options.expiresInSeconds, deps.config.DEFAULT_EXPIRY_SECONDS, now);
@@ -182,7 +183,7 @@ export async function recordFiles(
       );
     if (unstored.length > 0) await giveBack(unstored);
     try {
-      if (rows.length > 0) await insertFiles(deps.db, rows);
+      if (rows.length > 0) await insertFiles(deps.db, rows, options.alongside);
     } catch (error) {
       await giveBack(rows);
       throw new ApiError('UPLOAD_FAILED', 'The file could not be recorded', { cause: error });

@@ -107,6 +107,8 @@ const KEPT_HEADERS = [
   'upload-offset',
   'upload-length',
   'upload-expires',
+  // A tus creation that completed a file (and a final upload): the file's id.
+  'x-file-id',
 ];
 
 /** The response as stored, or undefined when its body is over MAX_STORED_BODY_BYTES. */

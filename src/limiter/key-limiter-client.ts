@@ -154,11 +154,17 @@ export class QuotaTicket {
   readonly #key: ApiKeyContext;
   #grant: Grant | undefined;
   readonly #needs = new Map<string, number>();
+  readonly #converts: string[];
 
-  constructor(namespace: LimiterNamespace, key: ApiKeyContext, grant?: Grant) {
+  /**
+   * `converts`: reservations (tus partial uploads) the commit ends in the same step, their room
+   * becoming the committed files' (a tus final upload). Never released by this ticket otherwise.
+   */
+  constructor(namespace: LimiterNamespace, key: ApiKeyContext, grant?: Grant, converts: string[] = []) {
     this.#namespace = namespace;
     this.#key = key;
     this.#grant = grant;
+    this.#converts = converts;
   }
 
   /** Records that `file` now holds `bytes`; throws STORAGE_EXCEEDED when the key has no room for it. */
@@ -204,6 +210,7 @@ export class QuotaTicket {
         keyId: this.#key.id,
         accountId: this.#key.accountId,
         holdId,
+        holdIds: this.#converts.length > 0 ? this.#converts : undefined,
         files,
         limits: quotaLimits(this.#key),
       }),

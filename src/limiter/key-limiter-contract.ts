@@ -71,6 +71,12 @@ export type CommitRequest = {
   keyId: string;
   accountId?: string;
   holdId?: string;
+  /**
+   * More holds the commit ends, in the same step: the reservations of the tus partial uploads
+   * whose bytes become one file (a final upload). Their room becomes the file's, so nothing is
+   * counted twice and nothing is let go before the file counts.
+   */
+  holdIds?: string[];
   files: AccountFile[];
   limits: QuotaLimits;
   now?: number;

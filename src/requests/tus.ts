@@ -4,7 +4,7 @@
 // request to one of them, and at once when the owner closes it.
 import type { Context } from 'hono';
 import type { AppEnv } from '../env';
-import { ApiError } from '../errors';
+import { ApiError, validationError } from '../errors';
 import { FILE_ID_PATTERN } from '../files/ids';
 import { events, origins, storage } from '../http/request-deps';
 import { log } from '../log';
@@ -63,6 +63,10 @@ function uploaderMetadata(header: string | undefined, request: RequestWithOwner)
 
 /** POST tusUrl: a new upload, held in the owner's quota and in the request before any byte is kept. */
 export async function createRequestUpload(c: Context<AppEnv>, request: RequestWithOwner): Promise<Response> {
+  // Each upload here holds one of the request's slots for one file: partial uploads would not.
+  if (c.req.header('upload-concat') !== undefined) {
+    throw validationError('Upload-Concat', 'file requests take no concatenation: send each file as one upload');
+  }
   const { length, metadata, first } = creationRequest(c);
   const deps = tusDeps(c, request);
   const upload = await createUpload(deps, { length, metadata: uploaderMetadata(metadata, request) });

@@ -41,9 +41,13 @@ export const accountActive = (column: string, now: string) =>
   `${column} IN (SELECT account_id FROM api_keys WHERE status = 'active' AND ${live(now)})`;
 const shared = (now: string) => `is_public = 1 AND ${accountActive('account_id', now)}`;
 
-/** Inserts rows in one batch: all or none. */
-export async function insertFiles(db: D1Database, rows: FileRow[]): Promise<void> {
-  const statements = rows.map((row) => insertStatement(db, row));
+/** Inserts rows (and any statements that go `alongside` them) in one batch: all or none. */
+export async function insertFiles(
+  db: D1Database,
+  rows: FileRow[],
+  alongside: D1PreparedStatement[] = [],
+): Promise<void> {
+  const statements = [...rows.map((row) => insertStatement(db, row)), ...alongside];
   if (statements.length === 1 && statements[0]) await statements[0].run();
   else await db.batch(statements);
 }

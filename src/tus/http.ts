@@ -34,6 +34,7 @@ export const TUS_RESPONSE_HEADERS = [
   'Tus-Extension',
   'Tus-Max-Size',
   'Tus-Checksum-Algorithm',
+  'Upload-Concat',
   'X-File-Id',
 ];
 
@@ -66,7 +67,7 @@ export function isUncountedTransfer(c: Context<AppEnv>): boolean {
  * `Tus-Resumable` is missing or another version is refused with 412 before anything else.
  * The record lookup (GET) is ours, not tus's: it needs no `Tus-Resumable`.
  */
-export const tusProtocol = () =>
+export const tusProtocol = (extensions: readonly string[] = TUS_EXTENSIONS) =>
   createMiddleware<AppEnv>(async function tusProtocol(c, next) {
     const method = effectiveMethod(c.req.raw);
     if (method === 'OPTIONS') {
@@ -74,7 +75,7 @@ export const tusProtocol = () =>
       const headers = c.res.headers;
       headers.set('Tus-Resumable', TUS_VERSION);
       headers.set('Tus-Version', TUS_VERSION);
-      headers.set('Tus-Extension', TUS_EXTENSIONS.join(','));
+      headers.set('Tus-Extension', extensions.join(','));
       headers.set('Tus-Max-Size', String(maxUploadLength(c.get('config').MAX_FILE_SIZE)));
       headers.set('Tus-Checksum-Algorithm', Object.keys(CHECKSUM_ALGORITHMS).join(','));
       return;

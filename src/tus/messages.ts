@@ -31,7 +31,11 @@ export function statusHeaders(status: UploadView): Record<string, string> {
     'Cache-Control': 'no-store',
   };
   if (status.metadata) headers['Upload-Metadata'] = status.metadata;
-  if (status.status === 'active') headers['Upload-Expires'] = httpDate(status.expiresAt);
+  if (status.concat) headers['Upload-Concat'] = status.concat;
+  // A partial upload is no file: it expires until a final upload takes it.
+  if (status.concat === 'partial') {
+    if (!status.claimed) headers['Upload-Expires'] = httpDate(status.expiresAt);
+  } else if (status.status === 'active') headers['Upload-Expires'] = httpDate(status.expiresAt);
   else headers['X-File-Id'] = status.id;
   return headers;
 }
@@ -85,6 +89,22 @@ export function creationRequest(c: Context<AppEnv>): { length: number; metadata?
     metadata,
     first: { offset: 0, body, contentLength: bodyLength, checksum, signal: c.req.raw.signal },
   };
+}
+
+/**
+ * A final upload's creation (Upload-Concat: final;…): its length is its partials', so it
+ * carries no Upload-Length (400, as tus says), no deferred length and no bytes.
+ */
+export function finalCreationRequest(c: Context<AppEnv>): { metadata?: string } {
+  for (const header of ['Upload-Length', 'Upload-Defer-Length']) {
+    if (c.req.header(header) !== undefined) {
+      throw validationError(header, 'a final upload (Upload-Concat: final) takes its length from its partial uploads');
+    }
+  }
+  if ((contentLength(c) ?? 0) > 0) {
+    throw validationError('body', 'a final upload (Upload-Concat: final) carries no bytes: its partial uploads do');
+  }
+  return { metadata: c.req.header('upload-metadata') };
 }
 
 /**

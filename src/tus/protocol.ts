@@ -5,7 +5,16 @@ import { validationError } from '../errors';
 import { PART_SIZE } from '../storage/blobs';
 
 export const TUS_VERSION = '1.0.0';
-export const TUS_EXTENSIONS = ['creation', 'creation-with-upload', 'termination', 'expiration', 'checksum'];
+export const TUS_EXTENSIONS = [
+  'creation',
+  'creation-with-upload',
+  'termination',
+  'expiration',
+  'checksum',
+  'concatenation',
+];
+/** What file requests' tus paths offer (src/requests/tus.ts): every extension but concatenation. */
+export const REQUEST_TUS_EXTENSIONS = TUS_EXTENSIONS.filter((extension) => extension !== 'concatenation');
 export const OFFSET_OCTET_STREAM = 'application/offset+octet-stream';
 
 /** tus names → Web Crypto names; all of them are streamed through crypto.DigestStream. */
@@ -114,3 +123,32 @@ export const httpDate = (ms: number) => new Date(ms).toUTCString();
 /** Whether a Content-Type is tus's `application/offset+octet-stream` (parameters ignored). */
 export const isOffsetStream = (contentType: string | undefined) =>
   (contentType ?? '').split(';')[0]?.trim().toLowerCase() === OFFSET_OCTET_STREAM;
+
+/** The most partial uploads one final upload may name. */
+export const MAX_CONCAT_PARTS = 100;
+
+/** `Upload-Concat` (tus concatenation): a partial upload, or a final one naming its partials' URLs in order. */
+export type UploadConcat = { kind: 'partial' } | { kind: 'final'; urls: string[] };
+
+/**
+ * `Upload-Concat: partial` or `final;<url> <url> …` (absolute URLs or paths, space separated).
+ * Anything else is a 400; so is a final naming no partial, or more than MAX_CONCAT_PARTS.
+ */
+export function parseUploadConcat(header: string | undefined): UploadConcat | undefined {
+  if (header === undefined) return undefined;
+  const value = header.trim();
+  if (value === 'partial') return { kind: 'partial' };
+  if (!value.startsWith('final;')) {
+    throw validationError('Upload-Concat', 'expected "partial" or "final;<url> <url> …"');
+  }
+  const urls = value.slice('final;'.length).trim().split(/\s+/).filter(Boolean);
+  if (urls.length === 0) throw validationError('Upload-Concat', 'a final upload names at least one partial upload');
+  if (urls.length > MAX_CONCAT_PARTS) {
+    throw validationError('Upload-Concat', `a final upload names at most ${MAX_CONCAT_PARTS} partial uploads`);
+  }
+  return { kind: 'final', urls };
+}
+
+/** A final upload's `Upload-Concat`, its partials named as the client named them. */
+export const finalConcat = (segments: { upload_url: string }[]) =>
+  `final;${segments.map((segment) => segment.upload_url).join(' ')}`;

@@ -8,8 +8,18 @@ import { addFallbacks, allowedMethods, methodNotAllowed, offersHead } from '../h
 import { origins, storage } from '../http/request-deps';
 import { countRequest, rateLimited } from '../limiter/key-limiter-client';
 import { requires } from '../middleware/route-needs';
-import { effectiveMethod, isUncountedTransfer } from './http';
-import { appendHeaders, created, creationRequest, patchBody, statusHeaders, untilDone } from './messages';
+import { createFinalUpload } from './concat';
+import { effectiveMethod, isUncountedTransfer, UPLOADS_PATH } from './http';
+import {
+  appendHeaders,
+  created,
+  creationRequest,
+  finalCreationRequest,
+  patchBody,
+  statusHeaders,
+  untilDone,
+} from './messages';
+import { parseUploadConcat } from './protocol';
 import {
   type AppendBody,
   appendToOwnUpload,
@@ -79,6 +89,21 @@ async function terminate(c: Context<AppEnv>, id: string): Promise<Response> {
   return c.body(null, 204);
 }
 
+/**
+ * A final upload (tus concatenation): 201 with its Location and, at once, X-File-Id: it is a
+ * complete file from the start (its digest follows a moment later).
+ */
+async function createFinal(c: Context<AppEnv>, urls: string[]): Promise<Response> {
+  const { metadata } = finalCreationRequest(c);
+  const row = await createFinalUpload(deps(c), { urls, metadata, uploadsPath: UPLOADS_PATH });
+  return c.body(null, 201, {
+    Location: uploadUrl(c, row.id),
+    'Upload-Length': String(row.size),
+    'Upload-Offset': String(row.size),
+    'X-File-Id': row.id,
+  });
+}
+
 /** Every tus route: an upload is files:write; its PATCH and HEAD are not counted (see http.ts). */
 const TUS_NEEDS = { scope: 'files:write', uncounted: isUncountedTransfer } as const;
 
@@ -88,8 +113,10 @@ export function createUploadsRouter() {
 
   // Creation, and creation with upload when the body carries the first bytes.
   router.post('/uploads', tus, async (c) => {
+    const concat = parseUploadConcat(c.req.header('upload-concat'));
+    if (concat?.kind === 'final') return createFinal(c, concat.urls);
     const { length, metadata, first } = creationRequest(c);
-    const upload = await createUpload(deps(c), { length, metadata });
+    const upload = await createUpload(deps(c), { length, metadata, concat: concat && 'partial' });
     // An empty upload is complete at once; otherwise the body (if any) is the first PATCH.
     const append = first && (() => appendToOwnUpload(deps(c), upload.id, first));
     return created(c, upload, uploadUrl(c, upload.id), append);

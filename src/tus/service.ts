@@ -18,10 +18,12 @@ import { UploadSession } from '../files/upload-session';
 import { hasScope } from '../keys/scopes';
 import { type LimiterNamespace, QuotaTicket, reserveUpload } from '../limiter/key-limiter-client';
 import { log } from '../log';
-import { blobKey } from '../storage/blobs';
+import { blobKey, type StoredBlob } from '../storage/blobs';
 import type { FileRow } from '../storage/files-repo';
+import { isSegmented, segmentKey, segmentsOf } from '../storage/segments';
+import { isSegmentedFileOf } from '../storage/segments-repo';
 import { type AppendResult, appendToUpload } from './part-writer';
-import { type Checksum, maxUploadLength, parseMetadata, partSizeFor } from './protocol';
+import { type Checksum, finalConcat, maxUploadLength, parseMetadata, partSizeFor } from './protocol';
 import { MAX_UPLOAD_LIFETIME_MS, type UploadNamespace, uploadObject } from './tus-upload-client';
 import type { UploadMeta, UploadSnapshot, UploadView } from './tus-upload-object';
 
@@ -85,7 +87,7 @@ export function uploadMeta(header: string | undefined): UploadMeta {
  */
 export async function createUpload(
   deps: UploadsDeps,
-  request: { length: number; metadata: string | undefined; now?: number },
+  request: { length: number; metadata: string | undefined; concat?: 'partial'; now?: number },
 ): Promise<UploadView> {
   const { config, key } = deps;
   const max = maxUploadLength(config.MAX_FILE_SIZE);
@@ -109,7 +111,9 @@ export async function createUpload(
       length: request.length,
       metadata: request.metadata,
       meta,
-      r2Key: blobKey(key.accountId, id),
+      // A partial's object is no file's until a final takes it: outside files/ (see segments.ts).
+      r2Key: request.concat ? segmentKey(key.accountId, id) : blobKey(key.accountId, id),
+      concat: request.concat,
       partSize: partSizeFor(request.length),
       holdId,
       expiresAt: Math.min(now + config.TUS_EXPIRY_SECONDS * 1000, deadline),
@@ -123,7 +127,7 @@ export async function createUpload(
 }
 
 /** The metadata of a new upload, refused when its name or declared type runs when opened. */
-function checkedMeta(header: string | undefined): UploadMeta {
+export function checkedMeta(header: string | undefined): UploadMeta {
   const meta = uploadMeta(header);
   const runnable = runnableExtension(meta.originalName);
   if (runnable) throw new ApiError('INVALID_FILE_TYPE', `File type not allowed: .${runnable} files are not allowed`);
@@ -155,10 +159,15 @@ export async function appendToOwnUpload(deps: UploadsDeps, id: string, request: 
   if (!FILE_ID_PATTERN.test(id)) throw uploadNotFound();
   const stub = uploadObject(deps.uploads, id);
   const begun = await stub.begin({ accountId: deps.key.accountId, offset: request.offset });
-  if (begun.status === 'not-found') throw uploadNotFound();
+  if (begun.status === 'not-found') {
+    // tus: "The Server MUST respond with the 403 Forbidden status to PATCH requests against a final upload".
+    if (await isSegmentedFileOf(deps.db, id, deps.key.accountId)) throw finalNotPatchable();
+    throw uploadNotFound();
+  }
   if (begun.status === 'gone') throw uploadGone();
   // A client resuming a finished upload with nothing left to send (a chunked body is read, not trusted).
   if (begun.status === 'completed' && request.offset === begun.length && (await isEmpty(request))) {
+    if (begun.partial) return { complete: false, offset: begun.length, expiresAt: begun.expiresAt ?? 0 };
     return { complete: true, offset: begun.length, fileId: id };
   }
   if (begun.status !== 'ok') {
@@ -193,9 +202,36 @@ export async function appendToOwnUpload(deps: UploadsDeps, id: string, request: 
       : new ApiError('UPLOAD_FAILED', 'The bytes could not be stored', { cause: error });
   }
   if (!result.complete) return result;
+  if (begun.upload.concat === 'partial') return completePartial(deps, begun.upload, begun.lease, result.blob);
   const row = await recordUpload(deps, begun.upload, begun.lease, result);
   return { complete: true, offset: begun.upload.length, fileId: row.id };
 }
+
+/**
+ * A partial upload's last byte is stored: its object waits for a final upload (no file, no row,
+ * no X-File-Id); the answer is an ordinary PATCH's.
+ */
+async function completePartial(
+  deps: UploadsDeps,
+  upload: UploadSnapshot,
+  lease: string,
+  blob: StoredBlob,
+): Promise<AppendOutcome> {
+  const expiresAt = Date.now() + deps.config.TUS_EXPIRY_SECONDS * 1000;
+  const done = await uploadObject(deps.uploads, upload.id).completePartial({ lease, etag: blob.etag, expiresAt });
+  if (!done)
+    throw new ApiError('UPLOAD_CONFLICT', 'Another request took over this upload, or it ended; ask its offset again');
+  return { complete: false, offset: upload.length, expiresAt: Math.min(expiresAt, upload.deadline) };
+}
+
+/** DELETE of a partial upload a final upload took: its bytes are the final's file now. */
+export const partialTaken = (id: string) =>
+  new ApiError(
+    'UPLOAD_CONFLICT',
+    `The partial upload ${id} is part of a final upload: delete the final upload's file instead`,
+  );
+
+const finalNotPatchable = () => new ApiError('FORBIDDEN', 'A final upload (Upload-Concat: final) takes no PATCH');
 
 async function isEmpty(request: AppendBody): Promise<boolean> {
   if (request.contentLength !== undefined || !request.body) return (request.contentLength ?? 0) === 0;
@@ -283,7 +319,17 @@ export async function uploadStatus(deps: UploadsDeps, id: string): Promise<Uploa
   if (found.status !== 'not-found') return found;
   const row = await getOwnedFile(deps, id, deps.key.accountId).catch(() => undefined);
   if (!row) throw uploadNotFound();
-  return { id, status: 'completed', length: row.size, offset: row.size, metadata: undefined, expiresAt: 0 };
+  const status: UploadView = {
+    id,
+    status: 'completed',
+    length: row.size,
+    offset: row.size,
+    metadata: undefined,
+    expiresAt: 0,
+  };
+  // A final upload (its bytes in segments): HEAD names its partials as Upload-Concat did.
+  if (isSegmented(row.r2_key)) status.concat = finalConcat(await segmentsOf(deps, row));
+  return status;
 }
 
 /** The record of the file a completed upload became (404 once that file is gone). */
@@ -303,6 +349,12 @@ export async function uploadedFile(deps: UploadsDeps, id: string): Promise<FileR
 export async function terminateUpload(deps: UploadsDeps, id: string): Promise<void> {
   const status = await uploadStatus(deps, id);
   if (status.status === 'terminated' || status.status === 'expired') throw uploadGone();
+  if (status.concat === 'partial') {
+    const ended = await uploadObject(deps.uploads, id).terminate({ accountId: deps.key.accountId });
+    // A partial a final upload took holds the final's bytes: it is the final's to delete.
+    if ('claimed' in ended && ended.claimed) throw partialTaken(id);
+    return;
+  }
   if (status.status === 'completed') {
     // Terminating a finished upload deletes its file: that takes what deleting it takes.
     if (!hasScope(deps.key.scopes, 'files:delete')) throw forbidden('files:delete');

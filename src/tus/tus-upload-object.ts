@@ -2,6 +2,7 @@ import { DurableObject } from 'cloudflare:workers';
 import { releaseHold } from '../accounts/account-storage-client';
 import { Sha256, type Sha256State } from '../lib/sha256';
 import { log } from '../log';
+import { segmentReferenced } from '../storage/segments-repo';
 import { tailPrefix } from './protocol';
 
 /** What the Worker decided from Upload-Metadata at creation (validated like the multipart form's fields). */
@@ -31,6 +32,8 @@ export type CreateUpload = {
   expiresAt: number;
   /** The latest the upload may live, however often it is resumed (R2 aborts multipart uploads after 7 days). */
   deadline: number;
+  /** `partial`: a tus partial upload (Upload-Concat: partial), whose object a final upload may take. */
+  concat?: 'partial';
   now?: number;
 };
 
@@ -60,7 +63,16 @@ type State = Omit<CreateUpload, 'now'> & {
   cleaned: boolean;
   /** When a finished upload's record is forgotten (then 404 instead of 410, HEAD from D1). */
   forgetAt: number | null;
+  /** A complete partial upload's object's ETag (its object is at r2Key, no file row). */
+  etag?: string;
+  /**
+   * The final upload that took this partial (src/tus/concat.ts): pending until the final's row
+   * is written, then confirmed. A claimed partial never expires, and its object is the file's.
+   */
+  claim?: Claim | null;
 };
+
+type Claim = { finalId: string; at: number; confirmed: boolean };
 
 /** Uploads created before accounts name their key, whose id is its account's. */
 const ownerOf = (state: State) => state.accountId ?? (state as { keyId?: string }).keyId ?? '';
@@ -73,6 +85,10 @@ export type UploadView = {
   offset: number;
   metadata: string | undefined;
   expiresAt: number;
+  /** `partial` for a partial upload; `final;<urls>` for a final one (read from D1, see concat.ts). */
+  concat?: string;
+  /** A partial upload a final upload took. */
+  claimed?: boolean;
 };
 
 /** Everything a PATCH needs to continue the upload. */
@@ -94,7 +110,19 @@ export type BeginResult =
   | { status: 'ok'; lease: string; upload: UploadSnapshot }
   | { status: 'not-found' }
   | { status: 'gone' }
-  | { status: 'completed' | 'conflict' | 'busy'; offset: number; length: number };
+  | {
+      status: 'completed' | 'conflict' | 'busy';
+      offset: number;
+      length: number;
+      partial?: boolean;
+      expiresAt?: number;
+    };
+
+/** A final upload asks for a partial: `ok` when it is complete and now the final's (see Claim). */
+export type ClaimResult =
+  | { status: 'ok'; r2Key: string; length: number; etag: string; holdId: string }
+  | { status: 'not-found' | 'not-partial' | 'gone' | 'claimed' }
+  | { status: 'incomplete'; offset: number; length: number };
 
 export type Progress = {
   lease: string;
@@ -113,6 +141,14 @@ export const LEASE_TTL_MS = 2 * 60 * 1000;
 /** How long a finished upload is remembered: 410 for a terminated or expired one, then 404. */
 export const RETAIN_MS = 7 * 24 * 60 * 60 * 1000;
 const RETRY_CLEANUP_MS = 60 * 1000;
+/**
+ * A final upload's request confirms its claims right after writing its row. A claim still
+ * pending this long after it was made belongs to a request that died: the partial looks in D1,
+ * and is the file's if its row got written, else free again.
+ */
+export const CLAIM_TIMEOUT_MS = 60 * 60 * 1000;
+/** A partial's bytes are not a file: their type is the final's to decide, never sniffed per partial. */
+const PARTIAL_TYPE = 'application/octet-stream';
 
 /**
  * One object per tus upload (named by the upload's id, which becomes the file's id). It keeps
@@ -136,7 +172,7 @@ export class TusUpload extends DurableObject<Env> {
       multipartId: null,
       partCount: 0,
       tail: null,
-      mimeType: null,
+      mimeType: init.concat === 'partial' ? PARTIAL_TYPE : null,
       hash: new Sha256().save(),
       lease: null,
       cleaned: false,
@@ -159,7 +195,10 @@ export class TusUpload extends DurableObject<Env> {
     const now = request.now ?? Date.now();
     const state = await this.#current(now);
     if (!state || ownerOf(state) !== request.accountId) return { status: 'not-found' };
-    if (state.status === 'completed') return { status: 'completed', offset: state.offset, length: state.length };
+    if (state.status === 'completed') {
+      const partial = state.concat === 'partial';
+      return { status: 'completed', offset: state.offset, length: state.length, partial, expiresAt: state.expiresAt };
+    }
     if (state.status !== 'active') return { status: 'gone' };
     const position = { offset: state.offset, length: state.length };
     if (state.lease && state.lease.until > now) return { status: 'busy', ...position };
@@ -238,13 +277,86 @@ export class TusUpload extends DurableObject<Env> {
     return true;
   }
 
+  /**
+   * A partial upload's last byte is stored: its object is complete, and waits (its reservation
+   * kept) for a final upload to take it, or for its expiry, which frees both.
+   */
+  async completePartial(request: { lease: string; etag: string; expiresAt: number }): Promise<boolean> {
+    const state = this.#state();
+    if (state?.status !== 'active' || state.lease?.token !== request.lease || !state.concat) return false;
+    state.status = 'completed';
+    state.offset = state.length;
+    state.tail = null;
+    state.lease = null;
+    state.hash = null;
+    state.etag = request.etag;
+    state.expiresAt = Math.min(request.expiresAt, state.deadline);
+    this.#save(state);
+    this.ctx.storage.sql.exec('DELETE FROM parts');
+    await deletePrefix(this.env.FILES, tailPrefix(state.id)).catch((error: unknown) =>
+      log('error', 'partial upload tail left behind', { uploadId: state.id, error: String(error) }),
+    );
+    await this.ctx.storage.setAlarm(state.expiresAt);
+    return true;
+  }
+
+  /**
+   * A final upload takes this partial: only a complete one of the same account that no other
+   * final took (the same final may ask again). Pending until confirmed or given back.
+   */
+  async claim(request: { accountId: string; finalId: string; now?: number }): Promise<ClaimResult> {
+    const now = request.now ?? Date.now();
+    const state = await this.#current(now);
+    if (!state || ownerOf(state) !== request.accountId) return { status: 'not-found' };
+    if (!state.concat) return { status: 'not-partial' };
+    if (state.status === 'active') return { status: 'incomplete', offset: state.offset, length: state.length };
+    if (state.status !== 'completed' || !state.etag) return { status: 'gone' };
+    if (state.claim && state.claim.finalId !== request.finalId) return { status: 'claimed' };
+    if (!state.claim) {
+      state.claim = { finalId: request.finalId, at: now, confirmed: false };
+      this.#save(state);
+      await this.ctx.storage.setAlarm(now + CLAIM_TIMEOUT_MS);
+    }
+    return { status: 'ok', r2Key: state.r2Key, length: state.length, etag: state.etag, holdId: state.holdId };
+  }
+
+  /** The final's row is written: the object is the file's for good (this state is forgotten in time). */
+  async confirm(request: { finalId: string; now?: number }): Promise<boolean> {
+    const state = this.#state();
+    if (!state?.claim || state.claim.finalId !== request.finalId) return false;
+    await this.#confirm(state, request.now ?? Date.now());
+    return true;
+  }
+
+  /** The final failed before its row: the partial is free again (and expires as before). */
+  async unclaim(request: { finalId: string }): Promise<void> {
+    const state = this.#state();
+    if (!state?.claim || state.claim.finalId !== request.finalId || state.claim.confirmed) return;
+    state.claim = null;
+    this.#save(state);
+    await this.ctx.storage.setAlarm(state.expiresAt);
+  }
+
+  async #confirm(state: State, now: number): Promise<void> {
+    if (!state.claim) return;
+    state.claim.confirmed = true;
+    // Nothing is left to give back: the reservation became the file's, the object is the file's.
+    state.cleaned = true;
+    state.forgetAt = now + RETAIN_MS;
+    this.#save(state);
+    await this.ctx.storage.setAlarm(state.forgetAt);
+  }
+
   /** Terminates an active upload (or forgets a completed one): everything it held is given back. */
   async terminate(request: { accountId: string; now?: number }): Promise<UploadView | { status: 'not-found' }> {
     const now = request.now ?? Date.now();
     const state = await this.#current(now);
     if (!state || ownerOf(state) !== request.accountId) return { status: 'not-found' };
     if (state.status === 'active') await this.#finish(state, 'terminated', now);
-    else if (state.status === 'completed') {
+    else if (state.status === 'completed' && state.concat) {
+      // A complete partial: its object and reservation go, unless a final upload took it.
+      if (!state.claim) await this.#finish(state, 'terminated', now);
+    } else if (state.status === 'completed') {
       state.status = 'terminated';
       this.#save(state);
     }
@@ -261,6 +373,9 @@ export class TusUpload extends DurableObject<Env> {
       await this.ctx.storage.setAlarm(Math.max(state.lease?.until ?? 0, Math.min(state.expiresAt, state.deadline)));
       return;
     }
+    if (state.status === 'completed' && state.concat && !state.claim?.confirmed) {
+      if (await this.#partialWaits(state, now)) return;
+    }
     if (!state.cleaned) await this.#cleanUp(state, now);
     if (!state.cleaned) return;
     if (state.forgetAt !== null && state.forgetAt <= now) {
@@ -270,9 +385,45 @@ export class TusUpload extends DurableObject<Env> {
     await this.ctx.storage.setAlarm(state.forgetAt ?? now + RETAIN_MS);
   }
 
+  /**
+   * A complete partial that is not (yet) a final's: it waits for its expiry, or for the final
+   * that claimed it. A claim left pending past CLAIM_TIMEOUT_MS is settled from D1: confirmed
+   * if the final's row names this object, else given up. True while it still waits.
+   */
+  async #partialWaits(state: State, now: number): Promise<boolean> {
+    const claim = state.claim;
+    if (!claim) {
+      await this.ctx.storage.setAlarm(state.expiresAt);
+      return true;
+    }
+    if (now < claim.at + CLAIM_TIMEOUT_MS) {
+      await this.ctx.storage.setAlarm(claim.at + CLAIM_TIMEOUT_MS);
+      return true;
+    }
+    try {
+      if (await segmentReferenced(this.env.DB, state.r2Key)) {
+        await this.#confirm(state, now);
+        return false;
+      }
+    } catch (error) {
+      log('error', 'partial upload claim not settled, retrying', { uploadId: state.id, error: String(error) });
+      await this.ctx.storage.setAlarm(now + RETRY_CLEANUP_MS);
+      return true;
+    }
+    state.claim = null;
+    this.#save(state);
+    await this.ctx.storage.setAlarm(Math.max(state.expiresAt, now));
+    return true;
+  }
+
   /** The state, with an upload past its expiry (and not being written) expired first. */
   async #current(now: number): Promise<State | undefined> {
     const state = this.#state();
+    // A complete partial no final took expires like an unfinished upload.
+    if (state?.status === 'completed' && state.concat && !state.claim && now >= state.expiresAt) {
+      await this.#finish(state, 'expired', now);
+      return state;
+    }
     if (state?.status !== 'active') return state;
     const leased = state.lease !== null && state.lease.until > now;
     if (!leased && now >= Math.min(state.expiresAt, state.deadline)) await this.#finish(state, 'expired', now);
@@ -294,7 +445,8 @@ export class TusUpload extends DurableObject<Env> {
   async #cleanUp(state: State, now: number): Promise<void> {
     try {
       if (state.status !== 'completed') {
-        if (state.multipartId) await abortMultipart(this.env.FILES, state.r2Key, state.multipartId);
+        if (state.multipartId && !state.etag) await abortMultipart(this.env.FILES, state.r2Key, state.multipartId);
+        if (state.concat) await this.#dropPartialObject(state);
         await releaseHold(this.env.ACCOUNT_STORAGE, ownerOf(state), state.holdId, { rethrow: true });
       }
       await deletePrefix(this.env.FILES, tailPrefix(state.id));
@@ -306,6 +458,18 @@ export class TusUpload extends DurableObject<Env> {
       log('error', 'upload cleanup failed, retrying', { uploadId: state.id, error: String(error) });
       await this.ctx.storage.setAlarm(now + RETRY_CLEANUP_MS);
     }
+  }
+
+  /**
+   * A partial upload ended without a final: its object goes (it may have completed even if
+   * the state never heard). Never one a file's segment names: that is the file's.
+   */
+  async #dropPartialObject(state: State): Promise<void> {
+    if (await segmentReferenced(this.env.DB, state.r2Key)) {
+      log('error', 'ended partial upload is a file segment, object kept', { uploadId: state.id });
+      return;
+    }
+    await this.env.FILES.delete(state.r2Key);
   }
 
   #state(): State | undefined {
@@ -327,7 +491,8 @@ export class TusUpload extends DurableObject<Env> {
       tail: state.tail,
       mimeType: state.mimeType,
       // A state from before digests: an upload that has not started can still be hashed whole.
-      hash: state.hash ?? (state.offset === 0 ? new Sha256().save() : null),
+      // A partial's bytes are never a file's on their own: nothing to hash (see concat.ts).
+      hash: state.concat ? null : (state.hash ?? (state.offset === 0 ? new Sha256().save() : null)),
       meta: state.meta,
       holdId: state.holdId,
       deadline: state.deadline,
@@ -342,6 +507,7 @@ const view = (state: State): UploadView => ({
   offset: state.offset,
   metadata: state.metadata,
   expiresAt: Math.min(state.expiresAt, state.deadline),
+  ...(state.concat ? { concat: state.concat, claimed: Boolean(state.claim) } : {}),
 });
 
 /** Aborts an R2 multipart upload; one that no longer exists (completed or aborted before) is fine. */

@@ -1,0 +1,230 @@
+// tus concatenation (tus.io/protocols/resumable-upload#concatenation): a final upload made of
+// partial uploads, so clients send one file over several connections at once (tus-js-client's
+// parallelUploads). Each partial writes its own R2 object (segments/…) and keeps its
+// reservation; the final takes them, in order, without copying a byte: its row points at
+// concat/<account>/<id> and its bytes are the partials' objects (file_segments, migration 0011,
+// read through src/storage/segments.ts). No HTTP here: the router turns results into answers.
+
+import { freeFiles } from '../accounts/account-storage-client';
+import { uploadTimeoutMs } from '../config';
+import { ApiError, validationError } from '../errors';
+import { decideFileType, SNIFF_BYTES } from '../files/file-type';
+import { FILE_ID_PATTERN, newFileId } from '../files/ids';
+import { storedFilename } from '../files/names';
+import { recordFiles } from '../files/upload';
+import { fileTooLarge } from '../files/upload-errors';
+import { UploadSession } from '../files/upload-session';
+import { toHex } from '../lib/sha256';
+import { QuotaTicket } from '../limiter/key-limiter-client';
+import { log } from '../log';
+import { setDigest } from '../storage/digests-repo';
+import type { FileRow } from '../storage/files-repo';
+import { concatKey, digestBlob, readSegmentsHead } from '../storage/segments';
+import { abandonSegmentedFile, type SegmentRow, segmentInserts } from '../storage/segments-repo';
+import { checkedMeta, type UploadsDeps, uploadNotFound } from './service';
+import { uploadObject } from './tus-upload-client';
+import type { ClaimResult, UploadMeta } from './tus-upload-object';
+
+/** A partial named by a final upload: its id, and its URL as the client wrote it. */
+type NamedPartial = { id: string; url: string };
+type Claimed = NamedPartial & Extract<ClaimResult, { status: 'ok' }>;
+
+/**
+ * The partials a final's `Upload-Concat` names: absolute URLs or paths of uploads under
+ * `uploadsPath` (the host is not compared: the API may be reached under several names).
+ */
+export function namedPartials(urls: string[], uploadsPath: string): NamedPartial[] {
+  const seen = new Set<string>();
+  return urls.map((url) => {
+    let path: string;
+    try {
+      path = new URL(url, 'http://upload.invalid').pathname;
+    } catch {
+      throw validationError('Upload-Concat', `${url} is not a URL`);
+    }
+    const id = path.startsWith(`${uploadsPath}/`) ? path.slice(uploadsPath.length + 1) : '';
+    if (!FILE_ID_PATTERN.test(id)) throw validationError('Upload-Concat', `${url} names no upload of ${uploadsPath}`);
+    if (seen.has(id)) throw validationError('Upload-Concat', `${url} is named more than once`);
+    seen.add(id);
+    return { id, url };
+  });
+}
+
+/** Why a partial cannot be part of a final upload, as the error the client gets. */
+function refused(part: NamedPartial, result: Exclude<ClaimResult, { status: 'ok' }>): ApiError {
+  switch (result.status) {
+    case 'not-found':
+      return uploadNotFound();
+    case 'not-partial':
+      return validationError('Upload-Concat', `${part.url} is not a partial upload (Upload-Concat: partial)`);
+    case 'gone':
+      return new ApiError('UPLOAD_GONE', `The partial upload ${part.url} has expired or was terminated`);
+    case 'claimed':
+      return new ApiError('UPLOAD_CONFLICT', `The partial upload ${part.url} is already part of another final upload`);
+    case 'incomplete':
+      return new ApiError(
+        'UPLOAD_INCOMPLETE',
+        `The partial upload ${part.url} is not complete: ${result.offset} of ${result.length} bytes`,
+      );
+  }
+}
+
+/** The metadata of a final upload: as any upload's, except a sha256 it cannot check while creating. */
+function finalMeta(header: string | undefined): UploadMeta {
+  const meta = checkedMeta(header);
+  if (meta.sha256 !== undefined) {
+    throw validationError(
+      'Upload-Metadata',
+      'sha256 is not taken for a final upload: its digest is computed once it exists (see its sha256 field)',
+    );
+  }
+  return meta;
+}
+
+/**
+ * Creates a final upload from complete partials (in the order named): claims each partial in
+ * its object (in id order, so of two finals racing for a partial, one wins), decides the type
+ * from the first bytes against the metadata, and records the file, its quota converted from
+ * the partials' reservations in one step. Anything refused gives the claims back: the
+ * partials stay as they were, and expire as before. Returns the file's row.
+ */
+export async function createFinalUpload(
+  deps: UploadsDeps,
+  request: { urls: string[]; uploadsPath: string; metadata: string | undefined },
+): Promise<FileRow> {
+  const parts = namedPartials(request.urls, request.uploadsPath);
+  const meta = finalMeta(request.metadata);
+  const finalId = newFileId();
+  const claims = new Map<string, Claimed>();
+  let row: FileRow;
+  try {
+    for (const part of [...parts].sort((a, b) => (a.id < b.id ? -1 : 1))) {
+      const result = await uploadObject(deps.uploads, part.id).claim({ accountId: deps.key.accountId, finalId });
+      if (result.status !== 'ok') throw refused(part, result);
+      claims.set(part.id, { ...part, ...result });
+    }
+    const ordered = parts.map((part) => claims.get(part.id) as Claimed);
+    const segments: Omit<SegmentRow, 'seq'>[] = ordered.map((claim) => ({
+      r2_key: claim.r2Key,
+      size: claim.length,
+      upload_id: claim.id,
+      upload_url: claim.url,
+    }));
+    const size = segments.reduce((sum, segment) => sum + segment.size, 0);
+    if (size > deps.config.MAX_FILE_SIZE) throw fileTooLarge(deps.config.MAX_FILE_SIZE);
+    const head = await readSegmentsHead(deps.bucket, segments, SNIFF_BYTES);
+    const decision = decideFileType(head, meta.declaredType, meta.originalName, deps.config.ALLOWED_FILE_TYPES);
+    if (!decision.ok) throw new ApiError('INVALID_FILE_TYPE', `File type not allowed: ${decision.reason}`);
+    const file = { id: finalId, meta, mimeType: decision.mimeType, size, etag: await finalEtag(ordered) };
+    row = await recordFinal(deps, file, segments, ordered);
+  } catch (error) {
+    await unclaimAll(deps, [...claims.values()], finalId);
+    throw error;
+  }
+  await confirmAll(deps, row, [...claims.values()]);
+  // The digest cannot be hashed as bytes arrive (each partial was on its own): right after.
+  deps.waitUntil(hashFinal(deps, row));
+  return row;
+}
+
+/** Like a multipart ETag: a digest of the partials' ETags and their number. */
+async function finalEtag(claims: Claimed[]): Promise<string> {
+  const joined = new TextEncoder().encode(claims.map((claim) => claim.etag).join(','));
+  const digest = toHex(new Uint8Array(await crypto.subtle.digest('SHA-256', joined)));
+  return `"${digest.slice(0, 32)}-${claims.length}"`;
+}
+
+/**
+ * The file's row and segments in one batch, after the account committed it: the partials'
+ * reservations (bytes and one file each) end in that same commit, the file counting instead.
+ */
+async function recordFinal(
+  deps: UploadsDeps,
+  file: { id: string; meta: UploadMeta; mimeType: string; size: number; etag: string },
+  segments: Omit<SegmentRow, 'seq'>[],
+  claims: Claimed[],
+): Promise<FileRow> {
+  const { bucket, config, key } = deps;
+  const session = new UploadSession({
+    bucket,
+    quota: new QuotaTicket(
+      deps.limiter,
+      key,
+      undefined,
+      claims.map((claim) => claim.holdId),
+    ),
+    deadline: Date.now() + uploadTimeoutMs(config),
+    timeoutSeconds: config.UPLOAD_TIMEOUT_SECONDS,
+    waitUntil: deps.waitUntil,
+  });
+  try {
+    const pending = {
+      id: file.id,
+      originalName: file.meta.originalName,
+      filename: storedFilename(file.meta.originalName, file.id),
+      mimeType: file.mimeType,
+      size: file.size,
+      sha256: null,
+      stored: Promise.resolve({ key: concatKey(key.accountId, file.id), size: file.size, etag: file.etag }),
+    };
+    const fileDeps = { ...deps, session };
+    const { rows, failures } = await recordFiles(fileDeps, [pending], {
+      isPublic: file.meta.isPublic,
+      expiresInSeconds: file.meta.expiresInSeconds,
+      alongside: segmentInserts(deps.db, file.id, segments),
+    });
+    const row = rows[0];
+    if (!row) throw failures.get(file.id) ?? new ApiError('UPLOAD_FAILED', 'The final upload could not be recorded');
+    return row;
+  } finally {
+    await session.finish();
+  }
+}
+
+async function unclaimAll(deps: UploadsDeps, claims: Claimed[], finalId: string): Promise<void> {
+  await Promise.all(
+    claims.map((claim) =>
+      uploadObject(deps.uploads, claim.id)
+        .unclaim({ finalId })
+        .catch((error: unknown) =>
+          // Left pending, the claim is settled by the partial's alarm (from D1: no row, so free again).
+          log('error', 'partial upload claim not given back', { uploadId: claim.id, error: String(error) }),
+        ),
+    ),
+  );
+}
+
+/**
+ * The row is written: each partial learns its object is the file's. One that cannot be reached
+ * settles later from D1 (its alarm finds the row). One whose claim was given up meanwhile
+ * (pending past CLAIM_TIMEOUT_MS, a request that stalled for an hour) may have been taken by
+ * another final: then this final is taken back before it is ever answered.
+ */
+async function confirmAll(deps: UploadsDeps, row: FileRow, claims: Claimed[]): Promise<void> {
+  const confirmed = await Promise.all(
+    claims.map((claim) =>
+      uploadObject(deps.uploads, claim.id)
+        .confirm({ finalId: row.id })
+        .catch(() => true),
+    ),
+  );
+  if (confirmed.every(Boolean)) return;
+  log('error', 'final upload lost a claim, taken back', { fileId: row.id });
+  if (await abandonSegmentedFile(deps.db, row.id)) {
+    await freeFiles(deps.accounts, [
+      { accountId: row.account_id, id: row.id, size: row.size, expiresAt: row.expires_at },
+    ]);
+  }
+  await unclaimAll(deps, claims, row.id);
+  throw new ApiError('UPLOAD_CONFLICT', 'A partial upload was taken by another final upload meanwhile; try again');
+}
+
+/** The final's SHA-256, read through its segments; if this is lost, the sweep's backfill does it. */
+async function hashFinal(deps: UploadsDeps, row: FileRow): Promise<void> {
+  try {
+    const sha256 = await digestBlob(deps, row);
+    if (sha256) await setDigest(deps.db, row.id, row.etag, sha256);
+  } catch (error) {
+    log('error', 'final upload digest not computed, left to the backfill', { fileId: row.id, error: String(error) });
+  }
+}
