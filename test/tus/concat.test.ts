@@ -7,69 +7,25 @@ import { call, expectError, json, type Success } from '../helpers';
 import {
   type Auth,
   binaryBytes,
+  createFinal,
+  createPartial,
   expireNow,
   head,
+  joined,
   MIB,
-  metadata,
   newKey,
   OCTETS,
+  partialOf,
   patch,
   sha256Hex,
   TUS,
   terminate,
-  uploadAll,
   uploadStub,
   usage,
 } from './tus-helpers';
 
 type FileList = { files: FileRecord[] };
 type FileRecord = { id: string; size: number; sha256: string | null; mimeType: string; originalName: string };
-
-/** POST with Upload-Concat: partial and a length. */
-async function createPartial(auth: Auth, length: number, headers: Record<string, string> = {}) {
-  const response = await call('/api/v2/uploads', {
-    method: 'POST',
-    headers: { ...TUS, ...auth, 'Upload-Length': String(length), 'Upload-Concat': 'partial', ...headers },
-  });
-  expect(response.status).toBe(201);
-  const location = response.headers.get('location') ?? '';
-  const path = new URL(location).pathname;
-  return { response, location, path, id: path.split('/').pop() ?? '' };
-}
-
-/** A complete partial holding `bytes`, sent in PATCHes of `chunk` bytes. */
-async function partialOf(auth: Auth, bytes: Uint8Array, chunk = 5 * MIB) {
-  const partial = await createPartial(auth, bytes.length);
-  const last = await uploadAll(auth, partial.path, bytes, chunk);
-  expect(last.status).toBe(204);
-  expect(last.headers.get('upload-offset')).toBe(String(bytes.length));
-  // Its last byte makes no file.
-  expect(last.headers.has('x-file-id')).toBe(false);
-  return partial;
-}
-
-function createFinal(auth: Auth, urls: string[], meta?: Record<string, string>, headers: Record<string, string> = {}) {
-  return call('/api/v2/uploads', {
-    method: 'POST',
-    headers: {
-      ...TUS,
-      ...auth,
-      'Upload-Concat': `final;${urls.join(' ')}`,
-      ...(meta ? { 'Upload-Metadata': metadata(meta) } : {}),
-      ...headers,
-    },
-  });
-}
-
-function joined(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
-}
 
 const fileOf = async (auth: Auth, id: string) =>
   (await json<Success<FileRecord>>(await call(`/api/v2/files/${id}`, { headers: auth }))).data;
@@ -108,7 +64,10 @@ describe('tus concatenation', () => {
 
     // The final names them as absolute URLs and as paths alike.
     const urls = [partials[0]?.location ?? '', partials[1]?.path ?? '', partials[2]?.location ?? ''];
-    const response = await createFinal(key.auth, urls, { filename: 'joined.bin', filetype: 'application/octet-stream' });
+    const response = await createFinal(key.auth, urls, {
+      filename: 'joined.bin',
+      filetype: 'application/octet-stream',
+    });
     expect(response.status).toBe(201);
     const fileId = response.headers.get('x-file-id') ?? '';
     const location = response.headers.get('location') ?? '';
@@ -258,7 +217,9 @@ describe('tus concatenation', () => {
     expect(deleted.status).toBe(200);
     expect(await usage(key.id)).toEqual({ usedBytes: 0, files: 0, heldBytes: 0, heldFiles: 0 });
     expect((await env.FILES.list({ prefix: `segments/${key.id}/` })).objects).toEqual([]);
-    const queued = await env.DB.prepare("SELECT COUNT(*) AS n FROM blob_deletions WHERE r2_key LIKE 'segments/%'").first<{
+    const queued = await env.DB.prepare(
+      "SELECT COUNT(*) AS n FROM blob_deletions WHERE r2_key LIKE 'segments/%'",
+    ).first<{
       n: number;
     }>();
     expect(queued?.n).toBe(0);
@@ -317,7 +278,11 @@ describe('tus concatenation', () => {
     // An hour on, its alarm finds no row: free again, and (past its expiry) it expires.
     await runInDurableObject(uploadStub(orphan.id), (_instance, state) => {
       const stored = state.storage.kv.get<{ claim: { at: number } }>('upload');
-      if (stored) state.storage.kv.put('upload', { ...stored, claim: { ...stored.claim, at: Date.now() - CLAIM_TIMEOUT_MS - 1 } });
+      if (stored)
+        state.storage.kv.put('upload', {
+          ...stored,
+          claim: { ...stored.claim, at: Date.now() - CLAIM_TIMEOUT_MS - 1 },
+        });
     });
     await runDurableObjectAlarm(uploadStub(orphan.id));
     await runDurableObjectAlarm(uploadStub(orphan.id));

@@ -31,7 +31,7 @@ describe('discovery (OPTIONS)', () => {
       expect(response.headers.get('tus-resumable')).toBe('1.0.0');
       expect(response.headers.get('tus-version')).toBe('1.0.0');
       expect(response.headers.get('tus-extension')).toBe(
-        'creation,creation-with-upload,termination,expiration,checksum',
+        'creation,creation-with-upload,termination,expiration,checksum,concatenation',
       );
       expect(response.headers.get('tus-max-size')).toBe(String(5 * 1024 * MIB));
       expect(response.headers.get('tus-checksum-algorithm')?.split(',')).toEqual(

@@ -176,3 +176,56 @@ export async function digestBase64(algorithm: string, bytes: Uint8Array): Promis
   const digest = new Uint8Array(await crypto.subtle.digest(algorithm, bytes));
   return btoa(String.fromCharCode(...digest));
 }
+
+// ---- tus concatenation (test/tus/concat*.test.ts) ----
+
+/** POST with Upload-Concat: partial and a length. */
+export async function createPartial(auth: Auth, length: number, headers: Record<string, string> = {}) {
+  const response = await call('/api/v2/uploads', {
+    method: 'POST',
+    headers: { ...TUS, ...auth, 'Upload-Length': String(length), 'Upload-Concat': 'partial', ...headers },
+  });
+  expect(response.status).toBe(201);
+  const location = response.headers.get('location') ?? '';
+  const path = new URL(location).pathname;
+  return { response, location, path, id: path.split('/').pop() ?? '' };
+}
+
+/** A complete partial holding `bytes`, sent in PATCHes of `chunk` bytes. */
+export async function partialOf(auth: Auth, bytes: Uint8Array, chunk = 5 * MIB) {
+  const partial = await createPartial(auth, bytes.length);
+  const last = await uploadAll(auth, partial.path, bytes, chunk);
+  expect(last.status).toBe(204);
+  expect(last.headers.get('upload-offset')).toBe(String(bytes.length));
+  // Its last byte makes no file.
+  expect(last.headers.has('x-file-id')).toBe(false);
+  return partial;
+}
+
+export function createFinal(
+  auth: Auth,
+  urls: string[],
+  meta?: Record<string, string>,
+  headers: Record<string, string> = {},
+) {
+  return call('/api/v2/uploads', {
+    method: 'POST',
+    headers: {
+      ...TUS,
+      ...auth,
+      'Upload-Concat': `final;${urls.join(' ')}`,
+      ...(meta ? { 'Upload-Metadata': metadata(meta) } : {}),
+      ...headers,
+    },
+  });
+}
+
+export function joined(parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
+}
