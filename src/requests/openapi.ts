@@ -148,7 +148,8 @@ export function documentRequestUploads(registry: Registry): void {
     method: 'post',
     path: '/r/{token}/tus',
     operationId: 'createFileRequestUpload',
-    summary: 'tus creation through a request (the same extensions as /uploads; no key)',
+    summary:
+      'tus creation through a request (the extensions of /uploads but concatenation: Upload-Concat is 400; no key)',
     description:
       'Upload-Length is checked against the request’s limits and the owner’s quota, and held, before any byte ' +
       'is kept. Upload-Metadata: filename, filetype (isPublic and expiresIn are the request’s).',

@@ -27,7 +27,12 @@ const size = (description: string, required = false): HeaderObject => ({
 
 const TUS_RESUMABLE = { 'Tus-Resumable': text(`Always \`${TUS_VERSION}\``, true) };
 const EXPIRES = text('When the unfinished upload expires (RFC 9110 date): TUS_EXPIRY_SECONDS after its last PATCH');
-const FILE_ID = text('Once the last byte is stored: the id of the file the upload became');
+const FILE_ID = text(
+  'Once the last byte is stored: the id of the file the upload became (never for a partial upload; at once for a final one)',
+);
+const CONCAT = text(
+  '`partial` for a partial upload; `final;<url> <url> …` for a final one, its partial uploads as its creation named them',
+);
 
 const requestHeader = (name: string, description: string, required = true) => {
   const schema = z.string().openapi({ param: { name, in: 'header' }, description });
@@ -42,7 +47,8 @@ const CHECKSUM = requestHeader(
 
 const DESCRIPTIONS: Record<number, string> = {
   404: 'FILE_NOT_FOUND: unknown upload, another key’s upload, malformed id',
-  409: 'UPLOAD_CONFLICT: Upload-Offset is not the upload’s offset, or another PATCH is writing to it (GET: UPLOAD_INCOMPLETE)',
+  403: 'FORBIDDEN: a PATCH to a final upload (Upload-Concat: final), which takes no bytes',
+  409: 'UPLOAD_CONFLICT: Upload-Offset is not the upload’s offset, or another PATCH is writing to it (GET: UPLOAD_INCOMPLETE; a final upload: a partial is incomplete, UPLOAD_INCOMPLETE, or already part of another final, UPLOAD_CONFLICT)',
   410: 'UPLOAD_GONE: the upload expired or was terminated (for 7 days; then 404)',
   412: 'UNSUPPORTED_TUS_VERSION: Tus-Resumable missing or not 1.0.0; Tus-Version says what is supported',
   413: 'FILE_TOO_LARGE (MAX_FILE_SIZE, or more bytes than the upload has left) or STORAGE_EXCEEDED (quota, file limit)',
@@ -75,6 +81,7 @@ const HEAD_RESPONSE = noContent('The upload’s state; `Cache-Control: no-store`
   'Upload-Expires': EXPIRES,
   'Cache-Control': text('`no-store`', true),
   'X-File-Id': FILE_ID,
+  'Upload-Concat': CONCAT,
 });
 
 /** Adds the tus routes and their headers to v2's OpenAPI document. */
@@ -103,17 +110,26 @@ export function documentUploads(registry: Registry): void {
     method: 'post',
     path: '/uploads',
     operationId: 'createUpload',
-    summary: 'Create a resumable upload (tus creation, creation-with-upload)',
+    summary: 'Create a resumable upload (tus creation, creation-with-upload, concatenation)',
     description:
       'Checks Upload-Length against MAX_FILE_SIZE and the key’s quota and file limit (413 before any byte) and ' +
       'reserves it until the upload ends; the metadata is checked after that. Upload-Metadata (optional) keys: ' +
       'filename, filetype, isPublic, expiresIn, as the multipart upload’s parts, and sha256 (the whole file’s, ' +
       'checked at the last byte: 400 DIGEST_MISMATCH ends the upload); without a filename the file is ' +
-      'named `upload` plus the usual extension of filetype. A body (Content-Type: application/offset+octet-stream) is the first PATCH.',
+      'named `upload` plus the usual extension of filetype. A body (Content-Type: application/offset+octet-stream) is the first PATCH. ' +
+      'Concatenation (parallel uploads): `Upload-Concat: partial` makes a partial upload (reserved and sent like any ' +
+      'other, but never a file); `Upload-Concat: final;<url> <url> …` (no Upload-Length, no body) makes one file of ' +
+      'complete partial uploads of the same account, in order, without copying their bytes: 201 with X-File-Id at once. ' +
+      'The final’s sha256 is computed a moment after its creation.',
     request: {
       headers: [
         TUS_REQUEST,
-        requestHeader('Upload-Length', 'Size of the whole file in bytes'),
+        requestHeader('Upload-Length', 'Size of the whole file in bytes (not for a final upload: 400)', false),
+        requestHeader(
+          'Upload-Concat',
+          '`partial`, or `final;<url> <url> …` naming complete partial uploads (absolute URLs or paths) in order',
+          false,
+        ),
         requestHeader(
           'Upload-Metadata',
           'Optional comma-separated `key base64(value)` pairs (filename, filetype, isPublic, expiresIn)',
@@ -129,10 +145,11 @@ export function documentUploads(registry: Registry): void {
       201: noContent('Created', {
         Location: text('Absolute URL of the upload', true),
         'Upload-Expires': EXPIRES,
-        'Upload-Offset': size('With a body: the offset after it'),
+        'Upload-Offset': size('With a body: the offset after it; a final upload: its length'),
+        'Upload-Length': size('A final upload: the sum of its partial uploads'),
         'X-File-Id': FILE_ID,
       }),
-      ...tusErrors(400, 401, 412, 413, 415, 429, 460, 503),
+      ...tusErrors(400, 401, 404, 409, 410, 412, 413, 415, 429, 460, 503),
     },
   });
 
@@ -170,7 +187,7 @@ export function documentUploads(registry: Registry): void {
         'Upload-Expires': EXPIRES,
         'X-File-Id': FILE_ID,
       }),
-      ...tusErrors(400, 401, 404, 409, 410, 412, 413, 415, 429, 460),
+      ...tusErrors(400, 401, 403, 404, 409, 410, 412, 413, 415, 429, 460),
     },
   };
   registry.registerPath({ method: 'patch', path: '/uploads/{id}', operationId: 'appendToUpload', ...append });
@@ -181,7 +198,13 @@ export function documentUploads(registry: Registry): void {
     operationId: 'terminateUpload',
     summary: 'Terminate the upload (tus termination); a completed one is deleted like its file',
     request: { params, headers: [TUS_REQUEST] },
-    responses: { 204: noContent('Terminated: everything it held is freed', {}), ...tusErrors(401, 404, 410, 412, 429) },
+    description:
+      'A final upload is deleted like its file (with its partial uploads’ objects); a partial upload that a final ' +
+      'upload took answers 409 UPLOAD_CONFLICT (delete the final instead).',
+    responses: {
+      204: noContent('Terminated: everything it held is freed', {}),
+      ...tusErrors(401, 404, 409, 410, 412, 429),
+    },
   });
 
   registry.registerPath({
@@ -212,8 +235,9 @@ export function documentUploads(registry: Registry): void {
         'Upload-Expires': EXPIRES,
         'Cache-Control': text('HEAD: `no-store`'),
         'X-File-Id': FILE_ID,
+        'Upload-Concat': CONCAT,
       }),
-      ...tusErrors(400, 401, 404, 405, 409, 410, 412, 413, 415, 429, 460),
+      ...tusErrors(400, 401, 403, 404, 405, 409, 410, 412, 413, 415, 429, 460),
     },
   });
 
