@@ -161,7 +161,9 @@ async function main(): Promise<void> {
   if (!partial) updateScalingDoc(output);
   for (const target of targets) {
     log(
-      `${target.met ? 'met   ' : 'MISSED'} ${target.id}: ${target.value.toFixed(2)} (goal ${target.op} ${target.goal})`,
+      target.shown
+        ? `shown  ${target.id}: ${target.value.toFixed(2)} (no goal)`
+        : `${target.met ? 'met   ' : 'MISSED'} ${target.id}: ${target.value.toFixed(2)} (goal ${target.op} ${target.goal})`,
     );
   }
   log(`wrote ${resultsPath} and ${reportPath}`);

@@ -9,30 +9,29 @@ import { CPU_PER_MIB, REQUEST_MS, THROUGHPUT, WARM_BYTES } from './uploads.ts';
 const TUS = { 'tus-resumable': '1.0.0' };
 const READ_CHUNK = 256 * 1024;
 
-/**
- * Uploads a file through tus as a client would: one creation, then PATCHes of `chunk` bytes read
- * from disk with their Content-Length. Returns the file's id and the time from the creation to
- * the last answer.
- */
-export async function tusUpload(base: URL, key: string, path: string, chunk: number) {
-  const size = statSync(path).size;
-  const started = performance.now();
+const METADATA = `filename ${Buffer.from('bench.bin').toString('base64')},filetype ${Buffer.from(FILE_TYPE).toString('base64')}`;
+
+/** A tus creation; returns the upload's URL. */
+async function tusCreate(base: URL, key: string, headers: Record<string, string>): Promise<string> {
   const created = await send(new URL('/api/v2/uploads', base), {
     method: 'POST',
-    headers: {
-      ...bearer(key),
-      ...TUS,
-      'upload-length': String(size),
-      'upload-metadata': `filename ${Buffer.from('bench.bin').toString('base64')},filetype ${Buffer.from(FILE_TYPE).toString('base64')}`,
-    },
+    headers: { ...bearer(key), ...TUS, ...headers },
   });
   const location = String(created.headers.location ?? '');
   if (created.status !== 201 || !location)
     throw new Error(`tus creation: ${created.status} ${created.body.slice(0, 200)}`);
+  return location;
+}
+
+/**
+ * PATCHes `length` bytes of the file from `start` into the upload at `location`, in `chunk`-byte
+ * requests read from disk with their Content-Length. Returns the last answer's X-File-Id (if any).
+ */
+async function tusPatches(location: string, key: string, path: string, start: number, length: number, chunk: number) {
   let offset = 0;
   let fileId = '';
-  while (offset < size || size === 0) {
-    const length = Math.min(chunk, size - offset);
+  while (offset < length || length === 0) {
+    const size = Math.min(chunk, length - offset);
     const reply = await send(new URL(location), {
       method: 'PATCH',
       headers: {
@@ -42,28 +41,78 @@ export async function tusUpload(base: URL, key: string, path: string, chunk: num
         'content-type': 'application/offset+octet-stream',
       },
       body:
-        length > 0
-          ? createReadStream(path, { start: offset, end: offset + length - 1, highWaterMark: READ_CHUNK })
+        size > 0
+          ? createReadStream(path, {
+              start: start + offset,
+              end: start + offset + size - 1,
+              highWaterMark: READ_CHUNK,
+            })
           : undefined,
-      length,
+      length: size,
     });
     if (reply.status !== 204) throw new Error(`tus PATCH at ${offset}: ${reply.status} ${reply.body.slice(0, 200)}`);
     offset = Number(reply.headers['upload-offset']);
     fileId = String(reply.headers['x-file-id'] ?? '');
-    if (size === 0) break;
+    if (length === 0) break;
   }
+  return fileId;
+}
+
+/**
+ * Uploads a file through tus as a client would: one creation, then PATCHes of `chunk` bytes read
+ * from disk with their Content-Length. Returns the file's id and the time from the creation to
+ * the last answer.
+ */
+export async function tusUpload(base: URL, key: string, path: string, chunk: number) {
+  const size = statSync(path).size;
+  const started = performance.now();
+  const location = await tusCreate(base, key, { 'upload-length': String(size), 'upload-metadata': METADATA });
+  const fileId = await tusPatches(location, key, path, 0, size, chunk);
   if (!fileId) throw new Error('the last PATCH named no file');
   return { id: fileId, ms: performance.now() - started };
 }
 
+/**
+ * tus concatenation as tus-js-client's parallelUploads sends it: the file cut into `streams`
+ * slices, each a partial upload (Upload-Concat: partial) sent in `chunk`-byte PATCHes, all at
+ * once; then the final upload (Upload-Concat: final;…), whose answer names the file.
+ */
+export async function tusParallelUpload(base: URL, key: string, path: string, streams: number, chunk: number) {
+  const size = statSync(path).size;
+  const started = performance.now();
+  const slice = Math.ceil(size / streams);
+  const urls = await Promise.all(
+    Array.from({ length: streams }, async (_, index) => {
+      const start = Math.min(size, index * slice);
+      const length = Math.min(size, start + slice) - start;
+      const location = await tusCreate(base, key, { 'upload-length': String(length), 'upload-concat': 'partial' });
+      await tusPatches(location, key, path, start, length, chunk);
+      return location;
+    }),
+  );
+  const final = await send(new URL('/api/v2/uploads', base), {
+    method: 'POST',
+    headers: { ...bearer(key), ...TUS, 'upload-concat': `final;${urls.join(' ')}`, 'upload-metadata': METADATA },
+  });
+  const fileId = String(final.headers['x-file-id'] ?? '');
+  if (final.status !== 201 || !fileId) throw new Error(`tus final upload: ${final.status} ${final.body.slice(0, 200)}`);
+  return { id: fileId, ms: performance.now() - started };
+}
+
+/** The parallel variant: 4 streams (tus-js-client parallelUploads: 4), in PATCHes of this size. */
+export const PARALLEL_STREAMS = 4;
+export const PARALLEL_CHUNK_MIB = 10;
+
 export function tusCase(id: string, sizeMiB: number, chunksMiB: number[], reps: number): BenchCase {
   return {
     id,
-    title: `tus upload of ${sizeMiB} MiB in ${chunksMiB.join(' and ')} MiB chunks vs one request`,
+    title: `tus upload of ${sizeMiB} MiB in ${chunksMiB.join(' and ')} MiB chunks, and in ${PARALLEL_STREAMS} parallel streams, vs one request`,
     description:
       `One ${sizeMiB} MiB file from disk: through \`/api/v2/uploads\` (tus: a creation, then PATCHes of ` +
       `${chunksMiB.join(' or ')} MiB with their Content-Length), and through \`POST /api/v2/upload\` in one ` +
-      'multipart request. Throughput is file size / time from the first request to the last answer. Each ' +
+      'multipart request; and through tus concatenation as tus-js-client’s `parallelUploads: 4` sends it ' +
+      `(${PARALLEL_STREAMS} partial uploads of a quarter each, sent at once in ${PARALLEL_CHUNK_MIB} MiB PATCHes, then the ` +
+      'final upload). Throughput is file size / time from the first request to the last answer. Each ' +
       `repetition runs in a fresh workerd process, warmed by one ${WARM_BYTES / 1024} KiB upload the same way.`,
     reps,
     freshProcess: true,
@@ -109,7 +158,34 @@ export function tusCase(id: string, sizeMiB: number, chunksMiB: number[], reps: 
           await deleteFiles(service.url, ctx.apiKey, [fileId]);
         },
       });
-      return [single, ...chunksMiB.map(tus)];
+      const parallel: Variant = {
+        id: `tus-parallel${PARALLEL_STREAMS}`,
+        label: `edgeshare tus, ${PARALLEL_STREAMS} parallel streams (${PARALLEL_CHUNK_MIB} MiB PATCHes, concatenation)`,
+        role: 'service',
+        worker: 'service',
+        versus: 'single',
+        run: async () => {
+          const upload = await tusParallelUpload(
+            service.url,
+            ctx.apiKey,
+            path,
+            PARALLEL_STREAMS,
+            PARALLEL_CHUNK_MIB * MIB,
+          );
+          return measured(upload.ms, upload.id);
+        },
+        warm: async () => {
+          const upload = await tusParallelUpload(
+            service.url,
+            ctx.apiKey,
+            warmPath,
+            PARALLEL_STREAMS,
+            PARALLEL_CHUNK_MIB * MIB,
+          );
+          await deleteFiles(service.url, ctx.apiKey, [upload.id]);
+        },
+      };
+      return [single, ...chunksMiB.map(tus), parallel];
     },
   };
 }

@@ -54,7 +54,7 @@ function metricCell(variant: VariantResult, versus: VariantResult | undefined, s
 function targetsTable(targets: TargetResult[]): string {
   const rows = targets.map(
     (target) =>
-      `| ${target.text} | ${target.op} ${target.goal} | ${ratio(target.value)} | ${ratio(target.perRound)} | ${target.met ? 'met' : `**missed**: ${shortfall(target)}`} |`,
+      `| ${target.text} | ${target.shown ? 'none (shown)' : `${target.op} ${target.goal}`} | ${ratio(target.value)} | ${ratio(target.perRound)} | ${target.shown ? 'shown' : target.met ? 'met' : `**missed**: ${shortfall(target)}`} |`,
   );
   return [
     '| target | goal | measured (ratio of medians) | median of per-round ratios | result |',
