@@ -28,6 +28,8 @@ export function digestCase(id: string, sizeMiB: number, reps: number): BenchCase
         bare('single', 'bare Worker, one put()'),
         // What hashing costs a Worker: the same put with crypto.DigestStream on the way.
         bare('digest', 'bare Worker, one put() + SHA-256', 'r2-single'),
+        // The same hash read in large pieces into one buffer, as the raw upload reads.
+        bare('digest-reads', 'bare Worker, one put() + SHA-256, 2 MiB reads (readAtLeast)', 'r2-single'),
         // For a small body: hashed in one call over the buffered bytes instead of as a stream.
         ...(sizeMiB <= 1
           ? [bare('digest-buffered', 'bare Worker, body buffered, crypto.subtle.digest, one put()', 'r2-single')]
