@@ -7,10 +7,24 @@
 //                           edgeshare's raw upload reads: the nearest a hashed put gets to the plain one
 //   PUT    /digest-buffered/:key  the whole body read into memory, hashed by one crypto.subtle.digest,
 //                           then one put(): the cheapest SHA-256 for a small body (not for large ones)
+//   PUT    /recorded/:key  the floor of an authenticated, recorded, hashed upload: one call to a
+//                           per-caller Durable Object (authorize), the digest-reads put, a second
+//                           call (the account's commit) and one D1 insert; no parsing, no checks
 //   GET    /object/:key     the object's body streamed back
 //   DELETE /object/:key     clean-up between runs (not timed)
 
-type BaselineEnv = { BUCKET: R2Bucket };
+import { DurableObject } from 'cloudflare:workers';
+
+type BaselineEnv = { BUCKET: R2Bucket; DB: D1Database; COUNTER: DurableObjectNamespace<Counter> };
+
+/** A per-caller object that counts in its storage: the stand-in for a key's and an account's object. */
+export class Counter extends DurableObject<BaselineEnv> {
+  hit(): number {
+    const count = (this.ctx.storage.kv.get<number>('count') ?? 0) + 1;
+    this.ctx.storage.kv.put('count', count);
+    return count;
+  }
+}
 
 const PART_SIZE = 8 * 1024 * 1024;
 
@@ -122,6 +136,23 @@ export default {
       );
       return Response.json({ key, size: object?.size, etag: object?.httpEtag, sha256 });
     }
+    if (request.method === 'PUT' && request.body && route === 'recorded') {
+      const length = Number(request.headers.get('content-length'));
+      const caller = env.COUNTER.getByName(request.headers.get('authorization') ?? 'anonymous');
+      await caller.hit();
+      const { object, sha256 } = await putHashedReads(
+        env.BUCKET,
+        key,
+        request.body,
+        length,
+        Math.min(length, 2 * 1024 * 1024),
+      );
+      await caller.hit();
+      await env.DB.prepare('INSERT INTO uploads (key, size, sha256, created_at) VALUES (?1, ?2, ?3, ?4)')
+        .bind(key, length, sha256, Date.now())
+        .run();
+      return Response.json({ key, size: object?.size, etag: object?.httpEtag, sha256 });
+    }
     if (request.method === 'PUT' && route === 'digest-buffered') {
       const bytes = await request.arrayBuffer();
       const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes));
@@ -141,7 +172,7 @@ export default {
       });
     }
     if (route === 'object' && request.method === 'DELETE') {
-      await env.BUCKET.delete(key);
+      await Promise.all([env.BUCKET.delete(key), env.DB.prepare('DELETE FROM uploads WHERE key = ?1').bind(key).run()]);
       return new Response(null, { status: 204 });
     }
     return new Response('not found', { status: 404 });
