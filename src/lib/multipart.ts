@@ -1,5 +1,6 @@
-// A streaming multipart/form-data reader. It holds at most one source chunk plus a
-// delimiter's length of carry-over, so a part of any size passes through in bounded memory.
+// A streaming multipart/form-data reader. It holds at most one source read (1 MiB, or a small
+// body whole) plus a delimiter's length of carry-over, so a part of any size passes through in
+// bounded memory.
 
 export class MultipartError extends Error {
   override name = 'MultipartError';
