@@ -78,16 +78,11 @@ async function putHashed(bucket: R2Bucket, key: string, body: ReadableStream<Uin
 
 /**
  * The single put hashed the way edgeshare's raw upload reads: `readAtLeast` (a workerd extension
- * of the BYOB reader) fills one reused buffer of `size` bytes, written to the hash and the put
+ * of the BYOB reader) fills one reused buffer of 2 MiB, written to the hash and the put
  * before the next read. The nearest a hashed upload can get to the plain put.
  */
-async function putHashedReads(
-  bucket: R2Bucket,
-  key: string,
-  body: ReadableStream<Uint8Array>,
-  length: number,
-  size: number,
-) {
+async function putHashedReads(bucket: R2Bucket, key: string, body: ReadableStream<Uint8Array>, length: number) {
+  const size = Math.min(length, 2 * 1024 * 1024);
   const digest = new crypto.DigestStream('SHA-256');
   const hasher = digest.getWriter();
   const fixed = new FixedLengthStream(length);
@@ -127,26 +122,14 @@ export default {
     }
     if (request.method === 'PUT' && request.body && route === 'digest-reads') {
       const length = Number(request.headers.get('content-length'));
-      const { object, sha256 } = await putHashedReads(
-        env.BUCKET,
-        key,
-        request.body,
-        length,
-        Math.min(length, 2 * 1024 * 1024),
-      );
+      const { object, sha256 } = await putHashedReads(env.BUCKET, key, request.body, length);
       return Response.json({ key, size: object?.size, etag: object?.httpEtag, sha256 });
     }
     if (request.method === 'PUT' && request.body && route === 'recorded') {
       const length = Number(request.headers.get('content-length'));
       const caller = env.COUNTER.getByName(request.headers.get('authorization') ?? 'anonymous');
       await caller.hit();
-      const { object, sha256 } = await putHashedReads(
-        env.BUCKET,
-        key,
-        request.body,
-        length,
-        Math.min(length, 2 * 1024 * 1024),
-      );
+      const { object, sha256 } = await putHashedReads(env.BUCKET, key, request.body, length);
       await caller.hit();
       await env.DB.prepare('INSERT INTO uploads (key, size, sha256, created_at) VALUES (?1, ?2, ?3, ?4)')
         .bind(key, length, sha256, Date.now())
