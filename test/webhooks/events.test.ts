@@ -129,6 +129,45 @@ describe('file.uploaded', () => {
     await settle();
     expect(hook.calls().map((c) => payloadOf(c).data.file?.originalName)).toEqual(['tus.png']);
   });
+
+  it('fires once for a tus final upload (concatenation), never for its partial uploads', async () => {
+    const { key, hook } = await setup(['file.uploaded']);
+    const tus = { ...key.auth, 'Tus-Resumable': '1.0.0' };
+    const halves = [PNG_1X1.slice(0, 40), PNG_1X1.slice(40)];
+    const urls: string[] = [];
+    for (const half of halves) {
+      const created = await call(api('v2', '/uploads'), {
+        method: 'POST',
+        headers: {
+          ...tus,
+          'Upload-Length': String(half.length),
+          'Upload-Concat': 'partial',
+          'Content-Type': 'application/offset+octet-stream',
+        },
+        body: half,
+      });
+      expect(created.status).toBe(201);
+      expect(created.headers.get('upload-offset')).toBe(String(half.length));
+      urls.push(created.headers.get('location') ?? '');
+    }
+    await settle(1500);
+    expect(hook.calls()).toHaveLength(0);
+    const final = await call(api('v2', '/uploads'), {
+      method: 'POST',
+      headers: {
+        ...tus,
+        'Upload-Concat': `final;${urls.join(' ')}`,
+        'Upload-Metadata': `filename ${btoa('joined.png')},filetype ${btoa('image/png')}`,
+      },
+    });
+    expect(final.status).toBe(201);
+    await waitFor(() => hook.calls().length > 0, 'the delivery');
+    await settle();
+    const files = hook.calls().map((c) => payloadOf(c).data.file);
+    expect(files.map((file) => [file?.id, file?.originalName, file?.size])).toEqual([
+      [final.headers.get('x-file-id'), 'joined.png', PNG_1X1.length],
+    ]);
+  });
 });
 
 describe('file.deleted', () => {
