@@ -135,7 +135,10 @@ export class AccountStorage extends DurableObject<Env> {
       }
     }
     this.ctx.storage.kv.put(ACCOUNT_KEY, account);
-    for (const holdId of ending) if (holdId) this.release(holdId);
+    if (request.holdId) this.release(request.holdId);
+    // Converted reservations (a tus final upload's partials) end only with the file they became:
+    // refused, they keep holding their partials' bytes.
+    if (result.accepted.length > 0) for (const holdId of request.holdIds ?? []) this.release(holdId);
     return result;
   }
 

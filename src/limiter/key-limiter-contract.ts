@@ -74,7 +74,8 @@ export type CommitRequest = {
   /**
    * More holds the commit ends, in the same step: the reservations of the tus partial uploads
    * whose bytes become one file (a final upload). Their room becomes the file's, so nothing is
-   * counted twice and nothing is let go before the file counts.
+   * counted twice and nothing is let go before the file counts. Ended only when the commit
+   * accepts the file; refused, they stay as they were.
    */
   holdIds?: string[];
   files: AccountFile[];

@@ -42,6 +42,10 @@ export async function openBlob(
   return readSegments(store.bucket, segments, range ?? { offset: 0, length: file.size });
 }
 
+class MissingSegment extends Error {
+  override name = 'MissingSegment';
+}
+
 /** The pieces of `segments` that `range` covers, in order, each with its own range. */
 export function piecesOf(segments: Segment[], range: ByteRange): { key: string; size: number; range: ByteRange }[] {
   const pieces = [];
@@ -81,14 +85,15 @@ export async function readSegments(
     if (first) await first.pipeTo(writable, { preventClose: true });
     for (const piece of rest) {
       const body = await open(piece);
-      if (!body) throw new Error(`segment ${piece.key} is missing`);
+      if (!body) throw new MissingSegment(`segment ${piece.key} is missing`);
       await body.pipeTo(writable, { preventClose: true });
     }
     await writable.close();
   };
   // The stream is the answer: its reader pulls, and this pushes as fast as it is read.
   pump().catch(async (error: unknown) => {
-    log('error', 'segmented read broken off', { error: String(error) });
+    // A reader that went away (a cancelled download) is no fault; a missing segment is.
+    log(error instanceof MissingSegment ? 'error' : 'info', 'segmented read broken off', { error: String(error) });
     await writable.abort(error).catch(() => undefined);
   });
   return readable;

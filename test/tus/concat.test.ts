@@ -226,6 +226,32 @@ describe('tus concatenation', () => {
     expect((await download(key.auth, fileId)).status).toBe(404);
   });
 
+  it('a refused conversion (limits lowered meanwhile) leaves the partials’ reservations held', async () => {
+    const key = await newKey('concat-refused');
+    const a = await partialOf(key.auth, binaryBytes(1000, 24));
+    const b = await partialOf(key.auth, binaryBytes(1000, 25));
+    const holdOf = (id: string) =>
+      runInDurableObject(
+        uploadStub(id),
+        (_instance, state) => state.storage.kv.get<{ holdId: string }>('upload')?.holdId ?? '',
+      );
+    const holdIds = [await holdOf(a.id), await holdOf(b.id)];
+    const limiter = env.KEY_LIMITER.getByName(key.id);
+    const limits = { quotaBytes: 1500, maxFiles: 100, holdTtlMs: 60_000 };
+    const refused = await limiter.commit({
+      keyId: key.id,
+      holdIds,
+      files: [{ id: 'x', size: 2000, expiresAt: null }],
+      limits,
+    });
+    expect(refused.accepted).toEqual([]);
+    expect(await usage(key.id)).toEqual({ usedBytes: 0, files: 0, heldBytes: 2000, heldFiles: 2 });
+    // With room, the same conversion takes them all at once.
+    const final = await createFinal(key.auth, [a.path, b.path]);
+    expect(final.status).toBe(201);
+    expect(await usage(key.id)).toEqual({ usedBytes: 2000, files: 1, heldBytes: 0, heldFiles: 0 });
+  });
+
   it('DELETE on the final upload deletes its file and segments, like a completed upload', async () => {
     const key = await newKey('concat-terminate');
     const a = await partialOf(key.auth, binaryBytes(700, 31));
