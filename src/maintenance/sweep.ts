@@ -7,6 +7,7 @@ import { fileEventData } from '../events/types';
 import { deleteBlobsOrRecord, giveBack } from '../files/removal';
 import { log } from '../log';
 import { countBlobDeletionAttempt, forgetBlobDeletions, pendingBlobDeletions } from '../storage/blob-deletions-repo';
+import { referencedSegments } from '../storage/segments-repo';
 import {
   clearSweepState,
   deleteExpiredFiles,
@@ -44,6 +45,8 @@ export type SweepReport = {
   rowsWithoutBlob: number;
   /** Objects under uploads/ (tus tails) older than any upload can live, whose upload forgot them. */
   strayUploadObjects: number;
+  /** Objects under segments/ (tus partial uploads) older than any upload can live that no file's segment names. */
+  straySegments: number;
   /** Files stored before digests that got their SHA-256 in this run (see digest-backfill.ts). */
   digestsBackfilled: number;
 };
@@ -63,8 +66,16 @@ export async function sweep(deps: SweepDeps): Promise<SweepReport> {
   const retriedBlobDeletes = await step('blob deletes', () => retryBlobDeletes(deps), 0);
   const drift = await step('drift', () => reconcileStorage(deps, now), { orphanBlobs: 0, rowsWithoutBlob: 0 });
   const strayUploadObjects = await step('upload objects', () => sweepUploadObjects(deps, now), 0);
+  const straySegments = await step('segment objects', () => sweepSegmentObjects(deps, now), 0);
   const backfill = await step('digest backfill', () => backfillDigests(deps), { hashed: 0, missing: 0 });
-  return { ...expiry, retriedBlobDeletes, ...drift, strayUploadObjects, digestsBackfilled: backfill.hashed };
+  return {
+    ...expiry,
+    retriedBlobDeletes,
+    ...drift,
+    strayUploadObjects,
+    straySegments,
+    digestsBackfilled: backfill.hashed,
+  };
 }
 
 async function step<T>(name: string, work: () => Promise<T>, fallback: T): Promise<T> {
@@ -151,6 +162,32 @@ async function sweepUploadObjects(deps: SweepDeps, now: number): Promise<number>
   await (page.truncated
     ? writeSweepState(deps.db, { uploads_cursor: page.cursor })
     : clearSweepState(deps.db, ['uploads_cursor']));
+  return stray.length;
+}
+
+/**
+ * One listing page of segments/ per run (position in sweep_state): a partial upload's object
+ * older than any upload can live is either a file's segment (file_segments names it: kept) or
+ * one its upload failed for good to delete (no partial lives that long unclaimed): deleted.
+ */
+async function sweepSegmentObjects(deps: SweepDeps, now: number): Promise<number> {
+  const saved = await readSweepState(deps.db, ['segments_cursor']);
+  const page = await deps.bucket.list({
+    prefix: 'segments/',
+    limit: SWEEP_LIMITS.listPage,
+    cursor: saved.get('segments_cursor'),
+  });
+  const old = page.objects.filter((object) => object.uploaded.getTime() < now - STRAY_AFTER_MS).map((o) => o.key);
+  const stray: string[] = [];
+  for (let start = 0; start < old.length; start += 100) {
+    const keys = old.slice(start, start + 100);
+    const kept = await referencedSegments(deps.db, keys);
+    stray.push(...keys.filter((key) => !kept.has(key)));
+  }
+  if (stray.length > 0) await deps.bucket.delete(stray);
+  await (page.truncated
+    ? writeSweepState(deps.db, { segments_cursor: page.cursor })
+    : clearSweepState(deps.db, ['segments_cursor']));
   return stray.length;
 }
 

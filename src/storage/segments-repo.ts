@@ -1,5 +1,6 @@
 // D1 access for file_segments (migration 0011): the ordered R2 objects of a file stored in
 // segments (a tus final upload), and the keys its deletion left in blob_deletions.
+import { placeholders } from './files-repo';
 
 export type Segment = { r2_key: string; size: number };
 export type SegmentRow = Segment & { seq: number; upload_id: string; upload_url: string };
@@ -21,6 +22,16 @@ export async function listSegments(db: D1Database, fileId: string): Promise<Segm
     .bind(fileId)
     .all<SegmentRow>();
   return results;
+}
+
+/** Of these keys, those a file's segment names (at most 100 keys a call: D1's bound parameters). */
+export async function referencedSegments(db: D1Database, keys: string[]): Promise<Set<string>> {
+  if (keys.length === 0) return new Set();
+  const { results } = await db
+    .prepare(`SELECT r2_key FROM file_segments WHERE r2_key IN (${placeholders(keys.length)})`)
+    .bind(...keys)
+    .all<{ r2_key: string }>();
+  return new Set(results.map((row) => row.r2_key));
 }
 
 /** Whether a file's segment is this object: then it is the file's, whatever its upload thinks. */

@@ -218,6 +218,7 @@ describe('the sweep reconciles R2 with D1', () => {
       orphanBlobs: 0,
       rowsWithoutBlob: 0,
       strayUploadObjects: 0,
+      straySegments: 0,
       digestsBackfilled: 0,
     });
     await expectStored(key.id, [kept.id]);

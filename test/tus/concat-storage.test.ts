@@ -35,6 +35,19 @@ describe('files stored in segments and the sweep', () => {
     expect(await sha256Hex(await response.arrayBuffer())).toBe(await sha256Hex(final.whole));
   });
 
+  it('deletes segment objects older than any upload that no file names, never a file’s', async () => {
+    const key = await newKey('segments-stray');
+    const final = await finalOf(key.auth, [binaryBytes(4000, 10), binaryBytes(3000, 11)]);
+    const stray = `segments/${key.id}/stray-partial-object0`;
+    await env.FILES.put(stray, binaryBytes(100, 12));
+    const reports = await sweepUntilQuiet(Date.now() + 8 * 86_400_000);
+    expect(reports.reduce((sum, report) => sum + report.straySegments, 0)).toBe(1);
+    expect(await env.FILES.head(stray)).toBeNull();
+    expect(await segmentObjects(key.id)).toHaveLength(2);
+    const response = await call(`/api/v2/files/${final.id}/download`, { headers: key.auth });
+    expect(await sha256Hex(await response.arrayBuffer())).toBe(await sha256Hex(final.whole));
+  });
+
   it('the expiry step deletes an expired final and its segments', async () => {
     const key = await newKey('segments-expiry');
     const final = await finalOf(key.auth, [binaryBytes(1000, 3), binaryBytes(1000, 4)], { expiresIn: '60' });
