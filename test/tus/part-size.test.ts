@@ -11,6 +11,7 @@ import { call, expectError } from '../helpers';
 import {
   type Auth,
   binaryBytes,
+  breakingBody,
   created,
   digestBase64,
   MIB,
@@ -41,19 +42,6 @@ async function partsOf(id: string): Promise<{ partSize: number; partCount: numbe
     const stored = state.storage.kv.get<{ partSize: number; partCount: number }>('upload');
     if (!stored) throw new Error('no upload state');
     return { partSize: stored.partSize, partCount: stored.partCount };
-  });
-}
-
-/** A body that sends `bytes` up to `breakAt` in 256 KiB pieces, then fails (a dropped connection). */
-function breakingBody(bytes: Uint8Array, breakAt: number): ReadableStream<Uint8Array> {
-  let offset = 0;
-  return new ReadableStream<Uint8Array>({
-    pull(controller) {
-      if (offset >= breakAt) return controller.error(new Error('connection reset'));
-      const end = Math.min(breakAt, offset + 256 * 1024);
-      controller.enqueue(bytes.slice(offset, end));
-      offset = end;
-    },
   });
 }
 
