@@ -149,47 +149,50 @@ async function notFinishingUploads(deps: SweepDeps, objects: R2Object[]): Promis
 // ends. What is still there a day later was forgotten (its cleanup failed for good).
 const STRAY_AFTER_MS = MAX_UPLOAD_LIFETIME_MS + 24 * 60 * 60 * 1000;
 
-/** One listing page of uploads/ per run (position in sweep_state): deletes tails older than any upload. */
-async function sweepUploadObjects(deps: SweepDeps, now: number): Promise<number> {
-  const saved = await readSweepState(deps.db, ['uploads_cursor']);
+/**
+ * One listing page of `prefix` per run (its position under `cursor` in sweep_state): deletes the
+ * objects older than any upload can live that `stray` picks among them.
+ */
+async function sweepStrayObjects(
+  deps: SweepDeps,
+  now: number,
+  place: { prefix: string; cursor: string },
+  stray: (keys: string[]) => Promise<string[]>,
+): Promise<number> {
+  const saved = await readSweepState(deps.db, [place.cursor]);
   const page = await deps.bucket.list({
-    prefix: 'uploads/',
+    prefix: place.prefix,
     limit: SWEEP_LIMITS.listPage,
-    cursor: saved.get('uploads_cursor'),
+    cursor: saved.get(place.cursor),
   });
-  const stray = page.objects.filter((object) => object.uploaded.getTime() < now - STRAY_AFTER_MS);
-  if (stray.length > 0) await deps.bucket.delete(stray.map((object) => object.key));
+  const old = page.objects.filter((object) => object.uploaded.getTime() < now - STRAY_AFTER_MS);
+  const keys = await stray(old.map((object) => object.key));
+  if (keys.length > 0) await deps.bucket.delete(keys);
   await (page.truncated
-    ? writeSweepState(deps.db, { uploads_cursor: page.cursor })
-    : clearSweepState(deps.db, ['uploads_cursor']));
-  return stray.length;
+    ? writeSweepState(deps.db, { [place.cursor]: page.cursor })
+    : clearSweepState(deps.db, [place.cursor]));
+  return keys.length;
 }
 
+/** uploads/: tus tails older than any upload were forgotten by a failed cleanup. */
+const sweepUploadObjects = (deps: SweepDeps, now: number) =>
+  sweepStrayObjects(deps, now, { prefix: 'uploads/', cursor: 'uploads_cursor' }, async (keys) => keys);
+
 /**
- * One listing page of segments/ per run (position in sweep_state): a partial upload's object
- * older than any upload can live is either a file's segment (file_segments names it: kept) or
- * one its upload failed for good to delete (no partial lives that long unclaimed): deleted.
+ * segments/: a partial upload's object older than any upload can live is either a file's
+ * segment (file_segments names it: kept) or one its upload failed for good to delete (no partial
+ * lives that long unclaimed): deleted.
  */
-async function sweepSegmentObjects(deps: SweepDeps, now: number): Promise<number> {
-  const saved = await readSweepState(deps.db, ['segments_cursor']);
-  const page = await deps.bucket.list({
-    prefix: 'segments/',
-    limit: SWEEP_LIMITS.listPage,
-    cursor: saved.get('segments_cursor'),
+const sweepSegmentObjects = (deps: SweepDeps, now: number) =>
+  sweepStrayObjects(deps, now, { prefix: 'segments/', cursor: 'segments_cursor' }, async (keys) => {
+    const stray: string[] = [];
+    for (let start = 0; start < keys.length; start += 100) {
+      const batch = keys.slice(start, start + 100);
+      const kept = await referencedSegments(deps.db, batch);
+      stray.push(...batch.filter((key) => !kept.has(key)));
+    }
+    return stray;
   });
-  const old = page.objects.filter((object) => object.uploaded.getTime() < now - STRAY_AFTER_MS).map((o) => o.key);
-  const stray: string[] = [];
-  for (let start = 0; start < old.length; start += 100) {
-    const keys = old.slice(start, start + 100);
-    const kept = await referencedSegments(deps.db, keys);
-    stray.push(...keys.filter((key) => !kept.has(key)));
-  }
-  if (stray.length > 0) await deps.bucket.delete(stray);
-  await (page.truncated
-    ? writeSweepState(deps.db, { segments_cursor: page.cursor })
-    : clearSweepState(deps.db, ['segments_cursor']));
-  return stray.length;
-}
 
 /**
  * Walks the bucket one listing page per run and compares it with the rows for the same key
