@@ -24,12 +24,13 @@ import { createUploadsRouter } from './tus/router';
 
 // One CORS middleware per configuration (parsed once per env), not one per request.
 const corsFor = new WeakMap<Config, MiddlewareHandler>();
+const answered = async () => {};
 
 function apiCors(config: Config): MiddlewareHandler {
   const cached = corsFor.get(config);
   if (cached) return cached;
   const origins = config.CORS_ORIGINS;
-  const handler = cors({
+  const preflight = cors({
     origin: origins.includes('*') ? '*' : origins,
     allowMethods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
     // Every request header the API honours, so a browser's preflight lets them through.
@@ -67,6 +68,15 @@ function apiCors(config: Config): MiddlewareHandler {
     ],
     maxAge: 600,
   });
+  // Hono's cors sets an answer's headers before the route runs, on a placeholder response that
+  // Hono then copies into the route's own (two responses more per request). Run once the answer
+  // exists, the same middleware only adds them to it: the same headers on every answer, errors
+  // included (they are rendered into c.res before this runs on).
+  const handler: MiddlewareHandler = async function apiCors(c, next) {
+    if (c.req.method === 'OPTIONS') return preflight(c, next);
+    await next();
+    await preflight(c, answered);
+  };
   corsFor.set(config, handler);
   return handler;
 }
