@@ -30,7 +30,7 @@ function apiCors(config: Config): MiddlewareHandler {
   const cached = corsFor.get(config);
   if (cached) return cached;
   const origins = config.CORS_ORIGINS;
-  const preflight = cors({
+  const handler = cors({
     origin: origins.includes('*') ? '*' : origins,
     allowMethods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
     // Every request header the API honours, so a browser's preflight lets them through.
@@ -68,18 +68,30 @@ function apiCors(config: Config): MiddlewareHandler {
     ],
     maxAge: 600,
   });
-  // Hono's cors sets an answer's headers before the route runs, on a placeholder response that
-  // Hono then copies into the route's own (two responses more per request). Run once the answer
-  // exists, the same middleware only adds them to it: the same headers on every answer, errors
-  // included (they are rendered into c.res before this runs on).
-  const handler: MiddlewareHandler = async function apiCors(c, next) {
-    if (c.req.method === 'OPTIONS') return preflight(c, next);
-    await next();
-    await preflight(c, answered);
-  };
   corsFor.set(config, handler);
   return handler;
 }
+
+/** A preflight (OPTIONS) under /api, answered by Hono's cors; any other request goes on. */
+const corsPreflight: MiddlewareHandler<AppEnv> = async function corsPreflight(c, next) {
+  if (c.req.method !== 'OPTIONS') return next();
+  return apiCors(c.get('config'))(c, next);
+};
+
+/**
+ * The CORS headers of an actual request under /api, added by Hono's cors once the answer exists
+ * (errors included: they are rendered into c.res before this runs on). Run before the route,
+ * as cors does, they would go on a placeholder response Hono then copies into the route's own
+ * (two responses more per request). Mounted outside perf, so their time is not in `_perf`'s
+ * gap to Server-Timing. An answer given before the configuration was parsed (a configuration
+ * error) gets none, as before.
+ */
+const corsHeaders: MiddlewareHandler<AppEnv> = async function corsHeaders(c, next) {
+  await next();
+  const config = c.get('config');
+  if (c.req.method === 'OPTIONS' || !config) return;
+  await apiCors(config)(c, answered);
+};
 
 export function createApp() {
   const app = new Hono<AppEnv>();
@@ -89,6 +101,7 @@ export function createApp() {
 
   // perf runs before config is parsed, so even a configuration error carries v2's _perf.
   app.use('*', requestContext());
+  app.use('/api/*', corsHeaders);
   app.use('/api/v2/*', perf());
   app.use('*', loadConfig());
   app.get('/health', (c) => c.json({ status: 'ok' }));
@@ -97,7 +110,7 @@ export function createApp() {
   app.use(`${UPLOADS_PATH}/*`, tusProtocol());
   for (const path of REQUEST_TUS_PATHS) app.use(path, tusProtocol());
 
-  app.use('/api/*', (c, next) => apiCors(c.get('config'))(c, next));
+  app.use('/api/*', corsPreflight);
 
   const v1 = createFilesRouter('v1');
   const v2 = createFilesRouter('v2');
