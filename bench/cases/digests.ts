@@ -6,7 +6,7 @@ import type { BenchCase } from '../lib/case.ts';
 import { serverTiming } from '../lib/server-timing.ts';
 import { bearer, deleteFiles, uploadFile } from '../lib/service.ts';
 import { fileBody, send } from '../lib/transfer.ts';
-import { CPU_PER_MIB, REQUEST_MS, THROUGHPUT, uploadVariants, WARM_BYTES } from './uploads.ts';
+import { CPU_PER_MIB, RECORDED_LABEL, REQUEST_MS, THROUGHPUT, uploadVariants, WARM_BYTES } from './uploads.ts';
 
 export function digestCase(id: string, sizeMiB: number, reps: number): BenchCase {
   return {
@@ -28,6 +28,9 @@ export function digestCase(id: string, sizeMiB: number, reps: number): BenchCase
         bare('single', 'bare Worker, one put()'),
         // What hashing costs a Worker: the same put with crypto.DigestStream on the way.
         bare('digest', 'bare Worker, one put() + SHA-256', 'r2-single'),
+        // The same hash read in large pieces into one buffer, as the raw upload reads.
+        bare('digest-reads', 'bare Worker, one put() + SHA-256, 2 MiB reads (readAtLeast)', 'r2-single'),
+        ...(sizeMiB <= 1 ? [bare('recorded', RECORDED_LABEL, 'r2-single')] : []),
         // For a small body: hashed in one call over the buffered bytes instead of as a stream.
         ...(sizeMiB <= 1
           ? [bare('digest-buffered', 'bare Worker, body buffered, crypto.subtle.digest, one put()', 'r2-single')]

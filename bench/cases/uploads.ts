@@ -22,6 +22,8 @@ export const CPU_PER_MIB: MetricSpec = {
   digits: 1,
 };
 
+export const RECORDED_LABEL = 'bare Worker: DO call, hashed put, DO call, D1 insert';
+
 /** Small enough to cost nothing, large enough to go down the same code path's first steps. */
 export const WARM_BYTES = 64 * 1024;
 
@@ -43,6 +45,8 @@ export function uploadCase(id: string, sizeMiB: number, reps: number): BenchCase
         bare('single', 'bare Worker, one put()'),
         // Multipart is shown against the single put: what cutting a body into parts costs.
         bare('multipart', 'bare Worker, R2 multipart', 'r2-single'),
+        // The floor of any authenticated, recorded, hashed upload (small files only: fixed costs).
+        ...(sizeMiB <= 1 ? [bare('recorded', RECORDED_LABEL, 'r2-single')] : []),
         variant(
           {
             id: 'tutorial',

@@ -1,11 +1,11 @@
 // POST /upload/bulk (v2): many `files` parts, one isPublic/expiresIn for all, per-file results.
 import { ApiError, type ErrorCode, validationError } from '../errors';
 import { HEX_SHA256 } from '../lib/digest';
-import { MultipartError, MultipartReader } from '../lib/multipart';
+import { MultipartError, type MultipartReader } from '../lib/multipart';
 import type { FileRow } from '../storage/files-repo';
 import { cleanOriginalName } from './names';
 import { checkDigest, type PendingFile, readFilePart, recordFiles, type UploadDeps } from './upload';
-import { requireMultipart, uploadError } from './upload-errors';
+import { openMultipart, uploadError } from './upload-errors';
 import { readFormField, recordOptions } from './upload-fields';
 
 const FILE_FIELDS = new Set(['files', 'files[]']);
@@ -25,8 +25,7 @@ type Slot = { filename: string; isFile: boolean; file?: PendingFile; error?: Api
  * A file that fails leaves nothing behind and does not stop the others.
  */
 export async function uploadBulk(deps: UploadDeps, request: Request, maxFiles: number): Promise<BulkOutcome[]> {
-  const { body, boundary } = requireMultipart(request);
-  const reader = new MultipartReader(body, boundary);
+  const reader = openMultipart(request);
   const fields: Record<string, string> = {};
   // One per file, in part order: the n-th sha256 field is the n-th file's ('' asserts nothing).
   const digests: string[] = [];

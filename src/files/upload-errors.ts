@@ -1,15 +1,19 @@
 // What an upload request can fail with, mapped to the API's error set.
 import { ApiError, validationError } from '../errors';
 import { formatBytes } from '../lib/format';
-import { MultipartError, multipartBoundary } from '../lib/multipart';
+import { MultipartError, MultipartReader, multipartBoundary } from '../lib/multipart';
 import { BodyLengthError, SizeLimitError } from '../storage/blobs';
 
-/** The boundary of a multipart request, or a 400 when the request is not one. */
-export function requireMultipart(request: Request): { body: ReadableStream<Uint8Array>; boundary: string } {
+/**
+ * A reader of a multipart request's body, or a 400 when the request is not one. Its
+ * Content-Length (when sent) sizes the reader's source reads.
+ */
+export function openMultipart(request: Request): MultipartReader {
   const boundary = multipartBoundary(request.headers.get('content-type') ?? undefined);
   if (!boundary) throw validationError('body', 'expected multipart/form-data with a boundary');
   if (!request.body) throw validationError('file', 'the file part is required');
-  return { body: request.body, boundary };
+  const length = Number(request.headers.get('content-length') ?? Number.NaN);
+  return new MultipartReader(request.body, boundary, Number.isSafeInteger(length) ? length : undefined);
 }
 
 /** Maps a failure while reading the request body or writing R2 to the API's error set. */

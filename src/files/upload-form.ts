@@ -1,9 +1,8 @@
 // POST /upload: one `file` part plus optional fields, streamed part by part.
 import { validationError } from '../errors';
-import { MultipartReader } from '../lib/multipart';
 import type { FileRow } from '../storage/files-repo';
 import { checkDigest, type PendingFile, readFilePart, recordFiles, type UploadDeps } from './upload';
-import { fileTooLarge, requireMultipart, uploadError } from './upload-errors';
+import { fileTooLarge, openMultipart, uploadError } from './upload-errors';
 import { readFormField, recordOptions } from './upload-fields';
 
 const MAX_PARTS = 20;
@@ -13,8 +12,7 @@ const FORM_OVERHEAD_BYTES = 64 * 1024;
 export async function uploadSingleFile(deps: UploadDeps, request: Request): Promise<FileRow> {
   const declaredLength = Number(request.headers.get('content-length') ?? Number.NaN);
   if (declaredLength > deps.config.MAX_FILE_SIZE + FORM_OVERHEAD_BYTES) throw fileTooLarge(deps.config.MAX_FILE_SIZE);
-  const { body, boundary } = requireMultipart(request);
-  const reader = new MultipartReader(body, boundary);
+  const reader = openMultipart(request);
   const fields: Record<string, string> = {};
   let file: PendingFile | undefined;
   try {

@@ -37,7 +37,11 @@ export type UploadDeps = {
 export type PendingFile = FileDraft & { size: number; stored: Promise<StoredBlob> };
 
 /** Where a file's bytes come from: a multipart part, or a raw request body. */
-export type ChunkSource = { read(): Promise<Uint8Array | null> };
+/**
+ * Chunks of one file's bytes, null at the end. A `transient` source reuses one buffer: a chunk is
+ * valid only until the next read, so whoever keeps one past that copies it.
+ */
+export type ChunkSource = { read(): Promise<Uint8Array | null>; readonly transient?: boolean };
 
 /** What is known of a file before its bytes: its name and declared type (and, raw, its length). */
 export type IncomingFile = { filename: string | undefined; contentType: string | undefined; length?: number };
@@ -52,6 +56,9 @@ export async function readFilePart(deps: UploadDeps, reader: ChunkSource, part: 
   const head: Uint8Array[] = [];
   let headBytes = 0;
   while (headBytes < SNIFF_BYTES) {
+    // A transient chunk kept while the next one is read must be copied first.
+    const last = head.length - 1;
+    if (reader.transient && last >= 0) head[last] = (head[last] as Uint8Array).slice();
     const chunk = await reader.read();
     if (!chunk) break;
     head.push(chunk);
@@ -86,6 +93,7 @@ export async function readFilePart(deps: UploadDeps, reader: ChunkSource, part: 
       onBytes: (total) => quota.need(id, total),
       owner: deps.session,
       knownLength: part.length,
+      transientChunks: reader.transient,
     });
     const stored = consumed.finish().catch((error: unknown) => {
       quota.drop(id);

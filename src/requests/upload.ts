@@ -7,10 +7,9 @@ import { holdTtlMs, uploadTimeoutMs } from '../config';
 import type { ApiKeyContext } from '../env';
 import { validationError } from '../errors';
 import { type PendingFile, readFilePart, recordFiles, type UploadDeps } from '../files/upload';
-import { requireMultipart, uploadError } from '../files/upload-errors';
+import { openMultipart, uploadError } from '../files/upload-errors';
 import { uploadRawFile } from '../files/upload-raw';
 import { inSession, UploadSession } from '../files/upload-session';
-import { MultipartReader } from '../lib/multipart';
 import type { FileRow } from '../storage/files-repo';
 import type { RequestWithOwner } from '../storage/requests-repo';
 import { type CounterNamespace, counterOf, RequestTicket } from './counter-client';
@@ -132,8 +131,7 @@ export function receiveRawFile(
 }
 
 async function readFiles(deps: UploadDeps, ticket: RequestTicket, request: Request): Promise<PendingFile[]> {
-  const { body, boundary } = requireMultipart(request);
-  const reader = new MultipartReader(body, boundary);
+  const reader = openMultipart(request);
   const files: PendingFile[] = [];
   try {
     let parts = 0;

@@ -40,6 +40,8 @@ export type BlobOptions = {
    * bytes then stream into one R2 put as they arrive, without parts or buffering a part.
    */
   knownLength?: number;
+  /** The source reuses its buffer: a chunk is valid only until the next pull (see ChunkSource). */
+  transientChunks?: boolean;
 };
 
 export type BlobOwner = {
@@ -115,13 +117,14 @@ export async function consumeIntoBlob(
       let rest = chunk;
       while (buffered + rest.length >= PART_SIZE) {
         const take = PART_SIZE - buffered;
+        // flushPart copies (or uploads) the part before the next pull.
         chunks.push(rest.subarray(0, take));
         buffered += take;
         await flushPart();
         rest = rest.subarray(take);
       }
       if (rest.length > 0) {
-        chunks.push(rest);
+        chunks.push(options.transientChunks ? rest.slice() : rest);
         buffered += rest.length;
       }
     }
@@ -196,12 +199,12 @@ async function streamIntoPut(
   let total = 0;
   // Hashed in the same ~1 MiB writes as the put: one DigestStream write per write instead of one
   // per request chunk (each awaited write costs a turn; measured with the bench's digest-* cases).
+  // Both writes are done with the bytes when they resolve, so a transient chunk may be reused.
   const write = async () => {
     const bytes = concat(chunks, buffered);
     chunks.length = 0;
     buffered = 0;
-    await hash.update(bytes);
-    await writer.write(bytes);
+    await Promise.all([hash.update(bytes), writer.write(bytes)]);
   };
   try {
     for (let chunk = await pull(); chunk; chunk = await pull()) {
@@ -211,7 +214,8 @@ async function streamIntoPut(
       if (total > length) throw new BodyLengthError('the body is longer than its Content-Length');
       chunks.push(chunk);
       buffered += chunk.length;
-      if (buffered >= PUT_WRITE_BYTES) await write();
+      // A transient chunk (already a large read) is written before the source reuses its buffer.
+      if (buffered >= PUT_WRITE_BYTES || options.transientChunks) await write();
     }
     if (total !== length) throw new BodyLengthError(`the body ended after ${total} of its ${length} bytes`);
     if (buffered > 0) await write();

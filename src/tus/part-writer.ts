@@ -1,12 +1,15 @@
 // One PATCH's bytes into the upload's R2 multipart upload, in parts of exactly the upload's
 // part size (R2 wants every part but the last to be the same size, clients send any chunk size).
-// The bytes past the last full part (the tail) go to a temporary R2 object, so they survive a
-// dropped connection; the next PATCH puts them in front of its own bytes. Memory: one part.
+// The upload's first PATCH chooses that size from its own length (see chunkPartSize), so a client
+// sending fixed chunks of 5 MiB or more has each chunk stored as whole parts. The bytes past the
+// last full part (the tail) go to a temporary R2 object, so they survive a dropped connection; the
+// next PATCH puts them in front of its own bytes. Memory: one part.
+import { MIB } from '../config';
 import { ApiError } from '../errors';
 import { decideFileType, SNIFF_BYTES } from '../files/file-type';
 import { Sha256, toHex } from '../lib/sha256';
 import type { StoredBlob } from '../storage/blobs';
-import { type Checksum, sameBytes, tailPrefix } from './protocol';
+import { type Checksum, MAX_PART_SIZE, MAX_PARTS, sameBytes, tailPrefix } from './protocol';
 import type { TusUpload, UploadSnapshot } from './tus-upload-object';
 
 export type UploadStub = DurableObjectStub<TusUpload>;
@@ -43,9 +46,28 @@ export function appendToUpload(request: AppendRequest): Promise<AppendResult> {
   return new PartWriter(request).run();
 }
 
+/** R2's smallest part (all but the last part of a multipart upload). */
+export const MIN_PART_SIZE = 5 * MIB;
+
+/**
+ * The part size the upload's first PATCH chooses, from its Content-Length: a chunk of at least
+ * 5 MiB (R2's minimum part) becomes one part, or a few equal ones when it is over MAX_PART_SIZE
+ * (one part is what a PATCH holds in memory), so clients sending chunks of one size (tus-js-client's
+ * chunkSize) have each chunk stored as whole parts, with no tail to rewrite between PATCHes. The
+ * upload's own size stays (`current`, 8 MiB or what 10,000 parts need) when the first PATCH is
+ * smaller, carries the whole upload, has no Content-Length, or would need more than 10,000 parts.
+ */
+export function chunkPartSize(current: number, length: number, chunk: number | undefined): number {
+  if (chunk === undefined || chunk >= length) return current;
+  const size = Math.floor(chunk / Math.ceil(chunk / MAX_PART_SIZE));
+  return size >= MIN_PART_SIZE && size * MAX_PARTS >= length ? size : current;
+}
+
 class PartWriter {
   readonly #r: AppendRequest;
   readonly #upload: UploadSnapshot;
+  /** Every part but the last has this size: the upload's, or the one its first PATCH chooses. */
+  readonly #partSize: number;
   #buffer: Uint8Array | undefined;
   #filled = 0;
   #received = 0;
@@ -63,6 +85,9 @@ class PartWriter {
     this.#r = request;
     this.#upload = request.upload;
     this.#mimeType = request.upload.mimeType;
+    const { offset, partSize, length } = request.upload;
+    // Only before any byte is stored (no part, no tail): afterwards the parts' size is fixed.
+    this.#partSize = offset === 0 ? chunkPartSize(partSize, length, request.contentLength) : partSize;
     this.#hash = request.upload.hash ? Sha256.restore(request.upload.hash) : null;
     if (request.checksum) {
       const stream = new crypto.DigestStream(request.checksum.digest);
@@ -132,7 +157,7 @@ class PartWriter {
   }
 
   async #take(chunk: Uint8Array): Promise<void> {
-    const { partSize } = this.#upload;
+    const partSize = this.#partSize;
     let position = 0;
     while (position < chunk.length) {
       const buffer = await this.#part();
@@ -148,9 +173,9 @@ class PartWriter {
   /** The part being filled: on first use, the stored tail goes in front. Never larger than needed. */
   async #part(): Promise<Uint8Array> {
     if (this.#buffer) return this.#buffer;
-    const { tail, partSize, length, offset } = this.#upload;
+    const { tail, length, offset } = this.#upload;
     const tailSize = tail?.size ?? 0;
-    const buffer = new Uint8Array(Math.min(partSize, tailSize + (length - offset)));
+    const buffer = new Uint8Array(Math.min(this.#partSize, tailSize + (length - offset)));
     if (tail && tail.size > 0) {
       const object = await this.#r.bucket.get(tail.key);
       if (!object || object.size !== tail.size) throw new Error(`tail object ${tail.key} is missing`);
@@ -230,6 +255,7 @@ class PartWriter {
       offset,
       parts: this.#parts,
       tail,
+      partSize: this.#partSize,
       mimeType: this.#mimeType,
       hash: this.#hash?.save() ?? null,
       expiresAt: Date.now() + expiryMs,

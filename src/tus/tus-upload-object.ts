@@ -101,6 +101,8 @@ export type Progress = {
   offset: number;
   parts: R2UploadedPart[];
   tail: Tail | null;
+  /** The part size the upload's first PATCH chose (part-writer.ts); kept only from that PATCH. */
+  partSize?: number;
   mimeType: string | null;
   /** The hash state after this PATCH's bytes. */
   hash: Sha256State | null;
@@ -207,6 +209,8 @@ export class TusUpload extends DurableObject<Env> {
         part.etag,
       );
     }
+    // Set by the PATCH that stored the first bytes; once parts exist their size never changes.
+    if (state.offset === 0 && progress.partSize !== undefined) state.partSize = progress.partSize;
     state.partCount = Math.max(state.partCount, ...progress.parts.map((part) => part.partNumber));
     state.offset = progress.offset;
     state.tail = progress.tail;

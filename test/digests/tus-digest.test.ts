@@ -6,6 +6,7 @@ import type { Sha256State } from '../../src/lib/sha256';
 import { call, expectError } from '../helpers';
 import {
   binaryBytes,
+  breakingBody,
   created,
   MIB,
   newKey,
@@ -30,19 +31,6 @@ async function restart(id: string): Promise<void> {
   await evictDurableObject(stub);
   const marked = await runInDurableObject(stub, (instance) => (instance as unknown as { mark?: number }).mark);
   expect(marked).toBeUndefined();
-}
-
-/** A body that sends `bytes` up to `breakAt`, then fails (a dropped connection). */
-function breakingBody(bytes: Uint8Array, breakAt: number): ReadableStream<Uint8Array> {
-  let offset = 0;
-  return new ReadableStream<Uint8Array>({
-    pull(controller) {
-      if (offset >= breakAt) return controller.error(new Error('connection reset'));
-      const end = Math.min(breakAt, offset + 256 * 1024);
-      controller.enqueue(bytes.slice(offset, end));
-      offset = end;
-    },
-  });
 }
 
 describe('tus uploads', () => {

@@ -176,3 +176,16 @@ export async function digestBase64(algorithm: string, bytes: Uint8Array): Promis
   const digest = new Uint8Array(await crypto.subtle.digest(algorithm, bytes));
   return btoa(String.fromCharCode(...digest));
 }
+
+/** A body that sends `bytes` up to `breakAt` in `chunk`-sized pieces, then fails (a connection dropped mid-PATCH). */
+export function breakingBody(bytes: Uint8Array, breakAt: number, chunk = 256 * 1024): ReadableStream<Uint8Array> {
+  let offset = 0;
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (offset >= breakAt) return controller.error(new Error('connection reset'));
+      const end = Math.min(breakAt, offset + chunk);
+      controller.enqueue(bytes.slice(offset, end));
+      offset = end;
+    },
+  });
+}

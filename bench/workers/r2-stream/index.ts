@@ -3,12 +3,28 @@
 //   PUT    /multipart/:key  request.body cut into PART_SIZE parts of an R2 multipart upload, one at a time
 //   PUT    /digest/:key     the single put with a SHA-256 of the bytes on the way (crypto.DigestStream):
 //                           what hashing costs a Worker, and nothing else
+//   PUT    /digest-reads/:key  the same, read in 2 MiB pieces into one reused buffer (readAtLeast), as
+//                           edgeshare's raw upload reads: the nearest a hashed put gets to the plain one
 //   PUT    /digest-buffered/:key  the whole body read into memory, hashed by one crypto.subtle.digest,
 //                           then one put(): the cheapest SHA-256 for a small body (not for large ones)
+//   PUT    /recorded/:key  the floor of an authenticated, recorded, hashed upload: one call to a
+//                           per-caller Durable Object (authorize), the digest-reads put, a second
+//                           call (the account's commit) and one D1 insert; no parsing, no checks
 //   GET    /object/:key     the object's body streamed back
 //   DELETE /object/:key     clean-up between runs (not timed)
 
-type BaselineEnv = { BUCKET: R2Bucket };
+import { DurableObject } from 'cloudflare:workers';
+
+type BaselineEnv = { BUCKET: R2Bucket; DB: D1Database; COUNTER: DurableObjectNamespace<Counter> };
+
+/** A per-caller object that counts in its storage: the stand-in for a key's and an account's object. */
+export class Counter extends DurableObject<BaselineEnv> {
+  hit(): number {
+    const count = (this.ctx.storage.kv.get<number>('count') ?? 0) + 1;
+    this.ctx.storage.kv.put('count', count);
+    return count;
+  }
+}
 
 const PART_SIZE = 8 * 1024 * 1024;
 
@@ -41,6 +57,8 @@ async function putMultipart(bucket: R2Bucket, key: string, body: ReadableStream<
   }
 }
 
+const toHex = (buffer: ArrayBuffer) => [...new Uint8Array(buffer)].map((b) => b.toString(16).padStart(2, '0')).join('');
+
 /** One put of a body of known length, hashed as it passes; the digest is returned as hex. */
 async function putHashed(bucket: R2Bucket, key: string, body: ReadableStream<Uint8Array>, length: number) {
   const digest = new crypto.DigestStream('SHA-256');
@@ -55,8 +73,35 @@ async function putHashed(bucket: R2Bucket, key: string, body: ReadableStream<Uin
     },
   });
   const object = await bucket.put(key, body.pipeThrough(hashing).pipeThrough(new FixedLengthStream(length)));
-  const hex = [...new Uint8Array(await digest.digest)].map((byte) => byte.toString(16).padStart(2, '0')).join('');
-  return { object, sha256: hex };
+  return { object, sha256: toHex(await digest.digest) };
+}
+
+/**
+ * The single put hashed the way edgeshare's raw upload reads: `readAtLeast` (a workerd extension
+ * of the BYOB reader) fills one reused buffer of 2 MiB, written to the hash and the put
+ * before the next read. The nearest a hashed upload can get to the plain put.
+ */
+async function putHashedReads(bucket: R2Bucket, key: string, body: ReadableStream<Uint8Array>, length: number) {
+  const size = Math.min(length, 2 * 1024 * 1024);
+  const digest = new crypto.DigestStream('SHA-256');
+  const hasher = digest.getWriter();
+  const fixed = new FixedLengthStream(length);
+  const writer = fixed.writable.getWriter();
+  const putting = bucket.put(key, fixed.readable);
+  const reader = body.getReader({ mode: 'byob' });
+  let buffer = new ArrayBuffer(size);
+  for (;;) {
+    const { value, done } = await reader.readAtLeast(size, new Uint8Array(buffer));
+    if (value && value.length > 0) {
+      await Promise.all([hasher.write(value), writer.write(value)]);
+      buffer = value.buffer as ArrayBuffer;
+    }
+    if (done || !value) break;
+  }
+  await writer.close();
+  await hasher.close();
+  const object = await putting;
+  return { object, sha256: toHex(await digest.digest) };
 }
 
 export default {
@@ -73,6 +118,22 @@ export default {
     if (request.method === 'PUT' && request.body && route === 'digest') {
       const length = Number(request.headers.get('content-length'));
       const { object, sha256 } = await putHashed(env.BUCKET, key, request.body, length);
+      return Response.json({ key, size: object?.size, etag: object?.httpEtag, sha256 });
+    }
+    if (request.method === 'PUT' && request.body && route === 'digest-reads') {
+      const length = Number(request.headers.get('content-length'));
+      const { object, sha256 } = await putHashedReads(env.BUCKET, key, request.body, length);
+      return Response.json({ key, size: object?.size, etag: object?.httpEtag, sha256 });
+    }
+    if (request.method === 'PUT' && request.body && route === 'recorded') {
+      const length = Number(request.headers.get('content-length'));
+      const caller = env.COUNTER.getByName(request.headers.get('authorization') ?? 'anonymous');
+      await caller.hit();
+      const { object, sha256 } = await putHashedReads(env.BUCKET, key, request.body, length);
+      await caller.hit();
+      await env.DB.prepare('INSERT INTO uploads (key, size, sha256, created_at) VALUES (?1, ?2, ?3, ?4)')
+        .bind(key, length, sha256, Date.now())
+        .run();
       return Response.json({ key, size: object?.size, etag: object?.httpEtag, sha256 });
     }
     if (request.method === 'PUT' && route === 'digest-buffered') {
@@ -94,7 +155,7 @@ export default {
       });
     }
     if (route === 'object' && request.method === 'DELETE') {
-      await env.BUCKET.delete(key);
+      await Promise.all([env.BUCKET.delete(key), env.DB.prepare('DELETE FROM uploads WHERE key = ?1').bind(key).run()]);
       return new Response(null, { status: 204 });
     }
     return new Response('not found', { status: 404 });

@@ -1,0 +1,198 @@
+// The upload's R2 part size, chosen by its first PATCH: a client sending chunks of one size (5 MiB
+// or more, with their Content-Length) has each chunk stored as one part, with no tail object to
+// rewrite between PATCHes; a small or chunked first PATCH keeps 8 MiB parts. Resuming after a
+// broken PATCH and a checksum refusal keep working with the chosen size.
+import { env, runInDurableObject } from 'cloudflare:test';
+import { describe, expect, it } from 'vitest';
+import { PART_SIZE } from '../../src/storage/blobs';
+import { chunkPartSize, MIN_PART_SIZE } from '../../src/tus/part-writer';
+import { MAX_PART_SIZE } from '../../src/tus/protocol';
+import { call, expectError } from '../helpers';
+import {
+  type Auth,
+  binaryBytes,
+  breakingBody,
+  created,
+  digestBase64,
+  MIB,
+  newKey,
+  OCTETS,
+  offsetOf,
+  patch,
+  sha256Hex,
+  TUS,
+  tailObjects,
+  uploadStub,
+} from './tus-helpers';
+
+/** A PATCH as real clients send it: with its Content-Length (in-process requests get none by themselves). */
+function sized(auth: Auth, path: string, offset: number, bytes: Uint8Array, headers: Record<string, string> = {}) {
+  return patch(auth, path, offset, bytes, { 'Content-Length': String(bytes.length), ...headers });
+}
+
+async function sizedOk(auth: Auth, path: string, offset: number, bytes: Uint8Array): Promise<number> {
+  const response = await sized(auth, path, offset, bytes);
+  if (response.status !== 204) throw new Error(`PATCH at ${offset}: ${response.status} ${await response.text()}`);
+  return Number(response.headers.get('upload-offset'));
+}
+
+/** The part size and part count the upload's object keeps. */
+async function partsOf(id: string): Promise<{ partSize: number; partCount: number }> {
+  return runInDurableObject(uploadStub(id), (_instance, state) => {
+    const stored = state.storage.kv.get<{ partSize: number; partCount: number }>('upload');
+    if (!stored) throw new Error('no upload state');
+    return { partSize: stored.partSize, partCount: stored.partCount };
+  });
+}
+
+async function storedSha(keyId: string, id: string): Promise<{ sha: string; etag: string }> {
+  const object = await env.FILES.get(`files/${keyId}/${id}`);
+  if (!object) throw new Error('no stored object');
+  return { sha: await sha256Hex(await object.arrayBuffer()), etag: object.httpEtag };
+}
+
+describe('the part size chosen by the first PATCH', () => {
+  it('stores 25 MiB sent in 10 MiB chunks as parts of 10, 10 and 5 MiB, with no tail object between PATCHes', async () => {
+    const { id: keyId, auth } = await newKey('ten mib chunks');
+    const bytes = binaryBytes(25 * MIB, 31);
+    const { path, id } = await created(auth, bytes.length, { filename: 'chunks.bin' });
+
+    expect(await sizedOk(auth, path, 0, bytes.slice(0, 10 * MIB))).toBe(10 * MIB);
+    expect(await partsOf(id)).toEqual({ partSize: 10 * MIB, partCount: 1 });
+    expect(await tailObjects(id)).toEqual([]);
+    expect(await sizedOk(auth, path, 10 * MIB, bytes.slice(10 * MIB, 20 * MIB))).toBe(20 * MIB);
+    expect(await partsOf(id)).toEqual({ partSize: 10 * MIB, partCount: 2 });
+    expect(await tailObjects(id)).toEqual([]);
+    const last = await sized(auth, path, 20 * MIB, bytes.slice(20 * MIB));
+    expect(last.headers.get('x-file-id')).toBe(id);
+
+    const stored = await storedSha(keyId, id);
+    // An R2 multipart object's ETag ends in -<parts>: 8 MiB parts would have made four.
+    expect(stored.etag).toMatch(/-3"$/);
+    expect(stored.sha).toBe(await sha256Hex(bytes));
+    const record = await call(`/api/v2/files/${id}`, { headers: auth });
+    expect(((await record.json()) as { data: { sha256: string } }).data.sha256).toBe(await sha256Hex(bytes));
+  });
+
+  it('keeps 8 MiB parts when the first PATCH is under 5 MiB, even if larger chunks follow', async () => {
+    const { id: keyId, auth } = await newKey('small first chunk');
+    const bytes = binaryBytes(21 * MIB, 32);
+    const { path, id } = await created(auth, bytes.length, { filename: 'small-first.bin' });
+
+    expect(await sizedOk(auth, path, 0, bytes.slice(0, MIB))).toBe(MIB);
+    expect(await partsOf(id)).toEqual({ partSize: PART_SIZE, partCount: 0 });
+    expect(await sizedOk(auth, path, MIB, bytes.slice(MIB, 11 * MIB))).toBe(11 * MIB);
+    // One 8 MiB part; the 3 MiB past it wait in the tail object.
+    expect(await partsOf(id)).toEqual({ partSize: PART_SIZE, partCount: 1 });
+    expect(await tailObjects(id)).toHaveLength(1);
+    await sized(auth, path, 11 * MIB, bytes.slice(11 * MIB));
+
+    const stored = await storedSha(keyId, id);
+    expect(stored.etag).toMatch(/-3"$/);
+    expect(stored.sha).toBe(await sha256Hex(bytes));
+  });
+
+  it('keeps 8 MiB parts for an upload whose first PATCH has no Content-Length', async () => {
+    const { auth } = await newKey('chunked first');
+    const bytes = binaryBytes(12 * MIB, 33);
+    const { path, id } = await created(auth, bytes.length, { filename: 'chunked.bin' });
+    const response = await patch(auth, path, 0, bytes.slice(0, 10 * MIB));
+    expect(response.status).toBe(204);
+    expect(await partsOf(id)).toEqual({ partSize: PART_SIZE, partCount: 1 });
+    expect(await tailObjects(id)).toHaveLength(1);
+  });
+});
+
+describe('resuming with the chosen part size', () => {
+  it('keeps what arrived of a broken PATCH as the tail and completes in 10 MiB parts', async () => {
+    const { id: keyId, auth } = await newKey('broken chunk');
+    const bytes = binaryBytes(30 * MIB, 34);
+    const { path, id } = await created(auth, bytes.length, { filename: 'broken-chunk.bin' });
+    expect(await sizedOk(auth, path, 0, bytes.slice(0, 10 * MIB))).toBe(10 * MIB);
+
+    // The next 10 MiB chunk breaks off after 4 MiB: those are kept, in a tail object.
+    const broken = await call(path, {
+      method: 'PATCH',
+      headers: { ...TUS, ...auth, ...OCTETS, 'Upload-Offset': String(10 * MIB) },
+      body: breakingBody(bytes.subarray(10 * MIB, 20 * MIB), 4 * MIB),
+    });
+    expect(broken.status).toBe(204);
+    expect(await offsetOf(auth, path)).toBe(14 * MIB);
+    expect(await partsOf(id)).toEqual({ partSize: 10 * MIB, partCount: 1 });
+    expect(await tailObjects(id)).toHaveLength(1);
+
+    // The client resumes with chunks of its size from the offset HEAD reports: the tail goes in front.
+    expect(await sizedOk(auth, path, 14 * MIB, bytes.slice(14 * MIB, 24 * MIB))).toBe(24 * MIB);
+    expect(await partsOf(id)).toEqual({ partSize: 10 * MIB, partCount: 2 });
+    const last = await sized(auth, path, 24 * MIB, bytes.slice(24 * MIB));
+    expect(last.headers.get('x-file-id')).toBe(id);
+    expect(await tailObjects(id)).toEqual([]);
+
+    const stored = await storedSha(keyId, id);
+    expect(stored.etag).toMatch(/-3"$/);
+    expect(stored.sha).toBe(await sha256Hex(bytes));
+  });
+
+  it('keeps the size a broken first PATCH chose from its Content-Length', async () => {
+    const { id: keyId, auth } = await newKey('broken first');
+    const bytes = binaryBytes(20 * MIB, 35);
+    const { path, id } = await created(auth, bytes.length, { filename: 'broken-first.bin' });
+    const broken = await call(path, {
+      method: 'PATCH',
+      headers: { ...TUS, ...auth, ...OCTETS, 'Upload-Offset': '0', 'Content-Length': String(10 * MIB) },
+      body: breakingBody(bytes, 7 * MIB),
+    });
+    expect(broken.status).toBe(204);
+    expect(await offsetOf(auth, path)).toBe(7 * MIB);
+    expect(await partsOf(id)).toEqual({ partSize: 10 * MIB, partCount: 0 });
+
+    expect(await sizedOk(auth, path, 7 * MIB, bytes.slice(7 * MIB, 17 * MIB))).toBe(17 * MIB);
+    expect(await partsOf(id)).toEqual({ partSize: 10 * MIB, partCount: 1 });
+    await sized(auth, path, 17 * MIB, bytes.slice(17 * MIB));
+    const stored = await storedSha(keyId, id);
+    expect(stored.etag).toMatch(/-2"$/);
+    expect(stored.sha).toBe(await sha256Hex(bytes));
+  });
+
+  it('lets the first bytes choose again after a first PATCH refused by its checksum (its parts do not count)', async () => {
+    const { id: keyId, auth } = await newKey('refused first');
+    const bytes = binaryBytes(18 * MIB, 36);
+    const { path, id } = await created(auth, bytes.length, { filename: 'refused.bin' });
+    const wrong = await digestBase64('SHA-256', bytes.subarray(0, 10));
+    const refused = await sized(auth, path, 0, bytes.slice(0, 10 * MIB), { 'Upload-Checksum': `sha256 ${wrong}` });
+    await expectError(refused, 460, 'CHECKSUM_MISMATCH');
+    expect(await offsetOf(auth, path)).toBe(0);
+
+    // Now 6 MiB chunks: 6 MiB parts, replacing the refused PATCH's 10 MiB part number 1.
+    for (let offset = 0; offset < bytes.length; offset += 6 * MIB) {
+      await sizedOk(auth, path, offset, bytes.slice(offset, offset + 6 * MIB));
+      if (offset === 0) expect(await partsOf(id)).toEqual({ partSize: 6 * MIB, partCount: 1 });
+    }
+    const stored = await storedSha(keyId, id);
+    expect(stored.etag).toMatch(/-3"$/);
+    expect(stored.sha).toBe(await sha256Hex(bytes));
+  });
+});
+
+describe('chunkPartSize', () => {
+  const GIB = 1024 * MIB;
+  it('takes a chunk of 5 to 32 MiB as the part size, and splits a larger one into equal parts', () => {
+    expect(chunkPartSize(PART_SIZE, 300 * MIB, 10 * MIB)).toBe(10 * MIB);
+    expect(chunkPartSize(PART_SIZE, 300 * MIB, MIN_PART_SIZE)).toBe(MIN_PART_SIZE);
+    expect(chunkPartSize(PART_SIZE, 300 * MIB, 10_000_000)).toBe(10_000_000);
+    expect(chunkPartSize(PART_SIZE, 300 * MIB, MAX_PART_SIZE)).toBe(MAX_PART_SIZE);
+    expect(chunkPartSize(PART_SIZE, 300 * MIB, 50 * MIB)).toBe(25 * MIB);
+    expect(chunkPartSize(PART_SIZE, 300 * MIB, 100 * MIB)).toBe(25 * MIB);
+  });
+
+  it('keeps the upload’s size for a small, unsized or whole-upload first PATCH', () => {
+    expect(chunkPartSize(PART_SIZE, 300 * MIB, MIN_PART_SIZE - 1)).toBe(PART_SIZE);
+    expect(chunkPartSize(PART_SIZE, 300 * MIB, undefined)).toBe(PART_SIZE);
+    expect(chunkPartSize(PART_SIZE, 300 * MIB, 300 * MIB)).toBe(PART_SIZE);
+  });
+
+  it('never chooses parts too small for the upload to fit in 10,000 of them', () => {
+    expect(chunkPartSize(8 * MIB, 60 * GIB, 5 * MIB)).toBe(8 * MIB);
+    expect(chunkPartSize(8 * MIB, 60 * GIB, 10 * MIB)).toBe(10 * MIB);
+  });
+});
