@@ -72,16 +72,18 @@ export const FINDINGS: Record<string, string> = {
     'Per-request work was cut (issue 20): the key’s object keeps its small values in memory (a request reads ' +
     'no storage, writes its window and last use), a known key is neither hashed nor looked up again (isolate ' +
     'cache; its object still checks hash, status and expiry), CORS headers go on the answer instead of a ' +
-    'placeholder response Hono copies, and the origin is parsed once per host: about 5–8 % less workerd CPU ' +
-    'per request in interleaved A/B runs. What remains, measured by CPU per request against the baseline (1.00) ' +
-    'in quick interleaved runs: the same object call and D1 query made without Hono, logging or assets 1.10; ' +
-    'the whole service without Miniflare’s static-assets layer 1.30 (its log line alone is about 0.09 ms); ' +
-    'the whole service as configured 1.5–1.6. With [assets] in wrangler.toml, Miniflare routes every request ' +
-    'through an RPC proxy and the assets router (outer and inner entrypoints) before the Worker: about a fifth ' +
-    'of the CPU here, which Cloudflare’s edge does not charge to the Worker. No setting skips it for API paths: ' +
-    'run_worker_first = true (no rule matching) measured no different and would send /assets/* through the ' +
-    'Worker. Without that layer the service reached 0.75–0.9× in the same quick runs, the nearest figure the ' +
-    'code can reach locally. Runs of this case range widely as other work on the machine comes and goes.',
+    'placeholder response Hono copies, and the origin is parsed once per host: about 7 % less workerd CPU per ' +
+    'request, and 0.62× → 0.71× (medians of per-round ratios) in an interleaved A/B run of the code before ' +
+    'and after. Where the rest goes, as CPU per request against the baseline (1.00) in such runs: the same ' +
+    'object call and D1 query made without Hono, logging or assets 1.10; the whole service without ' +
+    'Miniflare’s static-assets layer 1.23–1.30 (its log line and its zod validation a few per cent each, ' +
+    'Server-Timing nothing measurable: Hono’s work is spread thin); the whole service as configured ' +
+    '1.46–1.50. With [assets] in ' +
+    'wrangler.toml, Miniflare routes every request through an RPC proxy and the assets router (outer and ' +
+    'inner entrypoints) before the Worker, a cost Cloudflare’s edge does not charge to the Worker; no setting ' +
+    'skips it for API paths (run_worker_first = true, no rule matching, measured no different and would send ' +
+    '/assets/* through the Worker). Without that layer the same service reached 0.81–0.88×, the nearest ' +
+    'figure locally. Runs of this case range widely as other work on the machine comes and goes.',
   'get-c50.rps':
     'Same cause as at 10 connections: workerd is CPU-bound, so more connections only lengthen the queue ' +
     '(p50 grows, requests/s do not), and the same per-request cuts apply. Partial runs of this case ranged ' +
