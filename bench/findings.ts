@@ -67,17 +67,27 @@ export const FINDINGS: Record<string, string> = {
     'object, which the local runtime reads at about 60 MiB/s (against 400 MiB/s for a single-put object) and ' +
     'whose reading varies by ±20 % between rounds. The service adds only its headers and the download count.',
   'get-c10.rps':
-    'The local runtime is CPU-bound here, so requests/s follow CPU per request. The request now makes what ' +
-    'the baseline makes (one Durable Object call and one D1 read, counted by test/http/hot-path.test.ts), ' +
-    'but its Durable Object call does more than the baseline’s counter: it checks the key’s hash and status ' +
-    'and resolves its limits before counting; and the Worker routes, validates, shapes the record, times ' +
-    'Server-Timing and writes a log line. Locally every request to the service also passes Miniflare’s static-' +
-    'assets router first (the pages’ files; the baseline has none), a cost Cloudflare’s edge does not charge ' +
-    'to the Worker. Measured in-process, the object call is about 3–5 ms of a 6–8 ms request; runs of this ' +
-    'case ranged 0.63–0.85× as other work on the machine came and went.',
+    'The local runtime is CPU-bound here, so requests/s follow workerd’s CPU per request. The request makes ' +
+    'what the baseline makes (one Durable Object call and one D1 read, counted by test/http/hot-path.test.ts). ' +
+    'Per-request work was cut (issue 20): the key’s object keeps its small values in memory (a request reads ' +
+    'no storage, writes its window and last use), a known key is neither hashed nor looked up again (isolate ' +
+    'cache; its object still checks hash, status and expiry), CORS headers go on the answer instead of a ' +
+    'placeholder response Hono copies, and the origin is parsed once per host: about 7 % less workerd CPU per ' +
+    'request, and 0.62× → 0.71× (medians of per-round ratios) in an interleaved A/B run of the code before ' +
+    'and after. Where the rest goes, as CPU per request against the baseline (1.00) in such runs: the same ' +
+    'object call and D1 query made without Hono, logging or assets 1.10; the whole service without ' +
+    'Miniflare’s static-assets layer 1.23–1.30 (its log line and its zod validation a few per cent each, ' +
+    'Server-Timing nothing measurable: Hono’s work is spread thin); the whole service as configured ' +
+    '1.46–1.50. With [assets] in ' +
+    'wrangler.toml, Miniflare routes every request through an RPC proxy and the assets router (outer and ' +
+    'inner entrypoints) before the Worker, a cost Cloudflare’s edge does not charge to the Worker; no setting ' +
+    'skips it for API paths (run_worker_first = true, no rule matching, measured no different and would send ' +
+    '/assets/* through the Worker). Without that layer the same service reached 0.81–0.88×, the nearest ' +
+    'figure locally. Runs of this case range widely as other work on the machine comes and goes.',
   'get-c50.rps':
     'Same cause as at 10 connections: workerd is CPU-bound, so more connections only lengthen the queue ' +
-    '(p50 grows, requests/s do not). Partial runs of this case ranged 0.62–0.83×.',
+    '(p50 grows, requests/s do not), and the same per-request cuts apply. Partial runs of this case ranged ' +
+    '0.56–0.83×.',
   'bulk.speedup':
     'The bulk request is bound by how fast one request body streams through the Worker: it moves its 10 MiB at ' +
     'about the rate of a single 50 MiB upload, while ten sequential 1 MiB uploads lose mostly per-request work ' +

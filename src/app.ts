@@ -25,6 +25,7 @@ import { createUploadsRouter } from './tus/router';
 
 // One CORS middleware per configuration (parsed once per env), not one per request.
 const corsFor = new WeakMap<Config, MiddlewareHandler>();
+const answered = async () => {};
 
 function apiCors(config: Config): MiddlewareHandler {
   const cached = corsFor.get(config);
@@ -72,6 +73,27 @@ function apiCors(config: Config): MiddlewareHandler {
   return handler;
 }
 
+/** A preflight (OPTIONS) under /api, answered by Hono's cors; any other request goes on. */
+const corsPreflight: MiddlewareHandler<AppEnv> = async function corsPreflight(c, next) {
+  if (c.req.method !== 'OPTIONS') return next();
+  return apiCors(c.get('config'))(c, next);
+};
+
+/**
+ * The CORS headers of an actual request under /api, added by Hono's cors once the answer exists
+ * (errors included: they are rendered into c.res before this runs on). Run before the route,
+ * as cors does, they would go on a placeholder response Hono then copies into the route's own
+ * (two responses more per request). Mounted outside perf, so their time is not in `_perf`'s
+ * gap to Server-Timing. An answer given before the configuration was parsed (a configuration
+ * error) gets none, as before.
+ */
+const corsHeaders: MiddlewareHandler<AppEnv> = async function corsHeaders(c, next) {
+  await next();
+  const config = c.get('config');
+  if (c.req.method === 'OPTIONS' || !config) return;
+  await apiCors(config)(c, answered);
+};
+
 export function createApp() {
   const app = new Hono<AppEnv>();
   app.onError(renderError);
@@ -80,6 +102,7 @@ export function createApp() {
 
   // perf runs before config is parsed, so even a configuration error carries v2's _perf.
   app.use('*', requestContext());
+  app.use('/api/*', corsHeaders);
   app.use('/api/v2/*', perf());
   app.use('*', loadConfig());
   app.get('/health', (c) => c.json({ status: 'ok' }));
@@ -88,7 +111,7 @@ export function createApp() {
   app.use(`${UPLOADS_PATH}/*`, tusProtocol());
   for (const path of REQUEST_TUS_PATHS) app.use(path, tusProtocol(REQUEST_TUS_EXTENSIONS));
 
-  app.use('/api/*', (c, next) => apiCors(c.get('config'))(c, next));
+  app.use('/api/*', corsPreflight);
 
   const v1 = createFilesRouter('v1');
   const v2 = createFilesRouter('v2');

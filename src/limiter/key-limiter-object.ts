@@ -46,6 +46,25 @@ const FORMER_ACCOUNT_KEYS = ['account', 'holds', 'seq', 'used', 'reservations'];
  */
 export class KeyLimiter extends DurableObject<Env> {
   /**
+   * The object's small values (key state, window, last use) as last read or written: every write
+   * goes through #put, and nothing else writes this object's storage, so the copy is never stale.
+   * A request then reads no storage and writes the window and the last use.
+   */
+  readonly #values = new Map<string, unknown>();
+
+  #get<T>(name: string): T | undefined {
+    if (this.#values.has(name)) return this.#values.get(name) as T | undefined;
+    const value = this.ctx.storage.kv.get<T>(name);
+    this.#values.set(name, value);
+    return value;
+  }
+
+  #put<T>(name: string, value: T): void {
+    this.ctx.storage.kv.put(name, value);
+    this.#values.set(name, value);
+  }
+
+  /**
    * One trip for an authenticated request: checks the presented key against the key's state
    * (from D1 at first use and again once it is older than KEY_STATE_MAX_AGE_MS; the admin API
    * and the keys routes update it at once), resolves its limits, counts the request, checks the
@@ -85,10 +104,10 @@ export class KeyLimiter extends DurableObject<Env> {
 
   /** The key changed (revoked, expiry or overrides set): applies at once. Without a state yet, nothing to do. */
   updateKey(update: KeyUpdate): void {
-    const state = this.ctx.storage.kv.get<StoredKeyState>(KEY_STATE_KEY);
+    const state = this.#get<StoredKeyState>(KEY_STATE_KEY);
     if (!state) return;
     const overrides = { ...state.overrides, ...update.overrides };
-    this.ctx.storage.kv.put(KEY_STATE_KEY, { ...state, ...update, overrides, checkedAt: Date.now() });
+    this.#put(KEY_STATE_KEY, { ...state, ...update, overrides, checkedAt: Date.now() });
   }
 
   async admit(request: AdmitRequest): Promise<AdmitResult> {
@@ -98,7 +117,7 @@ export class KeyLimiter extends DurableObject<Env> {
     const reset = Math.ceil((start + windowMs) / 1000);
 
     // Only the current window is kept: storage stays one small value per key.
-    const stored = this.ctx.storage.kv.get<WindowState>(WINDOW_KEY);
+    const stored = this.#get<WindowState>(WINDOW_KEY);
     const count = stored && stored.start === start ? stored.count : 0;
     if (request.count === false) {
       return { allowed: true, limit: request.limit, remaining: Math.max(0, request.limit - count), reset };
@@ -106,7 +125,7 @@ export class KeyLimiter extends DurableObject<Env> {
     if (count >= request.limit) {
       return { allowed: false, limit: request.limit, remaining: 0, reset };
     }
-    this.ctx.storage.kv.put(WINDOW_KEY, { start, count: count + 1 } satisfies WindowState);
+    this.#put(WINDOW_KEY, { start, count: count + 1 } satisfies WindowState);
     const result: AdmitResult = { allowed: true, limit: request.limit, remaining: request.limit - count - 1, reset };
     if (request.hold) {
       const { keyId, accountId, ...hold } = request.hold;
@@ -161,17 +180,17 @@ export class KeyLimiter extends DurableObject<Env> {
 
   /** Writes when the key was last used to D1: at most once per LAST_USED_FLUSH_MS. */
   override async alarm(): Promise<void> {
-    const used = this.ctx.storage.kv.get<{ at: number; written: number }>(LAST_USED_KEY);
-    const state = this.ctx.storage.kv.get<StoredKeyState>(KEY_STATE_KEY);
+    const used = this.#get<{ at: number; written: number }>(LAST_USED_KEY);
+    const state = this.#get<StoredKeyState>(KEY_STATE_KEY);
     if (!used || !state || used.written >= used.at) return;
     await touchLastUsed(this.env.DB, state.id, new Date(used.at).toISOString());
-    this.ctx.storage.kv.put(LAST_USED_KEY, { ...used, written: used.at });
+    this.#put(LAST_USED_KEY, { ...used, written: used.at });
   }
 
   /** Notes a use; the first one since the last write schedules the next write. */
   async #used(now: number): Promise<void> {
-    const used = this.ctx.storage.kv.get<{ at: number; written: number }>(LAST_USED_KEY) ?? { at: 0, written: 0 };
-    this.ctx.storage.kv.put(LAST_USED_KEY, { ...used, at: now });
+    const used = this.#get<{ at: number; written: number }>(LAST_USED_KEY) ?? { at: 0, written: 0 };
+    this.#put(LAST_USED_KEY, { ...used, at: now });
     if (used.at > used.written) return; // a write is already due
     if ((await this.ctx.storage.getAlarm()) !== null) return;
     await this.ctx.storage.setAlarm(Math.max(now, used.written + LAST_USED_FLUSH_MS));
@@ -182,7 +201,7 @@ export class KeyLimiter extends DurableObject<Env> {
    * been used), else the key's own id (every key made before accounts is its account's id).
    */
   #accountIdOf(keyId?: string, accountId?: string): string {
-    const known = this.ctx.storage.kv.get<StoredKeyState>(KEY_STATE_KEY)?.accountId;
+    const known = this.#get<StoredKeyState>(KEY_STATE_KEY)?.accountId;
     const id = accountId ?? known ?? keyId ?? this.ctx.id.name;
     if (!id) throw new Error('storage call without an account');
     return id;
@@ -193,7 +212,7 @@ export class KeyLimiter extends DurableObject<Env> {
   }
 
   async #keyState(keyId: string, now: number): Promise<KeyState | undefined> {
-    const known = this.ctx.storage.kv.get<StoredKeyState>(KEY_STATE_KEY);
+    const known = this.#get<StoredKeyState>(KEY_STATE_KEY);
     if (known && now - known.checkedAt < KEY_STATE_MAX_AGE_MS) return known;
     let row: Awaited<ReturnType<typeof findKeyState>>;
     try {
@@ -219,7 +238,7 @@ export class KeyLimiter extends DurableObject<Env> {
       for (const name of FORMER_ACCOUNT_KEYS) this.ctx.storage.kv.delete(name);
       this.ctx.storage.sql.exec('DROP TABLE IF EXISTS expiring');
     }
-    this.ctx.storage.kv.put(KEY_STATE_KEY, state);
+    this.#put(KEY_STATE_KEY, state);
     return state;
   }
 }
