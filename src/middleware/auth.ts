@@ -1,5 +1,5 @@
 // Authentication, the route's scope, rate limiting and (for uploads) the storage hold, in one
-// trip to the key's Durable Object. The key's hash and id come from an isolate cache of presented keys (D1 only on a miss).
+// trip to the key's Durable Object. The key's id comes from an isolate cache of key hashes (D1 only on a miss).
 import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import { type Config, holdTtlMs } from '../config';
@@ -36,20 +36,19 @@ export function keyDefaults(config: Config): KeyLimits {
   return defaults;
 }
 
-// Presented key → its hash and key id, for keys found active in D1. The mapping never changes,
-// so it needs no expiry; whether the key is still active is the key's object's to say, on every
-// request (a refused key is dropped here). Only this isolate's memory holds it: never logged or stored.
-type KnownKey = { hash: string; id: string };
-const knownKeys = new Map<string, KnownKey>();
+// Key hash → key id, for keys found active. The mapping never changes, so it needs no expiry;
+// whether the key is still active is the key's object's to say, on every request.
+const knownKeys = new Map<string, string>();
 const MAX_KNOWN_KEYS = 10_000;
 
-async function knownKey(db: D1Database, token: string, hash: string): Promise<KnownKey | undefined> {
+async function keyIdOf(db: D1Database, hash: string): Promise<string | undefined> {
+  const cached = knownKeys.get(hash);
+  if (cached) return cached;
   const row = await findActiveKeyIdByHash(db, hash, isoNow());
   if (!row) return undefined;
   if (knownKeys.size >= MAX_KNOWN_KEYS) knownKeys.clear();
-  const known = { hash, id: row.id };
-  knownKeys.set(token, known);
-  return known;
+  knownKeys.set(hash, row.id);
+  return row.id;
 }
 
 /**
@@ -96,20 +95,17 @@ export const authenticate = () =>
     // Only failures are refused: a valid key always goes on, whatever its address did, so people
     // behind one NAT cannot lock each other out. A failure from a blocked address is answered
     // 429 without being recorded again (see docs/limits.md, "Failed authentication").
-    const token = bearerToken(header);
-    const refuse = async (known?: boolean): Promise<never> => {
-      if (known && token) knownKeys.delete(token);
+    const refuse = async (hash?: string): Promise<never> => {
+      if (hash) knownKeys.delete(hash);
       refuseIfBlocked(address, 'api');
       throw await recordFailure(c.env.AUTH_GUARD, config, address, 'api', unauthorized());
     };
 
-    // A key this isolate has seen is neither hashed nor looked up again (its object checks it below).
-    const cached = token ? knownKeys.get(token) : undefined;
-    const hash = cached?.hash ?? (token && API_KEY_PATTERN.test(token) ? await sha256Hex(token) : undefined);
-    if (!token || !hash) return refuse();
-    const known = await measure(timings, 'auth', async () => cached ?? knownKey(c.env.DB, token, hash));
-    if (!known) return refuse();
-    const keyId = known.id;
+    const token = bearerToken(header);
+    const hash = token && API_KEY_PATTERN.test(token) ? await sha256Hex(token) : undefined;
+    if (!hash) return refuse();
+    const keyId = await measure(timings, 'auth', () => keyIdOf(c.env.DB, hash));
+    if (!keyId) return refuse();
 
     let limits: KeyLimits;
     let key: AuthorizedKey;
@@ -126,7 +122,7 @@ export const authenticate = () =>
           usage: wantsUsage(c, needs),
         }),
       );
-      if (!result.limits || !result.admission || !result.key) return refuse(true);
+      if (!result.limits || !result.admission || !result.key) return refuse(hash);
       limits = result.limits;
       key = result.key;
       const { admission } = result;
@@ -139,7 +135,7 @@ export const authenticate = () =>
       if (error instanceof ApiError) throw error;
       log('error', 'rate limiter unreachable', { keyId, error: String(error) });
       const row = await findActiveKeyByHash(c.env.DB, hash);
-      if (!row || (row.expires_at !== null && row.expires_at <= isoNow())) return refuse(true);
+      if (!row || (row.expires_at !== null && row.expires_at <= isoNow())) return refuse(hash);
       limits = effectiveLimits(overridesOf(row), keyDefaults(config));
       key = {
         id: row.id,
