@@ -13,7 +13,10 @@ export function readCase(id: string, connections: number, seconds: number, reps:
     title: `GET /api/v2/files/:id, ${connections} connections`,
     description:
       `autocannon, ${connections} keep-alive connections for ${seconds} s per repetition (1 s warm-up per variant ` +
-      'before the rounds), with the Authorization header. Every answer must be 2xx.',
+      'before the rounds), with the Authorization header. Every answer must be 2xx. The bare Worker is deployed ' +
+      'like the service, with static assets beside it (`[assets]`, the Worker first for API paths): locally ' +
+      'Miniflare passes every request of such a Worker through its assets layer first, a hop Cloudflare does ' +
+      'not charge to the Worker, so both pay it.',
     reps,
     metrics: [
       { name: 'rps', label: 'requests/s', unit: 'req/s', better: 'higher', digits: 0 },
@@ -29,7 +32,7 @@ export function readCase(id: string, connections: number, seconds: number, reps:
       const endpoints: Endpoint[] = [
         {
           id: 'do-d1',
-          label: 'bare Worker: one DO call + one D1 read',
+          label: 'bare Worker (with static assets): one DO call + one D1 read',
           role: 'baseline',
           worker: 'doD1',
           url: new URL(`/files/${baselineFile}`, doD1.url),
