@@ -68,7 +68,7 @@ export function uploadDeps(c: Context<AppEnv>): UploadDeps {
   const session = new UploadSession({
     bucket: deps.bucket,
     // The rate limiter may already hold storage, granted in the same call that admitted us.
-    quota: new QuotaTicket(c.env.KEY_LIMITER, key, c.get('grant')),
+    quota: new QuotaTicket(c.env.ACCOUNT_STORAGE, key, c.get('grant')),
     deadline: Date.now() + uploadTimeoutMs(config),
     timeoutSeconds: config.UPLOAD_TIMEOUT_SECONDS,
     signal: c.req.raw.signal,

@@ -1,5 +1,7 @@
 // The only code that talks to a key's Durable Object: routes and services go through here. The
 // request's storage calls go through it too (it passes them on to the key's account's object).
+import { type AccountsNamespace, releaseHold } from '../accounts/account-storage-client';
+import type { AccountStorage } from '../accounts/account-storage-object';
 import type { ApiKeyContext, RateLimitState } from '../env';
 import { ApiError } from '../errors';
 import { formatBytes } from '../lib/format';
@@ -150,7 +152,7 @@ const MAX_AHEAD_FILES = 10;
  * quota is finally enforced.
  */
 export class QuotaTicket {
-  readonly #namespace: LimiterNamespace;
+  readonly #accounts: AccountsNamespace;
   readonly #key: ApiKeyContext;
   #grant: Grant | undefined;
   readonly #needs = new Map<string, number>();
@@ -160,8 +162,8 @@ export class QuotaTicket {
    * `converts`: reservations (tus partial uploads) the commit ends in the same step, their room
    * becoming the committed files' (a tus final upload). Never released by this ticket otherwise.
    */
-  constructor(namespace: LimiterNamespace, key: ApiKeyContext, grant?: Grant, converts: string[] = []) {
-    this.#namespace = namespace;
+  constructor(accounts: AccountsNamespace, key: ApiKeyContext, grant?: Grant, converts: string[] = []) {
+    this.#accounts = accounts;
     this.#key = key;
     this.#grant = grant;
     this.#converts = converts;
@@ -173,9 +175,8 @@ export class QuotaTicket {
     const needBytes = this.#bytes();
     const needFiles = this.#needs.size;
     if (this.#grant && needBytes <= this.#grant.bytes && needFiles <= this.#grant.files) return;
-    const result = await this.#call((limiter) =>
-      limiter.reserve({
-        keyId: this.#key.id,
+    const result = await this.#call((account) =>
+      account.reserve({
         accountId: this.#key.accountId,
         holdId: this.#grant?.id,
         needBytes,
@@ -205,9 +206,8 @@ export class QuotaTicket {
     const holdId = this.#grant?.id;
     this.#grant = undefined;
     this.#needs.clear();
-    const result = await this.#call((limiter) =>
-      limiter.commit({
-        keyId: this.#key.id,
+    const result = await this.#call((account) =>
+      account.commit({
         accountId: this.#key.accountId,
         holdId,
         holdIds: this.#converts.length > 0 ? this.#converts : undefined,
@@ -227,9 +227,7 @@ export class QuotaTicket {
     this.#grant = undefined;
     this.#needs.clear();
     if (!holdId) return;
-    await limiterOf(this.#namespace, this.#key.id)
-      .release(holdId, this.#key.accountId)
-      .catch((error: unknown) => log('error', 'hold not released', { keyId: this.#key.id, error: String(error) }));
+    await releaseHold(this.#accounts, this.#key.accountId, holdId);
   }
 
   #bytes(): number {
@@ -238,11 +236,12 @@ export class QuotaTicket {
     return total;
   }
 
-  async #call<T>(work: (limiter: DurableObjectStub<KeyLimiter>) => Promise<T>): Promise<T> {
+  // Straight to the account's storage object (not through the key's object: one hop less).
+  async #call<T>(work: (account: DurableObjectStub<AccountStorage>) => Promise<T>): Promise<T> {
     try {
-      return await work(limiterOf(this.#namespace, this.#key.id));
+      return await work(this.#accounts.getByName(this.#key.accountId));
     } catch (error) {
-      // Without the key's object the quota cannot be kept: refuse rather than overfill.
+      // Without the account's object the quota cannot be kept: refuse rather than overfill.
       throw new ApiError('SERVICE_UNAVAILABLE', 'Storage accounting is unavailable, try again', { cause: error });
     }
   }

@@ -57,7 +57,7 @@ export const idempotency = () =>
       await request.body?.cancel().catch(() => undefined);
       const grant = c.get('grant');
       if (grant) {
-        const held = new QuotaTicket(c.env.KEY_LIMITER, c.get('apiKey'), grant);
+        const held = new QuotaTicket(c.env.ACCOUNT_STORAGE, c.get('apiKey'), grant);
         c.executionCtx.waitUntil(held.release());
       }
       if (begun.state === 'mismatch') throw new ApiError('IDEMPOTENCY_KEY_REUSED');

@@ -1,8 +1,10 @@
 // The only code that talks to a request's Durable Object (and the per-address throttle).
+
+import type { AccountsNamespace } from '../accounts/account-storage-client';
 import type { ApiKeyContext } from '../env';
 import { ApiError } from '../errors';
 import { formatBytes } from '../lib/format';
-import { type LimiterNamespace, QuotaTicket } from '../limiter/key-limiter-client';
+import { QuotaTicket } from '../limiter/key-limiter-client';
 import { log } from '../log';
 import type { RequestCounts, RequestLimits, SlotGrant, SlotResult, WindowResult } from './counter-contract';
 import type { FileRequestCounter, RequestThrottle } from './counter-object';
@@ -75,12 +77,12 @@ export class RequestTicket extends QuotaTicket {
   #pending = 0;
 
   constructor(
-    quota: { namespace: LimiterNamespace; owner: ApiKeyContext },
+    quota: { accounts: AccountsNamespace; owner: ApiKeyContext },
     stub: CounterStub,
     limits: RequestLimits,
     until: number,
   ) {
-    super(quota.namespace, quota.owner);
+    super(quota.accounts, quota.owner);
     this.#stub = stub;
     this.#limits = limits;
     this.#until = until;

@@ -51,7 +51,7 @@ async function inRequestSession(
 ): Promise<Received> {
   const { config } = deps;
   const ticket = new RequestTicket(
-    { namespace: deps.limiter, owner: deps.owner },
+    { accounts: deps.accounts, owner: deps.owner },
     counterOf(deps.counters, request.id),
     requestLimits(request),
     Date.now() + holdTtlMs(config),

@@ -148,7 +148,7 @@ async function recordFinal(
   const session = new UploadSession({
     bucket,
     quota: new QuotaTicket(
-      deps.limiter,
+      deps.accounts,
       key,
       undefined,
       claims.map((claim) => claim.holdId),

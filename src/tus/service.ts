@@ -260,7 +260,7 @@ async function recordUpload(
   const stub = uploadObject(deps.uploads, upload.id);
   const session = new UploadSession({
     bucket,
-    quota: new QuotaTicket(deps.limiter, key, { id: upload.holdId, bytes: upload.length, files: 1 }),
+    quota: new QuotaTicket(deps.accounts, key, { id: upload.holdId, bytes: upload.length, files: 1 }),
     deadline: Date.now() + uploadTimeoutMs(config),
     timeoutSeconds: config.UPLOAD_TIMEOUT_SECONDS,
     waitUntil: deps.waitUntil,
