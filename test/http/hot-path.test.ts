@@ -54,6 +54,8 @@ function counted(): { counts: Counts; overrides: Partial<TestEnv> } {
       DB: countingD1(env.DB, counts),
       KEY_LIMITER: countingNamespace(env.KEY_LIMITER, () => counts.durableObject++),
       AUTH_GUARD: countingNamespace(env.AUTH_GUARD, () => counts.durableObject++),
+      // An upload's commit (and any further reserve) goes to the account's object directly.
+      ACCOUNT_STORAGE: countingNamespace(env.ACCOUNT_STORAGE, () => counts.durableObject++),
       // Idempotency-Key is for writes only: a read never reaches the account's store.
       IDEMPOTENCY: countingNamespace(env.IDEMPOTENCY, () => counts.durableObject++),
       FILES: countingR2(env.FILES, counts),

@@ -110,6 +110,11 @@ export async function storedWindow(name: string): Promise<{ start: number; count
  * call to an object that is down or overloaded would. `calls` counts the attempts.
  */
 export function unreachableLimiter() {
+  return unreachableObjects(env.KEY_LIMITER);
+}
+
+/** A Durable Object namespace whose every call fails, recording the method names called. */
+export function unreachableObjects<T extends { idFromName(name: string): DurableObjectId }>(real: T) {
   const calls: string[] = [];
   const stub = new Proxy(
     {},
@@ -126,8 +131,8 @@ export function unreachableLimiter() {
   );
   const namespace = {
     getByName: () => stub,
-    idFromName: (name: string) => env.KEY_LIMITER.idFromName(name),
+    idFromName: (name: string) => real.idFromName(name),
     get: () => stub,
   };
-  return { binding: namespace as unknown as typeof env.KEY_LIMITER, calls };
+  return { binding: namespace as unknown as T, calls };
 }

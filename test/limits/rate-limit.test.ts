@@ -25,6 +25,7 @@ import {
   rateHeaders,
   storedWindow,
   unreachableLimiter,
+  unreachableObjects,
   uploadRequest,
 } from './limits-helpers-rate';
 
@@ -287,31 +288,55 @@ describe('when the limiter cannot be reached', () => {
   });
 
   it.each(VERSIONS)(
-    'refuses a %s upload with 503 SERVICE_UNAVAILABLE and stores nothing (fail closed)',
+    'takes a %s upload while the key’s object is down: the account’s object keeps the quota',
+    async (version) => {
+      vi.spyOn(console, 'error').mockImplementation(() => undefined);
+      const limiter = unreachableLimiter();
+      const { auth } = await createKey('key-down', {
+        rateLimitRequests: 7,
+        rateLimitWindowSeconds: HOUR,
+        storageQuotaBytes: 100,
+      });
+      const upload = (content: string) =>
+        call(
+          api(version, '/upload'),
+          { method: 'POST', headers: auth, body: form([{ filename: 'a.txt', type: 'text/plain', content }]) },
+          { KEY_LIMITER: limiter.binding },
+        );
+      const stored = await upload('a'.repeat(64));
+      expect(stored.status).toBe(201);
+      // Still exact: the next 64 bytes do not fit the 100-byte quota.
+      await expectError(await upload('b'.repeat(64)), 413, 'STORAGE_EXCEEDED', version);
+      expect(limiter.calls).toEqual(['authorize', 'authorize']);
+    },
+  );
+
+  it.each(VERSIONS)(
+    'refuses a %s upload with 503 SERVICE_UNAVAILABLE and stores nothing when the account’s object is down (fail closed)',
     async (version) => {
       const logged = vi.spyOn(console, 'error').mockImplementation(() => undefined);
-      const limiter = unreachableLimiter();
+      const accounts = unreachableObjects(env.ACCOUNT_STORAGE);
       const { id, auth } = await createKey('closed', { rateLimitRequests: 7, rateLimitWindowSeconds: HOUR });
       const body = form([{ filename: 'a.txt', type: 'text/plain', content: 'a'.repeat(64) }]);
-      const down = { KEY_LIMITER: limiter.binding };
+      const down = { ACCOUNT_STORAGE: accounts.binding };
       const response = await call(api(version, '/upload'), { method: 'POST', headers: auth, body }, down);
       await expectError(response, 503, 'SERVICE_UNAVAILABLE', version);
       expect(rateHeaders(response).limit).toBe(7);
       await expectNothingStored(id);
-      // The limiter was asked (and failed) both to admit the request and to hold the file's bytes.
-      expect(limiter.calls).toEqual(['authorize', 'reserve']);
+      // The key's object admitted it; holding the file's bytes needed the account, which failed.
+      expect(accounts.calls).toEqual(['reserve']);
       expect(logged).toHaveBeenCalled();
     },
   );
 
-  it('fails each file of a bulk upload with SERVICE_UNAVAILABLE and stores nothing (fail closed)', async () => {
+  it('fails each file of a bulk upload with SERVICE_UNAVAILABLE and stores nothing when the account’s object is down (fail closed)', async () => {
     vi.spyOn(console, 'error').mockImplementation(() => undefined);
     const { id, auth } = await createKey('closed-bulk', { rateLimitRequests: 7, rateLimitWindowSeconds: HOUR });
     const body = form([
       { name: 'files', filename: 'a.txt', type: 'text/plain', content: 'a'.repeat(64) },
       { name: 'files', filename: 'b.txt', type: 'text/plain', content: 'b'.repeat(64) },
     ]);
-    const down = { KEY_LIMITER: unreachableLimiter().binding };
+    const down = { ACCOUNT_STORAGE: unreachableObjects(env.ACCOUNT_STORAGE).binding };
     const response = await call('/api/v2/upload/bulk', { method: 'POST', headers: auth, body }, down);
     // Bulk answers 201 for a well-formed request, with the failure per file (api.md, v2 bulk).
     expect(response.status).toBe(201);
