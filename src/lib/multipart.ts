@@ -1,6 +1,6 @@
-// A streaming multipart/form-data reader. It holds at most one source read (1 MiB, or a small
-// body whole) plus a delimiter's length of carry-over, so a part of any size passes through in
-// bounded memory.
+// A streaming multipart/form-data reader. It holds at most one source read (1 MiB, or a network
+// chunk of a small body) plus a delimiter's length of carry-over, so a part of any size passes
+// through in bounded memory.
 
 export class MultipartError extends Error {
   override name = 'MultipartError';
@@ -43,10 +43,12 @@ const READ_BYTES = 1024 * 1024;
 type Source = { read(): Promise<ReadableStreamReadResult<Uint8Array>>; cancel(): Promise<void> };
 
 /**
- * Large reads where the stream allows them (see READ_BYTES), else the stream's own chunks. With
- * the body's length known, a read never asks for more than is left (a small body is one read).
+ * Large reads where they pay (see READ_BYTES): a body of unknown length or over SMALL_BODY_BYTES,
+ * when the stream allows them. A small body keeps the stream's own chunks: read whole with
+ * `readAtLeast` it cost workerd about 3 MiB more at 1 MiB (bench: upload-1mib), for 10 % less CPU.
  */
 function openSource(body: ReadableStream<Uint8Array>, length: number | undefined): Source {
+  if (length !== undefined && length <= SMALL_BODY_BYTES) return body.getReader();
   let byob: ReadableStreamBYOBReader | undefined;
   try {
     byob = body.getReader({ mode: 'byob' });
@@ -55,15 +57,11 @@ function openSource(body: ReadableStream<Uint8Array>, length: number | undefined
   }
   if (byob && typeof byob.readAtLeast === 'function') {
     const reader = byob;
-    let left = length ?? Number.POSITIVE_INFINITY;
     return {
       read: async () => {
-        // A small body (up to a part) is read whole: its file is then one piece, never copied.
-        const size = left <= WHOLE_READ_BYTES ? Math.max(MIN_READ_BYTES, left) : READ_BYTES;
-        const next = await reader.readAtLeast(size, new Uint8Array(size));
-        left -= next.value?.length ?? 0;
+        const next = await reader.readAtLeast(READ_BYTES, new Uint8Array(READ_BYTES));
         // A short read (the body's end) keeps only its bytes, not the whole read buffer.
-        if (next.value && next.value.length < size / 2) {
+        if (next.value && next.value.length < READ_BYTES / 2) {
           return { done: next.done, value: next.value.slice() } as ReadableStreamReadResult<Uint8Array>;
         }
         return next;
@@ -75,8 +73,7 @@ function openSource(body: ReadableStream<Uint8Array>, length: number | undefined
   return body.getReader();
 }
 
-const MIN_READ_BYTES = 16 * 1024;
-const WHOLE_READ_BYTES = 8 * 1024 * 1024;
+const SMALL_BODY_BYTES = 8 * 1024 * 1024;
 
 export class MultipartReader {
   readonly #source: Source;
