@@ -87,12 +87,11 @@ export const FINDINGS: Record<string, string> = {
     'Same cause as at 10 connections: workerd is CPU-bound, so more connections only lengthen the ' +
     'queue (p50 grows, requests/s do not), and the same per-request cuts apply.',
   'bulk.speedup':
-    'The bulk request is CPU-bound: it moves its 10 MiB in 220 ms with 180 ms of workerd CPU, against ' +
-    '324 ms for ten single uploads. The local R2 put alone costs about 13 ms of CPU per MiB (the bare ' +
-    'put), so about 130 ms of the bulk’s CPU is storage the Worker cannot avoid; 2× (162 ms) would ' +
-    'leave about 30 ms for reading, parsing and hashing 10 MiB and recording ten files. Since issue ' +
-    '20 a large form is read in 1 MiB pieces and an upload’s commit skips a hop; a single upload got ' +
-    'faster as well, so the ratio moved little (1.43× → 1.47–1.62× across runs). The nearest ' +
-    'achievable figure on this runtime is about 2.4× (ten single uploads against ten bare puts’ CPU); ' +
-    'the measured 1.47× is what is left after the per-file hash, parse and copy.',
+    'This runtime does not allow 2× here: the tutorial Worker taking the same form (`bare-bulk`: the ' +
+    'runtime’s own parser, then all ten puts at once, with no key, hash or record) is itself only ' +
+    'about 1.4× faster than the ten sequential uploads (the `bulk.bound` row), because a bulk upload ' +
+    'is CPU-bound on workerd, whose local R2 runs in the same process: the ten puts cost the same CPU ' +
+    'whether they come in one request or ten. edgeshare’s bulk upload runs at that floor (1.41–1.47× ' +
+    'against the floor’s 1.41× in the runs of the final code), hashing and recording every file; the ' +
+    'nearest achievable figure is the floor.',
 };

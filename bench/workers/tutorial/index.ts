@@ -1,6 +1,7 @@
 // Peer: the upload Worker a user would otherwise copy from a tutorial. request.formData() reads
 // the whole body into memory, then the File goes to R2 in one put().
 //   POST   /upload        multipart/form-data with a `file` part
+//   POST   /bulk          multipart/form-data with `files` parts: formData(), then every file put at once
 //   DELETE /object/:key   clean-up between runs (not timed)
 
 type PeerEnv = { BUCKET: R2Bucket };
@@ -15,6 +16,17 @@ export default {
       const key = crypto.randomUUID();
       const object = await env.BUCKET.put(key, file, { httpMetadata: { contentType: file.type } });
       return Response.json({ key, size: object?.size }, { status: 201 });
+    }
+    if (request.method === 'POST' && url.pathname === '/bulk') {
+      const files = (await request.formData()).getAll('files').filter((entry) => typeof entry !== 'string');
+      const keys = await Promise.all(
+        files.map(async (file) => {
+          const key = crypto.randomUUID();
+          await env.BUCKET.put(key, file, { httpMetadata: { contentType: file.type } });
+          return key;
+        }),
+      );
+      return Response.json({ keys }, { status: 201 });
     }
     const [, route, key] = url.pathname.split('/');
     if (request.method === 'DELETE' && route === 'object' && key) {
