@@ -61,8 +61,10 @@ export const FINDINGS: Record<string, string> = {
     'requests (authorize, the lease in the upload’s object, its end). With the hash alone taken into ' +
     'account, the nearest achievable figure is about 0.8× of the single request; 50 MiB chunks ' +
     'measure 0.70×, 10 MiB chunks 0.65×. Reading PATCH bodies in large pieces (readAtLeast, as the ' +
-    'single request does) was tried: correct in every test, but 300 MiB in 10 MiB chunks then took ' +
-    'minutes instead of seconds in the bench, unexplained, so it was reverted.',
+    'single request does) was tried: correct in every test, and 0.88× in one quick run, but in the ' +
+    'bench one chunked upload per run then stalled for about 13 s in a fresh workerd (first the 10 ' +
+    'MiB chunks; with each read capped at the body’s length, a single large PATCH); the cause was not ' +
+    'found in time, so it was reverted and is the next thing to look at.',
   'tus-300mib.throughput-50':
     'Same causes as with 10 MiB chunks, paid 6 times: a 50 MiB chunk is stored as two 25 MiB parts (a ' +
     'part is at most 32 MiB, the one buffer a PATCH holds), with no tail object. workerd CPU per MiB ' +
