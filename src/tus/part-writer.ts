@@ -122,7 +122,7 @@ class PartWriter {
   async #read(remaining: number): Promise<void> {
     const { body, signal, contentLength } = this.#r;
     if (!body) return;
-    const reader = chunkReader(body, contentLength, () => this.#received);
+    const reader = chunkReader(body);
     // A client that goes away may leave a read pending for ever: cancelling ends it.
     const onAbort = () => {
       this.#cutOff = true;
@@ -315,42 +315,27 @@ class PartWriter {
 const tooLong = (remaining: number) =>
   new ApiError('FILE_TOO_LARGE', `The request carries more than the ${remaining} bytes the upload has left`);
 
-// A PATCH body of known length is read in pieces of at least this much (`readAtLeast`, a workerd
-// extension of the BYOB reader) into one reused buffer: one JavaScript turn per piece instead of
-// per network chunk. Small enough that a body breaking off loses little of what arrived (the
-// bytes of an unfinished read), which the client sends again from the offset HEAD reports.
-const MIN_READ_BYTES = 64 * 1024;
+// A PATCH body is read into one reused buffer of this size (a BYOB reader): each read takes all
+// the bytes that have arrived, up to this, in one JavaScript turn, and a body that breaks off
+// still keeps every byte that arrived (a read never waits for more than one byte).
 const READ_BUFFER_BYTES = 1024 * 1024;
 
 type ChunkReader = { read(): Promise<ReadableStreamReadResult<Uint8Array>>; cancel(): Promise<void> };
 
-/**
- * The body's chunks: for a byte stream of known length, large reads into one reused buffer (each
- * chunk valid until the next read; never asking for more than the body has left), else the
- * stream's own chunks.
- */
-function chunkReader(
-  body: ReadableStream<Uint8Array>,
-  length: number | undefined,
-  received: () => number,
-): ChunkReader {
-  if (length === undefined) return body.getReader();
+/** The body's chunks, read into one reused buffer (each valid until the next read) where the stream allows it. */
+function chunkReader(body: ReadableStream<Uint8Array>): ChunkReader {
   let byob: ReadableStreamBYOBReader | undefined;
   try {
     byob = body.getReader({ mode: 'byob' });
   } catch {
-    // Not a byte stream (a body made in JavaScript).
-  }
-  if (!byob || typeof byob.readAtLeast !== 'function') {
-    byob?.releaseLock();
+    // Not a byte stream (a body made in JavaScript): its own chunks.
     return body.getReader();
   }
   const reader = byob;
   let buffer = new ArrayBuffer(READ_BUFFER_BYTES);
   return {
     async read() {
-      const min = Math.max(1, Math.min(MIN_READ_BYTES, length - received()));
-      const next = await reader.readAtLeast(min, new Uint8Array(buffer));
+      const next = await reader.read(new Uint8Array(buffer));
       if (next.value) buffer = next.value.buffer as ArrayBuffer;
       if (!next.done && next.value?.length === 0) return this.read();
       return next;
