@@ -15,6 +15,8 @@ export function newKey(name: string, overrides: { quota?: number; rateLimit?: nu
   return createKey(name, {
     storageQuotaBytes: overrides.quota ?? null,
     rateLimitRequests: overrides.rateLimit ?? 100_000,
+    // An hour's window: a test counting requests is not cut by a minute boundary (windows are aligned).
+    rateLimitWindowSeconds: 3600,
   });
 }
 
