@@ -6,7 +6,7 @@ import type { BenchCase } from '../lib/case.ts';
 import { serverTiming } from '../lib/server-timing.ts';
 import { bearer, deleteFiles, uploadFile } from '../lib/service.ts';
 import { fileBody, send } from '../lib/transfer.ts';
-import { CPU_PER_MIB, RECORDED_LABEL, REQUEST_MS, THROUGHPUT, uploadVariants, WARM_BYTES } from './uploads.ts';
+import { RECORDED_LABEL, TRANSFER_METRICS, uploadVariants, WARM_BYTES } from './uploads.ts';
 
 export function digestCase(id: string, sizeMiB: number, reps: number): BenchCase {
   return {
@@ -20,7 +20,7 @@ export function digestCase(id: string, sizeMiB: number, reps: number): BenchCase
       `one ${WARM_BYTES / 1024} KiB upload.`,
     reps,
     freshProcess: true,
-    metrics: [THROUGHPUT, REQUEST_MS, CPU_PER_MIB],
+    metrics: TRANSFER_METRICS,
     async prepare(ctx) {
       const { service } = ctx.workers;
       const { variant, bare, measured } = uploadVariants(ctx, sizeMiB);

@@ -2,8 +2,8 @@
 // by one put() and of one stored by R2 multipart.
 import type { BenchCase, Variant } from '../lib/case.ts';
 import { bearer, storedAs, uploadFile } from '../lib/service.ts';
-import { download, fileBody, MIB, makeFile, send } from '../lib/transfer.ts';
-import { CPU_PER_MIB, REQUEST_MS, THROUGHPUT, WARM_BYTES } from './uploads.ts';
+import { download, fileBody, MIB, send } from '../lib/transfer.ts';
+import { caseFiles, TRANSFER_METRICS, WARM_BYTES } from './uploads.ts';
 
 export function downloadCase(id: string, sizeMiB: number, reps: number): BenchCase {
   return {
@@ -15,12 +15,10 @@ export function downloadCase(id: string, sizeMiB: number, reps: number): BenchCa
       `process warmed by reading a ${WARM_BYTES / 1024} KiB file the same way.`,
     reps,
     freshProcess: true,
-    metrics: [THROUGHPUT, REQUEST_MS, CPU_PER_MIB],
+    metrics: TRANSFER_METRICS,
     async prepare(ctx) {
-      const size = sizeMiB * MIB;
-      const path = makeFile(ctx.tmpDir, size);
+      const { size, path, warmPath } = caseFiles(ctx, sizeMiB);
       const { r2, service } = ctx.workers;
-      const warmPath = makeFile(ctx.tmpDir, WARM_BYTES);
       await storeBareCopies(r2.url, 'download', path, warmPath);
       const { id: fileId } = await uploadFile(service.url, ctx.apiKey, path);
       const { id: warmId } = await uploadFile(service.url, ctx.apiKey, warmPath);

@@ -3,8 +3,8 @@
 // bundle started without the EVENTS producer, where enqueueing is skipped. Shown, not a target.
 import type { BenchCase, ServiceId, Variant } from '../lib/case.ts';
 import { deleteFiles, uploadFile } from '../lib/service.ts';
-import { MIB, makeFile } from '../lib/transfer.ts';
-import { CPU_PER_MIB, REQUEST_MS, THROUGHPUT, WARM_BYTES } from './uploads.ts';
+import { MIB } from '../lib/transfer.ts';
+import { caseFiles, TRANSFER_METRICS, WARM_BYTES } from './uploads.ts';
 
 export function eventsCase(id: string, sizeMiB: number, reps: number): BenchCase {
   return {
@@ -17,11 +17,9 @@ export function eventsCase(id: string, sizeMiB: number, reps: number): BenchCase
       `difference is the event's whole cost. Fresh workerd per repetition, warmed by a ${WARM_BYTES / 1024} KiB upload.`,
     reps,
     freshProcess: true,
-    metrics: [THROUGHPUT, REQUEST_MS, CPU_PER_MIB],
+    metrics: TRANSFER_METRICS,
     async prepare(ctx) {
-      const size = sizeMiB * MIB;
-      const path = makeFile(ctx.tmpDir, size);
-      const warmPath = makeFile(ctx.tmpDir, WARM_BYTES);
+      const { size, path, warmPath } = caseFiles(ctx, sizeMiB);
       const quietKey = (await ctx.createApiKey('bench-no-events', 'serviceNoEvents')).key;
       const uploader = (worker: ServiceId, key: string): Pick<Variant, 'run' | 'warm'> => {
         const base = ctx.workers[worker].url;

@@ -2,9 +2,9 @@
 // against the bare R2 stream of an object stored the same way (one put() or R2 multipart).
 import type { BenchCase } from '../lib/case.ts';
 import { bearer, jsonBody, storedAs, uploadFile } from '../lib/service.ts';
-import { MIB, makeFile, send } from '../lib/transfer.ts';
+import { send } from '../lib/transfer.ts';
 import { bareReadVariants, downloadReader, storeBareCopies } from './downloads.ts';
-import { CPU_PER_MIB, REQUEST_MS, THROUGHPUT, WARM_BYTES } from './uploads.ts';
+import { caseFiles, TRANSFER_METRICS, WARM_BYTES } from './uploads.ts';
 
 /** Only the bench knows it; sent as HTTP Basic with an empty user name, as scripts do. */
 const PASSWORD = 'bench share-link password';
@@ -22,11 +22,9 @@ export function shareDownloadCase(id: string, sizeMiB: number, reps: number): Be
       `Fresh workerd per repetition, warmed by a ${WARM_BYTES / 1024} KiB file read the same way.`,
     reps,
     freshProcess: true,
-    metrics: [THROUGHPUT, REQUEST_MS, CPU_PER_MIB],
+    metrics: TRANSFER_METRICS,
     async prepare(ctx) {
-      const size = sizeMiB * MIB;
-      const path = makeFile(ctx.tmpDir, size);
-      const warmPath = makeFile(ctx.tmpDir, WARM_BYTES);
+      const { size, path, warmPath } = caseFiles(ctx, sizeMiB);
       const { r2, service } = ctx.workers;
       await storeBareCopies(r2.url, 'share', path, warmPath);
       const makeLink = async (fileId: string, password: string | null = PASSWORD) => {

@@ -3,8 +3,8 @@
 import { createReadStream, statSync } from 'node:fs';
 import type { BenchCase, Rep, Variant } from '../lib/case.ts';
 import { bearer, deleteFiles, FILE_TYPE, uploadFile } from '../lib/service.ts';
-import { MIB, makeFile, send } from '../lib/transfer.ts';
-import { CPU_PER_MIB, REQUEST_MS, THROUGHPUT, WARM_BYTES } from './uploads.ts';
+import { MIB, send } from '../lib/transfer.ts';
+import { caseFiles, TRANSFER_METRICS, WARM_BYTES } from './uploads.ts';
 
 const TUS = { 'tus-resumable': '1.0.0' };
 const READ_CHUNK = 256 * 1024;
@@ -120,11 +120,9 @@ export function tusCase(id: string, sizeMiB: number, chunksMiB: number[], reps: 
       'concatenation works at this size and what it costs, not a speed-up.',
     reps,
     freshProcess: true,
-    metrics: [THROUGHPUT, REQUEST_MS, CPU_PER_MIB],
+    metrics: TRANSFER_METRICS,
     async prepare(ctx) {
-      const size = sizeMiB * MIB;
-      const path = makeFile(ctx.tmpDir, size);
-      const warmPath = makeFile(ctx.tmpDir, WARM_BYTES);
+      const { path, warmPath } = caseFiles(ctx, sizeMiB);
       const { service } = ctx.workers;
       const measured = (ms: number, fileId: string): Rep => ({
         metrics: { mibPerS: sizeMiB / (ms / 1000), ms, mib: sizeMiB },

@@ -37,7 +37,7 @@ export function uploadCase(id: string, sizeMiB: number, reps: number): BenchCase
       `time. Each repetition runs in a fresh workerd process, warmed by one ${WARM_BYTES / 1024} KiB upload.`,
     reps,
     freshProcess: true,
-    metrics: [THROUGHPUT, REQUEST_MS, CPU_PER_MIB],
+    metrics: TRANSFER_METRICS,
     async prepare(ctx) {
       const { tutorial, service } = ctx.workers;
       const { variant, bare, measured } = uploadVariants(ctx, sizeMiB);
@@ -97,10 +97,17 @@ export function uploadCase(id: string, sizeMiB: number, reps: number): BenchCase
  * What an upload case's variants share: the file (and a small one to warm up with), a variant
  * that uploads it, a bare R2 Worker route as a baseline, and the throughput of a request.
  */
-export function uploadVariants(ctx: BenchContext, sizeMiB: number) {
+/** The metrics of every case that moves one file: throughput, request time, CPU per MiB. */
+export const TRANSFER_METRICS = [THROUGHPUT, REQUEST_MS, CPU_PER_MIB];
+
+/** A case's file of `sizeMiB` and the small one its warm-up sends, on disk. */
+export function caseFiles(ctx: BenchContext, sizeMiB: number) {
   const size = sizeMiB * MIB;
-  const path = makeFile(ctx.tmpDir, size);
-  const warmPath = makeFile(ctx.tmpDir, WARM_BYTES);
+  return { size, path: makeFile(ctx.tmpDir, size), warmPath: makeFile(ctx.tmpDir, WARM_BYTES) };
+}
+
+export function uploadVariants(ctx: BenchContext, sizeMiB: number) {
+  const { size, path, warmPath } = caseFiles(ctx, sizeMiB);
   const { r2 } = ctx.workers;
   const measured = (ms: number, bytes: number) => ({ mibPerS: bytes / MIB / (ms / 1000), ms, mib: bytes / MIB });
   /** A variant whose run uploads the file and whose warm-up uploads a small one the same way. */
