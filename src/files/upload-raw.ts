@@ -1,5 +1,6 @@
 // PUT /upload/{filename} (v2): the file is the raw request body, as `curl -T` sends it.
 import { validationError } from '../errors';
+import { byteReader } from '../lib/byte-reader';
 import { DigestFieldError, parseDigestField } from '../lib/digest';
 import type { FileRow } from '../storage/files-repo';
 import { type ChunkSource, checkDigest, type PendingFile, readFilePart, recordFiles, type UploadDeps } from './upload';
@@ -84,17 +85,9 @@ function assertedDigest(headers: Headers): { sha256: string; header: string } | 
  * (bench: digest-* cases). Each chunk is valid only until the next read (`transient`).
  */
 function byobSource(body: ReadableStream<Uint8Array> | null, length: number): RawSource {
-  let reader: ReadableStreamBYOBReader;
-  try {
-    reader = body?.getReader({ mode: 'byob' }) as ReadableStreamBYOBReader;
-  } catch {
-    // Not a byte stream (a body made in JavaScript): read it chunk by chunk.
-    return bodySource(body);
-  }
-  if (!body || typeof reader.readAtLeast !== 'function') {
-    reader?.releaseLock();
-    return bodySource(body);
-  }
+  const reader = body ? byteReader(body) : undefined;
+  // Not a byte stream (a body made in JavaScript): read it chunk by chunk.
+  if (!reader) return bodySource(body);
   const size = Math.min(length, RAW_READ_BYTES);
   let buffer: ArrayBuffer | undefined = new ArrayBuffer(size);
   return {

@@ -2,6 +2,8 @@
 // chunk of a small body) plus a delimiter's length of carry-over, so a part of any size passes
 // through in bounded memory.
 
+import { byteReader } from './byte-reader';
+
 export class MultipartError extends Error {
   override name = 'MultipartError';
 }
@@ -49,14 +51,8 @@ type Source = { read(): Promise<ReadableStreamReadResult<Uint8Array>>; cancel():
  */
 function openSource(body: ReadableStream<Uint8Array>, length: number | undefined): Source {
   if (length !== undefined && length <= SMALL_BODY_BYTES) return body.getReader();
-  let byob: ReadableStreamBYOBReader | undefined;
-  try {
-    byob = body.getReader({ mode: 'byob' });
-  } catch {
-    // Not a byte stream (a body made in JavaScript).
-  }
-  if (byob && typeof byob.readAtLeast === 'function') {
-    const reader = byob;
+  const reader = byteReader(body);
+  if (reader) {
     return {
       read: async () => {
         const next = await reader.readAtLeast(READ_BYTES, new Uint8Array(READ_BYTES));
@@ -69,7 +65,7 @@ function openSource(body: ReadableStream<Uint8Array>, length: number | undefined
       cancel: () => reader.cancel(),
     };
   }
-  byob?.releaseLock();
+  // Not a byte stream (a body made in JavaScript).
   return body.getReader();
 }
 

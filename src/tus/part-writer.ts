@@ -7,6 +7,7 @@
 import { MIB } from '../config';
 import { ApiError } from '../errors';
 import { decideFileType, SNIFF_BYTES } from '../files/file-type';
+import { byteReader } from '../lib/byte-reader';
 import { Sha256, toHex } from '../lib/sha256';
 import type { StoredBlob } from '../storage/blobs';
 import { type Checksum, MAX_PART_SIZE, MAX_PARTS, sameBytes, tailPrefix } from './protocol';
@@ -324,14 +325,9 @@ type ChunkReader = { read(): Promise<ReadableStreamReadResult<Uint8Array>>; canc
 
 /** The body's chunks, read into one reused buffer (each valid until the next read) where the stream allows it. */
 function chunkReader(body: ReadableStream<Uint8Array>): ChunkReader {
-  let byob: ReadableStreamBYOBReader | undefined;
-  try {
-    byob = body.getReader({ mode: 'byob' });
-  } catch {
-    // Not a byte stream (a body made in JavaScript): its own chunks.
-    return body.getReader();
-  }
-  const reader = byob;
+  const reader = byteReader(body);
+  // Not a byte stream (a body made in JavaScript): its own chunks.
+  if (!reader) return body.getReader();
   let buffer = new ArrayBuffer(READ_BUFFER_BYTES);
   return {
     async read() {
