@@ -175,7 +175,7 @@ const RETRY_DELAYS_MS = [250, 1000, 3000, 5000];
 function newIdempotencyKey(): string {
   if (typeof crypto.randomUUID === 'function') return crypto.randomUUID();
   const bytes = crypto.getRandomValues(new Uint8Array(16));
-  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
+  return toHex(bytes);
 }
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

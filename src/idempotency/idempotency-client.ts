@@ -2,6 +2,7 @@
 // and the calls to the account's IdempotencyStore.
 import { validationError } from '../errors';
 import { MAX_JSON_BODY } from '../http/validation';
+import { toHex } from '../lib/sha256';
 import { MAX_STORED_BODY_BYTES, type StoredResponse } from './idempotency-contract';
 
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
@@ -48,8 +49,6 @@ export function isStreamedBody(request: Request): boolean {
   );
 }
 
-const hex = (bytes: ArrayBuffer) => [...new Uint8Array(bytes)].map((b) => b.toString(16).padStart(2, '0')).join('');
-
 /**
  * What "the same request" means: method, path, query, Content-Type without its parameters'
  * random part (the multipart boundary), the headers above and, for a body that is not an upload
@@ -68,7 +67,7 @@ export async function fingerprintOf(request: Request, streamed: boolean): Promis
   for (const name of FINGERPRINT_HEADERS) parts.push(`${name}:${request.headers.get(name) ?? ''}`);
   if (!streamed && request.body) parts.push(`body:${await boundedBodyHash(request)}`);
   const bytes = new TextEncoder().encode(parts.join('\n'));
-  return hex(await crypto.subtle.digest('SHA-256', bytes));
+  return toHex(new Uint8Array(await crypto.subtle.digest('SHA-256', bytes)));
 }
 
 /**
@@ -94,7 +93,7 @@ async function boundedBodyHash(request: Request): Promise<string> {
     await writer.write(value);
   }
   await writer.close();
-  return hex(await digest.digest);
+  return toHex(new Uint8Array(await digest.digest));
 }
 
 // Response headers a replay gives back (rate-limit and timing headers are the retry's own).
@@ -132,7 +131,9 @@ const encoder = new TextEncoder();
 
 /** The entry's name in the store: a SHA-256 of the Idempotency-Key value. */
 export async function entryNameOf(key: string): Promise<string> {
-  return hex(await crypto.subtle.digest('SHA-256', encoder.encode(`edgeshare idempotency entry\n${key}`)));
+  return toHex(
+    new Uint8Array(await crypto.subtle.digest('SHA-256', encoder.encode(`edgeshare idempotency entry\n${key}`))),
+  );
 }
 
 async function sealKey(key: string): Promise<CryptoKey> {

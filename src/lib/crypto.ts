@@ -1,4 +1,6 @@
-// Web Crypto helpers with no imports: the Worker and Node tools (the key CLI) load them alike.
+// Web Crypto helpers: the Worker and Node tools (the key CLI) load them alike, so every import
+// names its .ts file.
+import { toHex } from './sha256.ts';
 
 export function randomBase64Url(bytes: number): string {
   const buffer = crypto.getRandomValues(new Uint8Array(bytes));
@@ -9,5 +11,5 @@ export function randomBase64Url(bytes: number): string {
 
 export async function sha256Hex(text: string): Promise<string> {
   const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
-  return Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, '0')).join('');
+  return toHex(new Uint8Array(digest));
 }

@@ -626,7 +626,14 @@ function compress(state: Int32Array, p: Uint8Array, at: number, end: number): vo
   state[7] = h;
 }
 
-export const toHex = (bytes: Uint8Array) => Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
+const HEX_BYTES = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));
+
+/** Lowercase hex, by a table of the 256 bytes' pairs (a key's hash is made on every request). */
+export function toHex(bytes: Uint8Array): string {
+  let hex = '';
+  for (const byte of bytes) hex += HEX_BYTES[byte];
+  return hex;
+}
 
 export function fromHex(hex: string): Uint8Array {
   return Uint8Array.from({ length: hex.length / 2 }, (_, i) => Number.parseInt(hex.slice(i * 2, i * 2 + 2), 16));

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { concat, MultipartError, MultipartReader, multipartBoundary, type PartInfo } from '../../src/lib/multipart';
+import {
+  BytePattern,
+  concat,
+  MultipartError,
+  MultipartReader,
+  multipartBoundary,
+  type PartInfo,
+} from '../../src/lib/multipart';
 
 const BOUNDARY = '----edgeshareBoundary7MA4YWxkTrZu0gW';
 const encoder = new TextEncoder();
@@ -350,5 +357,74 @@ describe('multipartBoundary', () => {
     ['a boundary with forbidden characters', 'multipart/form-data; boundary="a\\"b"'],
   ])('answers null for %s', (_label, header) => {
     expect(multipartBoundary(header)).toBeNull();
+  });
+});
+
+describe('BytePattern', () => {
+  /** Every index of pattern in haystack from `from` on, the plain way. */
+  function naive(haystack: Uint8Array, pattern: Uint8Array, from: number): number {
+    outer: for (let i = Math.max(0, from); i <= haystack.length - pattern.length; i++) {
+      for (let j = 0; j < pattern.length; j++) if (haystack[i + j] !== pattern[j]) continue outer;
+      return i;
+    }
+    return -1;
+  }
+
+  /** Seeded bytes over a small alphabet, so partial matches are everywhere. */
+  function noise(length: number, alphabet: Uint8Array, seed: number): Uint8Array {
+    const out = new Uint8Array(length);
+    let state = seed;
+    for (let i = 0; i < length; i++) {
+      state = (state * 1103515245 + 12345) >>> 0;
+      out[i] = alphabet[(state >>> 16) % alphabet.length] as number;
+    }
+    return out;
+  }
+
+  it('finds what a byte-by-byte search finds, from every start, in bytes full of near-misses', () => {
+    const delimiter = bytes(`\r\n--${BOUNDARY}`);
+    const search = new BytePattern(delimiter);
+    for (let seed = 1; seed <= 20; seed++) {
+      // CR, LF, dashes and the boundary's own letters: a prefix of the delimiter starts at almost every byte.
+      const haystack = noise(4096, bytes(`\r\n-${BOUNDARY.slice(-3)}`), seed);
+      // The delimiter itself at a seeded place, sometimes cut off by the end.
+      haystack.set(
+        delimiter.subarray(0, Math.min(delimiter.length, 4096 - ((seed * 197) % 4096))),
+        (seed * 197) % 4096,
+      );
+      for (const from of [0, 1, 63, (seed * 197) % 4096, 4000, 4095, 4096]) {
+        expect(search.indexOf(haystack, from)).toBe(naive(haystack, delimiter, from));
+      }
+    }
+  });
+
+  it('finds a pattern at the very start and end, and misses one cut by the end', () => {
+    const pattern = bytes('\r\n--xyz');
+    const search = new BytePattern(pattern);
+    expect(search.indexOf(join([pattern, bytes('tail')]), 0)).toBe(0);
+    expect(search.indexOf(join([bytes('head'), pattern]), 0)).toBe(4);
+    expect(search.indexOf(join([bytes('head'), pattern.subarray(0, pattern.length - 1)]), 0)).toBe(-1);
+    expect(search.indexOf(pattern, 1)).toBe(-1);
+    expect(search.indexOf(new Uint8Array(0), 0)).toBe(-1);
+  });
+
+  it('works for patterns longer than its 255-byte steps', () => {
+    const pattern = noise(600, bytes('abc'), 7);
+    const haystack = join([noise(5000, bytes('abc'), 9), pattern, noise(100, bytes('abc'), 11)]);
+    const search = new BytePattern(pattern);
+    expect(search.indexOf(haystack, 0)).toBe(naive(haystack, pattern, 0));
+    expect(search.indexOf(haystack, 0)).toBeLessThanOrEqual(5000);
+  });
+});
+
+describe('MultipartReader on a file of carriage returns', () => {
+  it('passes a part made of CR LF and dashes through whole (every byte a near-miss of the delimiter)', async () => {
+    const body = bytes('\r\n--\r\n-\r\r\n--'.repeat(2000));
+    const source = build([{ headers: ['Content-Disposition: form-data; name="file"; filename="crlf.bin"'], body }]);
+    const cuts = Array.from({ length: Math.floor(source.length / 997) }, (_, i) => (i + 1) * 997);
+    const [part, ...rest] = await readAll(streamAt(source, cuts));
+    expect(part?.filename).toBe('crlf.bin');
+    expect(firstDifference(part?.body, body)).toBe(-1);
+    expect(rest).toHaveLength(0);
   });
 });
