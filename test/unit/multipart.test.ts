@@ -428,3 +428,48 @@ describe('MultipartReader on a file of carriage returns', () => {
     expect(rest).toHaveLength(0);
   });
 });
+
+describe('MultipartReader on a request-like byte stream', () => {
+  /** A byte stream (as a request body is) that hands out `body` in pieces of `piece` bytes. */
+  function byteStream(body: Uint8Array, piece: number): ReadableStream<Uint8Array> {
+    let offset = 0;
+    return new ReadableStream({
+      type: 'bytes',
+      pull(controller) {
+        if (offset >= body.length) {
+          controller.close();
+          controller.byobRequest?.respond(0);
+          return;
+        }
+        const end = Math.min(body.length, offset + piece);
+        controller.enqueue(body.slice(offset, end));
+        offset = end;
+      },
+    });
+  }
+
+  const source = build([
+    { headers: ['Content-Disposition: form-data; name="isPublic"'], body: bytes('true') },
+    file('small.bin', allBytes()),
+  ]);
+
+  it('reads a body of known length whole, its parts whole', async () => {
+    const reader = new MultipartReader(byteStream(source, 100), BOUNDARY, source.length);
+    expect((await reader.nextPart())?.name).toBe('isPublic');
+    expect(await reader.readText(10)).toBe('true');
+    expect((await reader.nextPart())?.filename).toBe('small.bin');
+    // One read took the whole body (sent in pieces of 100 bytes): the file comes as one piece.
+    expect(await reader.read()).toEqual(allBytes());
+    expect(await reader.read()).toBeNull();
+    expect(await reader.nextPart()).toBeNull();
+  });
+
+  it('refuses a body that ends before its Content-Length', async () => {
+    const cut = source.subarray(0, source.length - 20);
+    const reader = new MultipartReader(byteStream(cut, 100), BOUNDARY, source.length);
+    const read = async () => {
+      for (let part = await reader.nextPart(); part; part = await reader.nextPart()) while (await reader.read());
+    };
+    await expect(read()).rejects.toBeInstanceOf(MultipartError);
+  });
+});
