@@ -1,6 +1,6 @@
 // What a benchmark case is, and how its repetitions are run: interleaved, one variant after
 // another in each round (baseline, service, baseline, service, …), each watched through /proc.
-import { probe } from './proc.ts';
+import { cpuMs, probe } from './proc.ts';
 import type { BenchWorker } from './runtime.ts';
 import { type Summary, summarize } from './stats.ts';
 
@@ -70,6 +70,12 @@ export type BenchCase = {
    * which in a long-lived process depend on what earlier requests left allocated.
    */
   freshProcess?: boolean;
+  /**
+   * Milliseconds to wait after each repetition (then until workerd is idle) before the next: for
+   * cases whose requests leave work behind that would land in the next variant's figures (the
+   * events queue's consumer, which the runtime calls up to a second after a send).
+   */
+  settleMs?: number;
   metrics: MetricSpec[];
   /** Untimed preparation (files, seeds, uploads to read back); returns the variants in round order. */
   prepare: (ctx: BenchContext) => Promise<Variant[]>;
@@ -121,6 +127,7 @@ export async function runCase(
       }
       const [rep, probed] = await probe(worker.pid, variant.run);
       const extra = (await rep.cleanup?.()) ?? {};
+      if (benchCase.settleMs) await settle(worker.pid, benchCase.settleMs);
       const metrics: Metrics = { ...rep.metrics, ...extra, cpuMs: probed.cpuMs, memGrowthMiB: probed.memGrowthMiB };
       // CPU per unit of work, where the variant says how much work it did.
       if (metrics.requests) metrics.cpuMsPerRequest = probed.cpuMs / metrics.requests;
@@ -162,3 +169,18 @@ export async function runCase(
     seconds: (performance.now() - started) / 1000,
   };
 }
+
+/** Waits `ms`, then until workerd has spent under 2 ms of CPU in 200 ms (at most 5 s more). */
+async function settle(pid: number, ms: number): Promise<void> {
+  await sleep(ms);
+  const deadline = performance.now() + 5000;
+  let before = cpuMs(pid);
+  while (performance.now() < deadline) {
+    await sleep(200);
+    const now = cpuMs(pid);
+    if (now - before < 2) return;
+    before = now;
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -10,6 +10,10 @@
 //   PUT    /recorded/:key  the floor of an authenticated, recorded, hashed upload: one call to a
 //                           per-caller Durable Object (authorize), the digest-reads put, a second
 //                           call (the account's commit) and one D1 insert; no parsing, no checks
+//   POST   /recorded-bulk/:batch  the floor of a recorded bulk upload (multipart/form-data with `files`
+//                           parts): formData(), one call to the caller's object, every file hashed
+//                           (crypto.subtle.digest) and put at once, a second call and one D1 batch
+//                           of inserts; no checks, and the whole form held in memory
 //   GET    /object/:key     the object's body streamed back
 //   DELETE /object/:key     clean-up between runs (not timed)
 
@@ -135,6 +139,24 @@ export default {
         .bind(key, length, sha256, Date.now())
         .run();
       return Response.json({ key, size: object?.size, etag: object?.httpEtag, sha256 });
+    }
+    if (request.method === 'POST' && route === 'recorded-bulk') {
+      const caller = env.COUNTER.getByName(request.headers.get('authorization') ?? 'anonymous');
+      await caller.hit();
+      const files = (await request.formData()).getAll('files').filter((entry) => typeof entry !== 'string');
+      const stored = await Promise.all(
+        files.map(async (file) => {
+          const bytes = await file.arrayBuffer();
+          const sha256 = toHex(await crypto.subtle.digest('SHA-256', bytes));
+          const objectKey = `${key}-${crypto.randomUUID()}`;
+          await env.BUCKET.put(objectKey, bytes, { httpMetadata: { contentType: file.type } });
+          return { key: objectKey, size: bytes.byteLength, sha256 };
+        }),
+      );
+      await caller.hit();
+      const insert = env.DB.prepare('INSERT INTO uploads (key, size, sha256, created_at) VALUES (?1, ?2, ?3, ?4)');
+      await env.DB.batch(stored.map((file) => insert.bind(file.key, file.size, file.sha256, Date.now())));
+      return Response.json({ keys: stored.map((file) => file.key) }, { status: 201 });
     }
     if (request.method === 'PUT' && route === 'digest-buffered') {
       const bytes = await request.arrayBuffer();
