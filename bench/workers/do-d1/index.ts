@@ -5,7 +5,12 @@
 //   GET /costs/{d1-read,d1-write,do-call}?n=N&id=ID
 //       N sequential operations timed inside the Worker (Date.now() moves on after each I/O):
 //       inputs of the load model (bench/load-model.ts), not a benchmark of their own.
+//   GET /costs/{sha256-js,sha256-native}?n=N
+//       N MiB hashed, 1 MiB a call: by edgeshare's resumable SHA-256 in JavaScript (what a tus
+//       upload must use, its state kept between requests) and by crypto.DigestStream (native, what
+//       a single request uses). Timed the same way, with a 1 ms timer after the hashing.
 import { DurableObject } from 'cloudflare:workers';
+import { Sha256 } from '../../../src/lib/sha256.ts';
 
 type BaselineEnv = { DB: D1Database; COUNTER: DurableObjectNamespace<Counter> };
 
@@ -23,6 +28,26 @@ async function timed(n: number, operation: (i: number) => Promise<unknown>): Pro
   const started = Date.now();
   for (let i = 0; i < n; i++) await operation(i);
   return json({ n, ms: Date.now() - started });
+}
+
+/** n MiB hashed by one implementation; Date.now() moves on only at I/O, so a 1 ms timer closes the span. */
+async function hashed(kind: 'sha256-js' | 'sha256-native', n: number): Promise<Response> {
+  const chunk = new Uint8Array(1024 * 1024);
+  for (let at = 0; at < chunk.length; at += 65536) crypto.getRandomValues(chunk.subarray(at, at + 65536));
+  const started = Date.now();
+  if (kind === 'sha256-js') {
+    const hash = new Sha256();
+    for (let i = 0; i < n; i++) hash.update(chunk);
+    hash.digest();
+  } else {
+    const digest = new crypto.DigestStream('SHA-256');
+    const writer = digest.getWriter();
+    for (let i = 0; i < n; i++) await writer.write(chunk);
+    await writer.close();
+    await digest.digest;
+  }
+  await scheduler.wait(1);
+  return json({ n, ms: Math.max(0, Date.now() - started - 1) });
 }
 
 export default {
@@ -45,6 +70,7 @@ export default {
           db.prepare('UPDATE files SET download_count = download_count + 1 WHERE id = ?1').bind(id).run(),
         );
       if (name === 'do-call') return timed(n, () => env.COUNTER.getByName('costs').hit());
+      if (name === 'sha256-js' || name === 'sha256-native') return hashed(name, Math.min(n, 1024));
     }
     return json({ error: 'not found' }, 404);
   },
