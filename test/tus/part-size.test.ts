@@ -5,7 +5,7 @@
 import { env, runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { PART_SIZE } from '../../src/storage/blobs';
-import { chunkPartSize, MIN_PART_SIZE } from '../../src/tus/part-writer';
+import { CHUNK_PART_MAX, chunkPartSize, MIN_PART_SIZE } from '../../src/tus/part-writer';
 import { MAX_PART_SIZE } from '../../src/tus/protocol';
 import { call, expectError } from '../helpers';
 import {
@@ -176,13 +176,22 @@ describe('resuming with the chosen part size', () => {
 
 describe('chunkPartSize', () => {
   const GIB = 1024 * MIB;
-  it('takes a chunk of 5 to 32 MiB as the part size, and splits a larger one into equal parts', () => {
+  it('takes a chunk of 5 to 16 MiB as the part size, and splits a larger one into equal parts', () => {
     expect(chunkPartSize(PART_SIZE, 300 * MIB, 10 * MIB)).toBe(10 * MIB);
     expect(chunkPartSize(PART_SIZE, 300 * MIB, MIN_PART_SIZE)).toBe(MIN_PART_SIZE);
     expect(chunkPartSize(PART_SIZE, 300 * MIB, 10_000_000)).toBe(10_000_000);
-    expect(chunkPartSize(PART_SIZE, 300 * MIB, MAX_PART_SIZE)).toBe(MAX_PART_SIZE);
-    expect(chunkPartSize(PART_SIZE, 300 * MIB, 50 * MIB)).toBe(25 * MIB);
-    expect(chunkPartSize(PART_SIZE, 300 * MIB, 100 * MIB)).toBe(25 * MIB);
+    expect(chunkPartSize(PART_SIZE, 300 * MIB, CHUNK_PART_MAX)).toBe(CHUNK_PART_MAX);
+    expect(chunkPartSize(PART_SIZE, 300 * MIB, MAX_PART_SIZE)).toBe(16 * MIB);
+    expect(chunkPartSize(PART_SIZE, 300 * MIB, 50 * MIB)).toBe(12.5 * MIB);
+    // 7 parts of 100 MiB would not be equal: 8 are.
+    expect(chunkPartSize(PART_SIZE, 300 * MIB, 100 * MIB)).toBe(12.5 * MIB);
+    // No exact split within twice the fewest parts: the fewest, and the rest left over.
+    expect(chunkPartSize(PART_SIZE, 300 * MIB, 16 * MIB + 1)).toBe(Math.floor((16 * MIB + 1) / 2));
+  });
+
+  it('cuts larger parts when 10,000 parts of at most 16 MiB are too few for the upload', () => {
+    // 200 GiB: 12.5 MiB parts would hold 122 GiB; 25 MiB parts hold it.
+    expect(chunkPartSize(21 * MIB, 200 * GIB, 50 * MIB)).toBe(25 * MIB);
   });
 
   it('keeps the upload’s size for a small, unsized or whole-upload first PATCH', () => {
