@@ -65,54 +65,45 @@ export function bulkCase(id: string, files: number, sizeMiB: number, reps: numbe
           );
         },
       };
-      const { tutorial } = ctx.workers;
+      /** A bare Worker's bulk route taking the same form: it answers with the keys it stored. */
+      const bareBulkVariant = (id: string, label: string, worker: 'tutorial' | 'r2', path: string): Variant => {
+        const base = ctx.workers[worker].url;
+        return {
+          id,
+          label,
+          role: 'baseline',
+          worker,
+          versus: 'sequential',
+          async run() {
+            const { ms, json } = await postForm(new URL(path, base), ctx.apiKey, fileParts('files', paths));
+            const keys = (json as { keys: string[] }).keys;
+            if (keys.length !== files) throw new Error(`${id}: ${keys.length} of ${files} stored`);
+            return {
+              metrics: { ms, mibPerS: (files * sizeMiB) / (ms / 1000), mib: files * sizeMiB },
+              cleanup: async () => {
+                for (const key of keys) await send(new URL(`/object/${key}`, base), { method: 'DELETE' });
+                return undefined;
+              },
+            };
+          },
+        };
+      };
       // The floor: the same form through the tutorial Worker's bulk route (the runtime's own form
       // parser, every file put at once; no key, no hash, no records).
-      const bareBulk: Variant = {
-        id: 'bare-bulk',
-        label: `tutorial Worker, formData() then ${files} puts at once`,
-        role: 'baseline',
-        worker: 'tutorial',
-        versus: 'sequential',
-        async run() {
-          const { ms, json } = await postForm(new URL('/bulk', tutorial.url), undefined, fileParts('files', paths));
-          const keys = (json as { keys: string[] }).keys;
-          if (keys.length !== files) throw new Error(`tutorial bulk: ${keys.length} of ${files} stored`);
-          return {
-            metrics: { ms, mibPerS: (files * sizeMiB) / (ms / 1000), mib: files * sizeMiB },
-            cleanup: async () => {
-              for (const key of keys) await send(new URL(`/object/${key}`, tutorial.url), { method: 'DELETE' });
-              return undefined;
-            },
-          };
-        },
-      };
-      const { r2 } = ctx.workers;
+      const bareBulk = bareBulkVariant(
+        'bare-bulk',
+        `tutorial Worker, formData() then ${files} puts at once`,
+        'tutorial',
+        '/bulk',
+      );
       // The floor with the work every recorded bulk upload must do: the tutorial's form parsing
       // and puts, plus a SHA-256 per file, the two calls to the caller's object and one D1 batch.
-      const recordedBulk: Variant = {
-        id: 'recorded-bulk',
-        label: `bare Worker: formData(), two DO calls, ${files} files hashed and put at once, one D1 batch`,
-        role: 'baseline',
-        worker: 'r2',
-        versus: 'sequential',
-        async run() {
-          const { ms, json } = await postForm(
-            new URL('/recorded-bulk/bench', r2.url),
-            ctx.apiKey,
-            fileParts('files', paths),
-          );
-          const keys = (json as { keys: string[] }).keys;
-          if (keys.length !== files) throw new Error(`recorded bulk: ${keys.length} of ${files} stored`);
-          return {
-            metrics: { ms, mibPerS: (files * sizeMiB) / (ms / 1000), mib: files * sizeMiB },
-            cleanup: async () => {
-              for (const key of keys) await send(new URL(`/object/${key}`, r2.url), { method: 'DELETE' });
-              return undefined;
-            },
-          };
-        },
-      };
+      const recordedBulk = bareBulkVariant(
+        'recorded-bulk',
+        `bare Worker: formData(), two DO calls, ${files} files hashed and put at once, one D1 batch`,
+        'r2',
+        '/recorded-bulk/bench',
+      );
       return [sequentialUploads, bareBulk, recordedBulk, bulk];
     },
   };
