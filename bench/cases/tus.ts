@@ -160,6 +160,8 @@ export function tusCase(id: string, sizeMiB: number, chunksMiB: number[], reps: 
           await deleteFiles(service.url, ctx.apiKey, [fileId]);
         },
       });
+      const sendParallel = (file: string) =>
+        tusParallelUpload(service.url, ctx.apiKey, file, PARALLEL_STREAMS, PARALLEL_CHUNK_MIB * MIB);
       const parallel: Variant = {
         id: `tus-parallel${PARALLEL_STREAMS}`,
         label: `edgeshare tus, ${PARALLEL_STREAMS} parallel streams (${PARALLEL_CHUNK_MIB} MiB PATCHes, concatenation)`,
@@ -167,23 +169,11 @@ export function tusCase(id: string, sizeMiB: number, chunksMiB: number[], reps: 
         worker: 'service',
         versus: 'single',
         run: async () => {
-          const upload = await tusParallelUpload(
-            service.url,
-            ctx.apiKey,
-            path,
-            PARALLEL_STREAMS,
-            PARALLEL_CHUNK_MIB * MIB,
-          );
+          const upload = await sendParallel(path);
           return measured(upload.ms, upload.id);
         },
         warm: async () => {
-          const upload = await tusParallelUpload(
-            service.url,
-            ctx.apiKey,
-            warmPath,
-            PARALLEL_STREAMS,
-            PARALLEL_CHUNK_MIB * MIB,
-          );
+          const upload = await sendParallel(warmPath);
           await deleteFiles(service.url, ctx.apiKey, [upload.id]);
         },
       };
