@@ -16,3 +16,6 @@ export function byteReader(body: ReadableStream<Uint8Array>): ReadableStreamBYOB
   reader.releaseLock();
   return undefined;
 }
+
+/** A body read in pieces of our choosing: what the multipart reader and a tus PATCH read from. */
+export type ByteSource = { read(): Promise<ReadableStreamReadResult<Uint8Array>>; cancel(): Promise<void> };

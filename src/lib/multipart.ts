@@ -2,7 +2,7 @@
 // a body up to 8 MiB) plus a delimiter's length of carry-over, so a part of any size passes
 // through in bounded memory.
 
-import { byteReader } from './byte-reader';
+import { type ByteSource, byteReader } from './byte-reader';
 
 export class MultipartError extends Error {
   override name = 'MultipartError';
@@ -51,13 +51,11 @@ const READ_BYTES = 1024 * 1024;
  */
 const WHOLE_BODY_BYTES = 8 * 1024 * 1024;
 
-type Source = { read(): Promise<ReadableStreamReadResult<Uint8Array>>; cancel(): Promise<void> };
-
 /**
  * A small body of known length in one read (WHOLE_BODY_BYTES); any other in reads of READ_BYTES,
  * when the stream allows them.
  */
-function openSource(body: ReadableStream<Uint8Array>, length: number | undefined): Source {
+function openSource(body: ReadableStream<Uint8Array>, length: number | undefined): ByteSource {
   const reader = byteReader(body);
   // Not a byte stream (a body made in JavaScript): its own chunks.
   if (!reader) return body.getReader();
@@ -86,7 +84,7 @@ function openSource(body: ReadableStream<Uint8Array>, length: number | undefined
 }
 
 export class MultipartReader {
-  readonly #source: Source;
+  readonly #source: ByteSource;
   readonly #delimiter: BytePattern;
   // A virtual CRLF in front lets the first boundary match the same delimiter as the others.
   #buf: Uint8Array = new Uint8Array([CR, LF]);
@@ -250,16 +248,15 @@ export class MultipartReader {
       throw new MultipartError('malformed multipart boundary line');
     }
     // Search from the boundary line's own CRLF so a part with no headers (CRLF CRLF) is found too.
-    const end = new Uint8Array([CR, LF, CR, LF]);
     for (;;) {
-      const at = indexOf(this.#buf, end, this.#pos);
+      const at = HEADERS_END.indexOf(this.#buf, this.#pos);
       // The limit holds however the bytes arrived: one chunk may carry more than 16 KiB of header.
-      if ((at >= 0 ? at + end.length : this.#buf.length) - this.#pos > MAX_HEADER_BYTES) {
+      if ((at >= 0 ? at + HEADERS_END.length : this.#buf.length) - this.#pos > MAX_HEADER_BYTES) {
         throw new MultipartError('part headers are too long');
       }
       if (at >= 0) {
         const text = new TextDecoder().decode(this.#buf.subarray(this.#pos + 2, at));
-        this.#pos = at + end.length;
+        this.#pos = at + HEADERS_END.length;
         this.#state = 'body';
         return parsePartHeaders(text);
       }
@@ -379,19 +376,8 @@ export class BytePattern {
   }
 }
 
-/** First index of pattern in haystack at or after from; -1 when it is not wholly present. */
-export function indexOf(haystack: Uint8Array, pattern: Uint8Array, from: number): number {
-  const first = pattern[0];
-  const last = haystack.length - pattern.length;
-  let i = haystack.indexOf(first ?? 0, from);
-  while (i !== -1 && i <= last) {
-    let j = 1;
-    while (j < pattern.length && haystack[i + j] === pattern[j]) j++;
-    if (j === pattern.length) return i;
-    i = haystack.indexOf(first ?? 0, i + 1);
-  }
-  return -1;
-}
+/** The blank line that ends a part's headers. */
+const HEADERS_END = new BytePattern(new Uint8Array([CR, LF, CR, LF]));
 
 export function concat(chunks: Uint8Array[], size = chunks.reduce((sum, c) => sum + c.length, 0)): Uint8Array {
   if (chunks.length === 1 && chunks[0]?.length === size) return chunks[0];

@@ -7,7 +7,7 @@
 import { MIB } from '../config';
 import { ApiError } from '../errors';
 import { decideFileType, SNIFF_BYTES } from '../files/file-type';
-import { byteReader } from '../lib/byte-reader';
+import { type ByteSource, byteReader } from '../lib/byte-reader';
 import { Sha256, toHex } from '../lib/sha256';
 import type { StoredBlob } from '../storage/blobs';
 import { type Checksum, MAX_PART_SIZE, MAX_PARTS, sameBytes, tailPrefix } from './protocol';
@@ -346,10 +346,8 @@ const tooLong = (remaining: number) =>
 // still keeps every byte that arrived (a read never waits for more than one byte).
 const READ_BUFFER_BYTES = 1024 * 1024;
 
-type ChunkReader = { read(): Promise<ReadableStreamReadResult<Uint8Array>>; cancel(): Promise<void> };
-
 /** The body's chunks, read into one reused buffer (each valid until the next read) where the stream allows it. */
-function chunkReader(body: ReadableStream<Uint8Array>): ChunkReader {
+function chunkReader(body: ReadableStream<Uint8Array>): ByteSource {
   const reader = byteReader(body);
   // Not a byte stream (a body made in JavaScript): its own chunks.
   if (!reader) return body.getReader();
