@@ -1,5 +1,6 @@
-// The only code that talks to a key's Durable Object: routes and services go through here. The
-// request's storage calls go through it too (it passes them on to the key's account's object).
+// The only code that talks to a key's Durable Object: routes and services go through here. An
+// upload's storage (QuotaTicket) starts with the hold the key's object granted at admission, then
+// asks the key's account's object directly.
 import { type AccountsNamespace, releaseHold } from '../accounts/account-storage-client';
 import type { AccountStorage } from '../accounts/account-storage-object';
 import type { ApiKeyContext, RateLimitState } from '../env';
@@ -147,8 +148,8 @@ const MAX_AHEAD_FILES = 10;
 
 /**
  * The storage one upload request may use. Each file being written states how many bytes it
- * has so far; past what the key's object granted, the ticket asks again, and refuses
- * (STORAGE_EXCEEDED) when the key has no room. Commit makes the files count, and is where the
+ * has so far; past what the key's object granted at admission, the ticket asks the account's
+ * object, and refuses (STORAGE_EXCEEDED) when the account has no room. Commit makes the files count, and is where the
  * quota is finally enforced.
  */
 export class QuotaTicket {
