@@ -177,6 +177,17 @@ export const TARGETS: Target[] = [
       },
     },
   ]),
+  // What the runtime allows a tus upload at all: a bare Worker's floor of a PATCH (its state in a
+  // Durable Object, the resumable SHA-256 in JavaScript, each PATCH one part) against the single
+  // request (bench/workers/r2-stream, /resumable).
+  {
+    id: 'tus-300mib.floor-10',
+    text: 'tus-300mib: the most any tus upload in 10 MiB chunks could reach here, a bare Worker’s floor of a PATCH against the single-request upload (shown, no goal)',
+    evaluate: (results) => {
+      const pair = serviceVersus(results, 'tus-300mib', 'tus-floor-10mib');
+      return pair && show(pair.service, pair.baseline, 'mibPerS');
+    },
+  },
   // tus concatenation (tus-js-client's parallelUploads): the issue asks it benchmarked with 4
   // parallel streams, without a goal. Shown beside the chunked figures.
   {

@@ -1,5 +1,6 @@
 // tus uploads: the same file through /api/v2/uploads in chunks of two sizes against the
 // single-request POST /api/v2/upload, all through edgeshare. Throughput and workerd peak memory.
+import { randomUUID } from 'node:crypto';
 import { createReadStream, statSync } from 'node:fs';
 import type { BenchCase, Rep, Variant } from '../lib/case.ts';
 import { bearer, deleteFiles, FILE_TYPE, uploadFile } from '../lib/service.ts';
@@ -23,6 +24,12 @@ async function tusCreate(base: URL, key: string, headers: Record<string, string>
   return location;
 }
 
+/** `size` bytes of the file from `start`, read from disk, as a request body with its length. */
+const fileSlice = (path: string, start: number, size: number) => ({
+  body: size > 0 ? createReadStream(path, { start, end: start + size - 1, highWaterMark: READ_CHUNK }) : undefined,
+  length: size,
+});
+
 /**
  * PATCHes `length` bytes of the file from `start` into the upload at `location`, in `chunk`-byte
  * requests read from disk with their Content-Length. Returns the last answer's X-File-Id (if any).
@@ -40,15 +47,7 @@ async function tusPatches(location: string, key: string, path: string, start: nu
         'upload-offset': String(offset),
         'content-type': 'application/offset+octet-stream',
       },
-      body:
-        size > 0
-          ? createReadStream(path, {
-              start: start + offset,
-              end: start + offset + size - 1,
-              highWaterMark: READ_CHUNK,
-            })
-          : undefined,
-      length: size,
+      ...fileSlice(path, start + offset, size),
     });
     if (reply.status !== 204) throw new Error(`tus PATCH at ${offset}: ${reply.status} ${reply.body.slice(0, 200)}`);
     offset = Number(reply.headers['upload-offset']);
@@ -97,6 +96,27 @@ export async function tusParallelUpload(base: URL, key: string, path: string, st
   const fileId = String(final.headers['x-file-id'] ?? '');
   if (final.status !== 201 || !fileId) throw new Error(`tus final upload: ${final.status} ${final.body.slice(0, 200)}`);
   return { id: fileId, ms: performance.now() - started };
+}
+
+/**
+ * The same file through the bare Worker's floor of a tus PATCH (bench/workers/r2-stream,
+ * /resumable): PATCHes of `chunk` bytes, each one part, the last one completing the upload.
+ */
+async function resumableFloorUpload(base: URL, path: string, chunk: number) {
+  const size = statSync(path).size;
+  const key = randomUUID();
+  const started = performance.now();
+  for (let offset = 0; offset < size; offset += chunk) {
+    const length = Math.min(chunk, size - offset);
+    const reply = await send(new URL(`/resumable/${key}?offset=${offset}&length=${size}`, base), {
+      method: 'PATCH',
+      headers: { authorization: 'Bearer floor' },
+      ...fileSlice(path, offset, length),
+    });
+    if (reply.status !== (offset + length < size ? 204 : 200))
+      throw new Error(`resumable PATCH at ${offset}: ${reply.status} ${reply.body.slice(0, 200)}`);
+  }
+  return { key, ms: performance.now() - started };
 }
 
 /** The parallel variant: 4 streams (tus-js-client parallelUploads: 4), in PATCHes of this size. */
@@ -177,7 +197,31 @@ export function tusCase(id: string, sizeMiB: number, chunksMiB: number[], reps: 
           await deleteFiles(service.url, ctx.apiKey, [upload.id]);
         },
       };
-      return [single, ...chunksMiB.map(tus), parallel];
+      // What any tus server here could reach: the floor of a PATCH, at the smaller chunk size.
+      const floorChunkMiB = Math.min(...chunksMiB);
+      const sendFloor = async (file: string): Promise<Rep> => {
+        const { r2 } = ctx.workers;
+        const { key, ms } = await resumableFloorUpload(r2.url, file, floorChunkMiB * MIB);
+        return {
+          metrics: { mibPerS: statSync(file).size / MIB / (ms / 1000), ms, mib: statSync(file).size / MIB },
+          cleanup: async () => {
+            await send(new URL(`/object/${key}`, r2.url), { method: 'DELETE' });
+            return undefined;
+          },
+        };
+      };
+      const floor: Variant = {
+        id: `tus-floor-${floorChunkMiB}mib`,
+        label: `bare Worker: the floor of tus in ${floorChunkMiB} MiB PATCHes (3 DO calls, JavaScript SHA-256, one part each)`,
+        role: 'baseline',
+        worker: 'r2',
+        versus: 'single',
+        run: () => sendFloor(path),
+        warm: async () => {
+          await (await sendFloor(warmPath)).cleanup?.();
+        },
+      };
+      return [single, ...chunksMiB.map(tus), floor, parallel];
     },
   };
 }

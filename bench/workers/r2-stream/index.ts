@@ -14,10 +14,18 @@
 //                           parts): formData(), one call to the caller's object, every file hashed
 //                           (crypto.subtle.digest) and put at once, a second call and one D1 batch
 //                           of inserts; no checks, and the whole form held in memory
+//   PATCH  /resumable/:key?offset=O&length=L  the floor of a tus PATCH (bench: tus-300mib): a call to the
+//                           caller's object, a call to the upload's object for its state (offset, parts,
+//                           SHA-256 state), the body read into one part buffer and hashed by the
+//                           resumable SHA-256 in JavaScript (what tus must use: crypto.DigestStream
+//                           keeps no state between requests), one uploadPart, a call saving the state;
+//                           the last PATCH completes the upload and inserts its row. Each PATCH is one
+//                           part (every PATCH but the last at least 5 MiB); no checks, no tail
 //   GET    /object/:key     the object's body streamed back
 //   DELETE /object/:key     clean-up between runs (not timed)
 
 import { DurableObject } from 'cloudflare:workers';
+import { Sha256, type Sha256State, toHex } from '../../../src/lib/sha256.ts';
 
 type BaselineEnv = { BUCKET: R2Bucket; DB: D1Database; COUNTER: DurableObjectNamespace<Counter> };
 
@@ -28,7 +36,19 @@ export class Counter extends DurableObject<BaselineEnv> {
     this.ctx.storage.kv.put('count', count);
     return count;
   }
+
+  /** A resumable upload's state (the stand-in for its tus object), kept between PATCHes. */
+  load(): ResumableState | undefined {
+    return this.ctx.storage.kv.get<ResumableState>('upload');
+  }
+
+  save(state: ResumableState | null): void {
+    if (state) this.ctx.storage.kv.put('upload', state);
+    else this.ctx.storage.kv.delete('upload');
+  }
 }
+
+type ResumableState = { uploadId: string; offset: number; parts: R2UploadedPart[]; hash: Sha256State };
 
 const PART_SIZE = 8 * 1024 * 1024;
 
@@ -61,8 +81,6 @@ async function putMultipart(bucket: R2Bucket, key: string, body: ReadableStream<
   }
 }
 
-const toHex = (buffer: ArrayBuffer) => [...new Uint8Array(buffer)].map((b) => b.toString(16).padStart(2, '0')).join('');
-
 /** One put of a body of known length, hashed as it passes; the digest is returned as hex. */
 async function putHashed(bucket: R2Bucket, key: string, body: ReadableStream<Uint8Array>, length: number) {
   const digest = new crypto.DigestStream('SHA-256');
@@ -77,7 +95,7 @@ async function putHashed(bucket: R2Bucket, key: string, body: ReadableStream<Uin
     },
   });
   const object = await bucket.put(key, body.pipeThrough(hashing).pipeThrough(new FixedLengthStream(length)));
-  return { object, sha256: toHex(await digest.digest) };
+  return { object, sha256: toHex(new Uint8Array(await digest.digest)) };
 }
 
 /**
@@ -105,13 +123,56 @@ async function putHashedReads(bucket: R2Bucket, key: string, body: ReadableStrea
   await writer.close();
   await hasher.close();
   const object = await putting;
-  return { object, sha256: toHex(await digest.digest) };
+  return { object, sha256: toHex(new Uint8Array(await digest.digest)) };
+}
+
+/** One PATCH of a resumable upload at its floor (see /resumable above): the part is this PATCH's body. */
+async function patchResumable(request: Request, env: BaselineEnv, key: string): Promise<Response> {
+  const url = new URL(request.url);
+  const offset = Number(url.searchParams.get('offset'));
+  const length = Number(url.searchParams.get('length'));
+  const size = Number(request.headers.get('content-length'));
+  await env.COUNTER.getByName(request.headers.get('authorization') ?? 'anonymous').hit();
+  const upload = env.COUNTER.getByName(`upload:${key}`);
+  const state = (await upload.load()) ?? {
+    uploadId: (await env.BUCKET.createMultipartUpload(key)).uploadId,
+    offset: 0,
+    parts: [],
+    hash: new Sha256().save(),
+  };
+  if (state.offset !== offset || !request.body) return new Response('conflict', { status: 409 });
+  const hash = Sha256.restore(state.hash);
+  // Read straight into the part, 1 MiB at most per read, each piece hashed as it arrives.
+  const reader = request.body.getReader({ mode: 'byob' });
+  let buffer = new ArrayBuffer(size);
+  let filled = 0;
+  while (filled < size) {
+    const { value, done } = await reader.read(new Uint8Array(buffer, filled, Math.min(size - filled, 1024 * 1024)));
+    if (done || !value) break;
+    buffer = value.buffer as ArrayBuffer;
+    hash.update(value);
+    filled += value.length;
+  }
+  const multipart = env.BUCKET.resumeMultipartUpload(key, state.uploadId);
+  const parts = [...state.parts, await multipart.uploadPart(state.parts.length + 1, new Uint8Array(buffer, 0, filled))];
+  if (offset + filled < length) {
+    await upload.save({ ...state, offset: offset + filled, parts, hash: hash.save() });
+    return new Response(null, { status: 204, headers: { 'upload-offset': String(offset + filled) } });
+  }
+  const object = await multipart.complete(parts);
+  const sha256 = toHex(hash.digest());
+  await upload.save(null);
+  await env.DB.prepare('INSERT INTO uploads (key, size, sha256, created_at) VALUES (?1, ?2, ?3, ?4)')
+    .bind(key, length, sha256, Date.now())
+    .run();
+  return Response.json({ key, size: object.size, sha256 }, { headers: { 'upload-offset': String(length) } });
 }
 
 export default {
   async fetch(request, env) {
     const [, route, key] = new URL(request.url).pathname.split('/');
     if (!key) return new Response('not found', { status: 404 });
+    if (request.method === 'PATCH' && route === 'resumable') return patchResumable(request, env, key);
     if (request.method === 'PUT' && request.body && (route === 'single' || route === 'multipart')) {
       const object =
         route === 'single'
@@ -147,7 +208,7 @@ export default {
       const stored = await Promise.all(
         files.map(async (file) => {
           const bytes = await file.arrayBuffer();
-          const sha256 = toHex(await crypto.subtle.digest('SHA-256', bytes));
+          const sha256 = toHex(new Uint8Array(await crypto.subtle.digest('SHA-256', bytes)));
           const objectKey = `${key}-${crypto.randomUUID()}`;
           await env.BUCKET.put(objectKey, bytes, { httpMetadata: { contentType: file.type } });
           return { key: objectKey, size: bytes.byteLength, sha256 };
@@ -161,7 +222,7 @@ export default {
     if (request.method === 'PUT' && route === 'digest-buffered') {
       const bytes = await request.arrayBuffer();
       const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes));
-      const sha256 = [...digest].map((byte) => byte.toString(16).padStart(2, '0')).join('');
+      const sha256 = toHex(digest);
       const object = await env.BUCKET.put(key, bytes);
       return Response.json({ key, size: object?.size, etag: object?.httpEtag, sha256 });
     }
