@@ -24,7 +24,8 @@ const USAGE = `usage:
   npm run keys -- account-set ACCOUNT_ID [--quota BYTES|default] [--max-files N|default]
 A key made without --account founds an account of its own (with its --quota and --max-files);
 with --account it joins that account. Scopes (default: all): ${SCOPES.join(', ')}.
-options: --remote (the deployed database), --persist-to DIR (another local state)`;
+options: --remote (the deployed database), --persist-to DIR (another local state),
+  --no-wait (revoke, set, account-set: return at once; a running service applies the change within 3 s)`;
 
 type KeyListRow = {
   id: string;
@@ -54,9 +55,10 @@ function positiveInt(value: string | undefined, flag: string): number | null {
 /**
  * A change made in D1 reaches a running service when the key's Durable Object next reads the
  * key (it rereads after KEY_STATE_MAX_AGE_MS): wait that long, so the change is in effect
- * everywhere when this command returns. (The admin API applies changes at once.)
+ * everywhere when this command returns, unless --no-wait. (The admin API applies changes at once.)
  */
-const settled = () => new Promise((resolve) => setTimeout(resolve, KEY_STATE_MAX_AGE_MS + 500));
+const settled = () =>
+  values['no-wait'] ? Promise.resolve() : new Promise((resolve) => setTimeout(resolve, KEY_STATE_MAX_AGE_MS + 500));
 
 /** A `set` value: a whole number, or `default` to clear the override (NULL). */
 function overrideValue(value: string, flag: string): string {
@@ -81,6 +83,7 @@ const { values, positionals } = parseArgs({
     'expires-at': { type: 'string' },
     remote: { type: 'boolean', default: false },
     'persist-to': { type: 'string' },
+    'no-wait': { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });

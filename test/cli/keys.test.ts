@@ -1,15 +1,17 @@
-// The key CLI, end to end: real wrangler, a throwaway local D1 state.
+// The key CLI, end to end: real wrangler, a throwaway local D1 state (checked by opening its SQLite file).
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KEY_STATE_MAX_AGE_MS } from '../../src/keys/key-material.ts';
 
 const root = join(import.meta.dirname, '..', '..');
 let state: string;
 
-function keys(...args: string[]): string {
+function run(args: string[]): string {
   return execFileSync(process.execPath, [join(root, 'scripts/keys.ts'), ...args, '--persist-to', state], {
     cwd: root,
     encoding: 'utf8',
@@ -17,33 +19,28 @@ function keys(...args: string[]): string {
   });
 }
 
+/** A command that does not wait for a running service to see its change (the wait is tested once, below). */
+const keys = (...args: string[]) => run([...args, '--no-wait']);
+
+/**
+ * Runs SQL on the local database the CLI wrote: the D1 object's SQLite file under the state
+ * directory, opened directly (no wrangler process is running between commands).
+ */
 function rows(query: string): Record<string, unknown>[] {
-  const out = execFileSync(
-    process.execPath,
-    [
-      join(root, 'node_modules/wrangler/bin/wrangler.js'),
-      'd1',
-      'execute',
-      'DB',
-      '--local',
-      '--persist-to',
-      state,
-      '--json',
-      '--command',
-      query,
-    ],
-    {
-      cwd: root,
-      encoding: 'utf8',
-      env: {
-        ...process.env,
-        WRANGLER_SEND_METRICS: 'false',
-        CLOUDFLARE_CF_FETCH_ENABLED: 'false',
-        WRANGLER_HIDE_BANNER: 'true',
-      },
-    },
-  );
-  return (JSON.parse(out) as { results: Record<string, unknown>[] }[])[0]?.results ?? [];
+  const dir = join(state, 'v3', 'd1', 'miniflare-D1DatabaseObject');
+  const file = readdirSync(dir).find((name) => name.endsWith('.sqlite') && name !== 'metadata.sqlite');
+  if (!file) throw new Error(`no local D1 database in ${dir}`);
+  const db = new DatabaseSync(join(dir, file));
+  try {
+    const statement = db.prepare(query);
+    if (statement.columns().length === 0) {
+      statement.run();
+      return [];
+    }
+    return statement.all().map((row) => ({ ...row }));
+  } finally {
+    db.close();
+  }
 }
 
 const lastLine = (text: string) => text.trim().split('\n').at(-1) ?? '';
@@ -172,6 +169,13 @@ describe('npm run keys', () => {
     expect(line?.split('\t')).toHaveLength(5);
     expect(line?.endsWith('evil\\u{1b}[2J\\u{07}\\u{09}tab\\u{0a}line\\u{9b}\\u{202e}')).toBe(true);
     expect(() => keys('create', '--name', 'bad\u001bname')).toThrow(/control characters/);
+  });
+
+  it('revoke, set and account-set wait until a running service has the change, unless --no-wait', () => {
+    const key = lastLine(keys('create', '--name', 'waited for'));
+    const started = performance.now();
+    expect(run(['revoke', key])).toContain('Revoked');
+    expect(performance.now() - started).toBeGreaterThanOrEqual(KEY_STATE_MAX_AGE_MS);
   });
 
   it('refuses a create without a name and an unknown key to revoke', () => {
