@@ -6,7 +6,7 @@ import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { parseArgs } from 'node:util';
+import { type ParseArgsConfig, parseArgs } from 'node:util';
 import * as tus from 'tus-js-client';
 import {
   DEFAULT_CHUNK_SIZE,
@@ -71,35 +71,66 @@ const { FileUrlStorage } = tus as unknown as { FileUrlStorage: new (path: string
 
 class UsageError extends Error {}
 
-const { values, positionals } = parseArgs({
-  allowPositionals: true,
-  options: {
-    json: { type: 'boolean', default: false },
-    private: { type: 'boolean', default: false },
-    expires: { type: 'string' },
-    password: { type: 'string' },
-    'max-downloads': { type: 'string' },
-    label: { type: 'string' },
-    'chunk-size': { type: 'string' },
-    page: { type: 'string' },
-    limit: { type: 'string' },
-    q: { type: 'string' },
-    sort: { type: 'string' },
-    order: { type: 'string' },
-    events: { type: 'string' },
-    output: { type: 'string', short: 'o' },
-    verify: { type: 'boolean', default: false },
-    message: { type: 'string' },
-    'max-files': { type: 'string' },
-    'max-file-size': { type: 'string' },
-    'max-bytes': { type: 'string' },
-    types: { type: 'string' },
-    public: { type: 'boolean', default: false },
-    scope: { type: 'string', multiple: true },
-    help: { type: 'boolean', short: 'h', default: false },
-  },
-});
+const OPTIONS = {
+  json: { type: 'boolean', default: false },
+  private: { type: 'boolean', default: false },
+  expires: { type: 'string' },
+  password: { type: 'string' },
+  'max-downloads': { type: 'string' },
+  label: { type: 'string' },
+  'chunk-size': { type: 'string' },
+  page: { type: 'string' },
+  limit: { type: 'string' },
+  q: { type: 'string' },
+  sort: { type: 'string' },
+  order: { type: 'string' },
+  events: { type: 'string' },
+  output: { type: 'string', short: 'o' },
+  verify: { type: 'boolean', default: false },
+  message: { type: 'string' },
+  'max-files': { type: 'string' },
+  'max-file-size': { type: 'string' },
+  'max-bytes': { type: 'string' },
+  types: { type: 'string' },
+  public: { type: 'boolean', default: false },
+  scope: { type: 'string', multiple: true },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const satisfies ParseArgsConfig['options'];
 
+/**
+ * A file's (or a file request's) id is 22 base64url characters and may start with '-', which
+ * parseArgs would read as an option. Such an argument before any '--' is held back as a
+ * placeholder while the options are parsed, then put back where it stood (a positional, or an
+ * option's value): no option is that long, so nothing that could be one is taken for an id.
+ */
+const DASHED_ID = /^-[A-Za-z0-9_-]{21}$/;
+
+function parseCommandLine(argv: string[]) {
+  const held: string[] = [];
+  const end = argv.indexOf('--');
+  const masked = argv.map((arg, index) =>
+    DASHED_ID.test(arg) && (end === -1 || index < end) ? `\u0000${held.push(arg) - 1}` : arg,
+  );
+  const unmask = (arg: string) => (arg.startsWith('\u0000') ? (held[Number(arg.slice(1))] ?? arg) : arg);
+  const parsed = parseArgs({ args: masked, allowPositionals: true, options: OPTIONS });
+  const values = Object.fromEntries(
+    Object.entries(parsed.values).map(([name, value]) => [
+      name,
+      typeof value === 'string' ? unmask(value) : Array.isArray(value) ? value.map(unmask) : value,
+    ]),
+  ) as typeof parsed.values;
+  return { values, positionals: parsed.positionals.map(unmask) };
+}
+
+let commandLine: ReturnType<typeof parseCommandLine>;
+try {
+  commandLine = parseCommandLine(process.argv.slice(2));
+} catch (error) {
+  // An unknown option or a missing value: a bad command line (exit 2), never a stack trace.
+  console.error(`${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`);
+  process.exit(EXIT.usage);
+}
+const { values, positionals } = commandLine;
 const [command, ...args] = positionals;
 const json = values.json ?? false;
 const out = (value: unknown, text: string) => console.log(json ? JSON.stringify(value, null, 2) : text);

@@ -95,6 +95,13 @@ describe('npm run cli', () => {
     // The service refused: exit 1. A bad command line: 2. No key: 3.
     expect((await cli(['info', notes.id])).code).toBe(1);
     expect((await cli(['frobnicate'])).code).toBe(2);
+    const unknownOption = await cli(['list', '--frobnicate']);
+    expect(unknownOption.code).toBe(2);
+    expect(unknownOption.stderr).not.toMatch(/\n\s+at /);
+    // An id may start with '-' (ids are base64url): read as the id, not as an option, even before options.
+    const dashed = await cli(['info', '-AAAAAAAAAAAAAAAAAAAAA', '--json']);
+    expect(dashed.code).toBe(1);
+    expect(JSON.parse(dashed.stdout)).toMatchObject({ code: 'FILE_NOT_FOUND', status: 404 });
     expect((await cli(['usage'], { EDGESHARE_KEY: '' })).code).toBe(3);
     expect((await cli(['upload', 'missing.txt'])).code).toBe(1);
   });
