@@ -17,6 +17,7 @@ import {
   type NewApiKey,
   RESUMABLE_THRESHOLD,
 } from '../src/client/edgeshare.ts';
+import { FILE_ID_PATTERN } from '../src/files/ids.ts';
 
 const USAGE = `usage: npm run cli -- <command> [options]
 
@@ -103,13 +104,13 @@ const OPTIONS = {
  * placeholder while the options are parsed, then put back where it stood (a positional, or an
  * option's value): no option is that long, so nothing that could be one is taken for an id.
  */
-const DASHED_ID = /^-[A-Za-z0-9_-]{21}$/;
+const isDashedId = (arg: string) => arg.startsWith('-') && FILE_ID_PATTERN.test(arg);
 
 function parseCommandLine(argv: string[]) {
   const held: string[] = [];
   const end = argv.indexOf('--');
   const masked = argv.map((arg, index) =>
-    DASHED_ID.test(arg) && (end === -1 || index < end) ? `\u0000${held.push(arg) - 1}` : arg,
+    isDashedId(arg) && (end === -1 || index < end) ? `\u0000${held.push(arg) - 1}` : arg,
   );
   const unmask = (arg: string) => (arg.startsWith('\u0000') ? (held[Number(arg.slice(1))] ?? arg) : arg);
   const parsed = parseArgs({ args: masked, allowPositionals: true, options: OPTIONS });
