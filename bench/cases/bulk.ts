@@ -2,7 +2,7 @@
 
 import type { BenchCase, Metrics, Variant } from '../lib/case.ts';
 import { deleteFiles, fileParts, postForm, uploadFile } from '../lib/service.ts';
-import { MIB, makeFile, send } from '../lib/transfer.ts';
+import { MIB, makeFile, send, transferred } from '../lib/transfer.ts';
 
 export function bulkCase(id: string, files: number, sizeMiB: number, reps: number): BenchCase {
   return {
@@ -26,7 +26,7 @@ export function bulkCase(id: string, files: number, sizeMiB: number, reps: numbe
       const path = makeFile(ctx.tmpDir, sizeMiB * MIB);
       const paths = Array.from({ length: files }, () => path);
       const result = (ms: number, ids: string[], timing: Metrics = {}) => ({
-        metrics: { ms, mibPerS: (files * sizeMiB) / (ms / 1000), mib: files * sizeMiB, ...timing },
+        metrics: { ...transferred(ms, files * sizeMiB * MIB), ...timing },
         cleanup: async () => {
           await deleteFiles(service.url, ctx.apiKey, ids);
           return undefined;
@@ -79,7 +79,7 @@ export function bulkCase(id: string, files: number, sizeMiB: number, reps: numbe
             const keys = (json as { keys: string[] }).keys;
             if (keys.length !== files) throw new Error(`${id}: ${keys.length} of ${files} stored`);
             return {
-              metrics: { ms, mibPerS: (files * sizeMiB) / (ms / 1000), mib: files * sizeMiB },
+              metrics: transferred(ms, files * sizeMiB * MIB),
               cleanup: async () => {
                 for (const key of keys) await send(new URL(`/object/${key}`, base), { method: 'DELETE' });
                 return undefined;

@@ -2,7 +2,7 @@
 // by one put() and of one stored by R2 multipart.
 import type { BenchCase, Variant } from '../lib/case.ts';
 import { bearer, storedAs, uploadFile } from '../lib/service.ts';
-import { download, fileBody, MIB, send } from '../lib/transfer.ts';
+import { download, fileBody, send, transferred } from '../lib/transfer.ts';
 import { caseFiles, TRANSFER_METRICS, WARM_BYTES } from './uploads.ts';
 
 export function downloadCase(id: string, sizeMiB: number, reps: number): BenchCase {
@@ -75,7 +75,7 @@ export function downloadReader(size: number) {
   ): Pick<Variant, 'run' | 'warm'> => ({
     async run() {
       const ms = await read(new URL(path, base), size, headers);
-      return { metrics: { mibPerS: size / MIB / (ms / 1000), ms, mib: size / MIB } };
+      return { metrics: transferred(ms, size) };
     },
     async warm() {
       await read(new URL(warmPath, base), WARM_BYTES, headers);

@@ -3,7 +3,7 @@
 // bundle started without the EVENTS producer, where enqueueing is skipped. Shown, not a target.
 import type { BenchCase, ServiceId, Variant } from '../lib/case.ts';
 import { deleteFiles, uploadFile } from '../lib/service.ts';
-import { MIB } from '../lib/transfer.ts';
+import { transferred } from '../lib/transfer.ts';
 import { caseFiles, TRANSFER_METRICS, WARM_BYTES } from './uploads.ts';
 
 export function eventsCase(id: string, sizeMiB: number, reps: number): BenchCase {
@@ -27,7 +27,7 @@ export function eventsCase(id: string, sizeMiB: number, reps: number): BenchCase
           async run() {
             const { id: fileId, ms, timing } = await uploadFile(base, key, path);
             return {
-              metrics: { mibPerS: size / MIB / (ms / 1000), ms, mib: size / MIB, ...timing },
+              metrics: { ...transferred(ms, size), ...timing },
               cleanup: async () => {
                 await deleteFiles(base, key, [fileId]);
                 return undefined;

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { createReadStream, statSync } from 'node:fs';
 import type { BenchCase, Rep, Variant } from '../lib/case.ts';
 import { bearer, deleteFiles, FILE_TYPE, uploadFile } from '../lib/service.ts';
-import { MIB, send } from '../lib/transfer.ts';
+import { MIB, send, transferred } from '../lib/transfer.ts';
 import { caseFiles, TRANSFER_METRICS, WARM_BYTES } from './uploads.ts';
 
 const TUS = { 'tus-resumable': '1.0.0' };
@@ -145,7 +145,7 @@ export function tusCase(id: string, sizeMiB: number, chunksMiB: number[], reps: 
       const { path, warmPath } = caseFiles(ctx, sizeMiB);
       const { service } = ctx.workers;
       const measured = (ms: number, fileId: string): Rep => ({
-        metrics: { mibPerS: sizeMiB / (ms / 1000), ms, mib: sizeMiB },
+        metrics: transferred(ms, sizeMiB * MIB),
         cleanup: async () => {
           await deleteFiles(service.url, ctx.apiKey, [fileId]);
           return undefined;
@@ -203,7 +203,7 @@ export function tusCase(id: string, sizeMiB: number, chunksMiB: number[], reps: 
         const { r2 } = ctx.workers;
         const { key, ms } = await resumableFloorUpload(r2.url, file, floorChunkMiB * MIB);
         return {
-          metrics: { mibPerS: statSync(file).size / MIB / (ms / 1000), ms, mib: statSync(file).size / MIB },
+          metrics: transferred(ms, statSync(file).size),
           cleanup: async () => {
             await send(new URL(`/object/${key}`, r2.url), { method: 'DELETE' });
             return undefined;

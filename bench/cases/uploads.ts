@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { BenchCase, BenchContext, MetricSpec, Rep, Variant } from '../lib/case.ts';
 import { deleteFiles, fileParts, postForm, storedAs, uploadFile } from '../lib/service.ts';
 import { median } from '../lib/stats.ts';
-import { fileBody, MIB, makeFile, send } from '../lib/transfer.ts';
+import { fileBody, MIB, makeFile, send, transferred } from '../lib/transfer.ts';
 
 export const THROUGHPUT: MetricSpec = {
   name: 'mibPerS',
@@ -109,7 +109,7 @@ export function caseFiles(ctx: BenchContext, sizeMiB: number) {
 export function uploadVariants(ctx: BenchContext, sizeMiB: number) {
   const { size, path, warmPath } = caseFiles(ctx, sizeMiB);
   const { r2 } = ctx.workers;
-  const measured = (ms: number, bytes: number) => ({ mibPerS: bytes / MIB / (ms / 1000), ms, mib: bytes / MIB });
+  const measured = transferred;
   /** A variant whose run uploads the file and whose warm-up uploads a small one the same way. */
   const variant = (
     fields: Omit<Variant, 'run' | 'warm'>,

@@ -8,6 +8,13 @@ import { Readable } from 'node:stream';
 
 export const MIB = 1024 * 1024;
 
+/** A transfer's figures: throughput, time and size (what every moving-bytes case reports). */
+export const transferred = (ms: number, bytes: number) => ({
+  mibPerS: bytes / MIB / (ms / 1000),
+  ms,
+  mib: bytes / MIB,
+});
+
 /** A file of `bytes` random-looking bytes (1 MiB of random data, repeated). */
 export function makeFile(dir: string, bytes: number): string {
   const path = join(dir, `file-${bytes}.bin`);
