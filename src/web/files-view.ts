@@ -63,7 +63,13 @@ export function createFilesView(hooks: Hooks) {
   }
 
   function render(): void {
+    // Rows are drawn afresh on every load: an expiry chosen in a row but not yet set stays chosen.
+    const chosen = [...body.querySelectorAll<HTMLSelectElement>('select[id^="expiry-"]')].filter((s) => s.value);
     body.replaceChildren(...files.map(row));
+    for (const { id, value } of chosen) {
+      const select = body.querySelector<HTMLSelectElement>(`#${CSS.escape(id)}`);
+      if (select) select.value = value;
+    }
     const total = pagination?.total ?? 0;
     const searching = query.q ? ` matching “${query.q}”` : '';
     caption.textContent =
@@ -217,6 +223,8 @@ export function createFilesView(hooks: Hooks) {
           return;
         }
         const expiresIn = select.value === 'never' ? null : Number(select.value);
+        // Set: the choice is spent (the redrawn row offers "Change to…" again).
+        select.value = '';
         act(async (client) => {
           const changed = await client.update(file.id, { expiresIn });
           return changed.expiresAt
