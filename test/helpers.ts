@@ -335,3 +335,13 @@ export async function expectNothingStored(keyId: string): Promise<void> {
   expect((await blobsOf(keyId)).map((object) => object.key)).toEqual([]);
   expect(await rowCount(keyId)).toBe(0);
 }
+
+/**
+ * Throttles count in fixed windows aligned to multiples of their length (AuthGuard, LinkCounter,
+ * RequestThrottle): a test that needs N events in one window waits out the end of the current
+ * one when it is closer than `margin` ms, so the count never restarts halfway.
+ */
+export async function awayFromWindowEdge(windowSeconds: number, margin = 8_000) {
+  const left = windowSeconds * 1000 - (Date.now() % (windowSeconds * 1000));
+  if (left < margin) await new Promise((resolve) => setTimeout(resolve, left + 50));
+}

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { getConfig } from '../../src/config';
 import { clientAddress } from '../../src/limiter/auth-guard-client';
 import { revokeKey } from '../../src/storage/keys-repo';
-import { call, createKey, someAddress } from '../helpers';
+import { awayFromWindowEdge, call, createKey, someAddress } from '../helpers';
 
 const BAD_KEY = `esk_${'A'.repeat(43)}`;
 const from = (address: string, headers: Record<string, string> = {}) => ({
@@ -24,6 +24,7 @@ describe('failed API keys from one address', () => {
   it('get 401 up to AUTH_FAILURE_LIMIT in a window, then 429 with Retry-After for its failures only', async () => {
     const address = someAddress();
     const good = await createKey('victim of its neighbour');
+    await awayFromWindowEdge(60);
     const seen = [];
     for (let i = 0; i < 20; i++) seen.push((await status('/api/v1/files', address, `Bearer ${BAD_KEY}`)).status);
     expect(seen).toEqual(Array(20).fill(401));
@@ -62,6 +63,7 @@ describe('failed API keys from one address', () => {
   it('follows AUTH_FAILURE_LIMIT', async () => {
     const address = someAddress();
     const overrides = { AUTH_FAILURE_LIMIT: '2' };
+    await awayFromWindowEdge(60);
     const send = async () => {
       const response = await call('/api/v1/files', from(address, { Authorization: `Bearer ${BAD_KEY}` }), overrides);
       await response.body?.cancel();
@@ -74,6 +76,7 @@ describe('failed API keys from one address', () => {
 describe('failed admin tokens from one address', () => {
   it('get 401 up to a fifth of AUTH_FAILURE_LIMIT, then 429', async () => {
     const address = someAddress();
+    await awayFromWindowEdge(60);
     const seen = [];
     for (let i = 0; i < 5; i++) seen.push((await status('/admin/keys', address, 'Bearer wrong-admin-token')).status);
     expect(seen).toEqual([401, 401, 401, 401, 429]);

@@ -62,12 +62,3 @@ export const basic = (password: string) => ({ Authorization: `Basic ${btoa(`:${p
 export async function flush(linkId: string) {
   await runDurableObjectAlarm(env.LINK_COUNTERS.getByName(linkId));
 }
-
-/**
- * Throttles count in fixed windows (AuthGuard, LinkCounter): a test that needs N events in one
- * window waits out the end of the current one when it is closer than `margin` ms.
- */
-export async function awayFromWindowEdge(windowSeconds: number, margin = 8_000) {
-  const left = windowSeconds * 1000 - (Date.now() % (windowSeconds * 1000));
-  if (left < margin) await new Promise((resolve) => setTimeout(resolve, left + 50));
-}

@@ -1,7 +1,7 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it, vi } from 'vitest';
-import { call, PNG_1X1 } from '../helpers';
-import { awayFromWindowEdge, basic, json, makeLink, owner, pathOf, readLink } from './link-helpers';
+import { awayFromWindowEdge, call, PNG_1X1 } from '../helpers';
+import { basic, json, makeLink, owner, pathOf, readLink } from './link-helpers';
 
 const PASSWORD = 'correct horse battery staple';
 const HTML = { Accept: 'text/html' };

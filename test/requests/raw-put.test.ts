@@ -5,7 +5,7 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { chunked, sha256Field, sha256Hex, textOf } from '../digests/digest-helpers';
-import { call, expectError, PNG_1X1 } from '../helpers';
+import { awayFromWindowEdge, call, expectError, PNG_1X1 } from '../helpers';
 import {
   basic,
   getRequest,
@@ -152,6 +152,7 @@ describe('PUT {uploadUrl}/{filename}', () => {
     const request = await makeRequest(owner.auth);
     const address = { 'CF-Connecting-IP': '192.0.2.78' };
     const limits = { REQUEST_UPLOADS_PER_ADDRESS: '2' };
+    await awayFromWindowEdge(60);
     expect((await put(request, 'a.txt', textOf(10), address, limits)).status).toBe(201);
     expect((await send(request, [textFile()], { headers: address, env: limits })).status).toBe(201);
     const third = await put(request, 'c.txt', textOf(10), address, limits);

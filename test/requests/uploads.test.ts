@@ -3,7 +3,7 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { sha256Hex } from '../digests/digest-helpers';
-import { blobsOf, call, expectError, PNG_1X1, rowCount, uploadOk } from '../helpers';
+import { awayFromWindowEdge, blobsOf, call, expectError, PNG_1X1, rowCount, uploadOk } from '../helpers';
 import {
   getRequest,
   makeRequest,
@@ -231,6 +231,7 @@ describe('a multipart upload to uploadUrl', () => {
     const request = await makeRequest(owner.auth);
     const address = { 'CF-Connecting-IP': '192.0.2.77' };
     const limits = { REQUEST_UPLOADS_PER_ADDRESS: '2' };
+    await awayFromWindowEdge(60);
     expect((await send(request, [textFile()], { headers: address, env: limits })).status).toBe(201);
     expect((await send(request, [textFile()], { headers: address, env: limits })).status).toBe(201);
     const third = await send(request, [textFile()], { headers: address, env: limits });
