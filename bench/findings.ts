@@ -84,7 +84,11 @@ export const FINDINGS: Record<string, string> = {
     'validation) saved 2–3 %, inside the spread between rounds. The spec asks for each of them. ' +
     'The same bundle with all of them put back, written by hand without Hono’s routing and ' +
     'middleware chain, still used 5 % less CPU (4 % more requests/s at 10 connections): that is ' +
-    'all the framework costs here, so even a hand-written request path would land near the line.',
+    'all the framework costs here, so even a hand-written request path would land near the line. ' +
+    'Also measured, no effect: one storage write per request in the key’s object instead of two (the ' +
+    'window and the last use in one value: 1.62 ms of CPU per request either way, 8 rounds); and ' +
+    'both Workers started fresh for these two cases alone (`--only get`): 0.80× at 10 and 0.79× at ' +
+    '50, so the figure does not come from what earlier cases left in the service’s process.',
   'get-c50.rps':
     'Same cause as at 10 connections (see get-c10.rps): workerd is CPU-bound, so more connections only ' +
     'lengthen the queue (p50 grows, requests/s do not); the two figures trade places between runs.',
