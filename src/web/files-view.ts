@@ -223,10 +223,12 @@ export function createFilesView(hooks: Hooks) {
           return;
         }
         const expiresIn = select.value === 'never' ? null : Number(select.value);
-        // Set: the choice is spent (the redrawn row offers "Change to…" again).
-        select.value = '';
         act(async (client) => {
           const changed = await client.update(file.id, { expiresIn });
+          // Set: the choice is spent (the redrawn row offers "Change to…" again); a refused one stays
+          // chosen. The row may have been drawn again meanwhile: the choice is spent where it now is.
+          const shown = body.querySelector<HTMLSelectElement>(`#${CSS.escape(id)}`);
+          if (shown) shown.value = '';
           return changed.expiresAt
             ? `“${file.originalName}” now expires ${formatDate(changed.expiresAt)}.`
             : `“${file.originalName}” now never expires.`;

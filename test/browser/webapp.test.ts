@@ -295,6 +295,26 @@ describe.runIf(warnIfNoChromium('the web app browser tests'))('the web app in Ch
     }
     await expect.poll(() => page.locator('#live-status').textContent()).toBe('“report 05.txt” now never expires.');
     expect((await listed(key, '&q=report%2005')).files[0]?.expiresAt).toBeNull();
+    // A change the service refuses keeps its choice, to be set again.
+    const before = problems.length;
+    await page.route('**/api/v2/files/*', (route) =>
+      route.request().method() === 'PATCH'
+        ? route.fulfill({
+            status: 409,
+            contentType: 'application/json',
+            body: JSON.stringify({ error: 'Try again', code: 'CONFLICT' }),
+          })
+        : route.fallback(),
+    );
+    await row.getByLabel('New expiry of report 05.txt').selectOption({ label: 'In 1 day' });
+    await row.getByRole('button', { name: 'Set the expiry of report 05.txt' }).click();
+    await expect.poll(() => page.locator('#banner').textContent()).toMatch(/Try again/);
+    await expect.poll(() => page.locator('#files-body tr').count()).toBe(1);
+    expect(await row.getByLabel('New expiry of report 05.txt').inputValue()).toBe('86400');
+    await page.unroute('**/api/v2/files/*');
+    // The browser reports the refused PATCH as a failed load: expected here, and nothing else.
+    expect(problems.splice(before).every((text) => text.includes('status of 409'))).toBe(true);
+    expect((await listed(key, '&q=report%2005')).files[0]?.expiresAt).toBeNull();
 
     // A dropped file uploads (the drop zone, as a browser delivers a drop)...
     await page.evaluate(() => {
