@@ -149,8 +149,8 @@ const MAX_AHEAD_FILES = 10;
 /**
  * The storage one upload request may use. Each file being written states how many bytes it
  * has so far; past what the key's object granted at admission, the ticket asks the account's
- * object, and refuses (STORAGE_EXCEEDED) when the account has no room. Commit makes the files count, and is where the
- * quota is finally enforced.
+ * object, and refuses (STORAGE_EXCEEDED) when the account has no room. Commit makes the files
+ * count, and is where the quota is finally enforced.
  */
 export class QuotaTicket {
   readonly #accounts: AccountsNamespace;
