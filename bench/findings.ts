@@ -88,7 +88,11 @@ export const FINDINGS: Record<string, string> = {
     'Also measured, no effect: one storage write per request in the key’s object instead of two (the ' +
     'window and the last use in one value: 1.62 ms of CPU per request either way, 8 rounds); and ' +
     'both Workers started fresh for these two cases alone (`--only get`): 0.80× at 10 and 0.79× at ' +
-    '50, so the figure does not come from what earlier cases left in the service’s process.',
+    '50, and on a later day 0.85× and 0.78×, so the figure does not come from what earlier cases ' +
+    'left in the service’s process. Nor from the read or the call themselves: the baseline Worker ' +
+    'sending the service’s exact D1 statement (its 16 columns, the owner and expiry conditions) ' +
+    'measured 1.01× the plain one, and the service with its call to the key’s object cut to the ' +
+    'fewest fields a GET needs measured 0.80× against 0.83× as built (8 rounds each, same run).',
   'get-c50.rps':
     'Same cause as at 10 connections (see get-c10.rps): workerd is CPU-bound, so more connections only ' +
     'lengthen the queue (p50 grows, requests/s do not); the two figures trade places between runs.',
