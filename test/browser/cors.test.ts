@@ -11,10 +11,26 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../../scripts/wrangler.ts';
-import { createKey, launchBrowser, newPage, server, warnIfNoChromium } from './browser.ts';
+import { api, createKey, launchBrowser, newPage, server, warnIfNoChromium } from './browser.ts';
 
 const TUS_CLIENT = readFileSync(join(ROOT, 'node_modules/tus-js-client/dist/tus.min.js'), 'utf8');
-const PAGE = '<!doctype html><meta charset="utf-8"><title>another site</title><script src="/tus.min.js"></script>';
+// The page's one helper: a tus upload (no resuming across page loads), resolved with the file's id.
+const PAGE = `<!doctype html><meta charset="utf-8"><title>another site</title><script src="/tus.min.js"></script>
+<script>
+window.uploadWithTus = (file, options) =>
+  new Promise((resolve, reject) =>
+    new tus.Upload(file, {
+      ...options,
+      storeFingerprintForResuming: false,
+      retryDelays: [],
+      onSuccess: ({ lastResponse }) => resolve(lastResponse.getHeader('X-File-Id') ?? ''),
+      onError: reject,
+    }).start(),
+  );
+</script>`;
+
+/** What the page defines (used inside page.evaluate). */
+type SiteWindow = { uploadWithTus(file: Blob, options: Record<string, unknown>): Promise<string> };
 
 /** The other site: a page and tus-js-client's browser build, on 127.0.0.1 at a port of its own. */
 function startSite(): Promise<{ site: Server; origin: string }> {
@@ -165,21 +181,7 @@ describe.runIf(warnIfNoChromium('the cross-origin browser tests'))('the API from
     await page.goto(`${siteOrigin}/`);
     const seen = await page.evaluate(
       async ({ api, key }) => {
-        type TusUpload = { start(): void };
-        type TusResponse = { getHeader(name: string): string | undefined };
-        const tus = (
-          window as unknown as {
-            tus: {
-              Upload: new (
-                file: Blob,
-                options: Record<string, unknown> & {
-                  onSuccess: (payload: { lastResponse: TusResponse }) => void;
-                  onError: (error: Error) => void;
-                },
-              ) => TusUpload;
-            };
-          }
-        ).tus;
+        const { uploadWithTus } = window as unknown as SiteWindow;
         const auth = { Authorization: `Bearer ${key}` };
         const hex = async (bytes: BufferSource) =>
           [...new Uint8Array(await crypto.subtle.digest('SHA-256', bytes))]
@@ -188,18 +190,12 @@ describe.runIf(warnIfNoChromium('the cross-origin browser tests'))('the API from
         const bytes = new Uint8Array(3 * 1024 * 1024 + 4321);
         for (let at = 0; at < bytes.length; at += 65536) crypto.getRandomValues(bytes.subarray(at, at + 65536));
         bytes[0] = 0; // no type detection claims it
-        const fileId = await new Promise<string>((resolve, reject) => {
-          new tus.Upload(new Blob([bytes]), {
-            endpoint: `${api}/api/v2/uploads`,
-            parallelUploads: 3,
-            chunkSize: 1024 * 1024,
-            headers: auth,
-            metadata: { filename: 'parallel.bin', filetype: 'application/octet-stream' },
-            storeFingerprintForResuming: false,
-            retryDelays: [],
-            onSuccess: ({ lastResponse }) => resolve(lastResponse.getHeader('X-File-Id') ?? ''),
-            onError: reject,
-          }).start();
+        const fileId = await uploadWithTus(new Blob([bytes]), {
+          endpoint: `${api}/api/v2/uploads`,
+          parallelUploads: 3,
+          chunkSize: 1024 * 1024,
+          headers: auth,
+          metadata: { filename: 'parallel.bin', filetype: 'application/octet-stream' },
         });
         const downloaded = await fetch(`${api}/api/v2/files/${fileId}/download`, { headers: auth });
         const tusBytes = await downloaded.arrayBuffer();
@@ -227,6 +223,43 @@ describe.runIf(warnIfNoChromium('the cross-origin browser tests'))('the API from
     expect(seen.got).toBe(seen.sent);
     expect(seen.put).toMatchObject({ status: 201, isPublic: false, size: 23 });
     expect(seen.put.sha256).toBe(seen.put.expected);
+    expect(problems).toEqual([]);
+  });
+
+  it('sends files to a file request with no key: a form post and tus-js-client to its tusUrl', async () => {
+    const { status, body } = await api<{ data: { id: string; uploadUrl: string; tusUrl: string } }>(
+      server().origin,
+      key,
+      '/api/v2/requests',
+      { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ maxFiles: 2 }) },
+    );
+    expect(status).toBe(201);
+    const { page, problems } = await newPage(context);
+    await page.goto(`${siteOrigin}/`);
+    const seen = await page.evaluate(
+      async ({ uploadUrl, tusUrl }) => {
+        const { uploadWithTus } = window as unknown as SiteWindow;
+        const form = new FormData();
+        form.append('file', new File(['a note for the requester'], 'note.txt', { type: 'text/plain' }));
+        const posted = await fetch(uploadUrl, { method: 'POST', body: form });
+        const fileId = await uploadWithTus(new Blob([new Uint8Array(300_000).fill(7)]), {
+          endpoint: tusUrl,
+          chunkSize: 100_000,
+          metadata: { filename: 'sevens.bin', filetype: 'application/octet-stream' },
+        });
+        return { posted: posted.status, fileId };
+      },
+      { uploadUrl: body.data.uploadUrl, tusUrl: body.data.tusUrl },
+    );
+    expect(seen.posted).toBe(201);
+    expect(seen.fileId).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    const listed = await api<{ data: { files: { size: number; requestId: string | null }[] } }>(
+      server().origin,
+      key,
+      '/api/v2/files',
+    );
+    const received = listed.body.data.files.filter((file) => file.requestId === body.data.id);
+    expect(received.map((file) => file.size).sort((a, b) => a - b)).toEqual([24, 300_000]);
     expect(problems).toEqual([]);
   });
 });
