@@ -235,6 +235,18 @@ describe.runIf(warnIfNoChromium('the cross-origin browser tests'))('the API from
     );
     expect(status).toBe(201);
     const { page, problems } = await newPage(context);
+    // The tus creation as the network saw it: its request's id and body type, its answer's offset.
+    const creations: { requestId?: string; type?: string; status: number; offset?: string }[] = [];
+    page.on('response', (response) => {
+      const request = response.request();
+      if (request.method() !== 'POST' || request.url() !== body.data.tusUrl) return;
+      creations.push({
+        requestId: request.headers()['x-request-id'],
+        type: request.headers()['content-type'],
+        status: response.status(),
+        offset: response.headers()['upload-offset'],
+      });
+    });
     await page.goto(`${siteOrigin}/`);
     const seen = await page.evaluate(
       async ({ uploadUrl, tusUrl }) => {
@@ -245,6 +257,9 @@ describe.runIf(warnIfNoChromium('the cross-origin browser tests'))('the API from
         const fileId = await uploadWithTus(new Blob([new Uint8Array(300_000).fill(7)]), {
           endpoint: tusUrl,
           chunkSize: 100_000,
+          // The first chunk rides on the creation (creation-with-upload); each request carries an X-Request-ID.
+          uploadDataDuringCreation: true,
+          addRequestId: true,
           metadata: { filename: 'sevens.bin', filetype: 'application/octet-stream' },
         });
         return { posted: posted.status, fileId };
@@ -253,6 +268,14 @@ describe.runIf(warnIfNoChromium('the cross-origin browser tests'))('the API from
     );
     expect(seen.posted).toBe(201);
     expect(seen.fileId).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    expect(creations).toEqual([
+      {
+        requestId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        type: 'application/offset+octet-stream',
+        status: 201,
+        offset: '100000',
+      },
+    ]);
     const listed = await api<{ data: { files: { size: number; requestId: string | null }[] } }>(
       server().origin,
       key,
