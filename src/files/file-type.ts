@@ -177,6 +177,12 @@ const EXTENSION_TYPES: Record<string, string> = {
 
 const GENERIC_TYPES = new Set(['', 'application/octet-stream', 'binary/octet-stream', 'application/unknown']);
 
+/**
+ * Types a client sends for a body whatever it holds, which say nothing about a file: curl's
+ * `--data-binary` and `-d` default. A file declared so counts as declared with no type.
+ */
+const NOT_FILE_TYPES = new Set(['application/x-www-form-urlencoded']);
+
 // RFC 9110 §8.3.1: type "/" subtype, both tokens (§5.6.2). Nothing else can travel back in a
 // Content-Type header, so nothing else is stored.
 const TOKEN = "[!#$%&'*+.^_`|~0-9A-Za-z-]+";
@@ -256,7 +262,8 @@ export function decideFileType(
   filename: string,
   allowed: readonly string[],
 ): TypeDecision {
-  const declared = normalizeMediaType(declaredRaw);
+  const normalized = normalizeMediaType(declaredRaw);
+  const declared = NOT_FILE_TYPES.has(normalized) ? '' : normalized;
   const declaredOrGuess = GENERIC_TYPES.has(declared) ? (extensionType(filename) ?? declared) : declared;
   const refuse = (mimeType: string, reason: string): TypeDecision => ({ ok: false, mimeType, reason });
   // Saved under a runnable name, or declared as a runnable type, a file runs when opened

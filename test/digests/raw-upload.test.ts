@@ -108,6 +108,10 @@ describe('PUT /api/v2/upload/{filename}', () => {
     await expectUntouched(keyId, auth);
     const png = await created(await putRaw(auth, 'pixel.png', PNG_1X1, { 'Content-Type': 'image/png' }));
     expect(png.mimeType).toBe('image/png');
+    // `curl -X PUT --data-binary @file` declares application/x-www-form-urlencoded: no type at all.
+    const curlDefault = { 'Content-Type': 'application/x-www-form-urlencoded' };
+    expect((await created(await putRaw(auth, 'pixel2.png', PNG_1X1, curlDefault))).mimeType).toBe('image/png');
+    expect((await created(await putRaw(auth, 'notes', textOf(20), curlDefault))).mimeType).toBe('text/plain');
   });
 
   it('refuses a Content-Length over MAX_FILE_SIZE (413) and a body over the quota (413), storing nothing', async () => {

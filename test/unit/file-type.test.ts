@@ -235,6 +235,18 @@ describe('decideFileType with the default allow-list', () => {
     expect(decide(text('héllo ✓ 日本'), undefined, 'notes')).toEqual({ ok: true, mimeType: 'text/plain' });
   });
 
+  it("takes curl's --data-binary default (application/x-www-form-urlencoded) for no declared type", () => {
+    const formType = 'application/x-www-form-urlencoded';
+    expect(decide(SAMPLES.png, formType, 'photo.png')).toEqual({ ok: true, mimeType: 'image/png' });
+    expect(decide(text('hello'), `${formType}; charset=utf-8`, 'notes')).toEqual({ ok: true, mimeType: 'text/plain' });
+    expect(decide(text('a,b\n'), formType, 'data.csv')).toEqual({ ok: true, mimeType: 'text/csv' });
+    expect(decide(of([1, 2, 3, 0, 5, 6]), formType, 'blob')).toEqual({
+      ok: true,
+      mimeType: 'application/octet-stream',
+    });
+    expect(decide(text('echo hi'), formType, 'run.sh').ok).toBe(false);
+  });
+
   it('falls back on the extension when the declared type is generic', () => {
     expect(decide(text('a,b\n1,2\n'), 'application/octet-stream', 'data.csv')).toEqual({
       ok: true,
