@@ -92,7 +92,10 @@ export const FINDINGS: Record<string, string> = {
     'left in the service’s process. Nor from the read or the call themselves: the baseline Worker ' +
     'sending the service’s exact D1 statement (its 16 columns, the owner and expiry conditions) ' +
     'measured 1.01× the plain one, and the service with its call to the key’s object cut to the ' +
-    'fewest fields a GET needs measured 0.80× against 0.83× as built (8 rounds each, same run).',
+    'fewest fields a GET needs measured 0.80× against 0.83× as built (8 rounds each, same run). ' +
+    'Nor from how the object answers or how workerd runs the request: the key’s object answering ' +
+    'a cached key without a single await measured 0.83× against 0.84× as built, and the service ' +
+    'without its `enable_request_signal` flag 0.85× against 0.85×.',
   'get-c50.rps':
     'Same cause as at 10 connections (see get-c10.rps): workerd is CPU-bound, so more connections only ' +
     'lengthen the queue (p50 grows, requests/s do not); the two figures trade places between runs.',
