@@ -5,7 +5,7 @@
 import type { BenchCase } from '../lib/case.ts';
 import { serverTiming } from '../lib/server-timing.ts';
 import { bearer, deleteFiles, uploadFile } from '../lib/service.ts';
-import { fileBody, send } from '../lib/transfer.ts';
+import { fileBody, send, transferred } from '../lib/transfer.ts';
 import { RECORDED_LABEL, TRANSFER_METRICS, uploadVariants, WARM_BYTES } from './uploads.ts';
 
 export function digestCase(id: string, sizeMiB: number, reps: number): BenchCase {
@@ -23,7 +23,7 @@ export function digestCase(id: string, sizeMiB: number, reps: number): BenchCase
     metrics: TRANSFER_METRICS,
     async prepare(ctx) {
       const { service } = ctx.workers;
-      const { variant, bare, measured } = uploadVariants(ctx, sizeMiB);
+      const { variant, bare } = uploadVariants(ctx, sizeMiB);
       return [
         bare('single', 'bare Worker, one put()'),
         // What hashing costs a Worker: the same put with crypto.DigestStream on the way.
@@ -52,7 +52,7 @@ export function digestCase(id: string, sizeMiB: number, reps: number): BenchCase
             if (reply.status !== 201) throw new Error(`raw upload: ${reply.status} ${reply.body.slice(0, 300)}`);
             const fileId = (JSON.parse(reply.body) as { data: { id: string } }).data.id;
             return {
-              metrics: { ...measured(reply.ms, bytes), ...serverTiming(reply.headers) },
+              metrics: { ...transferred(reply.ms, bytes), ...serverTiming(reply.headers) },
               cleanup: async () => {
                 await deleteFiles(service.url, ctx.apiKey, [fileId]);
                 return undefined;
@@ -71,7 +71,7 @@ export function digestCase(id: string, sizeMiB: number, reps: number): BenchCase
           async (file, bytes) => {
             const { id: fileId, ms, timing } = await uploadFile(service.url, ctx.apiKey, file);
             return {
-              metrics: { ...measured(ms, bytes), ...timing },
+              metrics: { ...transferred(ms, bytes), ...timing },
               cleanup: async () => {
                 await deleteFiles(service.url, ctx.apiKey, [fileId]);
                 return undefined;

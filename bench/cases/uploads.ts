@@ -40,7 +40,7 @@ export function uploadCase(id: string, sizeMiB: number, reps: number): BenchCase
     metrics: TRANSFER_METRICS,
     async prepare(ctx) {
       const { tutorial, service } = ctx.workers;
-      const { variant, bare, measured } = uploadVariants(ctx, sizeMiB);
+      const { variant, bare } = uploadVariants(ctx, sizeMiB);
       return [
         bare('single', 'bare Worker, one put()'),
         // Multipart is shown against the single put: what cutting a body into parts costs.
@@ -58,7 +58,7 @@ export function uploadCase(id: string, sizeMiB: number, reps: number): BenchCase
           async (file, bytes) => {
             const { ms, json } = await postForm(new URL('/upload', tutorial.url), undefined, fileParts('file', [file]));
             return {
-              metrics: measured(ms, bytes),
+              metrics: transferred(ms, bytes),
               cleanup: async () => {
                 await send(new URL(`/object/${String(json.key)}`, tutorial.url), { method: 'DELETE' });
                 return undefined;
@@ -78,7 +78,7 @@ export function uploadCase(id: string, sizeMiB: number, reps: number): BenchCase
           async (file, bytes) => {
             const { id: fileId, ms, timing } = await uploadFile(service.url, ctx.apiKey, file);
             return {
-              metrics: { ...measured(ms, bytes), ...timing },
+              metrics: { ...transferred(ms, bytes), ...timing },
               cleanup: async () => {
                 // 1 when R2 holds the file as a multipart object: picks the baseline of the same kind.
                 const multipart = (await storedAs(service.url, ctx.apiKey, fileId)) === 'multipart' ? 1 : 0;
@@ -109,7 +109,6 @@ export function caseFiles(ctx: BenchContext, sizeMiB: number) {
 export function uploadVariants(ctx: BenchContext, sizeMiB: number) {
   const { size, path, warmPath } = caseFiles(ctx, sizeMiB);
   const { r2 } = ctx.workers;
-  const measured = transferred;
   /** A variant whose run uploads the file and whose warm-up uploads a small one the same way. */
   const variant = (
     fields: Omit<Variant, 'run' | 'warm'>,
@@ -128,12 +127,12 @@ export function uploadVariants(ctx: BenchContext, sizeMiB: number) {
       const reply = await send(new URL(`/${route}/${key}`, r2.url), { method: 'PUT', ...fileBody(file) });
       if (reply.status !== 200) throw new Error(`r2 ${route} upload: ${reply.status} ${reply.body}`);
       return {
-        metrics: measured(reply.ms, bytes),
+        metrics: transferred(reply.ms, bytes),
         cleanup: async () => {
           await send(new URL(`/object/${key}`, r2.url), { method: 'DELETE' });
           return undefined;
         },
       };
     });
-  return { variant, bare, measured };
+  return { variant, bare };
 }
