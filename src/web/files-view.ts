@@ -62,12 +62,15 @@ export function createFilesView(hooks: Hooks) {
     }
   }
 
+  /** A row's expiry choice as the table shows it now (rows are drawn afresh on every load). */
+  const expirySelect = (id: string) => body.querySelector<HTMLSelectElement>(`#${CSS.escape(id)}`);
+
   function render(): void {
-    // Rows are drawn afresh on every load: an expiry chosen in a row but not yet set stays chosen.
+    // An expiry chosen in a row but not yet set stays chosen across the redraw.
     const chosen = [...body.querySelectorAll<HTMLSelectElement>('select[id^="expiry-"]')].filter((s) => s.value);
     body.replaceChildren(...files.map(row));
     for (const { id, value } of chosen) {
-      const select = body.querySelector<HTMLSelectElement>(`#${CSS.escape(id)}`);
+      const select = expirySelect(id);
       if (select) select.value = value;
     }
     const total = pagination?.total ?? 0;
@@ -227,7 +230,7 @@ export function createFilesView(hooks: Hooks) {
           const changed = await client.update(file.id, { expiresIn });
           // Set: the choice is spent (the redrawn row offers "Change to…" again); a refused one stays
           // chosen. The row may have been drawn again meanwhile: the choice is spent where it now is.
-          const shown = body.querySelector<HTMLSelectElement>(`#${CSS.escape(id)}`);
+          const shown = expirySelect(id);
           if (shown) shown.value = '';
           return changed.expiresAt
             ? `“${file.originalName}” now expires ${formatDate(changed.expiresAt)}.`
