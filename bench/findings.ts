@@ -89,7 +89,11 @@ export const FINDINGS: Record<string, string> = {
     'window and the last use in one value: 1.62 ms of CPU per request either way, 8 rounds); and ' +
     'both Workers started fresh for these two cases alone (`--only get`): 0.80× at 10 and 0.79× at ' +
     '50, and on a later day 0.85× and 0.78×, so the figure does not come from what earlier cases ' +
-    'left in the service’s process. Nor from the read or the call themselves: the baseline Worker ' +
+    'left in the service’s process. Nor from how the service is deployed: the baseline’s own code ' +
+    'answering from inside the service’s bundle, with all its bindings (its Durable Object ' +
+    'classes, R2, the events queue and its consumers, static assets), measured 0.99× the baseline ' +
+    'Worker (7 rounds, same run), while the service’s route measured 0.85×: the whole gap is the ' +
+    'request’s own path. Nor from the read or the call themselves: the baseline Worker ' +
     'sending the service’s exact D1 statement (its 16 columns, the owner and expiry conditions) ' +
     'measured 1.01× the plain one, and the service with its call to the key’s object cut to the ' +
     'fewest fields a GET needs measured 0.80× against 0.83× as built (8 rounds each, same run). ' +
