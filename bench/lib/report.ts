@@ -75,6 +75,17 @@ function missedNotes(targets: TargetResult[]): string {
     .join('\n');
 }
 
+/** Met targets with a note (one met at the line, say): the note stays beside the figure. */
+function metNotes(targets: TargetResult[]): string {
+  const noted = targets.filter((target) => target.met && !target.shown && FINDINGS[target.id]);
+  if (noted.length === 0) return '';
+  const lines = noted.map(
+    (target) =>
+      `- **${target.id}** — ${ratio(target.value)} against ${target.op} ${target.goal}. ${FINDINGS[target.id]}`,
+  );
+  return ['', '### Met, with notes', '', ...lines].join('\n');
+}
+
 function median(results: BenchResults, caseId: string, variantId: string, metric: string): number {
   const found = results.cases.find((entry) => entry.id === caseId)?.variants.find((entry) => entry.id === variantId);
   return found?.summary[metric]?.median ?? Number.NaN;
@@ -197,6 +208,7 @@ ${targetsTable(results.targets)}
 ### Missed targets: by how much, and why
 
 ${missedNotes(results.targets)}
+${metNotes(results.targets)}
 
 ## Single put or multipart: the measured grounds
 
