@@ -4,17 +4,18 @@
 // the notes when the service changes: they describe the code as it was when they were written.
 // Rewritten 2026-11-24 for the code of issue 20's third session (the floor of a tus PATCH added
 // to the tus case; the service's code as in the second session: small form bodies read whole, tus
-// chunks in parts of at most 16 MiB, the delimiter search), from the run in
-// bench/results/latest.json and the A/B runs made while looking for cuts.
+// chunks in parts of at most 16 MiB, the delimiter search), from the A/B runs made while looking
+// for cuts; the figures "in this run" are those of bench/results/latest.json (2026-11-24, 09:39Z).
+// A note on a met target is shown too (under "Met, with notes"): keep it true when it is met.
 export const FINDINGS: Record<string, string> = {
   'upload-1mib.throughput':
     'At 1 MiB the fixed work of a request dominates, and the bare Worker does none of it: it hands ' +
     'the body stream to put() and answers. Any upload that is authenticated, hashed (SHA-256, issue ' +
     '18) and recorded pays at least one call to the key’s object, the hash, the commit to the account ' +
-    'and the D1 insert: the `r2-recorded` row does exactly that and nothing else, and reaches 0.77× ' +
+    'and the D1 insert: the `r2-recorded` row does exactly that and nothing else, and reaches 0.73× ' +
     'of the plain put in this run (0.71–0.79× across the full runs of issue 20), so 0.8× is out of ' +
     'reach on this runtime for any such upload, ours or not. The nearest achievable figure is that ' +
-    'floor; the multipart upload reaches 0.82× of it (0.63× of the plain put, from 0.48× before issue ' +
+    'floor; the multipart upload reaches 0.88× of it (0.64× of the plain put, from 0.48× before issue ' +
     '20’s second session): a form body of known length up to 8 MiB is now read whole, in one read, so the file ' +
     'is one view of it, neither gathered from network chunks nor joined (workerd CPU per upload 23.7 ' +
     'to 20.4 ms in an A/B run). It is as fast as the raw upload now (digest-1mib). The native form ' +
@@ -22,8 +23,8 @@ export const FINDINGS: Record<string, string> = {
     'parser’s (it ignores filename*, turns an empty file input into a text field, refuses unquoted ' +
     'names), and the hash and records cost the same.',
   'upload-1mib.memory':
-    'Small in absolute terms (6.4 MiB against 3.5 MiB; 7.9 MiB before the whole-body read). The floor ' +
-    'of a hashed, recorded upload (`r2-recorded`, 5.7 MiB, ×1.63) is itself over 1.5×: the hash and ' +
+    'Small in absolute terms (6.4 MiB against 3.4 MiB; 7.9 MiB before the whole-body read). The floor ' +
+    'of a hashed, recorded upload (`r2-recorded`, 5.5 MiB, ×1.61) is itself over 1.5×: the hash and ' +
     'the calls hold their own buffers. The nearest achievable figure is that floor; the upload holds ' +
     'the body once, plus what the form’s records and answer cost.',
   'upload.memory-flat':
@@ -35,18 +36,18 @@ export const FINDINGS: Record<string, string> = {
     'At 50 and 300 MiB the raw upload meets the target (it reads the body in 2 MiB pieces into one ' +
     'reused buffer, each hashed and written to the put before the next read). At 1 MiB the fixed ' +
     'work of a request dominates: the floor of an authenticated, hashed, recorded upload ' +
-    '(`r2-recorded`: a call to an object, the hashed put, a second call, a D1 insert) reaches 0.76× ' +
+    '(`r2-recorded`: a call to an object, the hashed put, a second call, a D1 insert) reaches 0.78× ' +
     'of the plain put in this run, and the hashed put alone read the same way (`r2-digest-reads`) ' +
-    '0.88×. So 0.9× is out of reach at 1 MiB for any upload that hashes and records what it stores; ' +
-    'the nearest achievable figure is the floor, and the raw upload reaches 0.83× of it (0.78–0.90× ' +
+    '0.90×. So 0.9× is out of reach at 1 MiB for any upload that hashes and records what it stores; ' +
+    'the nearest achievable figure is the floor, and the raw upload reaches 0.82× of it (0.78–0.90× ' +
     'across issue 20’s runs). What it does beyond the floor is the product’s: a hold on the account’s ' +
     'storage before the body is read (one call from the key’s object to the account’s), the ' +
     'file.uploaded event (0–2 % of CPU here, the events case), the type check and the record’s shape.',
   'digest-1mib.raw-memory':
     'Hashing costs memory of its own at this size: the hashed put alone (`r2-digest-reads`) grows ' +
-    '1.47× the plain put’s 3.5 MiB, the floor of a recorded upload (`r2-recorded`) 1.63×; the raw ' +
-    'upload grows 5.7 MiB, less than that floor. At 50 and 300 MiB it is within 1.05× of the plain ' +
-    'put.',
+    '1.63× the plain put’s 3.4 MiB in this run (1.47× in an earlier one), the floor of a recorded ' +
+    'upload (`r2-recorded`) 1.69×; the raw upload grows 5.6 MiB, as much as the hashed put alone and ' +
+    'less than that floor. At 50 and 300 MiB it is within 1.06× of the plain put.',
   'share-download.throughput':
     'A password-protected link checks the password on every request (PBKDF2-SHA-256 at the runtime’s maximum ' +
     'iterations, as the spec requires): tens of ms of CPU per download. The `service-open` row (a link without ' +
@@ -57,22 +58,23 @@ export const FINDINGS: Record<string, string> = {
     'At the floor: a bare Worker doing only what a tus PATCH cannot skip (`tus-floor-10mib`: a call to ' +
     'the caller’s object, the upload’s state read from and saved to its own object, the body read ' +
     'straight into one part and hashed by the resumable SHA-256, one uploadPart per PATCH) reaches ' +
-    '0.79× of the single request in this run, and edgeshare’s tus 0.797× (shown as 0.80, just under ' +
-    'the line; 0.75–0.83× across issue 20’s runs, 0.62× before it). So 0.8× is where any tus upload ' +
-    'in 10 MiB chunks lands on this runtime, ours or not, and the nearest achievable figure is that ' +
-    'floor, which edgeshare matches. Most of the gap is the hash the protocol forces: the SHA-256 ' +
+    '0.80× of the single request in this run, and edgeshare’s tus 0.82× (0.75–0.83× across issue ' +
+    '20’s runs, 0.62× before it; an earlier run had 0.797×, just under the line). So 0.8× is where ' +
+    'any tus upload in 10 MiB chunks lands on this runtime, ours or not, and edgeshare matches that ' +
+    'floor, a little above or below it from run to run. Most of the gap is the hash the protocol forces: the SHA-256 ' +
     'state must be kept between PATCHes, which crypto.DigestStream cannot do, so it runs in ' +
-    'JavaScript, at 3.3 ms per MiB against 0.66 for the native digest the single request uses ' +
-    '(costs case, same run): 780 ms of the 980 ms between the two for 300 MiB. Our SHA-256 beat the ' +
+    'JavaScript, at 3.1 ms per MiB against 0.61 for the native digest the single request uses ' +
+    '(costs case, same run): 740 ms of the 790 ms between the two for 300 MiB. Our SHA-256 beat the ' +
     'one alternative measured in workerd (hash-wasm’s WebAssembly one took 52 against 47 ms for 16 MiB; ' +
     'calls of 4, 16 or 64 KiB cost the same; integer-only round constants changed nothing). The rest ' +
-    'is per PATCH and per part: 50 MiB chunks (6 PATCHes instead of 30) reach 0.83×. The local R2 ' +
+    'is per PATCH and per part: 50 MiB chunks (6 PATCHes instead of 30) reach 0.85×. The local R2 ' +
     'runs on the same thread as the Worker, so nothing overlaps: streaming each part to uploadPart ' +
     'while reading (a FixedLengthStream) measured no faster than uploading the filled part, and ' +
     'cutting a chunk in two so the first half is sent while the second is read measured 9 % slower.',
   'get-c10.rps':
-    'At the line, and the two connection counts trade places between runs (this run: 0.78× at 10, ' +
-    '0.83× at 50; earlier full runs of issue 20 0.71–0.80× at 10 and 0.76–0.85× at 50). The local ' +
+    'At the line. This run (11 rounds at 10 connections, 9 at 50): 0.81× at both, the median of the ' +
+    'per-round ratios 0.80× and 0.79×; earlier full runs of issue 20 (7 and 5 rounds) had 0.71–0.80× ' +
+    'at 10 and 0.76–0.85× at 50, the two counts trading places. The local ' +
     'runtime is CPU-bound here, so requests/s follow workerd’s CPU per request, which swings by ' +
     '10–20 % between rounds as the client on the other core competes. The request makes what the ' +
     'baseline makes (one Durable Object call and one D1 read, counted by test/http/hot-path.test.ts), ' +
@@ -105,16 +107,18 @@ export const FINDINGS: Record<string, string> = {
     'service with D1 untimed (no proxy), its CORS and rate-limit headers set directly and a leaner ' +
     'log line measured 0.835× against 0.831× as built (9 rounds each).',
   'get-c50.rps':
-    'Same cause as at 10 connections (see get-c10.rps): workerd is CPU-bound, so more connections only ' +
-    'lengthen the queue (p50 grows, requests/s do not); the two figures trade places between runs.',
+    'At the line for the same reasons as at 10 connections (see get-c10.rps): workerd is CPU-bound, ' +
+    'so more connections only lengthen the queue (p50 grows, requests/s do not); the two figures ' +
+    'trade places between runs.',
   'bulk.speedup':
     'Out of reach on this runtime: the tutorial Worker storing the same form (`bulk.bound`: its own ' +
-    'parser, all ten puts at once, no key, hash or record) reaches only 1.86× of the ten sequential ' +
-    'uploads in this run, and the floor of a recorded bulk upload (`bulk.floor`: the same plus a ' +
-    'SHA-256 per file, the two calls to the caller’s object and one D1 batch) 1.55×. The local R2 ' +
-    'costs about 12 ms of CPU per 1 MiB put, in one request as in ten, and ten single uploads took ' +
-    '297 ms, so 2× needs a bulk request of 148 ms: even the tutorial Worker took 160. The nearest ' +
-    'achievable figure is the floor; edgeshare’s bulk upload took 199 ms against its 191 (1.49×). ' +
-    'Runs of this case spread widely (bulk 177–235 ms in this run), with the events queue’s consumer ' +
-    'waited out between variants.',
+    'parser, all ten puts at once, no key, hash or record) reaches only 1.59× of the ten sequential ' +
+    'uploads in this run (1.86× in an earlier one), and the floor of a recorded bulk upload ' +
+    '(`bulk.floor`: the same plus a SHA-256 per file, the two calls to the caller’s object and one ' +
+    'D1 batch) 1.52×. The local R2 costs about 12 ms of CPU per 1 MiB put, in one request as in ' +
+    'ten, and ten single uploads took 294 ms, so 2× needs a bulk request of 147 ms: even the ' +
+    'tutorial Worker took 186 (160 in the earlier run). The nearest achievable figure is the floor; ' +
+    'edgeshare’s bulk upload took 190 ms against its 194 (1.55×, at the floor). Runs of this case ' +
+    'spread widely (bulk 158–232 ms in this run), with the events queue’s consumer waited out ' +
+    'between variants.',
 };
