@@ -5,7 +5,7 @@
 // Rewritten 2026-11-24 for the code of issue 20's third session (the floor of a tus PATCH added
 // to the tus case; the service's code as in the second session: small form bodies read whole, tus
 // chunks in parts of at most 16 MiB, the delimiter search), from the A/B runs made while looking
-// for cuts; the figures "in this run" are those of bench/results/latest.json (2026-11-24, 09:39Z).
+// for cuts; the figures "in this run" are those of bench/results/latest.json (stamped 2026-11-24T09:49:11Z).
 // A note on a met target is shown too (under "Met, with notes"): keep it true when it is met.
 export const FINDINGS: Record<string, string> = {
   'upload-1mib.throughput':
