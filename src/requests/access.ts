@@ -3,6 +3,7 @@
 import type { Context } from 'hono';
 import type { AppEnv } from '../env';
 import { ApiError } from '../errors';
+import { basicPassword } from '../lib/basic-auth';
 import { sha256Hex } from '../lib/crypto';
 import { clientAddress } from '../limiter/auth-guard-client';
 import type { RequestWithOwner } from '../storage/requests-repo';
@@ -47,20 +48,6 @@ export async function countUpload(c: Context<AppEnv>, request: RequestWithOwner)
   if (byAddress && !byAddress.allowed)
     throw throttled(byAddress, 'Too many uploads from this address; try again later');
   if (byRequest && !byRequest.allowed) throw throttled(byRequest, 'Too many uploads to this request; try again later');
-}
-
-/** The password of HTTP Basic with an empty user name (`curl -u :PASSWORD`), if sent. */
-export function basicPassword(header: string | undefined): string | undefined {
-  const match = header?.match(/^Basic\s+([A-Za-z0-9+/=]+)\s*$/i);
-  if (!match?.[1]) return undefined;
-  let decoded: string;
-  try {
-    decoded = new TextDecoder().decode(Uint8Array.from(atob(match[1]), (char) => char.charCodeAt(0)));
-  } catch {
-    return undefined;
-  }
-  const colon = decoded.indexOf(':');
-  return colon < 0 ? undefined : decoded.slice(colon + 1);
 }
 
 /**

@@ -4,6 +4,7 @@ import type { AppEnv } from '../env';
 import { ApiError } from '../errors';
 import { downloadSharedFile, findShared } from '../files/service';
 import { events } from '../http/request-deps';
+import { basicPassword } from '../lib/basic-auth';
 import { clientAddress } from '../limiter/auth-guard-client';
 import { type AccessDeps, checkAccess, findOpenable, isLinkToken, openLink, serveThroughLink } from '../links/access';
 import { grantCookie, grantValue, readGrant } from '../links/grant';
@@ -33,19 +34,6 @@ const accessDeps = (c: Context<AppEnv>): AccessDeps => ({
 });
 
 const wantsHtml = (c: Context<AppEnv>) => (c.req.header('accept') ?? '').includes('text/html');
-
-/** The password of `Authorization: Basic` (any user name; an empty one is the documented form). */
-function basicPassword(header: string | undefined): string | undefined {
-  const match = /^Basic[ ]+([A-Za-z0-9+/=]+)\s*$/i.exec(header ?? '');
-  if (!match?.[1]) return undefined;
-  try {
-    const decoded = new TextDecoder().decode(Uint8Array.from(atob(match[1]), (char) => char.charCodeAt(0)));
-    const colon = decoded.indexOf(':');
-    return colon < 0 ? undefined : decoded.slice(colon + 1);
-  } catch {
-    return undefined;
-  }
-}
 
 const needsPassword = () =>
   new ApiError('UNAUTHORIZED', 'This link needs its password: HTTP Basic with an empty user name', {

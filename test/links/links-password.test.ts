@@ -88,6 +88,20 @@ describe('a password-protected link', () => {
     expect((await readLink(auth, link.id)).downloadCount).toBe(1);
   });
 
+  it('takes a non-ASCII password sent as Latin-1 (Python requests) as it takes UTF-8', async () => {
+    const file = await owner(FILE, 'false');
+    const link = await makeLink(file.auth, file.fileId, { password: 'Müller-Straße' });
+    const path = pathOf(link);
+    const utf8 = String.fromCharCode(...new TextEncoder().encode(':Müller-Straße'));
+    expect((await call(`${path}/download`, { headers: { Authorization: `Basic ${btoa(utf8)}` } })).status).toBe(200);
+    // btoa of a string whose characters are all below U+0100 is exactly the Latin-1 bytes.
+    const latin1 = await call(`${path}/download`, {
+      headers: { Authorization: `Basic ${btoa(':Müller-Straße')}`, ...address() },
+    });
+    expect(latin1.status).toBe(200);
+    expect(new Uint8Array(await latin1.arrayBuffer())).toEqual(PNG_1X1);
+  });
+
   it('gives a grant cookie for the right password: HttpOnly, SameSite, this link’s path only, short lived', async () => {
     const { path } = await protectedLink();
     const wrong = await call(path, form('guess', address()));

@@ -61,6 +61,17 @@ describe('a request with a password', () => {
     expect(await receivedRows(request.id)).toHaveLength(2);
   });
 
+  it('takes a non-ASCII password sent as Latin-1 (Python requests) as it takes UTF-8', async () => {
+    const owner = await newOwner();
+    const request = await makeRequest(owner.auth, { password: 'clé-été' });
+    // btoa of a string whose characters are all below U+0100 is exactly the Latin-1 bytes.
+    const latin1 = { Authorization: `Basic ${btoa(':clé-été')}` };
+    expect((await send(request, [textFile()], { headers: latin1 })).status).toBe(201);
+    expect(
+      (await send(request, [textFile()], { headers: { Authorization: `Basic ${btoa(':cle-ete')}` } })).status,
+    ).toBe(401);
+  });
+
   it('no longer asks once the owner removes it', async () => {
     const owner = await newOwner();
     const request = await makeRequest(owner.auth, { password: 'pw-3' });
