@@ -4,7 +4,6 @@ import { type EventSink, emitEvents } from '../events/emit';
 import { type DownloadVia, fileEventData } from '../events/types';
 import {
   countOwnedDownload,
-  countSharedDownload,
   deleteOwnedFile,
   deleteOwnedFiles,
   type FileRow,
@@ -147,16 +146,4 @@ export const SHARE_TOKEN_PATTERN = /^[A-Za-z0-9_-]{32}$/;
 export async function findShared(storage: Storage, token: string): Promise<FileRow | null> {
   if (!SHARE_TOKEN_PATTERN.test(token)) return null;
   return findSharedFile(storage.db, token, isoNow());
-}
-
-/** A share-link download; `view` (the share page's preview) never counts as a download. */
-export function downloadSharedFile(storage: DownloadStorage, request: Request, token: string, view = false) {
-  if (!SHARE_TOKEN_PATTERN.test(token)) throw notFound();
-  const find = (now: string) => findSharedFile(storage.db, token, now);
-  return download(
-    storage,
-    request,
-    view ? { find } : { find, findCounting: (now) => countSharedDownload(storage.db, token, now) },
-    'share',
-  );
 }

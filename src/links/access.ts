@@ -4,18 +4,23 @@
 import { ApiError } from '../errors';
 import { type EventSink, emitEvents, type NewEvent } from '../events/emit';
 import { fileEventData } from '../events/types';
-import { countsAsDownload, planDownload, serveFile } from '../files/download';
+import { countsAsDownload, type DownloadPlan, planDownload, serveFile } from '../files/download';
+import { findShared } from '../files/service';
+import { meteredStream } from '../lib/metered-stream';
 import type { GuardNamespace } from '../limiter/auth-guard-client';
 import { findLiveLinkByToken, type SharedByLink } from '../storage/links-repo';
 import { isoNow } from '../time';
 import { grantHolds } from './grant';
 import {
-  claimDownload,
+  countDefaultLinkDownload,
+  giveBackBytes,
   isExhausted,
   type LinkCounterNamespace,
   passwordBlocked,
   passwordFailed,
+  reserveBytes,
 } from './link-counter-client';
+import type { ReserveResult } from './link-counter-contract';
 import { verifyPassword } from './password';
 import { LINK_TOKEN_PATTERN } from './service';
 import {
@@ -33,6 +38,8 @@ export type AccessDeps = {
   guard: GuardNamespace;
   /** Where a counted download's events go (file.downloaded, link.exhausted). */
   events: EventSink;
+  /** Keeps work alive past the answer (giving back what a broken-off download did not send). */
+  waitUntil: (promise: Promise<unknown>) => void;
 };
 
 /** True for the shape of a made link's token (default links' tokens are shorter). */
@@ -81,13 +88,22 @@ export async function checkAccess(deps: AccessDeps, shared: SharedByLink, creden
   return 'wrong';
 }
 
+/** The bytes a planned answer carries: what it reserves of a capped link's budget. */
+function bytesOf(plan: DownloadPlan, size: number, method: string): number {
+  if (method !== 'GET') return 0;
+  if (plan.kind === 'full') return size;
+  if (plan.kind === 'partial') return plan.length;
+  return 0;
+}
+
 /**
- * Serves the file through a live link the visitor may open. A download (`view` false) that
- * counts (a GET answered 200, or 206 from byte 0) is claimed from the link's counter first:
- * past the cap it is 404, so a cap of N gives exactly N. Everything else (HEAD, 304, later
- * ranges, previews) is 404 once the link is exhausted and counts nothing. A counted download is
- * a `file.downloaded` event (via 'link'); the claim that reaches the cap, and only it, is also
- * `link.exhausted` (the counter object serialises claims, so exactly one sees count === max).
+ * Serves the file through a live link the visitor may open. Every answer that carries bytes
+ * (whole, any range, the preview) reserves them from the link's budget first (a cap of N is N ×
+ * the file's size), atomically in the link's counter object: one that would pass the budget is
+ * 404 like an exhausted link. What a broken-off answer did not send is given back, so a broken
+ * download can still be resumed within the cap. A download (`view` false) that starts at byte 0
+ * (a GET answered 200, or 206 from byte 0) is also counted and is a `file.downloaded` event; the
+ * reservation that spends the budget, and only it, is `link.exhausted`.
  */
 export async function serveThroughLink(
   deps: AccessDeps,
@@ -98,30 +114,66 @@ export async function serveThroughLink(
   const { link, file } = shared;
   const plan = planDownload(request.headers, file);
   const counts = !view && request.method === 'GET' && countsAsDownload(plan);
-  if (!counts) {
-    if (await isExhausted(deps.counters, link)) throw new ApiError('FILE_NOT_FOUND');
-    return serveFile(deps, file, plan, request.method);
+  const capped = link.max_downloads !== null;
+  if (!capped && !counts) return serveFile(deps, file, plan, request.method);
+  const bytes = bytesOf(plan, file.size, request.method);
+  const reserved = await reserveBytes(deps.counters, link, file.size, bytes, counts);
+  if (!reserved.ok) throw new ApiError('FILE_NOT_FOUND');
+  let response: Response;
+  try {
+    response = await serveFile(deps, file, plan, request.method);
+  } catch (error) {
+    deps.waitUntil(giveBackBytes(deps.counters, link.id, bytes));
+    throw error;
   }
-  const claim = await claimDownload(deps.counters, link);
-  if (!claim.ok) throw new ApiError('FILE_NOT_FOUND');
-  const response = await serveFile(deps, file, plan, request.method);
-  emitEvents(deps.events, downloadEvents(shared, claim.count));
-  return response;
+  emitEvents(deps.events, downloadEvents(shared, reserved, counts));
+  if (!capped || bytes === 0 || !response.body) return response;
+  const body = meteredStream(response.body, bytes, {
+    onShort: (unsent) => giveBackBytes(deps.counters, link.id, unsent),
+    waitUntil: deps.waitUntil,
+    signal: request.signal,
+  });
+  return new Response(body, { status: response.status, headers: response.headers });
 }
 
-/** The events of one counted download through a made link whose count is now `count`. */
-function downloadEvents({ link, file }: SharedByLink, count: number): NewEvent[] {
-  const events: NewEvent[] = [
-    {
+/** The events of one answer through a made link: a counted download, and the one that spent the cap. */
+function downloadEvents({ link, file }: SharedByLink, reserved: ReserveResult, counted: boolean): NewEvent[] {
+  const events: NewEvent[] = [];
+  if (counted) {
+    events.push({
       accountId: link.account_id,
       type: 'file.downloaded',
       data: { file: fileEventData(file), via: 'link', linkId: link.id },
-    },
-  ];
-  if (link.max_downloads !== null && count === link.max_downloads) {
+    });
+  }
+  if (reserved.exhausted) {
     events.push({ accountId: link.account_id, type: 'link.exhausted', data: { linkId: link.id, fileId: file.id } });
   }
   return events;
+}
+
+/**
+ * Serves a file through its default link (its share token; no cap): a download from byte 0 is
+ * counted in a counter object named after the file, which adds it to the file's row a few
+ * seconds later, so a busy file costs D1 one read per download and one write per few seconds.
+ */
+export async function serveDefaultLink(
+  deps: AccessDeps,
+  request: Request,
+  token: string,
+  view: boolean,
+): Promise<Response> {
+  const row = await findShared(deps, token);
+  if (!row) throw new ApiError('FILE_NOT_FOUND');
+  const plan = planDownload(request.headers, row);
+  const counts = !view && request.method === 'GET' && countsAsDownload(plan);
+  if (counts) await countDefaultLinkDownload(deps.counters, row.id);
+  const response = await serveFile(deps, row, plan, request.method);
+  if (counts) {
+    const file = fileEventData({ ...row, download_count: row.download_count + 1 });
+    emitEvents(deps.events, [{ accountId: row.account_id, type: 'file.downloaded', data: { file, via: 'share' } }]);
+  }
+  return response;
 }
 
 /** Like openLink, without the exhaustion check: for a download, whose claim checks it exactly. */

@@ -1,39 +1,70 @@
 // How the Worker talks to a link's LinkCounter object (src/links/link-counter-object.ts).
 import { log } from '../log';
 import type { LinkRow } from '../storage/links-repo';
-import type { ClaimResult, CountView, WindowRequest, WindowResult } from './link-counter-contract';
+import type { CountView, ReserveResult, WindowRequest, WindowResult } from './link-counter-contract';
 import type { LinkCounter } from './link-counter-object';
 
 export type LinkCounterNamespace = DurableObjectNamespace<LinkCounter>;
 
 const counterOf = (namespace: LinkCounterNamespace, linkId: string) => namespace.getByName(linkId);
+/** A file's default link has no id of its own: its counter is named after the file. */
+const defaultLinkCounter = (namespace: LinkCounterNamespace, fileId: string) => namespace.getByName(`file:${fileId}`);
 
-/** Counts one download through the link: `ok` false when the link is exhausted; `count` the link's count after it. */
-export async function claimDownload(namespace: LinkCounterNamespace, link: LinkRow): Promise<ClaimResult> {
-  const result = await counterOf(namespace, link.id).claim({
+/**
+ * Reserves `bytes` of the link's budget for one response (`counts`: a download from byte 0).
+ * `ok` false: the response would pass the cap, so the link answers as exhausted.
+ */
+export async function reserveBytes(
+  namespace: LinkCounterNamespace,
+  link: LinkRow,
+  size: number,
+  bytes: number,
+  counts: boolean,
+): Promise<ReserveResult> {
+  const result = await counterOf(namespace, link.id).reserve({
     linkId: link.id,
     max: link.max_downloads,
+    size,
+    bytes,
+    counts,
     seed: link.download_count,
   });
-  return { ok: result.ok, count: result.count };
+  return { ok: result.ok, count: result.count, exhausted: result.exhausted };
+}
+
+/** Gives back what a response reserved and did not send. A failure is logged (the cap only errs tight). */
+export async function giveBackBytes(namespace: LinkCounterNamespace, linkId: string, bytes: number): Promise<void> {
+  if (bytes <= 0) return;
+  await counterOf(namespace, linkId)
+    .giveBack({ linkId, bytes })
+    .catch((error: unknown) => log('error', 'link budget not given back', { linkId, bytes, error: String(error) }));
 }
 
 /** The exact count; D1's (possibly a few seconds behind) if the object cannot be reached. */
 export async function countOf(namespace: LinkCounterNamespace, link: LinkRow): Promise<CountView> {
   try {
-    return await counterOf(namespace, link.id).peek({ linkId: link.id, seed: link.download_count });
+    const view = await counterOf(namespace, link.id).peek({
+      linkId: link.id,
+      seed: link.download_count,
+      max: link.max_downloads,
+    });
+    return { count: view.count, lastDownloadedAt: view.lastDownloadedAt, exhausted: view.exhausted };
   } catch (error) {
     log('error', 'link counter unreachable', { linkId: link.id, error: String(error) });
-    return { count: link.download_count, lastDownloadedAt: link.last_downloaded_at };
+    const exhausted = link.max_downloads !== null && link.download_count >= link.max_downloads;
+    return { count: link.download_count, lastDownloadedAt: link.last_downloaded_at, exhausted };
   }
 }
 
-/** True once the link has given all the downloads its cap allows (asked of its object: exact). */
+/** True once the link's budget is spent (asked of its object: exact). */
 export async function isExhausted(namespace: LinkCounterNamespace, link: LinkRow): Promise<boolean> {
   if (link.max_downloads === null) return false;
-  const { count } = await counterOf(namespace, link.id).peek({ linkId: link.id, seed: link.download_count });
-  return count >= link.max_downloads;
+  return (await countOf(namespace, link)).exhausted;
 }
+
+/** Counts one download through a file's default link; D1 hears of it from the object's alarm. */
+export const countDefaultLinkDownload = (namespace: LinkCounterNamespace, fileId: string) =>
+  defaultLinkCounter(namespace, fileId).countFileDownload({ fileId });
 
 export const passwordBlocked = (namespace: LinkCounterNamespace, linkId: string, window: WindowRequest) =>
   counterOf(namespace, linkId).passwordBlocked(window) as Promise<WindowResult>;

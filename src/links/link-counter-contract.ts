@@ -1,16 +1,59 @@
-// The types the LinkCounter object and its client share (so neither imports the other's code).
+// The types the LinkCounter object and its client share (so neither imports the other's code),
+// and the one rule of a capped link's byte budget.
 
-export type ClaimRequest = {
+/**
+ * One response through a link: reserve the bytes it will send before it starts. A cap of N is a
+ * budget of N × `size` bytes summed over every response that carries content (whole, any range,
+ * previews); `counts` marks a download that starts at byte 0 (the link's downloadCount).
+ */
+export type ReserveRequest = {
   linkId: string;
   /** The link's cap as D1 has it now (a PATCH may change it), null: no cap. */
   max: number | null;
+  /** The length of what the link shares (the file): the budget is max × size. */
+  size: number;
+  /** Bytes this response will send (0 for HEAD, 304 and errors). */
+  bytes: number;
+  /** A download from byte 0: counted in downloadCount. */
+  counts: boolean;
   /** D1's count: where a new object starts counting. */
   seed: number;
   now?: number;
 };
-export type ClaimResult = { ok: boolean; count: number };
-export type CountView = { count: number; lastDownloadedAt: string | null };
+/** `count`: the link's downloadCount after it; `exhausted`: this reservation spent the last of the budget. */
+export type ReserveResult = { ok: boolean; count: number; exhausted: boolean };
+
+/** Gives back what a reserved response did not send (its client broke off). */
+export type GiveBackRequest = { linkId: string; bytes: number };
+
+export type PeekRequest = { linkId: string; seed: number; max: number | null };
+export type CountView = { count: number; lastDownloadedAt: string | null; exhausted: boolean };
+
+/** A file's default link (its share token, no cap): counted downloads, flushed to the file's row. */
+export type FileCountRequest = { fileId: string; now?: number };
 
 export type WindowRequest = { limit: number; windowSeconds: number; now?: number };
 /** `reset`: when the window ends, Unix seconds. */
 export type WindowResult = { blocked: boolean; reset: number };
+
+/** What the budget rule reads: downloads counted, bytes reserved and not given back. */
+export type Spent = { count: number; served: number };
+
+/**
+ * Whether a link with cap `max` over something of `size` bytes may send `bytes` more. An empty
+ * file (size 0) carries no bytes to budget: its cap counts downloads instead.
+ */
+export function admits(spent: Spent, max: number | null, size: number, bytes: number): boolean {
+  if (max === null) return true;
+  if (size === 0) return spent.count < max;
+  const budget = max * size;
+  return spent.served < budget && spent.served + bytes <= budget;
+}
+
+/** True once nothing more may be served (every request to the link is then 404). */
+export function isSpent(spent: Spent, max: number | null, size: number | undefined): boolean {
+  if (max === null) return false;
+  // Before the object has served anything it may not know the size: downloads decide.
+  if (size === undefined || size === 0) return spent.count >= max;
+  return spent.served >= max * size;
+}

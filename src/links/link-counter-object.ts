@@ -1,38 +1,93 @@
 import { DurableObject } from 'cloudflare:workers';
+import { flushFileDownloads } from '../storage/files-repo';
 import { flushLinkCount } from '../storage/links-repo';
-import type { ClaimRequest, ClaimResult, CountView, WindowRequest, WindowResult } from './link-counter-contract';
+import {
+  admits,
+  type CountView,
+  type FileCountRequest,
+  type GiveBackRequest,
+  isSpent,
+  type PeekRequest,
+  type ReserveRequest,
+  type ReserveResult,
+  type WindowRequest,
+  type WindowResult,
+} from './link-counter-contract';
 
-type CountState = { linkId: string; count: number; flushed: number; last: string | null };
+/**
+ * A made link's state. `served`: bytes reserved by responses and not given back (the cap's
+ * budget); `size`: the length of what the link shares, as last seen (the owner's view uses it).
+ */
+type CountState = {
+  linkId: string;
+  count: number;
+  flushed: number;
+  last: string | null;
+  served?: number;
+  size?: number;
+};
+/** A default link's downloads not yet added to its file's row. */
+type FileCountState = { fileId: string; pending: number; last: string };
 type WindowState = { start: number; count: number };
 
 /** How long a counted download may wait before D1 hears of it: one D1 write per link per this. */
 export const FLUSH_DELAY_MS = 5_000;
 
 /**
- * One object per share link (named by the link's id): the serialised owner of its download
- * count. A claim checks the cap and counts in one step, so a cap of N lets exactly N downloads
- * through however many arrive at once. D1 (share_links.download_count, and the file's
- * download_count) learns the count from an alarm a few seconds later, so a busy link costs D1
- * one write per FLUSH_DELAY_MS, not one per download; the owner's view reads the count here.
- * The object also counts wrong passwords for its link.
+ * One object per share link: a made link (named by its id) or a file's default link (named
+ * `file:<fileId>`). The serialised owner of the link's download count and, for a capped link, of
+ * its byte budget: a reservation checks the budget and takes from it in one step, so a cap of N
+ * never serves more than N × the file's size however many requests arrive at once. D1
+ * (share_links.download_count, and the file's download_count) learns the count from an alarm a
+ * few seconds later, so a busy link costs D1 one write per FLUSH_DELAY_MS, not one per download;
+ * the owner's view reads the count here. The object also counts wrong passwords for its link.
  */
 export class LinkCounter extends DurableObject<Env> {
-  /** Counts one download unless the link is exhausted. */
-  async claim(request: ClaimRequest): Promise<ClaimResult> {
-    const state = this.#state(request.linkId, request.seed);
-    if (request.max !== null && state.count >= request.max) return { ok: false, count: state.count };
-    state.count += 1;
-    state.last = new Date(request.now ?? Date.now()).toISOString();
+  /** Reserves a response's bytes (and counts a download from byte 0) unless the budget is spent. */
+  async reserve(request: ReserveRequest): Promise<ReserveResult> {
+    const state = this.#state(request.linkId, request.seed, request.size);
+    const served = state.served ?? 0;
+    if (!admits({ count: state.count, served }, request.max, request.size, request.bytes)) {
+      return { ok: false, count: state.count, exhausted: false };
+    }
+    const wasSpent = isSpent({ count: state.count, served }, request.max, request.size);
+    state.served = served + request.bytes;
+    state.size = request.size;
+    if (request.counts) {
+      state.count += 1;
+      state.last = new Date(request.now ?? Date.now()).toISOString();
+    }
     this.ctx.storage.kv.put('count', state);
     const count = state.count;
-    await this.#scheduleFlush();
-    return { ok: true, count };
+    if (request.counts) await this.#scheduleFlush();
+    const exhausted = !wasSpent && isSpent({ count, served: state.served }, request.max, request.size);
+    return { ok: true, count, exhausted };
   }
 
-  /** The exact count (and last download) without counting. */
-  peek(request: { linkId: string; seed: number }): CountView {
+  /** Returns unsent bytes to the budget (a response whose client broke off). */
+  giveBack(request: GiveBackRequest): void {
+    const state = this.ctx.storage.kv.get<CountState>('count');
+    if (!state || request.bytes <= 0) return;
+    state.served = Math.max(0, (state.served ?? 0) - request.bytes);
+    this.ctx.storage.kv.put('count', state);
+  }
+
+  /** The exact count (and last download), and whether the budget is spent, without counting. */
+  peek(request: PeekRequest): CountView {
     const state = this.#state(request.linkId, request.seed);
-    return { count: state.count, lastDownloadedAt: state.last };
+    return {
+      count: state.count,
+      lastDownloadedAt: state.last,
+      exhausted: isSpent({ count: state.count, served: state.served ?? 0 }, request.max, state.size),
+    };
+  }
+
+  /** One counted download through a file's default link (no cap), added to its row by the alarm. */
+  async countFileDownload(request: FileCountRequest): Promise<void> {
+    const stored = this.ctx.storage.kv.get<FileCountState>('file');
+    const last = new Date(request.now ?? Date.now()).toISOString();
+    this.ctx.storage.kv.put('file', { fileId: request.fileId, pending: (stored?.pending ?? 0) + 1, last });
+    await this.#scheduleFlush();
   }
 
   /** Whether wrong passwords for this link are over their allowance right now. */
@@ -47,6 +102,10 @@ export class LinkCounter extends DurableObject<Env> {
 
   override async alarm(): Promise<void> {
     this.#alarmSet = false;
+    await Promise.all([this.#flushLink(), this.#flushFile()]);
+  }
+
+  async #flushLink(): Promise<void> {
     const state = this.ctx.storage.kv.get<CountState>('count');
     if (!state || state.count <= state.flushed) return;
     const { count, last } = state;
@@ -58,14 +117,28 @@ export class LinkCounter extends DurableObject<Env> {
     if (now.count > now.flushed) await this.#scheduleFlush();
   }
 
-  #state(linkId: string, seed: number): CountState {
+  async #flushFile(): Promise<void> {
+    const state = this.ctx.storage.kv.get<FileCountState>('file');
+    if (!state || state.pending <= 0) return;
+    const sent = state.pending;
+    await flushFileDownloads(this.env.DB, state.fileId, sent);
+    // Downloads counted while D1 answered stay pending for the next alarm.
+    const now = this.ctx.storage.kv.get<FileCountState>('file') ?? state;
+    now.pending -= sent;
+    this.ctx.storage.kv.put('file', now);
+    if (now.pending > 0) await this.#scheduleFlush();
+  }
+
+  #state(linkId: string, seed: number, size?: number): CountState {
     const stored = this.ctx.storage.kv.get<CountState>('count');
     if (stored) {
       // D1 can only be ahead if this object's storage was lost: never count below it.
       if (seed > stored.count) stored.count = seed;
+      // A link counted before budgets existed: each download it gave was whole.
+      if (stored.served === undefined && size !== undefined) stored.served = stored.count * size;
       return stored;
     }
-    return { linkId, count: seed, flushed: seed, last: null };
+    return { linkId, count: seed, flushed: seed, last: null, served: size === undefined ? 0 : seed * size };
   }
 
   #alarmSet = false;

@@ -21,10 +21,11 @@ export type LinkRecord = {
 
 export const linkUrl = (origins: Origins, token: string) => `${origins.site}/share/${token}`;
 
-export function linkStatus(row: LinkRow, count: number, now = Date.now()): LinkStatus {
+/** `exhausted`: the link's byte budget is spent (its counter object's view). */
+export function linkStatus(row: LinkRow, exhausted: boolean, now = Date.now()): LinkStatus {
   if (row.revoked_at !== null) return 'revoked';
   if (row.expires_at !== null && Date.parse(row.expires_at) <= now) return 'expired';
-  if (row.max_downloads !== null && count >= row.max_downloads) return 'exhausted';
+  if (exhausted) return 'exhausted';
   return 'active';
 }
 
@@ -42,6 +43,6 @@ export function linkRecord(row: LinkRow, counts: CountView, origins: Origins, no
     expiresAt: row.expires_at,
     lastDownloadedAt: counts.lastDownloadedAt ?? row.last_downloaded_at,
     createdAt: row.created_at,
-    status: linkStatus(row, downloadCount, now),
+    status: linkStatus(row, counts.exhausted, now),
   };
 }

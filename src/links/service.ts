@@ -85,7 +85,7 @@ export async function createLink(
   if (!(await insertLink(deps.db, row, MAX_LINKS_PER_FILE))) {
     throw new ApiError('TOO_MANY_LINKS', `A file can have at most ${MAX_LINKS_PER_FILE} links`);
   }
-  return linkRecord(row, { count: 0, lastDownloadedAt: null }, deps.origins, now);
+  return linkRecord(row, { count: 0, lastDownloadedAt: null, exhausted: false }, deps.origins, now);
 }
 
 /** Each record's counts come from its link's counter object: exact, not D1's flushed copy. */

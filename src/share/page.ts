@@ -17,6 +17,8 @@ export type SharePageInput = {
   origin: string;
   /** The start of a text file, for text previews. */
   text?: { text: string; truncated: boolean };
+  /** false: show no preview and no image of the file (a capped link, whose every byte counts). */
+  preview?: boolean;
 };
 
 const time = (iso: string) => html`<time datetime="${iso}" data-local>${formatDate(iso)}</time>`;
@@ -65,7 +67,7 @@ ${kind === 'image' ? html`<meta property="og:image:type" content="${row.mime_typ
 
 export function sharePage(input: SharePageInput) {
   const { row } = input;
-  const kind = previewKind(row.mime_type);
+  const kind = input.preview === false ? undefined : previewKind(row.mime_type);
   const base = new URL(input.shareUrl).pathname;
   const size = formatBytes(row.size);
   const description = `${size} · ${row.mime_type} · shared with edgeshare`;

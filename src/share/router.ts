@@ -2,11 +2,19 @@ import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { AppEnv } from '../env';
 import { ApiError } from '../errors';
-import { downloadSharedFile, findShared } from '../files/service';
+import { findShared } from '../files/service';
 import { events } from '../http/request-deps';
 import { basicPassword } from '../lib/basic-auth';
 import { clientAddress } from '../limiter/auth-guard-client';
-import { type AccessDeps, checkAccess, findOpenable, isLinkToken, openLink, serveThroughLink } from '../links/access';
+import {
+  type AccessDeps,
+  checkAccess,
+  findOpenable,
+  isLinkToken,
+  openLink,
+  serveDefaultLink,
+  serveThroughLink,
+} from '../links/access';
 import { grantCookie, grantValue, readGrant } from '../links/grant';
 import { isExhausted } from '../links/link-counter-client';
 import { throttleDownload } from '../links/throttle';
@@ -31,6 +39,7 @@ const accessDeps = (c: Context<AppEnv>): AccessDeps => ({
   counters: c.env.LINK_COUNTERS,
   guard: c.env.AUTH_GUARD,
   events: events(c),
+  waitUntil: (promise) => c.executionCtx.waitUntil(promise),
 });
 
 const wantsHtml = (c: Context<AppEnv>) => (c.req.header('accept') ?? '').includes('text/html');
@@ -48,15 +57,17 @@ const needsPassword = () =>
 export function createShareRouter() {
   const router = new Hono<AppEnv>();
 
-  const page = async (c: Context<AppEnv>, row: FileRow, token: string) => {
+  // `preview` false: a capped link, whose every byte served counts against its cap, so the page
+  // neither shows the file's start nor makes the browser (or a chat app's unfurler) fetch it.
+  const page = async (c: Context<AppEnv>, row: FileRow, token: string, preview = true) => {
     const text =
-      previewKind(row.mime_type) === 'text' && c.req.method === 'GET'
+      preview && previewKind(row.mime_type) === 'text' && c.req.method === 'GET'
         ? await readTextPreview({ bucket: c.env.FILES, db: c.env.DB }, row)
         : undefined;
     // Share links point at SITE_URL when it is set; the page's absolute URLs (Open Graph) agree.
     const origin = c.get('config').SITE_URL ?? new URL(c.req.url).origin;
     return c.html(
-      sharePage({ row, origin, shareUrl: `${origin}/share/${token}`, text }),
+      sharePage({ row, origin, shareUrl: `${origin}/share/${token}`, text, preview }),
       200,
       pageHeaders(SHARE_PAGE_CSP),
     );
@@ -74,7 +85,7 @@ export function createShareRouter() {
       });
       // Before the password: nothing of the file, not even in the page's head.
       if (access !== 'open') return c.html(lockedPage({ wrong: false }), 200, pageHeaders(LOCKED_PAGE_CSP));
-      return page(c, shared.file, token);
+      return page(c, shared.file, token, shared.link.max_downloads === null);
     }
     const row = await findShared({ bucket: c.env.FILES, db: c.env.DB }, token);
     if (!row) return c.html(notFoundPage, 404, NOT_FOUND_HEADERS);
@@ -111,7 +122,8 @@ export function createShareRouter() {
   );
 
   // The Download button: counts. The page's preview: the same bytes, never counted, and inline
-  // for the types the page previews (see preview.ts).
+  // for the types the page previews (see preview.ts). Both throttled per client address, default
+  // links as made ones.
   for (const [path, view] of [
     ['/:token/download', false],
     ['/:token/view', true],
@@ -119,9 +131,15 @@ export function createShareRouter() {
     router.get(path, async (c) => {
       const token = c.req.param('token');
       try {
+        const deps = accessDeps(c);
+        const config = c.get('config');
+        await throttleDownload(deps.guard, clientAddress(c.req.raw.headers), {
+          limit: config.LINK_DOWNLOAD_LIMIT,
+          windowSeconds: config.LINK_DOWNLOAD_WINDOW_SECONDS,
+        });
         const response = isLinkToken(token)
-          ? await serveLink(c, token, view)
-          : await downloadSharedFile({ bucket: c.env.FILES, db: c.env.DB, events: events(c) }, c.req.raw, token, view);
+          ? await serveLink(c, deps, token, view)
+          : await serveDefaultLink(deps, c.req.raw, token, view);
         return view ? asPreview(response, (response.headers.get('content-type') ?? '').split(';')[0] ?? '') : response;
       } catch (error) {
         if (error instanceof ApiError && error.code === 'FILE_NOT_FOUND' && wantsHtml(c)) {
@@ -135,15 +153,9 @@ export function createShareRouter() {
   return router;
 }
 
-/** A download or preview through a made link: throttled per address, password or grant, counted. */
-async function serveLink(c: Context<AppEnv>, token: string, view: boolean): Promise<Response> {
-  const config = c.get('config');
+/** A download or preview through a made link: password or grant, then served within its cap. */
+async function serveLink(c: Context<AppEnv>, deps: AccessDeps, token: string, view: boolean): Promise<Response> {
   const address = clientAddress(c.req.raw.headers);
-  const deps = accessDeps(c);
-  await throttleDownload(deps.guard, address, {
-    limit: config.LINK_DOWNLOAD_LIMIT,
-    windowSeconds: config.LINK_DOWNLOAD_WINDOW_SECONDS,
-  });
   const shared = await findOpenable(deps, token);
   if (!shared) throw new ApiError('FILE_NOT_FOUND');
   const access = await checkAccess(deps, shared, {

@@ -110,6 +110,11 @@ export function countSharedDownload(db: D1Database, token: string, now: string) 
     .first<FileRow>();
 }
 
+/** Adds downloads counted elsewhere (a default link's counter object) to the file's row, if it is still there. */
+export async function flushFileDownloads(db: D1Database, id: string, downloads: number): Promise<void> {
+  await db.prepare('UPDATE files SET download_count = download_count + ?2 WHERE id = ?1').bind(id, downloads).run();
+}
+
 export async function incrementDownloadCount(db: D1Database, id: string): Promise<void> {
   await db.prepare('UPDATE files SET download_count = download_count + 1 WHERE id = ?1').bind(id).run();
 }

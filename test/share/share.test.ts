@@ -1,6 +1,6 @@
-import { env } from 'cloudflare:test';
+import { env, runDurableObjectAlarm } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { call, createKey, PNG_1X1, upload } from '../helpers';
+import { awayFromWindowEdge, call, createKey, PNG_1X1, upload } from '../helpers';
 
 type Uploaded = { id: string; shareUrl: string; size: number; mimeType: string };
 type ErrorBody = { error: string; code: string };
@@ -40,7 +40,9 @@ async function uploadRaw(auth: Record<string, string>, disposition: string, type
   return { ...data, token: tokenOf(data.shareUrl) };
 }
 
+/** The file's downloadCount once its default link's counter has written what it holds to D1. */
 async function downloadCount(auth: Record<string, string>, id: string): Promise<number> {
+  await runDurableObjectAlarm(env.LINK_COUNTERS.getByName(`file:${id}`));
   const response = await call(`/api/v1/files/${id}`, { headers: auth });
   expect(response.status).toBe(200);
   return ((await response.json()) as { data: { downloadCount: number } }).data.downloadCount;
@@ -193,6 +195,51 @@ describe('GET /share/:token/download', () => {
     expect(response.headers.get('content-disposition')).toMatch(/^attachment;/);
     expect(response.headers.get('x-content-type-options')).toBe('nosniff');
     expect(await response.text()).toBe(content);
+  });
+});
+
+describe('the default link’s counting and throttle', () => {
+  const storedCount = async (id: string) =>
+    (await env.DB.prepare('SELECT download_count AS n FROM files WHERE id = ?1').bind(id).first<{ n: number }>())?.n;
+
+  it('counts downloads in the file’s counter object and writes them to D1 once per flush, not once per download', async () => {
+    const { auth } = await createKey();
+    const file = await uploadFile(auth, {});
+    for (let i = 0; i < 4; i++) await (await call(`/share/${file.token}/download`)).arrayBuffer();
+    // Nothing written yet: four downloads cost D1 four reads, no write.
+    expect(await storedCount(file.id)).toBe(0);
+    await runDurableObjectAlarm(env.LINK_COUNTERS.getByName(`file:${file.id}`));
+    expect(await storedCount(file.id)).toBe(4);
+    // A flush with nothing pending adds nothing.
+    await runDurableObjectAlarm(env.LINK_COUNTERS.getByName(`file:${file.id}`));
+    expect(await downloadCount(auth, file.id)).toBe(4);
+  });
+
+  it('loses no count when downloads arrive together', async () => {
+    const { auth } = await createKey();
+    const file = await uploadFile(auth, {});
+    const responses = await Promise.all(Array.from({ length: 12 }, () => call(`/share/${file.token}/download`)));
+    await Promise.all(responses.map((response) => response.arrayBuffer()));
+    expect(await downloadCount(auth, file.id)).toBe(12);
+  });
+
+  it('answers 429 with Retry-After past LINK_DOWNLOAD_LIMIT per address, as made links do', async () => {
+    const { auth } = await createKey();
+    const file = await uploadFile(auth, {});
+    const vars = { LINK_DOWNLOAD_LIMIT: '3' };
+    await awayFromWindowEdge(60, 5_000);
+    const address = { 'CF-Connecting-IP': '192.0.2.78' };
+    for (let i = 0; i < 3; i++) {
+      const response = await call(`/share/${file.token}/download`, { headers: address }, vars);
+      expect(response.status).toBe(200);
+      await response.arrayBuffer();
+    }
+    const refused = await call(`/share/${file.token}/download`, { headers: address }, vars);
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((await call(`/share/${file.token}/view`, { headers: address }, vars)).status).toBe(429);
+    // Another address is not held back.
+    expect((await call(`/share/${file.token}/download`, {}, vars)).status).toBe(200);
   });
 });
 
