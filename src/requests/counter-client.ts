@@ -5,6 +5,7 @@ import type { ApiKeyContext } from '../env';
 import { ApiError } from '../errors';
 import { formatBytes } from '../lib/format';
 import { QuotaTicket } from '../limiter/key-limiter-client';
+import type { AccountFile } from '../limiter/key-limiter-contract';
 import { log } from '../log';
 import type { RequestCounts, RequestLimits, SlotGrant, SlotResult, WindowResult } from './counter-contract';
 import type { FileRequestCounter, RequestThrottle } from './counter-object';
@@ -64,17 +65,23 @@ const MAX_AHEAD = 8 * 1024 * 1024;
 
 /**
  * The storage one upload through a request may use: the owner's quota (the QuotaTicket it
- * extends) and the request's slots and bytes (its object). A slot is held before a file is read
- * and the bytes before they are kept, so neither the request nor the account ever takes more
- * than its limits, however many uploads run at once.
+ * extends) and the request's slots and bytes (its object). A slot is held before a file is read,
+ * with the file's declared length when it has one; the bytes of a file without one are held as
+ * they arrive, with headroom the object grants but does not hold (so uploads arriving together
+ * that fit are all admitted). Before anything counts, the hold becomes exactly the files'
+ * bytes, so neither the request nor the account ever takes more than its limits, however many
+ * uploads run at once.
  */
 export class RequestTicket extends QuotaTicket {
   readonly #stub: CounterStub;
   readonly #limits: RequestLimits;
   readonly #until: number;
   #grant: SlotGrant | undefined;
+  /** What the object holds for this upload (the grant may reach further). */
+  #held = { files: 0, bytes: 0 };
   readonly #needs = new Map<string, number>();
-  #pending = 0;
+  /** Slots held for files not read yet: each one's declared length (0 when unknown). */
+  #pending: number[] = [];
 
   constructor(
     quota: { accounts: AccountsNamespace; owner: ApiKeyContext },
@@ -88,19 +95,24 @@ export class RequestTicket extends QuotaTicket {
     this.#until = until;
   }
 
-  /** One more file is about to be read: holds its slot (410 REQUEST_FULL when there is none). */
-  async slot(): Promise<void> {
-    this.#pending += 1;
+  /**
+   * One more file is about to be read: holds its slot, and its `declared` length (a raw body's
+   * Content-Length) so that a file that cannot fit is refused before its first byte. 410
+   * REQUEST_FULL when there is no slot, 413 when the length does not fit.
+   */
+  async slot(declared = 0): Promise<void> {
+    this.#pending.push(declared);
     try {
       await this.#reserve();
     } catch (error) {
-      this.#pending -= 1;
+      this.#pending.pop();
       throw error;
     }
   }
 
   override async need(file: string, bytes: number): Promise<void> {
-    if (!this.#needs.has(file) && this.#pending > 0) this.#pending -= 1;
+    // The file takes the oldest pending slot (files are read one after another).
+    if (!this.#needs.has(file)) this.#pending.shift();
     this.#needs.set(file, bytes);
     try {
       await this.#reserve();
@@ -116,42 +128,57 @@ export class RequestTicket extends QuotaTicket {
     super.drop(file);
   }
 
+  /**
+   * The hold becomes exactly these files, then the owner's account commits them: 413 when they
+   * no longer fit (other uploads took room this one read into as headroom), and nothing counts.
+   */
+  override async commit(files: AccountFile[]): ReturnType<QuotaTicket['commit']> {
+    const bytes = files.reduce((sum, file) => sum + file.size, 0);
+    if (!this.#grant || files.length > this.#held.files || bytes > this.#held.bytes) {
+      await this.#hold(files.length, bytes, 0);
+    }
+    return super.commit(files);
+  }
+
   /** The files were recorded: they count for the request now. Returns the request's counts. */
   async received(files: { id: string; size: number }[]): Promise<RequestCounts | undefined> {
     const holdId = this.#grant?.id;
-    this.#grant = undefined;
-    this.#needs.clear();
-    this.#pending = 0;
+    this.#forget();
     if (!holdId) return undefined;
     return onCounter(this.#stub, async (stub): Promise<RequestCounts> => stub.commit({ holdId, files }));
   }
 
   override async release(): Promise<void> {
     const holdId = this.#grant?.id;
-    this.#grant = undefined;
-    this.#needs.clear();
-    this.#pending = 0;
+    this.#forget();
     await Promise.all([holdId ? releaseSlot(this.#stub, holdId) : undefined, super.release()]);
   }
 
+  #forget(): void {
+    this.#grant = undefined;
+    this.#held = { files: 0, bytes: 0 };
+    this.#needs.clear();
+    this.#pending = [];
+  }
+
+  /** Holds the slots and bytes of every file being read or about to be; asks only past the grant. */
   async #reserve(): Promise<void> {
     let bytes = 0;
     for (const value of this.#needs.values()) bytes += value;
-    const files = this.#needs.size + this.#pending;
+    for (const value of this.#pending) bytes += value;
+    const files = this.#needs.size + this.#pending.length;
     if (this.#grant && files <= this.#grant.files && bytes <= this.#grant.bytes) return;
+    await this.#hold(files, bytes, Math.min(MAX_AHEAD, Math.max(MIN_AHEAD, Math.floor(bytes / 8))));
+  }
+
+  async #hold(files: number, bytes: number, aheadBytes: number): Promise<void> {
     const limits = this.#limits;
     const result: SlotResult = await onCounter(this.#stub, (stub) =>
-      stub.reserve({
-        holdId: this.#grant?.id,
-        files,
-        bytes,
-        aheadBytes: Math.min(MAX_AHEAD, Math.max(MIN_AHEAD, Math.floor(bytes / 8))),
-        limits,
-        until: this.#until,
-      }),
+      stub.reserve({ holdId: this.#grant?.id, files, bytes, aheadBytes, limits, until: this.#until }),
     );
     if (result.grant) {
       this.#grant = result.grant;
+      this.#held = { files, bytes };
       return;
     }
     if (result.full === 'files') throw new ApiError('REQUEST_FULL');

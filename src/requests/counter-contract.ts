@@ -8,7 +8,10 @@ export type SlotRequest = {
   holdId?: string;
   files: number;
   bytes: number;
-  /** Bytes asked for beyond `bytes` when there is room (fewer calls for a long upload). */
+  /**
+   * Headroom granted beyond `bytes` when there is room now (fewer calls for a long upload). Only
+   * `bytes` is held against other uploads: the holder states its exact bytes again before commit.
+   */
   aheadBytes: number;
   limits: RequestLimits;
   /** When the hold lapses if nobody commits or releases it (ms since the epoch). */
@@ -16,6 +19,7 @@ export type SlotRequest = {
   now?: number;
 };
 
+/** `bytes`: what the holder may read before asking again (its hold plus headroom, see aheadBytes). */
 export type SlotGrant = { id: string; files: number; bytes: number };
 export type SlotResult = { grant: SlotGrant | null; full: 'files' | 'bytes' | null };
 

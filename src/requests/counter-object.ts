@@ -18,7 +18,13 @@ const STATE_KEY = 'state';
  * counts the request's uploads and failed passwords in fixed windows (throttling).
  */
 export class FileRequestCounter extends DurableObject<Env> {
-  /** Updates (or opens) a hold; refuses when it does not fit beside the received files and other holds. */
+  /**
+   * Updates (or opens) a hold to exactly what the upload has now (a declared length, or the bytes
+   * read so far); refuses when that does not fit beside the received files and other holds. The
+   * grant may reach `aheadBytes` further where there is room now, but that headroom is not held:
+   * holding it would refuse uploads arriving alongside that fit. An upload therefore states its
+   * exact bytes again before they count anywhere (RequestTicket.commit).
+   */
   reserve(request: SlotRequest): SlotResult {
     const now = request.now ?? Date.now();
     const state = this.#state(now);
@@ -33,10 +39,10 @@ export class FileRequestCounter extends DurableObject<Env> {
     }
     if (request.files > files) return { grant: null, full: 'files' };
     if (request.bytes > bytes) return { grant: null, full: 'bytes' };
-    const granted = Math.min(request.bytes + request.aheadBytes, bytes);
-    state.holds[id] = { files: request.files, bytes: Math.max(request.bytes, granted), until: request.until };
+    state.holds[id] = { files: request.files, bytes: request.bytes, until: request.until };
     this.#save(state);
-    const grant: SlotGrant = { id, files: request.files, bytes: state.holds[id].bytes };
+    const granted = Math.max(request.bytes, Math.min(request.bytes + request.aheadBytes, bytes));
+    const grant: SlotGrant = { id, files: request.files, bytes: granted };
     return { grant, full: null };
   }
 

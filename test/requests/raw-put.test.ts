@@ -9,8 +9,10 @@ import { awayFromWindowEdge, call, expectError, PNG_1X1 } from '../helpers';
 import {
   basic,
   getRequest,
+  holdsOf,
   makeRequest,
   newOwner,
+  outcomes,
   patchRequest,
   type RequestRecord,
   receivedRows,
@@ -105,6 +107,33 @@ describe('PUT {uploadUrl}/{filename}', () => {
     expect(await receivedRows(request.id)).toHaveLength(3);
     expect(await objectsOf(owner.id)).toHaveLength(3);
     expect(await getRequest(owner.auth, request.id)).toMatchObject({ fileCount: 3, status: 'full' });
+  });
+
+  it('holds exactly each Content-Length in maxBytes: five 1,000-byte PUTs at once into 5,000 are all kept, a sixth refused', async () => {
+    const owner = await newOwner();
+    const request = await makeRequest(owner.auth, { maxBytes: 5000, maxFiles: 20 });
+    const five = await Promise.all(Array.from({ length: 5 }, (_, i) => put(request, `f${i}.txt`, textOf(1000, i + 1))));
+    expect(await outcomes(five)).toEqual(Array(5).fill('201'));
+    await expectError(await put(request, 'sixth.txt', textOf(1000, 6)), 410, 'REQUEST_FULL', 'v2');
+    expect(await receivedRows(request.id)).toHaveLength(5);
+    expect(await getRequest(owner.auth, request.id)).toMatchObject({ fileCount: 5, bytes: 5000, status: 'full' });
+
+    // Eight at once: exactly the five that fit are kept, the others refused with the request's
+    // own errors (413 when they do not fit beside the holds, 410 once it is full), nothing over.
+    const crowded = await makeRequest(owner.auth, { maxBytes: 5000, maxFiles: 20 });
+    const eight = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => put(crowded, `g${i}.txt`, textOf(1000, i + 1))),
+    );
+    const results = await outcomes(eight);
+    expect(results.filter((result) => result === '201')).toHaveLength(5);
+    expect(
+      results.filter((result) => result !== '201').every((r) => r === '413 FILE_TOO_LARGE' || r === '410 REQUEST_FULL'),
+    ).toBe(true);
+    expect(await receivedRows(crowded.id)).toHaveLength(5);
+    expect(await getRequest(owner.auth, crowded.id)).toMatchObject({ fileCount: 5, bytes: 5000 });
+    expect(await objectsOf(owner.id)).toHaveLength(10);
+    expect(await holdsOf(request.id)).toEqual([]);
+    expect(await holdsOf(crowded.id)).toEqual([]);
   });
 
   it('obeys maxFileSize, allowedTypes and the server’s type rules (runnable files always refused)', async () => {

@@ -98,5 +98,17 @@ export async function receivedRows(requestId: string) {
   return results;
 }
 
+/** The holds open in a request's object (its uploads in flight). */
+export const holdsOf = (requestId: string) => env.FILE_REQUESTS.getByName(requestId).openHolds();
+
+/** Each response as `201`, or its status and error code (every body read, so none is left open). */
+export const outcomes = (responses: Response[]) =>
+  Promise.all(
+    responses.map(async (response) => {
+      const text = await response.text();
+      return response.status === 201 ? '201' : `${response.status} ${(JSON.parse(text) as { code: string }).code}`;
+    }),
+  );
+
 /** The token of a request's url. */
 export const tokenOf = (request: Pick<RequestRecord, 'url'>) => request.url.split('/r/')[1] ?? '';

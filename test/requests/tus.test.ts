@@ -4,7 +4,17 @@ import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { call, expectError } from '../helpers';
 import { base64, binaryBytes, MIB, multipartAlive, OCTETS, stateOf, TUS, tailObjects, usage } from '../tus/tus-helpers';
-import { getRequest, makeRequest, newOwner, patchRequest, type RequestRecord, receivedRows } from './request-helpers';
+import {
+  getRequest,
+  makeRequest,
+  newOwner,
+  outcomes,
+  patchRequest,
+  type RequestRecord,
+  receivedRows,
+  send,
+  textFile,
+} from './request-helpers';
 
 const meta = (filename: string, extra = '') => `filename ${base64(filename)}${extra}`;
 
@@ -133,6 +143,37 @@ describe('tus through tusUrl', () => {
     expect(await holdsOf(request.id)).toHaveLength(3);
     // The refused ones gave the owner's reservation back.
     expect(await usage(owner.id)).toMatchObject({ heldBytes: 3000, heldFiles: 3 });
+  });
+
+  it('holds exactly each Upload-Length in maxBytes: creations racing raw and form uploads all fit when they sum to it', async () => {
+    const owner = await newOwner();
+    const request = await makeRequest(owner.auth, { maxBytes: 5000, maxFiles: 20 });
+    const raw = (i: number) =>
+      call(`${request.uploadUrl}/raw${i}.txt`, {
+        method: 'PUT',
+        headers: { 'Content-Type': 'text/plain', 'Content-Length': '1000' },
+        body: 'r'.repeat(1000),
+      });
+    const responses = await Promise.all([
+      create(request, 1000, { filename: 'a.txt' }),
+      raw(1),
+      send(request, [textFile('form.txt', 1000)]),
+      create(request, 1000, { filename: 'b.txt' }),
+      raw(2),
+    ]);
+    const locations = [0, 3].map((i) => responses[i]?.headers.get('location') ?? '');
+    expect(await outcomes(responses)).toEqual(Array(5).fill('201'));
+    // The two tus uploads hold their whole length: nothing else fits meanwhile.
+    expect(await holdsOf(request.id)).toHaveLength(2);
+    await expectError(await create(request, 1), 413, 'FILE_TOO_LARGE', 'v2');
+    for (const location of locations) expect((await patchAt(location, 0, 't'.repeat(1000))).status).toBe(204);
+    expect(await getRequest(owner.auth, request.id)).toMatchObject({ fileCount: 5, bytes: 5000, status: 'full' });
+
+    // Six creations at once into 5,000: exactly five hold their 1,000 bytes, the sixth is refused.
+    const other = await makeRequest(owner.auth, { maxBytes: 5000, maxFiles: 20 });
+    const six = await outcomes(await Promise.all(Array.from({ length: 6 }, () => create(other, 1000))));
+    expect(six.sort()).toEqual([...Array(5).fill('201'), '413 FILE_TOO_LARGE']);
+    expect(await holdsOf(other.id)).toHaveLength(5);
   });
 
   it('refuses a type outside allowedTypes at the first bytes: the upload ends and its slot is freed', async () => {

@@ -3,11 +3,14 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { sha256Hex } from '../digests/digest-helpers';
-import { awayFromWindowEdge, blobsOf, call, expectError, PNG_1X1, rowCount, uploadOk } from '../helpers';
+import { awayFromWindowEdge, blobsOf, call, expectError, PNG_1X1, rowCount, TEST_BOUNDARY, uploadOk } from '../helpers';
+import { eventually, gatedBody, MULTIPART, multipartOf, textBytes } from '../limits/limits-helpers-store';
 import {
   getRequest,
+  holdsOf,
   makeRequest,
   newOwner,
+  outcomes,
   patchRequest,
   type Receipt,
   receivedRows,
@@ -152,6 +155,73 @@ describe('a multipart upload to uploadUrl', () => {
     expect(await receivedRows(request.id)).toHaveLength(3);
     expect(await blobsOf(owner.id)).toHaveLength(3);
     expect(await getRequest(owner.auth, request.id)).toMatchObject({ fileCount: 3, status: 'full' });
+  });
+
+  it('admits every concurrent upload that fits maxBytes: five of 1,000 bytes into 5,000, and uneven ones summing to the limit', async () => {
+    const owner = await newOwner();
+    const request = await makeRequest(owner.auth, { maxBytes: 5000, maxFiles: 20 });
+    const five = await Promise.all(Array.from({ length: 5 }, (_, i) => send(request, [textFile(`f${i}.txt`, 1000)])));
+    expect(await outcomes(five)).toEqual(Array(5).fill('201'));
+    expect(await getRequest(owner.auth, request.id)).toMatchObject({ fileCount: 5, bytes: 5000, status: 'full' });
+
+    // Files far past the read-ahead (256 KiB): each hold grows as its bytes arrive.
+    const KIB = 1024;
+    const large = await makeRequest(owner.auth, { maxBytes: 600 * KIB, maxFiles: 20 });
+    const sizes = [400 * KIB, 120 * KIB, 50 * KIB, 30 * KIB];
+    const uneven = await Promise.all(sizes.map((size, i) => send(large, [textFile(`u${i}.txt`, size)])));
+    expect(await outcomes(uneven)).toEqual(Array(4).fill('201'));
+    expect(await getRequest(owner.auth, large.id)).toMatchObject({ fileCount: 4, bytes: 600 * KIB });
+    expect(await blobsOf(owner.id)).toHaveLength(9);
+    expect(await holdsOf(large.id)).toEqual([]);
+  });
+
+  it('refuses concurrent uploads past maxBytes with the request’s own 413 and keeps nothing of them, never over', async () => {
+    const owner = await newOwner();
+    const request = await makeRequest(owner.auth, { maxBytes: 5000, maxFiles: 20 });
+    const eight = await Promise.all(Array.from({ length: 8 }, (_, i) => send(request, [textFile(`f${i}.txt`, 1000)])));
+    const results = await outcomes(eight);
+    expect(results.filter((result) => result === '201')).toHaveLength(5);
+    expect(
+      results.filter((r) => r !== '201').every((r) => r === '413 FILE_TOO_LARGE' || r === '410 REQUEST_FULL'),
+    ).toBe(true);
+
+    // Three of 300 KiB into 600 KiB, each over the read-ahead: two fit, the third is refused whole.
+    const KIB = 1024;
+    const large = await makeRequest(owner.auth, { maxBytes: 600 * KIB, maxFiles: 20 });
+    const three = await Promise.all([0, 1, 2].map((i) => send(large, [textFile(`t${i}.txt`, 300 * KIB)])));
+    const refused = three.find((response) => response.status !== 201);
+    expect(three.filter((response) => response.status === 201)).toHaveLength(2);
+    if (!refused) throw new Error('none refused');
+    const body = await expectError(refused, 413, 'FILE_TOO_LARGE', 'v2');
+    expect(body.error).toContain('this request can still take');
+    for (const [id, bytes] of [
+      [request.id, 5000],
+      [large.id, 600 * KIB],
+    ] as const) {
+      expect(await getRequest(owner.auth, id)).toMatchObject({ fileCount: bytes === 5000 ? 5 : 2, bytes });
+      expect(await holdsOf(id)).toEqual([]);
+    }
+    expect(await rowCount(owner.id)).toBe(7);
+    expect(await blobsOf(owner.id)).toHaveLength(7);
+  });
+
+  it('refuses at its end an upload whose bytes no longer fit (another took the room it read into), keeping none of it', async () => {
+    const owner = await newOwner();
+    const request = await makeRequest(owner.auth, { maxBytes: 5000, maxFiles: 20 });
+    // The slow body sends its file, then waits before its closing delimiter.
+    const body = multipartOf([{ filename: 'slow.txt', content: textBytes(3000, 'slow') }]);
+    const slow = gatedBody(body, `--${TEST_BOUNDARY}--`);
+    const pending = call(request.uploadUrl, { method: 'POST', headers: MULTIPART, body: slow.stream });
+    await eventually(async () => (await holdsOf(request.id)).length === 1);
+    // Its hold is what it has stated, not the room left: an upload that fits beside it is kept.
+    expect((await send(request, [textFile('quick.txt', 3000)])).status).toBe(201);
+    slow.open();
+    const refused = await expectError(await pending, 413, 'FILE_TOO_LARGE', 'v2');
+    expect(refused.error).toContain('this request can still take');
+    expect(await getRequest(owner.auth, request.id)).toMatchObject({ fileCount: 1, bytes: 3000 });
+    expect(await holdsOf(request.id)).toEqual([]);
+    expect(await rowCount(owner.id)).toBe(1);
+    expect(await blobsOf(owner.id)).toHaveLength(1);
   });
 
   it('keeps exactly 3 when one body brings 5 files to a 3-file request: the body is refused whole', async () => {
