@@ -45,7 +45,8 @@ export async function uploadRawFile(deps: UploadDeps, request: Request, upload: 
   }
 }
 
-function declaredLength(request: Request): number | undefined {
+/** The body's Content-Length, if it states one (400 when it is not a length). */
+export function declaredLength(request: Request): number | undefined {
   const header = request.headers.get('content-length');
   if (header === null) return undefined;
   const length = Number(header);

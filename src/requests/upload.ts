@@ -8,7 +8,7 @@ import type { ApiKeyContext } from '../env';
 import { validationError } from '../errors';
 import { type PendingFile, readFilePart, recordFiles, type UploadDeps } from '../files/upload';
 import { openMultipart, uploadError } from '../files/upload-errors';
-import { uploadRawFile } from '../files/upload-raw';
+import { declaredLength, uploadRawFile } from '../files/upload-raw';
 import { inSession, UploadSession } from '../files/upload-session';
 import type { FileRow } from '../storage/files-repo';
 import type { RequestWithOwner } from '../storage/requests-repo';
@@ -110,7 +110,8 @@ export function receiveFiles(deps: ReceiveDeps, request: RequestWithOwner, body:
 /**
  * `PUT {uploadUrl}/{filename}`: the raw body is one file, stored exactly as `PUT /upload/{filename}`
  * stores it (src/files/upload-raw.ts: one streamed put with a Content-Length, the multipart writer
- * without, the asserted digest checked), holding one slot of the request before the body is read.
+ * without, the asserted digest checked), holding one slot of the request, and its Content-Length
+ * when it states one, before the body is read.
  */
 export function receiveRawFile(
   deps: ReceiveDeps,
@@ -120,7 +121,9 @@ export function receiveRawFile(
 ): Promise<Received> {
   return inRequestSession(deps, request, async (uploadDeps, ticket) => {
     try {
-      await ticket.slot();
+      const length = declaredLength(body);
+      // A length past the file size limit is refused as such by the raw upload, not held.
+      await ticket.slot(length !== undefined && length <= uploadDeps.config.MAX_FILE_SIZE ? length : 0);
     } catch (error) {
       await body.body?.cancel().catch(() => undefined);
       throw uploadError(error);

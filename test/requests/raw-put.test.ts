@@ -6,6 +6,7 @@ import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { chunked, sha256Field, sha256Hex, textOf } from '../digests/digest-helpers';
 import { awayFromWindowEdge, call, expectError, PNG_1X1 } from '../helpers';
+import { eventually } from '../limits/limits-helpers-store';
 import {
   basic,
   getRequest,
@@ -134,6 +135,31 @@ describe('PUT {uploadUrl}/{filename}', () => {
     expect(await objectsOf(owner.id)).toHaveLength(10);
     expect(await holdsOf(request.id)).toEqual([]);
     expect(await holdsOf(crowded.id)).toEqual([]);
+  });
+
+  it('holds a Content-Length before the first byte: what does not fit beside it is refused at once, what fits exactly is kept', async () => {
+    const owner = await newOwner();
+    const request = await makeRequest(owner.auth, { maxBytes: 5000, maxFiles: 20 });
+    // 3,000 bytes announced, none sent yet.
+    let open: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const slow = new ReadableStream<Uint8Array>({
+      async start(controller) {
+        await gate;
+        controller.enqueue(textOf(3000, 1));
+        controller.close();
+      },
+    });
+    const pending = put(request, 'slow.txt', slow, { 'Content-Length': '3000' });
+    await eventually(async () => (await holdsOf(request.id)).length === 1);
+    await expectError(await put(request, 'big.txt', textOf(3000, 2)), 413, 'FILE_TOO_LARGE', 'v2');
+    expect((await put(request, 'fits.txt', textOf(2000, 3))).status).toBe(201);
+    open();
+    expect((await pending).status).toBe(201);
+    expect(await getRequest(owner.auth, request.id)).toMatchObject({ fileCount: 2, bytes: 5000, status: 'full' });
+    expect(await objectsOf(owner.id)).toHaveLength(2);
   });
 
   it('obeys maxFileSize, allowedTypes and the server’s type rules (runnable files always refused)', async () => {
