@@ -1,5 +1,5 @@
 // One POST to a receiver, with the safety rules: no redirects, a short timeout, a bounded read.
-import { webhookUrlProblem } from '../webhooks/url';
+import { checkWebhookUrl } from '../webhooks/url';
 
 /** A receiver has this long to answer (headers and the first KiB of its body). */
 export const DELIVERY_TIMEOUT_MS = 10_000;
@@ -9,8 +9,8 @@ const MAX_RESPONSE_BYTES = 1024;
 export type AttemptResult = { ok: boolean; statusCode: number | null; error?: string };
 
 export async function postWebhook(url: string, headers: Record<string, string>, body: string): Promise<AttemptResult> {
-  const problem = webhookUrlProblem(url);
-  if (problem) return { ok: false, statusCode: null, error: `url ${problem}` };
+  const checked = checkWebhookUrl(url);
+  if ('problem' in checked) return { ok: false, statusCode: null, error: `url ${checked.problem}` };
   const signal = AbortSignal.timeout(DELIVERY_TIMEOUT_MS);
   let response: Response;
   try {

@@ -2,18 +2,24 @@
 import { z } from '@hono/zod-openapi';
 import { limitQueryParam } from '../api/schemas.ts';
 import { EVENT_TYPES } from '../events/event-types.ts';
-import { webhookUrlProblem } from './url.ts';
+import { checkWebhookUrl } from './url.ts';
 
+/** A receiver URL, valid ones read as the parsed URL: that is what is stored and answered. */
 const url = z
   .string()
-  .superRefine((value, ctx) => {
-    const problem = webhookUrlProblem(value);
-    if (problem) ctx.addIssue({ code: 'custom', message: problem });
-  })
   .openapi({
     format: 'uri',
     example: 'https://example.com/hooks/edgeshare',
-    description: 'Where deliveries are POSTed: https (plain http only for 127.0.0.0/8, [::1] and localhost)',
+    description:
+      'Where deliveries are POSTed: https (plain http only for 127.0.0.0/8, [::1] and localhost), never to a ' +
+      'private, link-local, carrier-grade-NAT or cloud-metadata address; no credentials, control characters or ' +
+      'whitespace. Stored and answered as parsed (`new URL(url).href`).',
+  })
+  .transform((value, ctx) => {
+    const checked = checkWebhookUrl(value);
+    if ('href' in checked) return checked.href;
+    ctx.addIssue({ code: 'custom', message: checked.problem });
+    return z.NEVER;
   });
 
 const eventList = z
@@ -67,7 +73,14 @@ export const DeliveryRecordSchema = z
     status: z.enum(['pending', 'delivered', 'failed']),
     attempts: z.number().int().min(0),
     lastStatusCode: z.number().int().nullable().openapi({ description: 'null: no answer (timeout, no connection)' }),
-    lastError: z.string().nullable(),
+    lastError: z
+      .string()
+      .nullable()
+      .openapi({
+        description:
+          'Why the last attempt failed: `HTTP <status>`, `redirect not followed`, `no response` (no connection, or ' +
+          'none within 10 s: the two read alike), or `refused: …` when the URL breaks the address rule',
+      }),
     createdAt: time,
     updatedAt: time,
     nextAttemptAt: time.nullable().openapi({ description: 'When the next retry is due; null when none is planned' }),
