@@ -106,7 +106,11 @@ async function fanOut(deps: ConsumerDeps, events: QueuedEvent[]): Promise<void> 
   );
 }
 
-/** One signed POST. Delivered: acked. Anything else: retried after the schedule's delay. */
+/**
+ * One signed POST. Delivered: acked. Refused by the address rule: failed at once and acked (no
+ * retry could change that; a resend after a change of URL can). Anything else: retried after the
+ * schedule's delay.
+ */
 async function deliver(deps: ConsumerDeps, message: Message<{ kind: 'delivery'; deliveryId: string }>): Promise<void> {
   const job = await findDeliveryJob(deps.db, message.body.deliveryId);
   // The webhook was deleted, or the delivery already arrived or was given up: nothing to send.
@@ -117,31 +121,33 @@ async function deliver(deps: ConsumerDeps, message: Message<{ kind: 'delivery'; 
   const now = deps.now?.() ?? Date.now();
   const headers = await signatureHeaders(job.secret, job.id, job.payload, now);
   const result = await postWebhook(job.url, headers, job.payload);
+  const retried = !result.ok && !result.final;
   const delay = retryDelaySeconds(message.attempts);
   await recordAttempt(
     deps.db,
     job.id,
     {
-      delivered: result.ok,
+      settled: result.ok ? 'delivered' : result.final ? 'failed' : undefined,
       statusCode: result.statusCode,
       error: result.error ?? null,
       // After the last retry the queue dead-letters the message instead: no next attempt.
-      nextAttemptAt: result.ok || message.attempts > MAX_RETRIES ? null : isoNow(Date.now() + delay * 1000),
+      nextAttemptAt: retried && message.attempts <= MAX_RETRIES ? isoNow(Date.now() + delay * 1000) : null,
     },
     isoNow(),
   );
-  if (result.ok) message.ack();
-  else {
+  const facts = { deliveryId: job.id, webhookId: job.webhook_id, attempt: message.attempts };
+  if (retried) {
     log('info', 'webhook delivery failed, retried', {
-      deliveryId: job.id,
-      webhookId: job.webhook_id,
-      attempt: message.attempts,
+      ...facts,
       status: result.statusCode,
       error: result.error,
       delaySeconds: delay,
     });
     message.retry({ delaySeconds: delay });
+    return;
   }
+  if (!result.ok) log('info', 'webhook delivery refused, failed', { ...facts, error: result.error });
+  message.ack();
 }
 
 /** Deliveries whose retries ran out: failed for good (a resend starts them again). */

@@ -1,20 +1,32 @@
-// One POST to a receiver, with the safety rules: no redirects, a short timeout, a bounded read.
+// One POST to a receiver, with the safety rules: the address rule again, no redirects, a short
+// timeout, a bounded read.
 import { checkWebhookUrl } from '../webhooks/url';
 
 /** A receiver has this long to answer (headers and the first KiB of its body). */
 export const DELIVERY_TIMEOUT_MS = 10_000;
 const MAX_RESPONSE_BYTES = 1024;
 
-/** What one attempt came to: 2xx is delivered; anything else (3xx included) is retried. */
-export type AttemptResult = { ok: boolean; statusCode: number | null; error?: string };
+/**
+ * What one attempt came to: 2xx is delivered; anything else (3xx included) is retried, except a
+ * URL the address rule refuses (`final`: no retry can change it, only a new URL and a resend).
+ */
+export type AttemptResult = {
+  ok: boolean;
+  statusCode: number | null;
+  error?: string;
+  final?: boolean;
+};
 
 export async function postWebhook(url: string, headers: Record<string, string>, body: string): Promise<AttemptResult> {
+  // Rows stored before the rule (or by hand) are checked as sent, control characters included.
   const checked = checkWebhookUrl(url);
-  if ('problem' in checked) return { ok: false, statusCode: null, error: `url ${checked.problem}` };
+  if ('problem' in checked) {
+    return { ok: false, statusCode: null, error: `refused: url ${checked.problem}`, final: true };
+  }
   const signal = AbortSignal.timeout(DELIVERY_TIMEOUT_MS);
   let response: Response;
   try {
-    response = await fetch(url, {
+    response = await fetch(checked.href, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'user-agent': 'edgeshare-webhooks/1', ...headers },
       body,

@@ -161,20 +161,26 @@ export function findDeliveryJob(db: D1Database, id: string) {
     .first<DeliveryJob>();
 }
 
-/** Records one attempt's outcome: delivered, or still pending with its next attempt's time. */
+/** Records one attempt's outcome: delivered, failed for good, or still pending with its next attempt's time. */
 export async function recordAttempt(
   db: D1Database,
   id: string,
-  outcome: { delivered: boolean; statusCode: number | null; error: string | null; nextAttemptAt: string | null },
+  outcome: {
+    /** Where the attempt leaves the delivery; undefined: as it is (pending, to be retried). */
+    settled: 'delivered' | 'failed' | undefined;
+    statusCode: number | null;
+    error: string | null;
+    nextAttemptAt: string | null;
+  },
   now: string,
 ): Promise<void> {
   await db
     .prepare(
-      `UPDATE webhook_deliveries SET attempts = attempts + 1, status = CASE WHEN ?2 = 1 THEN 'delivered' ELSE status END,
+      `UPDATE webhook_deliveries SET attempts = attempts + 1, status = COALESCE(?2, status),
          last_status_code = ?3, last_error = ?4, next_attempt_at = ?5, updated_at = ?6
        WHERE id = ?1`,
     )
-    .bind(id, outcome.delivered ? 1 : 0, outcome.statusCode, outcome.error, outcome.nextAttemptAt, now)
+    .bind(id, outcome.settled ?? null, outcome.statusCode, outcome.error, outcome.nextAttemptAt, now)
     .run();
 }
 

@@ -212,6 +212,41 @@ describe('safety', () => {
     expect(elsewhere.calls()).toHaveLength(0);
   });
 
+  it('refuses at delivery a URL stored before the address rule: one failed attempt, nothing sent, never retried', async () => {
+    const key = await createKey('stored before the rule');
+    const hook = receiver();
+    const metadata = await createWebhook(key.auth, hook.url, ['file.uploaded']);
+    const injected = await createWebhook(key.auth, receiver().url, ['file.uploaded']);
+    // Rows as an older version stored them: a metadata address, and CR/LF the parser would drop.
+    const stored = {
+      [metadata.id]: 'https://169.254.169.254/latest/meta-data/',
+      [injected.id]: `${hook.url}\r\nX-A: 1`,
+    };
+    for (const [id, url] of Object.entries(stored)) {
+      await env.DB.prepare('UPDATE webhooks SET url = ?1 WHERE id = ?2').bind(url, id).run();
+    }
+    const sent = vi.mocked(fetch).mock.calls.length;
+    await uploadOk(key.auth, {}, {}, 'v2');
+    for (const id of [metadata.id, injected.id]) {
+      const failed = await firstDelivery(key.auth, id, (d) => d.attempts === 1);
+      expect(failed).toMatchObject({ status: 'failed', attempts: 1, lastStatusCode: null, nextAttemptAt: null });
+      expect(failed.lastError).toMatch(/^refused: url must not/);
+      // A redelivered message (or a resend) is refused again and acked: no retry is asked for.
+      await env.DB.prepare("UPDATE webhook_deliveries SET status = 'pending' WHERE id = ?1").bind(failed.id).run();
+      const again = await consume(EVENTS_QUEUE, { kind: 'delivery', deliveryId: failed.id }, 2);
+      expect(again.result.explicitAcks).toEqual([again.id]);
+      expect(again.result.retryMessages).toEqual([]);
+      const [after] = await deliveriesOf(key.auth, id);
+      expect(after).toMatchObject({ status: 'failed', attempts: 2, nextAttemptAt: null });
+    }
+    const asked = vi
+      .mocked(fetch)
+      .mock.calls.slice(sent)
+      .map(([input]) => String(input instanceof Request ? input.url : input));
+    expect(asked.filter((url) => url.includes('169.254') || url.includes(hook.host))).toEqual([]);
+    expect(hook.calls()).toEqual([]);
+  });
+
   it('never writes a webhook secret to the log, on creation or on a failed delivery', async () => {
     const lines: string[] = [];
     const spies = (['log', 'error', 'warn', 'info'] as const).map((method) =>
