@@ -137,10 +137,12 @@ async function deliver(deps: ConsumerDeps, message: Message<{ kind: 'delivery'; 
   );
   const facts = { deliveryId: job.id, webhookId: job.webhook_id, attempt: message.attempts };
   if (retried) {
+    // The cause (refused or timed out) is for the operator's log only, never the delivery's record.
+    const error = result.cause ?? result.error;
     log('info', 'webhook delivery failed, retried', {
       ...facts,
       status: result.statusCode,
-      error: result.error,
+      error,
       delaySeconds: delay,
     });
     message.retry({ delaySeconds: delay });

@@ -1,19 +1,24 @@
 // One POST to a receiver, with the safety rules: the address rule again, no redirects, a short
-// timeout, a bounded read.
+// timeout, a bounded read, and no answer reading the same however it came about.
 import { checkWebhookUrl } from '../webhooks/url';
 
 /** A receiver has this long to answer (headers and the first KiB of its body). */
 export const DELIVERY_TIMEOUT_MS = 10_000;
 const MAX_RESPONSE_BYTES = 1024;
 
+/** A refused connection, a reset, a TLS failure and a timeout: all read as this. */
+export const NO_RESPONSE = 'no response';
+
 /**
  * What one attempt came to: 2xx is delivered; anything else (3xx included) is retried, except a
  * URL the address rule refuses (`final`: no retry can change it, only a new URL and a resend).
+ * `error` is recorded for the account to read; `cause`, for the operator's log only.
  */
 export type AttemptResult = {
   ok: boolean;
   statusCode: number | null;
   error?: string;
+  cause?: 'timed out' | 'could not connect';
   final?: boolean;
 };
 
@@ -35,13 +40,22 @@ export async function postWebhook(url: string, headers: Record<string, string>, 
       signal,
     });
   } catch {
-    return { ok: false, statusCode: null, error: signal.aborted ? 'timed out' : 'could not connect' };
+    // A closed port fails at once, a filtered one at the timeout: waiting out the timeout makes the
+    // record (its error and its times) the same for both, so webhooks cannot be used to scan ports.
+    const cause = signal.aborted ? 'timed out' : 'could not connect';
+    await aborted(signal);
+    return { ok: false, statusCode: null, error: NO_RESPONSE, cause };
   }
   await drain(response);
   const ok = response.status >= 200 && response.status < 300;
   if (ok) return { ok, statusCode: response.status };
   const error = response.status >= 300 && response.status < 400 ? 'redirect not followed' : `HTTP ${response.status}`;
   return { ok, statusCode: response.status, error };
+}
+
+function aborted(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
 }
 
 /** Reads at most the first KiB (frees the connection), then cancels the rest. */

@@ -10,6 +10,7 @@ import {
 } from 'cloudflare:test';
 import { Webhook } from 'standardwebhooks';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { DELIVERY_TIMEOUT_MS } from '../../src/events/deliver';
 import { RETRY_DELAYS_SECONDS } from '../../src/events/schedule';
 import type { EventsMessage } from '../../src/events/types';
 import worker from '../../src/index';
@@ -246,6 +247,46 @@ describe('safety', () => {
     expect(asked.filter((url) => url.includes('169.254') || url.includes(hook.host))).toEqual([]);
     expect(hook.calls()).toEqual([]);
   });
+
+  it('records a refused connection and a timeout alike: no status, "no response", after the same wait', async () => {
+    const key = await createKey('refused or timed out');
+    // Port 1 on loopback: nothing listens there, so the connection is refused at once.
+    const refused = await createWebhook(key.auth, 'http://127.0.0.1:1/hook', ['file.uploaded']);
+    const silent = receiver(
+      (request) =>
+        new Promise<Response>((_, reject) => {
+          request.signal.addEventListener('abort', () => reject(request.signal.reason));
+        }),
+    );
+    const timedOut = await createWebhook(key.auth, silent.url, ['file.uploaded']);
+    await uploadOk(key.auth, {}, {}, 'v2');
+    // Polled once a second: the key's rate limit would not take the helper's 10 polls a second.
+    const attempts: Delivery[] = [];
+    for (const id of [refused.id, timedOut.id]) {
+      const deadline = Date.now() + DELIVERY_TIMEOUT_MS + 20_000;
+      for (;;) {
+        const [delivery] = await deliveriesOf(key.auth, id);
+        if (delivery?.attempts === 1) {
+          attempts.push(delivery);
+          break;
+        }
+        if (Date.now() > deadline) throw new Error(`no attempt for ${id}: ${JSON.stringify(delivery)}`);
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+      }
+    }
+    for (const delivery of attempts) {
+      expect(delivery).toMatchObject({
+        status: 'pending',
+        attempts: 1,
+        lastStatusCode: null,
+        lastError: 'no response',
+      });
+      // Written no sooner than the timeout: the record's times do not tell the two apart either.
+      expect(Date.parse(delivery.updatedAt) - Date.parse(delivery.createdAt)).toBeGreaterThanOrEqual(
+        DELIVERY_TIMEOUT_MS,
+      );
+    }
+  }, 60_000);
 
   it('never writes a webhook secret to the log, on creation or on a failed delivery', async () => {
     const lines: string[] = [];
