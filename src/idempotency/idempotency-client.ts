@@ -24,9 +24,9 @@ export function parseIdempotencyKey(value: string): string {
   return inner;
 }
 
-// Request headers that change what a request does, beside its method, path, query and body.
+// Request headers that change what a request does, beside its method, path, query and body (an
+// upload's length is its body's: the body digest covers it, whatever a multipart boundary adds).
 const FINGERPRINT_HEADERS = [
-  'content-length',
   'upload-length',
   'upload-defer-length',
   'upload-metadata',
@@ -50,12 +50,14 @@ export function isStreamedBody(request: Request): boolean {
 }
 
 /**
- * What "the same request" means: method, path, query, Content-Type without its parameters'
- * random part (the multipart boundary), the headers above and, for a body that is not an upload
- * (JSON and other small bodies), a SHA-256 of the body. An upload's body is not hashed: its hash
- * is only known once every byte was read, and a replay must answer without reading it.
+ * What "the same request" means: the API key that sent it (a stored answer is never replayed to
+ * another key, not even of the same account), method, path, query, Content-Type without its
+ * parameters' random part (the multipart boundary), the headers above and, for a body that is
+ * not an upload (JSON and other small bodies), a SHA-256 of the body. An upload's body is hashed
+ * as it streams (body-digest.ts): its digest is kept with the answer, and a retry's body is read
+ * and hashed to be compared with it.
  */
-export async function fingerprintOf(request: Request, streamed: boolean): Promise<string> {
+export async function fingerprintOf(request: Request, streamed: boolean, keyId: string): Promise<string> {
   const url = new URL(request.url);
   const type = (request.headers.get('content-type') ?? '')
     .split(';')
@@ -63,7 +65,7 @@ export async function fingerprintOf(request: Request, streamed: boolean): Promis
     .filter((part) => part !== '' && !part.toLowerCase().startsWith('boundary='))
     .join(';')
     .toLowerCase();
-  const parts = [request.method, url.pathname, url.search, type];
+  const parts = [`key:${keyId}`, request.method, url.pathname, url.search, type];
   for (const name of FINGERPRINT_HEADERS) parts.push(`${name}:${request.headers.get(name) ?? ''}`);
   if (!streamed && request.body) parts.push(`body:${await boundedBodyHash(request)}`);
   const bytes = new TextEncoder().encode(parts.join('\n'));

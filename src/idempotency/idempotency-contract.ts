@@ -19,10 +19,20 @@ export type BeginResult =
   | { state: 'running' }
   /** The key was used for a different request. */
   | { state: 'mismatch' }
-  /** The first request finished: its response, to be answered again. */
-  | { state: 'done'; response: StoredResponse };
+  /**
+   * The first request finished: its response, to be answered again to the same request. An
+   * upload's entry also holds its body's digest (`bodyDigest`), which a retry's body must match.
+   */
+  | { state: 'done'; response: StoredResponse; bodyDigest: string | null };
 
-export type CompleteRequest = { key: string; token: string; response: StoredResponse; now?: number };
+export type CompleteRequest = {
+  key: string;
+  token: string;
+  response: StoredResponse;
+  /** An upload's body digest (body-digest.ts); null for a request whose body is in the fingerprint. */
+  bodyDigest?: string | null;
+  now?: number;
+};
 export type ReleaseRequest = { key: string; token: string; now?: number };
 
 /** Kept at least 24 hours (the contract), plus a margin for clocks and retries near the end. */

@@ -15,6 +15,7 @@ type EntryRow = {
   status: number | null;
   headers: string | null;
   body: ArrayBuffer | null;
+  body_digest: string | null;
 };
 
 /**
@@ -32,6 +33,11 @@ export class IdempotencyStore extends DurableObject<Env> {
       lease_until INTEGER NOT NULL, created_at INTEGER NOT NULL,
       status INTEGER, headers TEXT, body BLOB)`);
     ctx.storage.sql.exec('CREATE INDEX IF NOT EXISTS entries_by_age ON entries (created_at)');
+    // An upload's body digest (added with the fingerprint of upload bodies; older objects lack it).
+    const columns = ctx.storage.sql.exec<{ name: string }>('PRAGMA table_info(entries)').toArray();
+    if (!columns.some((column) => column.name === 'body_digest')) {
+      ctx.storage.sql.exec('ALTER TABLE entries ADD COLUMN body_digest TEXT');
+    }
   }
 
   async begin(request: BeginRequest): Promise<BeginResult> {
@@ -39,7 +45,7 @@ export class IdempotencyStore extends DurableObject<Env> {
     this.#purge(now);
     const row = this.ctx.storage.sql
       .exec<EntryRow>(
-        'SELECT fingerprint, state, lease_until, status, headers, body FROM entries WHERE key = ?',
+        'SELECT fingerprint, state, lease_until, status, headers, body, body_digest FROM entries WHERE key = ?',
         request.key,
       )
       .toArray()[0];
@@ -47,7 +53,7 @@ export class IdempotencyStore extends DurableObject<Env> {
     if (row && live) {
       if (row.fingerprint !== request.fingerprint) return { state: 'mismatch' };
       if (row.state === 'running') return { state: 'running' };
-      return { state: 'done', response: responseOf(row) };
+      return { state: 'done', response: responseOf(row), bodyDigest: row.body_digest };
     }
     const token = crypto.randomUUID();
     this.ctx.storage.sql.exec(
@@ -67,11 +73,12 @@ export class IdempotencyStore extends DurableObject<Env> {
   async complete(request: CompleteRequest): Promise<boolean> {
     const { response } = request;
     const cursor = this.ctx.storage.sql.exec(
-      `UPDATE entries SET state = 'done', status = ?, headers = ?, body = ?
+      `UPDATE entries SET state = 'done', status = ?, headers = ?, body = ?, body_digest = ?
        WHERE key = ? AND token = ? AND state = 'running'`,
       response.status,
       JSON.stringify(response.headers),
       response.body,
+      request.bodyDigest ?? null,
       request.key,
       request.token,
     );

@@ -1,9 +1,10 @@
-// Idempotency-Key on every POST, PATCH and DELETE under /api/v2 (after authentication, which
-// gives the account). A request without the header is untouched: no call, no read.
+// Idempotency-Key on every POST, PUT, PATCH and DELETE under /api/v2 (after authentication, which
+// gives the key and its account). A request without the header is untouched: no call, no read.
 import { createMiddleware } from 'hono/factory';
 import { holdTtlMs } from '../config';
 import type { AppEnv } from '../env';
-import { ApiError } from '../errors';
+import { ApiError, validationError } from '../errors';
+import { digestOfBody, HashedBody } from '../idempotency/body-digest';
 import {
   entryNameOf,
   fingerprintOf,
@@ -17,19 +18,23 @@ import {
   unseal,
 } from '../idempotency/idempotency-client';
 import type { BeginResult } from '../idempotency/idempotency-contract';
-import { QuotaTicket } from '../limiter/key-limiter-client';
 import { log } from '../log';
 
 // PUT: the raw-body upload (PUT /api/v2/upload/{filename}; tested in test/v2/idempotency.test.ts).
 const GUARDED = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
+/** The digest kept for an upload answered 2xx whose body could not be read to its end: no retry matches it. */
+const NO_DIGEST = 'unread';
+
 /**
  * The first request with a key runs; its response (unless 5xx or 429, which release the key) is
- * stored before it is answered, so a client that lost the answer gets it again. A retry of the
- * same request gets the stored response (marked Idempotency-Replayed: true) without its body
- * being read; another request with the key is 422; a retry while the first runs is 409. If the
- * account's store cannot be reached the request is refused (503), never run without the dedup
- * the client asked for.
+ * stored before it is answered, so a client that lost the answer gets it again. Entries belong
+ * to the API key that sent them. A retry of the same request gets the stored response (marked
+ * Idempotency-Replayed: true); an upload's retry is read and hashed first (never stored), and
+ * only the same bytes get the answer. Another request with the key, or another API key, is 422;
+ * a retry while the first runs is 409. If the account's store cannot be reached the request is
+ * refused (503), never run without the dedup the client asked for. Storage held for an upload
+ * that does not run is given back by authentication (auth.ts).
  */
 export const idempotency = () =>
   createMiddleware<AppEnv>(async function idempotency(c, next) {
@@ -39,10 +44,11 @@ export const idempotency = () =>
     const value = parseIdempotencyKey(header);
     const key = await entryNameOf(value);
     const request = c.req.raw;
-    // An upload's body is never read here (the route declares it holds uploads, or its type says so).
+    const apiKey = c.get('apiKey');
+    // An upload's body is never read before its handler (the route declares it holds uploads, or its type says so).
     const streamed = c.get('needs')?.holdsUpload !== undefined || isStreamedBody(request);
-    const fingerprint = await fingerprintOf(request, streamed);
-    const store = idempotencyStore(c.env.IDEMPOTENCY, c.get('apiKey').accountId);
+    const fingerprint = await fingerprintOf(request, streamed, apiKey.id);
+    const store = idempotencyStore(c.env.IDEMPOTENCY, apiKey.accountId);
 
     let begun: BeginResult;
     try {
@@ -51,42 +57,60 @@ export const idempotency = () =>
       log('error', 'idempotency store unreachable', { error: String(error) });
       throw new ApiError('SERVICE_UNAVAILABLE', 'Idempotency keys are unavailable, try again', { cause: error });
     }
-    if (begun.state !== 'started') {
-      // Answered without reading the body: an upload's bytes are not wanted, nor the storage
-      // authentication held for them (given back at once, not when the hold times out).
-      await request.body?.cancel().catch(() => undefined);
-      const grant = c.get('grant');
-      if (grant) {
-        const held = new QuotaTicket(c.env.ACCOUNT_STORAGE, c.get('apiKey'), grant);
-        c.executionCtx.waitUntil(held.release());
+    if (begun.state === 'done') {
+      // The same bytes, or it is another request: a retry's body is read and hashed, never kept.
+      if (begun.bodyDigest !== null && (await retryDigest(request)) !== begun.bodyDigest) {
+        throw new ApiError('IDEMPOTENCY_KEY_REUSED');
       }
-      if (begun.state === 'mismatch') throw new ApiError('IDEMPOTENCY_KEY_REUSED');
-      if (begun.state === 'running') throw new ApiError('IDEMPOTENCY_IN_PROGRESS');
       const { response } = begun;
       c.res = replayOf({ ...response, body: await unseal(value, response.body) });
       return;
     }
+    if (begun.state !== 'started') {
+      await request.body?.cancel().catch(() => undefined);
+      throw new ApiError(begun.state === 'mismatch' ? 'IDEMPOTENCY_KEY_REUSED' : 'IDEMPOTENCY_IN_PROGRESS');
+    }
 
     const { token } = begun;
+    const hashed = streamed && request.body ? new HashedBody(request) : undefined;
+    if (hashed) c.req.raw = hashed.request;
     try {
       await next();
     } catch (error) {
       // Errors are normally rendered into c.res by onError; one that escapes releases the key.
+      hashed?.cancel();
       c.executionCtx.waitUntil(store.release({ key, token }).catch(() => undefined));
       throw error;
     }
     const response = c.res;
     // Recorded before the answer leaves, and kept alive by waitUntil if the client goes away meanwhile.
     const record = (async () => {
-      const stored = response.status >= 500 || response.status === 429 ? undefined : await storableResponse(response);
-      if (stored) {
-        await store.complete({ key, token, response: { ...stored, body: await seal(value, stored.body) } });
+      const kept = response.status < 500 && response.status !== 429;
+      // An upload's answer is kept with its body's digest. A refusal that left the body unread
+      // stored nothing and is not kept (a retry runs again); a stored upload always is.
+      let bodyDigest: string | null = null;
+      if (hashed) {
+        const stored = response.status < 300;
+        bodyDigest = (await hashed.finish(kept && stored)) ?? (stored ? NO_DIGEST : null);
+        if (bodyDigest === null) return store.release({ key, token });
+      }
+      const answer = kept ? await storableResponse(response) : undefined;
+      if (answer) {
+        await store.complete({ key, token, response: { ...answer, body: await seal(value, answer.body) }, bodyDigest });
       } else {
-        if (response.status < 500 && response.status !== 429)
-          log('error', 'idempotency: response too large to keep, key released', { status: response.status });
+        if (kept) log('error', 'idempotency: response too large to keep, key released', { status: response.status });
         await store.release({ key, token });
       }
     })().catch((error) => log('error', 'idempotency: result not recorded', { error: String(error) }));
     c.executionCtx.waitUntil(record);
     await record;
   });
+
+/** The digest of a retry's body, read to its end; a body that breaks off is the client's 400. */
+async function retryDigest(request: Request): Promise<string> {
+  try {
+    return await digestOfBody(request);
+  } catch {
+    throw validationError('body', 'the request body could not be read to its end');
+  }
+}

@@ -100,6 +100,52 @@ describe('Idempotency-Key on an upload', () => {
     expect(await rowIds(key.id)).toHaveLength(1);
   });
 
+  it('replays a multipart retry with the same bytes under another boundary (curl picks one per send)', async () => {
+    const key = await newKey('boundaries');
+    const part = { headers: filePartHeaders('same.txt', 'text/plain'), content: textBytes(1_500, 'same') };
+    const send = (boundary: string) => {
+      const body = rawMultipart([part], { boundary });
+      const headers = {
+        ...key.auth,
+        'Content-Type': `multipart/form-data; boundary=${boundary}`,
+        'Idempotency-Key': 'boundary-blind',
+      };
+      return call('/api/v2/upload', { method: 'POST', headers, body });
+    };
+    const first = await send('------------------------a1b2c3d4e5f60718');
+    expect(first.status).toBe(201);
+    const again = await send('------------------------ffeeddccbbaa9988');
+    expect(again.headers.get('idempotency-replayed')).toBe('true');
+    expect(await again.text()).toBe(await first.text());
+    expect(await rowIds(key.id)).toHaveLength(1);
+  });
+
+  it('answers 422 to other bytes of the same length under the key, and stores nothing of them', async () => {
+    const key = await newKey('same length');
+    const put = (content: string) =>
+      call('/api/v2/upload/note.txt', {
+        method: 'PUT',
+        headers: { ...key.auth, 'Content-Type': 'text/plain', 'Idempotency-Key': 'same-length' },
+        body: content,
+      });
+    const first = await put('aaaaaaaaaa');
+    expect(first.status).toBe(201);
+    await expectError(await put('bbbbbbbbbb'), 422, 'IDEMPOTENCY_KEY_REUSED');
+    const multipart = (content: string) =>
+      uploadWith(
+        key.auth,
+        'same-length-form',
+        rawMultipart([{ headers: filePartHeaders('f.txt', 'text/plain'), content }]),
+      );
+    expect((await multipart('xxxxxxxxxx')).status).toBe(201);
+    await expectError(await multipart('yyyyyyyyyy'), 422, 'IDEMPOTENCY_KEY_REUSED');
+    expect(await rowIds(key.id)).toHaveLength(2);
+    expect(await blobKeys(key.id)).toHaveLength(2);
+    expect((await usage(key.id)).files).toBe(2);
+    // The same bytes again still get the first answer.
+    expect((await put('aaaaaaaaaa')).headers.get('idempotency-replayed')).toBe('true');
+  });
+
   it('takes the quoted form and the bare form as one key', async () => {
     const key = await newKey('forms');
     const first = await uploadWith(key.auth, '"8e03978e-40d5-43e8-bc93-6894a57f9324"');
@@ -256,7 +302,7 @@ describe('the store', () => {
     expect((await uploadWith(key.auth, 'ages')).status).toBe(201);
     const store = env.IDEMPOTENCY.getByName(key.id);
     const entry = await entryNameOf('ages');
-    const other = await fingerprintOf(new Request(`${ORIGIN}/api/v2/other`, { method: 'POST' }), true);
+    const other = await fingerprintOf(new Request(`${ORIGIN}/api/v2/other`, { method: 'POST' }), true, key.id);
     const now = Date.now();
     expect(IDEMPOTENCY_TTL_MS).toBeGreaterThanOrEqual(24 * 3600 * 1000);
     // A day later it still names the upload: another request is refused.
@@ -487,7 +533,7 @@ describe('Idempotency-Key around the API', () => {
     );
   });
 
-  it('belongs to the account: another key of it replays, also after the first key is revoked', async () => {
+  it('belongs to the API key that sent it: another key of the account gets 422 and nothing is stored', async () => {
     const first = await newKey('rotation');
     const made = await jsonCall('POST', '/api/v2/keys', first.auth, 'make-second', { name: 'second' });
     expect(made.status).toBe(201);
@@ -495,13 +541,29 @@ describe('Idempotency-Key around the API', () => {
     const upload = await uploadWith(first.auth, 'rotated');
     expect(upload.status).toBe(201);
     const body = await upload.text();
-    const viaSecond = await uploadWith(second, 'rotated');
-    expect(viaSecond.headers.get('idempotency-replayed')).toBe('true');
-    expect(await viaSecond.text()).toBe(body);
-    expect((await jsonCall('DELETE', `/api/v2/keys/${first.id}`, second, 'revoke-first')).status).toBe(200);
-    const afterRevoke = await uploadWith(second, 'rotated');
-    expect(await afterRevoke.text()).toBe(body);
+    await expectError(await uploadWith(second, 'rotated'), 422, 'IDEMPOTENCY_KEY_REUSED');
+    // The key that sent it still gets its answer; nothing was stored twice.
+    const again = await uploadWith(first.auth, 'rotated');
+    expect(again.headers.get('idempotency-replayed')).toBe('true');
+    expect(await again.text()).toBe(body);
     expect(await rowIds(first.id)).toHaveLength(1);
+  });
+
+  it('never replays a new key’s secret to a narrower key of the account that repeats the request', async () => {
+    const full = await newKey('full');
+    const made = await jsonCall('POST', '/api/v2/keys', full.auth, 'narrow', {
+      name: 'narrow',
+      scopes: ['files:read', 'keys:write'],
+    });
+    expect(made.status).toBe(201);
+    const narrow = { Authorization: `Bearer ${(await made.json<{ data: { key: string } }>()).data.key}` };
+    const body = { name: 'every scope' };
+    const original = await jsonCall('POST', '/api/v2/keys', full.auth, 'mint', body);
+    expect(original.status).toBe(201);
+    const secret = (await original.json<{ data: { key: string } }>()).data.key;
+    const stolen = await jsonCall('POST', '/api/v2/keys', narrow, 'mint', body);
+    expect(stolen.status).toBe(422);
+    expect(await stolen.text()).not.toContain(secret);
   });
 
   it('refuses an over-long JSON body before reading more of it (400, as the route would)', async () => {
