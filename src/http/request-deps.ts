@@ -65,10 +65,13 @@ export function uploadDeps(c: Context<AppEnv>): UploadDeps {
   const key = c.get('apiKey');
   const config = c.get('config');
   const deps = storage(c);
+  // The rate limiter may already hold storage, granted in the same call that admitted us: the
+  // session takes it over (and gives it back when it ends), so authentication need not.
+  const grant = c.get('grant');
+  c.set('grant', undefined);
   const session = new UploadSession({
     bucket: deps.bucket,
-    // The rate limiter may already hold storage, granted in the same call that admitted us.
-    quota: new QuotaTicket(c.env.ACCOUNT_STORAGE, key, c.get('grant')),
+    quota: new QuotaTicket(c.env.ACCOUNT_STORAGE, key, grant),
     deadline: Date.now() + uploadTimeoutMs(config),
     timeoutSeconds: config.UPLOAD_TIMEOUT_SECONDS,
     signal: c.req.raw.signal,

@@ -11,7 +11,7 @@ import { API_KEY_PATTERN } from '../keys/key-material';
 import { hasScope, parseScopes } from '../keys/scopes';
 import { sha256Hex } from '../lib/crypto';
 import { clientAddress, recordFailure, refuseIfBlocked } from '../limiter/auth-guard-client';
-import { authorizeKey, rateLimited, rateLimitHeaders } from '../limiter/key-limiter-client';
+import { authorizeKey, QuotaTicket, rateLimited, rateLimitHeaders } from '../limiter/key-limiter-client';
 import type { AuthorizedKey, KeyLimits } from '../limiter/key-limiter-contract';
 import { effectiveLimits } from '../limiter/limits';
 import { log } from '../log';
@@ -154,8 +154,25 @@ export const authenticate = () =>
     c.set('apiKey', { ...key, ...limits });
     // A route that counts the request after all (a tus request for an unknown upload) updates it.
     c.set('rateLimit', state);
-    await next();
+    try {
+      await next();
+    } finally {
+      releaseUnclaimedHold(c);
+    }
     for (const [name, value] of Object.entries(rateLimitHeaders(c.get('rateLimit') ?? state))) {
       c.res.headers.set(name, value);
     }
   });
+
+/**
+ * Storage held at admission that no upload took over (uploadDeps claims it): the request was
+ * refused before its upload started (a malformed header, a replayed or refused Idempotency-Key,
+ * a validation error). Given back now, not when the hold would time out.
+ */
+function releaseUnclaimedHold(c: Context<AppEnv>): void {
+  const grant = c.get('grant');
+  if (!grant) return;
+  c.set('grant', undefined);
+  const held = new QuotaTicket(c.env.ACCOUNT_STORAGE, c.get('apiKey'), grant);
+  c.executionCtx.waitUntil(held.release());
+}
