@@ -1,4 +1,4 @@
-import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test';
+import { createExecutionContext, env, runDurableObjectAlarm, waitOnExecutionContext } from 'cloudflare:test';
 import { expect } from 'vitest';
 import worker from '../src/index';
 import { newKeyMaterial } from '../src/keys/key-material';
@@ -344,4 +344,9 @@ export async function expectNothingStored(keyId: string): Promise<void> {
 export async function awayFromWindowEdge(windowSeconds: number, margin = 8_000) {
   const left = windowSeconds * 1000 - (Date.now() % (windowSeconds * 1000));
   if (left < margin) await new Promise((resolve) => setTimeout(resolve, left + 50));
+}
+
+/** Runs the alarm of a file's default-link counter: the downloads it holds go to the file's row. */
+export async function flushDefaultLink(fileId: string): Promise<void> {
+  await runDurableObjectAlarm(env.LINK_COUNTERS.getByName(`file:${fileId}`));
 }

@@ -1,6 +1,6 @@
 import { env, runDurableObjectAlarm } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { awayFromWindowEdge, call, createKey, PNG_1X1, upload } from '../helpers';
+import { awayFromWindowEdge, call, createKey, flushDefaultLink, PNG_1X1, upload } from '../helpers';
 
 type Uploaded = { id: string; shareUrl: string; size: number; mimeType: string };
 type ErrorBody = { error: string; code: string };
@@ -42,7 +42,7 @@ async function uploadRaw(auth: Record<string, string>, disposition: string, type
 
 /** The file's downloadCount once its default link's counter has written what it holds to D1. */
 async function downloadCount(auth: Record<string, string>, id: string): Promise<number> {
-  await runDurableObjectAlarm(env.LINK_COUNTERS.getByName(`file:${id}`));
+  await flushDefaultLink(id);
   const response = await call(`/api/v1/files/${id}`, { headers: auth });
   expect(response.status).toBe(200);
   return ((await response.json()) as { data: { downloadCount: number } }).data.downloadCount;
