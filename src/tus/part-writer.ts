@@ -5,7 +5,7 @@
 // last full part (the tail) go to a temporary R2 object, so they survive a dropped connection; the
 // next PATCH puts them in front of its own bytes. Memory: one part.
 import { MIB } from '../config';
-import { ApiError } from '../errors';
+import { ApiError, validationError } from '../errors';
 import { decideFileType, SNIFF_BYTES } from '../files/file-type';
 import { type ByteSource, byteReader } from '../lib/byte-reader';
 import { Sha256, toHex } from '../lib/sha256';
@@ -128,8 +128,9 @@ class PartWriter {
       if (this.#r.contentLength !== undefined && this.#r.contentLength > remaining) throw tooLong(remaining);
       await this.#read(remaining);
       if (this.#cutOff) {
-        // The client went away: keep what arrived, unless a checksum was to vouch for it.
-        if (this.#digest) throw new ApiError('UPLOAD_FAILED', 'The body ended early; nothing of it was kept');
+        // The client went away: keep what arrived, unless a checksum was to vouch for it. Its
+        // body broke off (the client's doing, 400), which no checksum mismatch (460) says.
+        if (this.#digest) throw bodyCutOff();
       } else if (this.#digest && this.#r.checksum) {
         await this.#digest.writer.close();
         if (!sameBytes(new Uint8Array(await this.#digest.stream.digest), this.#r.checksum.expected)) {
@@ -337,6 +338,12 @@ class PartWriter {
     if (this.#writtenTail) await bucket.delete(this.#writtenTail).catch(() => undefined);
   }
 }
+
+const bodyCutOff = () =>
+  validationError(
+    'body',
+    'the body ended before its last byte, so Upload-Checksum could not vouch for it; nothing of it was kept',
+  );
 
 const tooLong = (remaining: number) =>
   new ApiError('FILE_TOO_LARGE', `The request carries more than the ${remaining} bytes the upload has left`);

@@ -169,7 +169,7 @@ describe('resuming', () => {
     const { path } = await created(auth, bytes.length, { filename: 'abort.bin' });
     const { stream } = pausedBody(bytes, MIB);
     const controller = new AbortController();
-    // With a checksum nothing of a cut-off body is kept: the answer is a 5xx nobody reads.
+    // With a checksum nothing of a cut-off body is kept: the answer is a 4xx nobody reads.
     const digest = await crypto.subtle.digest('SHA-256', bytes);
     const checksum = `sha256 ${btoa(String.fromCharCode(...new Uint8Array(digest)))}`;
     const request = new Request(`${ORIGIN}${path}`, {
@@ -192,11 +192,42 @@ describe('resuming', () => {
       expect(lines(errors).filter((line) => line.includes('"method":"PATCH"'))).toEqual([]);
       const logged = lines(infos).find((line) => line.includes('"method":"PATCH"'));
       expect(JSON.parse(logged ?? '{}')).toMatchObject({ level: 'info', msg: 'request', clientAborted: true });
+      expect(JSON.parse(logged ?? '{}')).toMatchObject({ status: 400 });
     } finally {
       errors.mockRestore();
       infos.mockRestore();
     }
     expect(await offsetOf(auth, path)).toBe(0);
+  });
+
+  it('answers a checksummed PATCH whose body breaks off with 400 (the client’s doing), logged at info, keeping nothing', async () => {
+    const { auth } = await newKey('checksum cut');
+    const bytes = binaryBytes(3 * MIB, 26);
+    const { path, id } = await created(auth, bytes.length, { filename: 'cut.bin' });
+    const digest = await crypto.subtle.digest('SHA-256', bytes);
+    const checksum = `sha256 ${btoa(String.fromCharCode(...new Uint8Array(digest)))}`;
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const infos = vi.spyOn(console, 'log').mockImplementation(() => undefined);
+    let response: Response;
+    try {
+      // The connection resets mid-body (no abort signal: the body's read fails).
+      response = await call(path, {
+        method: 'PATCH',
+        headers: { ...TUS, ...auth, ...OCTETS, 'Upload-Offset': '0', 'Upload-Checksum': checksum },
+        body: breakingBody(bytes, 2 * MIB),
+      });
+      const lines = (spy: typeof errors) => spy.mock.calls.map((call) => String(call[0]));
+      expect(lines(errors)).toEqual([]);
+      const logged = lines(infos).find((line) => line.includes('"method":"PATCH"'));
+      expect(JSON.parse(logged ?? '{}')).toMatchObject({ level: 'info', msg: 'request', status: 400 });
+    } finally {
+      errors.mockRestore();
+      infos.mockRestore();
+    }
+    const body = await expectError(response, 400, 'VALIDATION_ERROR');
+    expect(body.details?.[0]?.field).toBe('body');
+    expect(await offsetOf(auth, path)).toBe(0);
+    expect(await tailObjects(id)).toEqual([]);
   });
 
   it('lets only one of two PATCHes racing at one offset write; the other gets 409', async () => {
