@@ -7,6 +7,8 @@ import type { ApiKeyContext, RateLimitState } from '../env';
 import { ApiError } from '../errors';
 import { formatBytes } from '../lib/format';
 import { log } from '../log';
+import { findKeyState } from '../storage/keys-repo';
+import { isoNow } from '../time';
 import type {
   AccountFile,
   AdmitResult,
@@ -41,6 +43,21 @@ export async function countRequest(namespace: LimiterNamespace, key: ApiKeyConte
     limit: key.rateLimitRequests,
     windowSeconds: key.rateLimitWindowSeconds,
   });
+}
+
+/**
+ * Whether the key is still active and unexpired: asked again right before a tus upload's file is
+ * recorded, since the key may have been revoked while the upload's last PATCH streamed. Without
+ * its object the key's row in D1 answers (as authentication does then).
+ */
+export async function keyStillActive(namespace: LimiterNamespace, db: D1Database, keyId: string): Promise<boolean> {
+  try {
+    return await limiterOf(namespace, keyId).isActive({ keyId });
+  } catch (error) {
+    log('error', 'rate limiter unreachable, key checked in D1', { keyId, error: String(error) });
+    const row = await findKeyState(db, keyId);
+    return row?.status === 'active' && (row.expires_at === null || row.expires_at > isoNow());
+  }
 }
 
 /**

@@ -102,6 +102,17 @@ export class KeyLimiter extends DurableObject<Env> {
     return { limits, admission, key, usage };
   }
 
+  /**
+   * Whether the key may still act: active and unexpired, as authorize() judges it (its state read
+   * from D1 again once older than KEY_STATE_MAX_AGE_MS, and told of a revocation at once). A tus
+   * upload asks again right before its file is recorded: the key may have gone while it streamed.
+   */
+  async isActive(request: { keyId: string; now?: number }): Promise<boolean> {
+    const now = request.now ?? Date.now();
+    const state = await this.#keyState(request.keyId, now);
+    return state?.status === 'active' && (state.expiresAt === null || state.expiresAt > now);
+  }
+
   /** The key changed (revoked, expiry or overrides set): applies at once. Without a state yet, nothing to do. */
   updateKey(update: KeyUpdate): void {
     const state = this.#get<StoredKeyState>(KEY_STATE_KEY);

@@ -6,7 +6,7 @@ import { ApiError } from '../errors';
 import { fileRecord } from '../files/records';
 import { addFallbacks, allowedMethods, methodNotAllowed, offersHead } from '../http/fallbacks';
 import { origins, storage } from '../http/request-deps';
-import { countRequest, rateLimited } from '../limiter/key-limiter-client';
+import { countRequest, keyStillActive, rateLimited } from '../limiter/key-limiter-client';
 import { requires } from '../middleware/route-needs';
 import { createFinalUpload } from './concat';
 import { effectiveMethod, isUncountedTransfer, UPLOADS_PATH } from './http';
@@ -37,6 +37,7 @@ function deps(c: Context<AppEnv>): UploadsDeps {
     config: c.get('config'),
     key: c.get('apiKey'),
     waitUntil: (promise) => c.executionCtx.waitUntil(promise),
+    keyStillActive: () => keyStillActive(c.env.KEY_LIMITER, c.env.DB, c.get('apiKey').id),
   };
 }
 

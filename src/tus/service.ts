@@ -15,6 +15,7 @@ import { checkDigest, recordFiles } from '../files/upload';
 import { fileTooLarge, uploadError } from '../files/upload-errors';
 import { recordOptions } from '../files/upload-fields';
 import { UploadSession } from '../files/upload-session';
+import { unauthorized } from '../http/bearer';
 import { hasScope } from '../keys/scopes';
 import { type LimiterNamespace, QuotaTicket, reserveUpload } from '../limiter/key-limiter-client';
 import { log } from '../log';
@@ -39,6 +40,11 @@ export type UploadsDeps = {
   events: EventSink;
   /** Set for an upload through a file request (src/requests/): its file records the request. */
   requestId?: string;
+  /**
+   * Whether the key that sends this request is still active and unexpired, asked right before a
+   * completed upload's file is recorded. Unset where no key sends it (a file request's uploads).
+   */
+  keyStillActive?: () => Promise<boolean>;
 };
 
 // A reservation outlives its upload's deadline a little: the upload's object releases it first.
@@ -246,9 +252,10 @@ async function isEmpty(request: AppendBody): Promise<boolean> {
 }
 
 /**
- * The last byte is stored: the object is committed to the key's account (ending the
- * reservation) and its row written, exactly as a multipart upload's file. If that fails the
- * upload ends: the object is deleted and everything the upload held given back.
+ * The last byte is stored: the key is checked again, then the object is committed to the key's
+ * account (ending the reservation) and its row written, exactly as a multipart upload's file. If
+ * any of that fails the upload ends: the object is deleted and everything the upload held given
+ * back.
  */
 async function recordUpload(
   deps: UploadsDeps,
@@ -278,6 +285,9 @@ async function recordUpload(
     };
     // A whole-file sha256 in Upload-Metadata: a mismatch ends the upload, nothing is recorded.
     checkDigest(file, upload.meta.sha256, 'sha256');
+    // The key may have been revoked (or expired) while the body streamed: then no file, and the
+    // upload ends like any that fails here (its object deleted, its reservation released).
+    if (deps.keyStillActive && !(await deps.keyStillActive())) throw unauthorized();
     const fileDeps = {
       bucket,
       db: deps.db,

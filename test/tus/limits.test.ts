@@ -1,8 +1,8 @@
 // Limits and accounting for tus uploads: MAX_FILE_SIZE and the quota at creation, the length
 // reserved until the upload ends, uploads of another key, and how the rate limit counts them.
-import { runInDurableObject } from 'cloudflare:test';
+import { env, runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { call, createKey, expectError, form, upload } from '../helpers';
+import { blobsOf, call, createKey, expectError, form, revokeKeyInDb, rowCount, upload } from '../helpers';
 import { rateHeaders } from '../limits/limits-helpers-rate';
 import {
   binaryBytes,
@@ -15,6 +15,8 @@ import {
   offsetOf,
   patch,
   patchOk,
+  pausedBody,
+  stateOf,
   TUS,
   terminate,
   uploadAll,
@@ -151,8 +153,47 @@ describe('another key’s upload', () => {
   });
 });
 
+describe('a key revoked or expired while the last PATCH streams', () => {
+  /** Ends the key's validity the way the admin API does: in D1, and told to its object at once. */
+  const ends = {
+    revoked: (keyId: string) => revokeKeyInDb(keyId),
+    expired: async (keyId: string) => {
+      const expiresAt = Date.now() - 1;
+      await env.DB.prepare('UPDATE api_keys SET expires_at = ?2 WHERE id = ?1')
+        .bind(keyId, new Date(expiresAt).toISOString())
+        .run();
+      await env.KEY_LIMITER.getByName(keyId).updateKey({ expiresAt });
+    },
+  };
+
+  it.each(['revoked', 'expired'] as const)(
+    'creates no file when the key is %s before the commit: 401, its bytes deleted, its reservation released',
+    async (how) => {
+      const { id: keyId, auth } = await newKey(`${how} mid-patch`, { quota: 10 * MIB });
+      const bytes = binaryBytes(2 * MIB, 61);
+      const { path, id } = await created(auth, bytes.length, { filename: 'late.bin' });
+      const body = pausedBody(bytes, MIB);
+      const pending = call(path, {
+        method: 'PATCH',
+        headers: { ...TUS, ...auth, ...OCTETS, 'Upload-Offset': '0' },
+        body: body.stream,
+      });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await ends[how](keyId);
+      body.open();
+      const response = await pending;
+      await expectError(response, 401, 'UNAUTHORIZED');
+      expect(response.headers.get('www-authenticate')).toBe('Bearer');
+      expect(await rowCount(keyId)).toBe(0);
+      expect(await blobsOf(keyId)).toEqual([]);
+      expect(await usage(keyId)).toEqual({ usedBytes: 0, files: 0, heldBytes: 0, heldFiles: 0 });
+      expect((await stateOf(id)) as unknown as { status: string }).toMatchObject({ status: 'terminated' });
+    },
+  );
+});
+
 describe('the rate limit', () => {
-  it('does not count PATCH and HEAD of an upload the key owns, and never refuses them', async () => {
+  it('does not count PATCHes that store bytes of an upload the key owns, and never refuses them', async () => {
     const { auth } = await newKey('uncounted', { rateLimit: 3 });
     const bytes = binaryBytes(3 * MIB, 51);
     const { response, path } = await createUpload(auth, bytes.length, { filename: 'big.bin' });

@@ -192,6 +192,25 @@ export function breakingBody(bytes: Uint8Array, breakAt: number, chunk = 256 * 1
   });
 }
 
+/** A body that sends `bytes` up to `pauseAt`, then waits for `open()` before the rest. */
+export function pausedBody(bytes: Uint8Array, pauseAt: number) {
+  let open: () => void = () => undefined;
+  const gate = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  let sent = 0;
+  const stream = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (sent >= bytes.length) return controller.close();
+      if (sent >= pauseAt) await gate;
+      const end = sent < pauseAt ? pauseAt : bytes.length;
+      controller.enqueue(bytes.slice(sent, end));
+      sent = end;
+    },
+  });
+  return { stream, open: () => open() };
+}
+
 // ---- tus concatenation (test/tus/concat*.test.ts) ----
 
 /** POST with Upload-Concat: partial and a length. */
