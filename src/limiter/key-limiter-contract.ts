@@ -18,7 +18,7 @@ export type AdmitRequest = {
   now?: number;
   /** Hold storage in the same call: an upload that announced its length. */
   hold?: HoldRequest;
-  /** false: report the window without counting this request, and never refuse it (tus PATCH and HEAD). */
+  /** false: report the window without counting this request, and never refuse it (a tus PATCH, see src/tus/http.ts). */
   count?: boolean;
 };
 

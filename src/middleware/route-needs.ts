@@ -19,8 +19,9 @@ export type RouteNeeds = {
   /** Reads the account's usage: the admitting call reads it too (no second call). */
   readsUsage?: boolean;
   /**
-   * Authenticates without counting against the key's rate limit (never refused by it): tus
-   * PATCH and HEAD, bounded by their upload's length (see docs/limits.md).
+   * Authenticates without counting against the key's rate limit (never refused by it at
+   * admission): a tus PATCH, bounded by its upload's length when it stores bytes, and counted by
+   * its route after the fact when it stores none (see docs/limits.md).
    */
   uncounted?: (c: Context<AppEnv>) => boolean;
   /**

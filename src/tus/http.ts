@@ -1,5 +1,5 @@
 // tus over HTTP: the effective method, the headers every tus response carries, discovery
-// (OPTIONS), and which requests the rate limit does not count.
+// (OPTIONS), and which requests the rate limit counts only after the fact.
 import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import type { AppEnv } from '../env';
@@ -50,15 +50,14 @@ export function effectiveMethod(request: Request): string {
 }
 
 /**
- * PATCH and HEAD on an upload authenticate but do not count against the key's rate limit: a
- * 5 GiB upload in 50 MiB chunks is over a hundred PATCHes, and resuming must never be refused
- * for requests the key made elsewhere. Their number is bounded by the upload's length (an
- * upload that is not found counts after all: see the router).
+ * A PATCH of an upload authenticates without counting against the key's rate limit: a 5 GiB
+ * upload in 50 MiB chunks is over a hundred PATCHes, and an upload under way must never be
+ * refused for requests the key made elsewhere. PATCHes that store bytes are bounded by the
+ * upload's length; one that stores none is counted after all, once that is known (see the
+ * router). HEAD counts like any request.
  */
 export function isUncountedTransfer(c: Context<AppEnv>): boolean {
-  if (!UPLOAD_PATH.test(c.req.path)) return false;
-  const method = effectiveMethod(c.req.raw);
-  return method === 'PATCH' || method === 'HEAD';
+  return UPLOAD_PATH.test(c.req.path) && effectiveMethod(c.req.raw) === 'PATCH';
 }
 
 /**

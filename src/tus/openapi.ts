@@ -158,13 +158,13 @@ export function documentUploads(registry: Registry): void {
     method: 'head',
     path: '/uploads/{id}',
     operationId: 'getUploadOffset',
-    summary: 'Where to resume: the upload’s offset (not counted against the rate limit)',
+    summary: 'Where to resume: the upload’s offset',
     request: { params, headers: [TUS_REQUEST] },
     responses: { 204: HEAD_RESPONSE, ...tusErrors(401, 404, 410, 412, 429) },
   });
 
   const append = {
-    summary: 'Append the body at Upload-Offset (not counted against the rate limit)',
+    summary: 'Append the body at Upload-Offset (not counted against the rate limit when it stores bytes)',
     description:
       'Any size up to the platform’s body limit (100 MB on Free/Pro). The last byte makes the file an ordinary ' +
       'file: the answer carries X-File-Id, and GET /uploads/{id} gives its record.',

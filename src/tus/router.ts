@@ -22,6 +22,7 @@ import {
 import { parseUploadConcat } from './protocol';
 import {
   type AppendBody,
+  type AppendOutcome,
   appendToOwnUpload,
   createUpload,
   terminateUpload,
@@ -46,10 +47,10 @@ const ANSWERED_BEFORE = ['OPTIONS'];
 const uploadUrl = (c: Context<AppEnv>, id: string) => `${origins(c).api}/api/v2/uploads/${id}`;
 
 /**
- * PATCH and HEAD are not counted against the rate limit (see http.ts) when they are the owner's
- * transfers of its own upload. Any other one is counted here, once that is known: a request for
- * an upload the key does not have (probing ids costs like any other request), and one refused
- * before its upload was even looked up (a malformed PATCH proves no ownership).
+ * A PATCH is admitted without counting against the rate limit (see http.ts), and counted here
+ * once it is known to have stored no byte: refused (an upload the key does not have, a wrong
+ * offset, another PATCH writing, a malformed request), empty, or failed. Only a PATCH that moves
+ * its upload's offset goes uncounted; past the limit any other is answered 429.
  */
 async function countAfterAll(c: Context<AppEnv>): Promise<void> {
   try {
@@ -62,26 +63,23 @@ async function countAfterAll(c: Context<AppEnv>): Promise<void> {
   }
 }
 
-async function countedMiss(c: Context<AppEnv>, error: unknown): Promise<never> {
-  if (error instanceof ApiError && error.code === 'FILE_NOT_FOUND') await countAfterAll(c);
-  throw error;
-}
-
 async function head(c: Context<AppEnv>, id: string): Promise<Response> {
-  const status = await uploadStatus(deps(c), id).catch((error: unknown) => countedMiss(c, error));
+  const status = await uploadStatus(deps(c), id);
   return c.body(null, 204, statusHeaders(status));
 }
 
 async function patch(c: Context<AppEnv>, id: string): Promise<Response> {
-  let request: AppendBody;
+  let request: AppendBody | undefined;
+  let outcome: AppendOutcome;
   try {
     request = patchBody(c);
+    outcome = await untilDone(c, appendToOwnUpload(deps(c), id, request));
   } catch (error) {
-    await countAfterAll(c);
+    // A key revoked while its PATCH streamed is no key any more: nothing to count it against.
+    if (!(error instanceof ApiError && error.code === 'UNAUTHORIZED')) await countAfterAll(c);
     throw error;
   }
-  const work = untilDone(c, appendToOwnUpload(deps(c), id, request));
-  const outcome = await work.catch((error: unknown) => countedMiss(c, error));
+  if (outcome.offset === request.offset) await countAfterAll(c);
   return c.body(null, 204, appendHeaders(outcome));
 }
 
@@ -105,7 +103,7 @@ async function createFinal(c: Context<AppEnv>, urls: string[]): Promise<Response
   });
 }
 
-/** Every tus route: an upload is files:write; its PATCH and HEAD are not counted (see http.ts). */
+/** Every tus route: an upload is files:write; a PATCH is counted only if it stores nothing (see http.ts). */
 const TUS_NEEDS = { scope: 'files:write', uncounted: isUncountedTransfer } as const;
 
 export function createUploadsRouter() {

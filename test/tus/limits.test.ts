@@ -202,13 +202,68 @@ describe('the rate limit', () => {
     // The rest of the key's budget goes on other requests…
     for (let i = 0; i < 2; i++) expect((await call('/api/v2/files', { headers: auth })).status).toBe(200);
     expect((await call('/api/v2/files', { headers: auth })).status).toBe(429);
-    // …yet the upload goes on, in many PATCHes and HEADs, each reporting the window unchanged.
+    // …yet the upload goes on, in many PATCHes, each reporting the window unchanged. (A HEAD
+    // counts like any request: past the limit it is refused, see below.)
     const heads = await head(auth, path);
-    expect(heads.status).toBe(204);
+    expect(heads.status).toBe(429);
     expect(rateHeaders(heads)).toMatchObject({ limit: 3, remaining: 0 });
     const last = await uploadAll(auth, path, bytes, 256 * 1024);
     expect(last.headers.get('x-file-id')).toBeTruthy();
     expect(rateHeaders(last)).toMatchObject({ limit: 3, remaining: 0 });
+  });
+
+  it('counts HEAD of an upload the key owns, once, and refuses it past the limit (POST-with-override too)', async () => {
+    const { auth } = await newKey('heads counted', { rateLimit: 4 });
+    const { response, path } = await createUpload(auth, 10, { filename: 'a.txt' });
+    expect(rateHeaders(response).remaining).toBe(3);
+    const first = await head(auth, path);
+    expect(first.status).toBe(204);
+    expect(rateHeaders(first).remaining).toBe(2);
+    const overridden = await call(path, {
+      method: 'POST',
+      headers: { ...TUS, ...auth, 'X-HTTP-Method-Override': 'HEAD' },
+    });
+    expect(overridden.status).toBe(204);
+    expect(rateHeaders(overridden).remaining).toBe(1);
+    expect(rateHeaders(await head(auth, path)).remaining).toBe(0);
+    const refused = await head(auth, path);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBeTruthy();
+    expect(rateHeaders(refused)).toMatchObject({ limit: 4, remaining: 0 });
+  });
+
+  it('counts a PATCH of its own upload that stores no byte (wrong offset, empty body, checksum mismatch); past the limit 429', async () => {
+    const { auth } = await newKey('no bytes counted', { rateLimit: 4 });
+    const { response, path } = await createUpload(auth, 10, { filename: 'a.txt' });
+    expect(rateHeaders(response).remaining).toBe(3);
+    // Bytes stored: not counted.
+    const stored = await patch(auth, path, 0, 'abc');
+    expect(stored.status).toBe(204);
+    expect(rateHeaders(stored).remaining).toBe(3);
+    // Refused before its body is read: counted.
+    const wrongOffset = await patch(auth, path, 0, 'abc');
+    await expectError(wrongOffset, 409, 'UPLOAD_CONFLICT');
+    expect(rateHeaders(wrongOffset).remaining).toBe(2);
+    const empty = await patch(auth, path, 3, '');
+    expect(empty.status).toBe(204);
+    expect(empty.headers.get('upload-offset')).toBe('3');
+    expect(rateHeaders(empty).remaining).toBe(1);
+    // Read, but nothing of it kept.
+    const mismatch = await patch(auth, path, 3, 'def', { 'Upload-Checksum': 'sha1 Kq5sNclPz7QV2+lfQIuc6R7oRu0=' });
+    await expectError(mismatch, 460, 'CHECKSUM_MISMATCH');
+    expect(rateHeaders(mismatch).remaining).toBe(0);
+    // Past the limit: refused with 429 and Retry-After…
+    const refused = await patch(auth, path, 0, 'abc');
+    await expectError(refused, 429, 'RATE_LIMITED');
+    expect(refused.headers.get('retry-after')).toBeTruthy();
+    expect(rateHeaders(refused)).toMatchObject({ limit: 4, remaining: 0 });
+    // …while a PATCH that stores bytes still goes through, to the last byte.
+    const more = await patch(auth, path, 3, 'defg');
+    expect(more.status).toBe(204);
+    expect(more.headers.get('upload-offset')).toBe('7');
+    const last = await patch(auth, path, 7, 'hij');
+    expect(last.headers.get('x-file-id')).toBeTruthy();
+    expect(rateHeaders(last)).toMatchObject({ limit: 4, remaining: 0 });
   });
 
   it('counts PATCH, HEAD and POST-with-override of an upload the key does not have', async () => {
