@@ -3,7 +3,9 @@
 // The upload's first PATCH chooses that size from its own length (see chunkPartSize), so a client
 // sending fixed chunks of 5 MiB or more has each chunk stored as whole parts. The bytes past the
 // last full part (the tail) go to a temporary R2 object, so they survive a dropped connection; the
-// next PATCH puts them in front of its own bytes. Memory: one part.
+// next PATCH puts them in front of its own bytes. Each part is recorded in the upload's object as
+// it lands (unless a checksum must vouch for the PATCH first), so a Worker that dies mid-PATCH
+// loses at most the part being filled. Memory: one part.
 import { MIB } from '../config';
 import { ApiError, validationError } from '../errors';
 import { decideFileType, SNIFF_BYTES } from '../files/file-type';
@@ -36,9 +38,9 @@ export type AppendResult =
   | { complete: false; offset: number; expiresAt: number }
   | { complete: true; blob: StoredBlob; mimeType: string; sha256: string | null };
 
-// A lease lasts LEASE_TTL_MS (2 minutes) past its last renewal: renewing every 20 s while bytes
-// flow keeps it well inside that, at one call to the upload's object per 20 s.
-const RENEW_EVERY_MS = 20_000;
+// A lease lasts LEASE_TTL_MS (15 s) past its last renewal: renewing every 5 s while bytes flow
+// (and before every write, and with every part recorded) keeps it well inside that.
+const RENEW_EVERY_MS = 5_000;
 
 const leaseLost = () =>
   new ApiError('UPLOAD_CONFLICT', 'Another request took over this upload, or it ended; ask its offset again');
@@ -100,7 +102,13 @@ class PartWriter {
   #cutOff = false;
   #mimeType: string | null;
   #multipart: R2MultipartUpload | undefined;
+  /** Every part this PATCH stored; the first #recorded of them are recorded in the upload's object. */
   readonly #parts: R2UploadedPart[] = [];
+  #recorded = 0;
+  /** The upload's offset at the end of the last part stored (the bytes before the part being filled). */
+  #stored: number;
+  /** Whether the stored tail went into a recorded part (then its object goes). */
+  #tailTaken = false;
   #lastRenewal = Date.now();
   #writtenTail: string | undefined;
   /** The whole upload's SHA-256 so far, continued from the state its object kept. */
@@ -111,7 +119,8 @@ class PartWriter {
     this.#r = request;
     this.#upload = request.upload;
     this.#mimeType = request.upload.mimeType;
-    const { offset, partSize, length } = request.upload;
+    const { offset, partSize, length, tail } = request.upload;
+    this.#stored = offset - (tail?.size ?? 0);
     // Only before any byte is stored (no part, no tail): afterwards the parts' size is fixed.
     this.#partSize = offset === 0 ? chunkPartSize(partSize, length, request.contentLength) : partSize;
     this.#hash = request.upload.hash ? Sha256.restore(request.upload.hash) : null;
@@ -171,7 +180,6 @@ class PartWriter {
         this.#received += chunk.length;
         if (this.#received > remaining) throw tooLong(remaining);
         await this.#digest?.writer.write(chunk);
-        this.#hash?.update(chunk);
         await this.#take(chunk);
         if (Date.now() - this.#lastRenewal > RENEW_EVERY_MS) await this.#renew();
       }
@@ -189,7 +197,10 @@ class PartWriter {
     while (position < chunk.length) {
       const buffer = await this.#part();
       const count = Math.min(chunk.length - position, buffer.length - this.#filled);
-      buffer.set(chunk.subarray(position, position + count), this.#filled);
+      const piece = chunk.subarray(position, position + count);
+      buffer.set(piece, this.#filled);
+      // Hashed as it goes into the part: at a part's end the hash is exactly the part boundary's.
+      this.#hash?.update(piece);
       this.#filled += count;
       position += count;
       if (this.#mimeType === null) this.#sniff(false);
@@ -227,12 +238,44 @@ class PartWriter {
     this.#mimeType = decision.mimeType;
   }
 
+  /**
+   * A full part goes to R2, with the lease checked right before (a PATCH that lost it writes
+   * nothing), and is recorded as soon as it is there: the offset moves to its end.
+   */
   async #flush(bytes: Uint8Array): Promise<void> {
     if (this.#mimeType === null) this.#sniff(true);
-    if (Date.now() - this.#lastRenewal > RENEW_EVERY_MS) await this.#renew();
+    // Making the multipart upload renews the lease already (recording its id).
+    const made = !this.#multipart && !this.#upload.multipartId;
     const upload = await this.#openMultipart();
-    this.#parts.push(await upload.uploadPart(this.#upload.partCount + this.#parts.length + 1, bytes));
+    if (!made) await this.#renew();
+    const part = await upload.uploadPart(this.#upload.partCount + this.#parts.length + 1, bytes);
+    this.#parts.push(part);
+    this.#stored += bytes.length;
     this.#filled = 0;
+    // With a checksum nothing of the PATCH counts before the digest is checked at its end.
+    if (!this.#digest) await this.#record(part);
+  }
+
+  /** Records a part that just landed (the last of #parts) in the upload's object, with the offset at its end. */
+  async #record(part: R2UploadedPart): Promise<void> {
+    const { stub, lease, expiryMs, waitUntil, bucket } = this.#r;
+    const recorded = await stub.recordPart({
+      lease,
+      part,
+      offset: this.#stored,
+      partSize: this.#partSize,
+      mimeType: this.#mimeType,
+      hash: this.#hash?.save() ?? null,
+      expiresAt: Date.now() + expiryMs,
+    });
+    if (!recorded) throw leaseLost();
+    this.#recorded = this.#parts.length;
+    this.#lastRenewal = Date.now();
+    const tail = this.#upload.tail;
+    if (tail && !this.#tailTaken) {
+      this.#tailTaken = true;
+      waitUntil(bucket.delete(tail.key).catch(() => undefined));
+    }
   }
 
   async #openMultipart(): Promise<R2MultipartUpload> {
@@ -280,7 +323,7 @@ class PartWriter {
     const ended = await stub.end({
       lease,
       offset,
-      parts: this.#parts,
+      parts: this.#parts.slice(this.#recorded),
       tail,
       partSize: this.#partSize,
       mimeType: this.#mimeType,
@@ -289,7 +332,9 @@ class PartWriter {
     });
     if (!ended.ok) throw leaseLost();
     this.#writtenTail = undefined;
-    if (upload.tail && upload.tail.key !== tail?.key) waitUntil(bucket.delete(upload.tail.key).catch(() => undefined));
+    if (upload.tail && !this.#tailTaken && upload.tail.key !== tail?.key) {
+      waitUntil(bucket.delete(upload.tail.key).catch(() => undefined));
+    }
     return { complete: false, offset, expiresAt: ended.expiresAt };
   }
 
@@ -300,7 +345,10 @@ class PartWriter {
     if (this.#mimeType === null) this.#sniff(true);
     const mimeType = this.#mimeType ?? 'application/octet-stream';
     const sha256 = this.#hash ? toHex(this.#hash.digest()) : null;
-    await this.#renew();
+    // From here on the lease lasts COMMIT_LEASE_MS: the object is being made the file.
+    const recorded = await stub.assemble({ lease });
+    if (!recorded) throw leaseLost();
+    this.#lastRenewal = Date.now();
     const rest = (this.#buffer ?? (await this.#part())).subarray(0, this.#filled);
     if (!upload.multipartId && !this.#multipart) {
       const object = await bucket.put(upload.r2Key, rest, {
@@ -316,8 +364,7 @@ class PartWriter {
     }
     const multipart = await this.#openMultipart();
     if (rest.length > 0) this.#parts.push(await multipart.uploadPart(upload.partCount + this.#parts.length + 1, rest));
-    const earlier = await stub.parts({ lease });
-    const object = await multipart.complete([...earlier, ...this.#parts]);
+    const object = await multipart.complete([...recorded, ...this.#parts.slice(this.#recorded)]);
     return {
       complete: true,
       mimeType,
@@ -326,7 +373,10 @@ class PartWriter {
     };
   }
 
-  /** Nothing of this PATCH counts: the lease is given back and its tail object removed. */
+  /**
+   * Nothing more of this PATCH counts (the parts it recorded stay): the lease is given back and
+   * its tail object removed.
+   */
   async #discard(): Promise<void> {
     const { bucket, stub, lease } = this.#r;
     if (this.#digest) {

@@ -124,6 +124,21 @@ export type ClaimResult =
   | { status: 'not-found' | 'not-partial' | 'gone' | 'claimed' }
   | { status: 'incomplete'; offset: number; length: number };
 
+/** One R2 part that just landed, recorded at once (see recordPart). */
+export type PartProgress = {
+  lease: string;
+  part: R2UploadedPart;
+  /** The upload's offset at the part's end: this part and every one before it are stored. */
+  offset: number;
+  /** The part size the upload's first PATCH chose (part-writer.ts); kept only from that PATCH. */
+  partSize: number;
+  mimeType: string | null;
+  /** The hash state of the bytes up to `offset`: the next PATCH goes on from there. */
+  hash: Sha256State | null;
+  expiresAt: number;
+  now?: number;
+};
+
 export type Progress = {
   lease: string;
   offset: number;
@@ -138,8 +153,17 @@ export type Progress = {
 };
 
 const STATE_KEY = 'upload';
-/** A PATCH's lease lasts this long past its last sign of life (see docs/limits.md, tus). */
-export const LEASE_TTL_MS = 2 * 60 * 1000;
+/**
+ * A PATCH's lease lasts this long past its last sign of life: a renewal while bytes arrive, one
+ * right before each R2 write, each part recorded. A PATCH whose Worker died therefore frees the
+ * upload this soon; a part write (at most 32 MiB) takes far less (see docs/limits.md, tus).
+ */
+export const LEASE_TTL_MS = 15 * 1000;
+/**
+ * From a PATCH's last byte on (the last part, the object made whole, the file recorded) its lease
+ * lasts this long: no other PATCH may touch the multipart upload while it becomes the file.
+ */
+export const COMMIT_LEASE_MS = 2 * 60 * 1000;
 /** How long a finished upload is remembered: 410 for a terminated or expired one, then 404. */
 export const RETAIN_MS = 7 * 24 * 60 * 60 * 1000;
 const RETRY_CLEANUP_MS = 60 * 1000;
@@ -155,8 +179,9 @@ const PARTIAL_TYPE = 'application/octet-stream';
 /**
  * One object per tus upload (named by the upload's id, which becomes the file's id). It keeps
  * the upload's state and serialises its PATCHes: a PATCH takes a lease at the upload's offset
- * (anything else is a conflict), streams its bytes into R2 parts, and reports the new offset to
- * end the lease. Its alarm expires an abandoned upload: the R2 multipart upload is aborted, the
+ * (anything else is a conflict), streams its bytes into R2 parts, records each part as it lands,
+ * and reports the new offset to end the lease. A lease not renewed for LEASE_TTL_MS (its Worker
+ * died) is taken over by the next PATCH at the recorded offset. Its alarm expires an abandoned upload: the R2 multipart upload is aborted, the
  * tail objects deleted, and the key's reservation released. Termination does the same at once.
  */
 export class TusUpload extends DurableObject<Env> {
@@ -222,10 +247,46 @@ export class TusUpload extends DurableObject<Env> {
     return true;
   }
 
-  /** The parts uploaded so far, in order: what completing the R2 multipart upload needs. */
-  parts(request: { lease: string }): R2UploadedPart[] {
+  /**
+   * Records a part the moment it is in R2, and the offset, type and hash at its end, renewing the
+   * lease: a PATCH whose Worker dies later keeps it, and HEAD offers its end. False (nothing
+   * recorded) when the lease is no longer the PATCH's.
+   */
+  recordPart(progress: PartProgress): boolean {
+    const now = progress.now ?? Date.now();
     const state = this.#state();
-    if (!state || state.lease?.token !== request.lease) throw new Error('lease lost');
+    if (state?.status !== 'active' || !state.lease || state.lease.token !== progress.lease) return false;
+    // The part and the offset past it in one step (no await between): never one without the other.
+    this.ctx.storage.sql.exec(
+      'INSERT OR REPLACE INTO parts (number, etag) VALUES (?, ?)',
+      progress.part.partNumber,
+      progress.part.etag,
+    );
+    // Set by the PATCH that stored the first bytes; once parts exist their size never changes.
+    if (state.offset === 0) state.partSize = progress.partSize;
+    state.partCount = Math.max(state.partCount, progress.part.partNumber);
+    state.offset = progress.offset;
+    // A stored tail went into the part (the first one this PATCH wrote).
+    state.tail = null;
+    state.mimeType = progress.mimeType;
+    state.hash = progress.hash;
+    state.lease.until = now + LEASE_TTL_MS;
+    // The alarm, set to the earlier expiry, finds the upload active and comes back at this one.
+    state.expiresAt = Math.min(progress.expiresAt, state.deadline);
+    this.#save(state);
+    return true;
+  }
+
+  /**
+   * The PATCH has the last byte: its lease now lasts COMMIT_LEASE_MS, while it writes the last
+   * part and makes the multipart upload the file. Returns the parts recorded so far, in order
+   * (what completing the multipart upload needs), or null when the lease is no longer the PATCH's.
+   */
+  assemble(request: { lease: string; now?: number }): R2UploadedPart[] | null {
+    const state = this.#state();
+    if (state?.status !== 'active' || !state.lease || state.lease.token !== request.lease) return null;
+    state.lease.until = (request.now ?? Date.now()) + COMMIT_LEASE_MS;
+    this.#save(state);
     return this.ctx.storage.sql
       .exec<{ number: number; etag: string }>('SELECT number, etag FROM parts ORDER BY number')
       .toArray()

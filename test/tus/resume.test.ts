@@ -1,12 +1,14 @@
 // Large uploads in chunks of any size: fixed-size R2 parts with the unaligned rest kept in a
 // temporary object, resumption from the offset HEAD reports after a body broke off or a client
 // went away, and two clients racing on one upload.
-import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test';
+import { createExecutionContext, env, runInDurableObject, waitOnExecutionContext } from 'cloudflare:test';
 import { describe, expect, it, vi } from 'vitest';
 import worker from '../../src/index';
+import { LEASE_TTL_MS } from '../../src/tus/tus-upload-object';
 import { call, expectError, getRecord, ORIGIN, someAddress } from '../helpers';
 import {
   binaryBytes,
+  breakingBody,
   created,
   MIB,
   newKey,
@@ -14,47 +16,15 @@ import {
   offsetOf,
   patch,
   patchOk,
+  pausedBody,
   sha256Hex,
   TUS,
   tailObjects,
+  terminate,
   uploadAll,
+  uploadStub,
   usage,
 } from './tus-helpers';
-
-/** A body that sends `bytes` in chunks up to `breakAt`, then fails (a connection dropped mid-PATCH). */
-function breakingBody(bytes: Uint8Array, breakAt: number, chunk = 256 * 1024): ReadableStream<Uint8Array> {
-  let offset = 0;
-  return new ReadableStream<Uint8Array>({
-    pull(controller) {
-      if (offset >= breakAt) {
-        controller.error(new Error('connection reset'));
-        return;
-      }
-      const end = Math.min(breakAt, offset + chunk);
-      controller.enqueue(bytes.slice(offset, end));
-      offset = end;
-    },
-  });
-}
-
-/** A body that sends `bytes` up to `pauseAt`, then waits for `open()` before the rest. */
-function pausedBody(bytes: Uint8Array, pauseAt: number) {
-  let open: () => void = () => undefined;
-  const gate = new Promise<void>((resolve) => {
-    open = resolve;
-  });
-  let sent = 0;
-  const stream = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      if (sent >= bytes.length) return controller.close();
-      if (sent >= pauseAt) await gate;
-      const end = sent < pauseAt ? pauseAt : bytes.length;
-      controller.enqueue(bytes.slice(sent, end));
-      sent = end;
-    },
-  });
-  return { stream, open: () => open() };
-}
 
 async function downloadSha(auth: Record<string, string>, id: string): Promise<string> {
   const response = await call(`/api/v2/files/${id}/download`, { headers: auth });
@@ -259,5 +229,89 @@ describe('resuming', () => {
     const statuses = responses.map((response) => response.status).sort();
     expect(statuses).toEqual([204, 409, 409, 409, 409, 409]);
     expect(await offsetOf(auth, path)).toBe(bytes.length);
+  });
+});
+
+/** Polls `read` until it returns `want` or `ms` pass; returns what it read last. */
+async function eventually<T>(read: () => Promise<T>, want: T, ms = 5_000): Promise<T> {
+  const until = Date.now() + ms;
+  let value = await read();
+  while (value !== want && Date.now() < until) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    value = await read();
+  }
+  return value;
+}
+
+type LeasedState = { lease: { token: string; until: number } | null };
+
+/** Moves the upload's lease back in time: as if its PATCH had said nothing for `ms` more. */
+async function ageLease(id: string, ms: number): Promise<void> {
+  await runInDurableObject(uploadStub(id), (_instance, state) => {
+    const stored = state.storage.kv.get<LeasedState>('upload');
+    if (!stored?.lease) throw new Error('no lease');
+    state.storage.kv.put('upload', { ...stored, lease: { ...stored.lease, until: stored.lease.until - ms } });
+  });
+}
+
+describe('a PATCH whose Worker dies mid-body', () => {
+  it('keeps each part recorded as it landed: HEAD offers the last part boundary, a new PATCH takes over within seconds, and the file is exact', async () => {
+    const { auth } = await newKey('crash');
+    const bytes = binaryBytes(20 * MIB, 25);
+    const { path, id } = await created(auth, bytes.length, { filename: 'crash.bin' });
+    // 9 MiB arrive, then nothing: the PATCH neither reads, renews nor reports any more, as if its
+    // Worker had died with one 8 MiB part in R2 and 1 MiB in memory.
+    const stuck = pausedBody(bytes, 9 * MIB);
+    const pending = call(path, {
+      method: 'PATCH',
+      headers: { ...TUS, ...auth, ...OCTETS, 'Upload-Offset': '0' },
+      body: stuck.stream,
+    });
+    expect(await eventually(() => offsetOf(auth, path), 8 * MIB)).toBe(8 * MIB);
+    // Its lease still stands a moment after its last sign of life…
+    await expectError(await patch(auth, path, 8 * MIB, bytes.slice(8 * MIB)), 409, 'UPLOAD_CONFLICT');
+    // …but not 20 seconds after it: a new PATCH at the recorded offset takes over.
+    await ageLease(id, 20_000);
+    const last = await patch(auth, path, 8 * MIB, bytes.slice(8 * MIB));
+    expect(last.status).toBe(204);
+    expect(last.headers.get('x-file-id')).toBe(id);
+    const expected = await sha256Hex(bytes);
+    expect(await downloadSha(auth, id)).toBe(expected);
+    // The digest went on from the hash state recorded at the part boundary.
+    expect(((await getRecord(auth, id, 'v2')) as { sha256?: string }).sha256).toBe(expected);
+
+    // Should the stuck PATCH come back to life, it writes nothing more: it lost its lease.
+    stuck.open();
+    await expectError(await pending, 409, 'UPLOAD_CONFLICT');
+    expect(await downloadSha(auth, id)).toBe(expected);
+    expect(await tailObjects(id)).toEqual([]);
+  });
+
+  it('frees a lease LEASE_TTL_MS after its last sign of life, never sooner, and the old PATCH then records nothing', async () => {
+    // A key made alone founds its own account, named by the key's id.
+    const { id: accountId, auth } = await newKey('takeover');
+    const { path, id } = await created(auth, 20 * MIB, { filename: 'takeover.bin' });
+    const stub = uploadStub(id);
+    const now = Date.now();
+    const first = await stub.begin({ accountId, offset: 0, now });
+    if (first.status !== 'ok') throw new Error(`begin: ${first.status}`);
+    const part = { partNumber: 1, etag: 'etag-1' };
+    const progress = { part, offset: 8 * MIB, partSize: 8 * MIB, mimeType: 'application/octet-stream', hash: null };
+    expect(await stub.recordPart({ lease: first.lease, ...progress, expiresAt: now + 60_000, now: now + 1_000 })).toBe(
+      true,
+    );
+    // The recorded part is the upload's, whatever happens to the PATCH.
+    expect(await stub.view({ accountId })).toMatchObject({ offset: 8 * MIB });
+    const later = (ms: number) => stub.begin({ accountId, offset: 8 * MIB, now: now + 1_000 + ms });
+    expect(await later(LEASE_TTL_MS - 1)).toMatchObject({ status: 'busy', offset: 8 * MIB });
+    const second = await later(LEASE_TTL_MS);
+    expect(second.status).toBe('ok');
+    expect(LEASE_TTL_MS).toBeLessThanOrEqual(15_000);
+    // The first PATCH can neither renew, record nor end any more.
+    expect(await stub.renew({ lease: first.lease })).toBe(false);
+    const next = { ...progress, part: { partNumber: 2, etag: 'etag-2' }, offset: 16 * MIB };
+    expect(await stub.recordPart({ lease: first.lease, ...next, expiresAt: now + 60_000 })).toBe(false);
+    expect(await stub.view({ accountId })).toMatchObject({ offset: 8 * MIB });
+    expect((await terminate(auth, path)).status).toBe(204);
   });
 });
