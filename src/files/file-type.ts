@@ -103,7 +103,8 @@ export function detectFromBytes(bytes: Uint8Array): Detected | undefined {
   }
   if (ascii(b, 0, 4) === 'wOFF') return { type: 'font/woff' };
   if (ascii(b, 0, 4) === 'wOF2') return { type: 'font/woff2' };
-  // Executables: identified so that no declared type or name can smuggle them in (runnable.ts).
+  // Executables and documents that run code: identified so that no declared type or name can
+  // smuggle them in (runnable.ts).
   if (startsWith(b, [0x7f, 0x45, 0x4c, 0x46])) return { type: 'application/x-executable' };
   if (ascii(b, 0, 2) === 'MZ') return { type: 'application/x-msdownload' };
   if (
@@ -121,6 +122,14 @@ export function detectFromBytes(bytes: Uint8Array): Detected | undefined {
   if (ascii(b, 0, 2) === '#!') return { type: 'text/x-shellscript' };
   // A Windows shortcut (.lnk): header size 0x4C, then the shell link CLSID 00021401-….
   if (startsWith(b, [0x4c, 0x00, 0x00, 0x00, 0x01, 0x14, 0x02, 0x00])) return { type: 'application/x-ms-shortcut' };
+  // A OneNote section starts with its file format GUID {7B5C52E4-D88C-4DA7-AEB1-5378D02996D3}.
+  if (startsWith(b, [0xe4, 0x52, 0x5c, 0x7b, 0x8c, 0xd8, 0xa7, 0x4d, 0xae, 0xb1, 0x53, 0x78, 0xd0, 0x29, 0x96, 0xd3])) {
+    return { type: 'application/onenote' };
+  }
+  // An Access database (.mdb, .accdb and their compiled forms) names its engine at offset 4.
+  if (ascii(b, 4, 19) === 'Standard Jet DB' || ascii(b, 4, 19) === 'Standard ACE DB') {
+    return { type: 'application/x-msaccess' };
+  }
   return undefined;
 }
 

@@ -12,7 +12,18 @@
 // - macOS's quarantine list, the types Launch Services marks LSRiskCategoryUnsafeExecute
 //   (applications, AppleScript, Automator workflows, installer packages, location files,
 //   configuration profiles, plug-ins);
-// - the Unix equivalents and interpreted scripts (.sh .py .pl .rb .php .lua …).
+// - the Unix equivalents and interpreted scripts (.sh .py .pl .rb .php .lua …);
+// - Office files that carry macros (issue 29): the macro-enabled formats whose names and media
+//   types say so (.docm .dotm .xlsm .xltm .xlam .xlsb .pptm .potm .ppsm .ppam .sldm, Visio's
+//   .vsdm .vssm .vstm, the old add-ins and macro sheets .xla .xlm .ppa), the types Microsoft
+//   Defender for Office 365's common attachments filter refuses by default (docm, ppa, ppam)
+//   and those Office blocks macros in when they come from the internet; Access databases of
+//   every generation (.accdb .accde .accda .accdr .accdt beside .mdb .mde), which run VBA when
+//   opened; OneNote notebooks (.one .onepkg), which run the files embedded in them on a click
+//   and were the common way to deliver malware once macros were blocked; web archives (.mht
+//   .mhtml), which open in Internet Explorer mode with their scripts and ActiveX; certificate
+//   bundles (.p7b .p7c), which install like .cer; Remote Assistance invitations
+//   (.msrcincident), which connect the machine to whoever made them.
 // Disk images (.iso .img .vhd .vhdx .dmg) are in: Windows and macOS mount them on a double click
 // and what is inside escapes the downloaded-file warning, which made them a common way to
 // deliver malware. Cabinet files (.cab .diagcab) are in too: Windows opens them as installers
@@ -35,10 +46,15 @@ export const RUNNABLE_EXTENSIONS: readonly string[] = [
   'lnk url website settingcontent-ms library-ms search-ms searchconnector-ms appcontent-ms',
   // Files that reach out to another host when opened (credential leaks, remote code)
   'theme themepack deskthemepack rdp iqy slk',
-  // Certificates (installing one changes whom the machine trusts)
-  'cer crt der',
+  // Certificates and certificate bundles (installing one changes whom the machine trusts)
+  'cer crt der p7b p7c',
   // Access databases and projects (run VBA when opened), FoxPro, server pages, Java, Android
   'ade adp mad maf mag mam maq mar mas mat mau mav maw mda mdb mde mdt mdw mdz fxp asp aspx',
+  'accda accdb accde accdr accdt',
+  // Office documents, templates and add-ins that carry macros, and OneNote notebooks
+  'docm dotm xlsm xltm xlam xlsb xla xlm pptm potm ppsm ppam sldm ppa vsdm vssm vstm one onepkg',
+  // Web archives and Remote Assistance invitations
+  'mht mhtml msrcincident',
   'jar jnlp apk',
   // Disk images
   'iso img vhd vhdx dmg',
@@ -142,6 +158,34 @@ export const RUNNABLE_MEDIA_TYPES: readonly string[] = [
   'application/x-ms-theme',
   'application/x-x509-ca-cert',
   'application/pkix-cert',
+  'application/x-pkcs7-certificates',
+  'application/pkcs7-mime',
+  // Office with macros (the registered types say "macroEnabled"; stored lowercased), Access,
+  // OneNote
+  'application/vnd.ms-word.document.macroenabled.12',
+  'application/vnd.ms-word.template.macroenabled.12',
+  'application/vnd.ms-excel.sheet.macroenabled.12',
+  'application/vnd.ms-excel.template.macroenabled.12',
+  'application/vnd.ms-excel.addin.macroenabled.12',
+  'application/vnd.ms-excel.sheet.binary.macroenabled.12',
+  'application/vnd.ms-powerpoint.presentation.macroenabled.12',
+  'application/vnd.ms-powerpoint.template.macroenabled.12',
+  'application/vnd.ms-powerpoint.slideshow.macroenabled.12',
+  'application/vnd.ms-powerpoint.addin.macroenabled.12',
+  'application/vnd.ms-powerpoint.slide.macroenabled.12',
+  'application/vnd.ms-visio.drawing.macroenabled.main+xml',
+  'application/vnd.ms-visio.stencil.macroenabled.main+xml',
+  'application/vnd.ms-visio.template.macroenabled.main+xml',
+  'application/x-msaccess',
+  'application/msaccess',
+  'application/vnd.ms-access',
+  'application/onenote',
+  'application/msonenote',
+  // Web archives: Windows registers .mht as message/rfc822 (so an .eml declared so is refused
+  // too, the price of refusing .mht), MHTML's own type is multipart/related
+  'message/rfc822',
+  'multipart/related',
+  'application/x-mimearchive',
 ];
 
 const EXTENSIONS = new Set(RUNNABLE_EXTENSIONS);

@@ -332,6 +332,17 @@ describe.each(VERSIONS)('runnable files through %s', (version) => {
     ['lib.jar', 'application/zip'],
     ['invoice.pdf.exe', 'application/pdf'],
     ['disk.iso', 'application/octet-stream'],
+    ['notebook.one', 'application/octet-stream'],
+    ['page.mht', 'application/octet-stream'],
+    ['page.mhtml', 'text/html'],
+    ['budget.docm', 'application/vnd.openxmlformats-officedocument.wordprocessingml.document'],
+    ['budget.xlsm', 'application/zip'],
+    ['deck.pptm', 'application/octet-stream'],
+    ['letter.dotm', 'application/octet-stream'],
+    ['tools.xlam', 'application/octet-stream'],
+    ['app.accde', 'application/octet-stream'],
+    ['roots.p7b', 'application/octet-stream'],
+    ['help.msrcincident', 'application/xml'],
   ])('refuses %s (declared %s) with 415 INVALID_FILE_TYPE and stores nothing', async (filename, type) => {
     const key = await createKey();
     const body = await expectError(
@@ -352,6 +363,13 @@ describe.each(VERSIONS)('runnable files through %s', (version) => {
     ['application/x-sh', 'readme'],
     ['text/vbscript', 'notes.txt'],
     ['application/x-apple-diskimage', 'backup.bin'],
+    ['application/vnd.ms-word.document.macroEnabled.12', 'budget.docx'],
+    ['application/vnd.ms-excel.sheet.macroEnabled.12', 'budget.xlsx'],
+    ['application/onenote', 'notes.txt'],
+    ['message/rfc822', 'page.html'],
+    ['application/x-mimearchive', 'page.html'],
+    ['application/x-pkcs7-certificates', 'notes.txt'],
+    ['application/pkcs7-mime', 'notes.txt'],
   ])('refuses the declared type %s under the harmless name %s', async (type, filename) => {
     const key = await createKey();
     await expectError(await send(key.auth, filename, type, 'harmless looking text'), 415, 'INVALID_FILE_TYPE', version);
@@ -384,6 +402,24 @@ describe.each(VERSIONS)('runnable files through %s', (version) => {
     const ok = await send(key.auth, 'notes.txt', 'text/plain', 'plain words', PERMISSIVE_TYPES);
     expect(ok.status).toBe(201);
     await ok.arrayBuffer();
+  });
+
+  it('refuses macro-enabled Office and OneNote by name or bytes, even when every application/* type is allowed', async () => {
+    const key = await createKey();
+    const zip = Uint8Array.from([0x50, 0x4b, 0x03, 0x04, ...new Array<number>(60).fill(0)]);
+    const one = Uint8Array.from([
+      ...[0xe4, 0x52, 0x5c, 0x7b, 0x8c, 0xd8, 0xa7, 0x4d, 0xae, 0xb1, 0x53, 0x78, 0xd0, 0x29, 0x96, 0xd3],
+      ...new Array<number>(48).fill(0),
+    ]);
+    for (const [filename, type, content] of [
+      ['budget.docm', 'application/octet-stream', zip],
+      ['budget.docx', 'application/vnd.ms-word.document.macroenabled.12', zip],
+      ['notes.bin', 'application/octet-stream', one],
+    ] as const) {
+      const response = await send(key.auth, filename, type, content, PERMISSIVE_TYPES);
+      await expectError(response, 415, 'INVALID_FILE_TYPE', version);
+    }
+    await expectNothingStored(key.id);
   });
 
   it('still accepts ordinary archives and a name that only ends in .txt', async () => {

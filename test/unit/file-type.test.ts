@@ -361,6 +361,8 @@ describe('runnable files', () => {
       'prf prg printerexport psd1 psdm1 vbp vsmacros vsw webpnp ws wsb xnk',
       // macOS's LSRiskCategoryUnsafeExecute types
       'app command tool terminal workflow action definition scptd osax prefpane saver wdgt fileloc inetloc webloc mobileconfig',
+      // issue 29: OneNote, web archives, macro-enabled Office, compiled Access, certificate bundles
+      'one mht mhtml docm xlsm pptm dotm xlam accde p7b msrcincident',
     ].flatMap((group) => group.split(' '));
     expect(named.filter((extension) => !RUNNABLE_EXTENSIONS.includes(extension))).toEqual([]);
   });
@@ -457,6 +459,74 @@ describe('runnable files', () => {
       expect(decide(head, 'application/octet-stream', 'archive.zip', PERMISSIVE).ok).toBe(false);
       expect(decide(head, 'application/zip', 'archive.zip', PERMISSIVE).ok).toBe(false);
     }
+  });
+
+  const OLE = padded(of([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]));
+  const MACRO_EXTENSIONS = ['docm', 'dotm', 'xlsm', 'xltm', 'xlam', 'pptm', 'potm', 'ppsm', 'ppam', 'sldm'];
+
+  it.each(MACRO_EXTENSIONS)('refuses a zip or OLE container named .%s, whatever it is declared as', (extension) => {
+    for (const head of [SAMPLES.docx, SAMPLES.zip, OLE]) {
+      for (const declared of ['application/octet-stream', '', DOCX, 'application/zip', 'application/msword']) {
+        const decision = decide(head, declared, `budget.${extension}`, PERMISSIVE);
+        expect(decision.ok, `${declared} as budget.${extension}`).toBe(false);
+      }
+    }
+  });
+
+  it.each([
+    'application/vnd.ms-word.document.macroEnabled.12',
+    'application/vnd.ms-excel.sheet.macroEnabled.12',
+    'application/vnd.ms-powerpoint.presentation.macroEnabled.12',
+    'application/vnd.ms-excel.addin.macroEnabled.12',
+    'application/vnd.ms-word.template.macroEnabled.12',
+  ])('refuses an Office container declared %s under a macro-free name', (type) => {
+    expect(RUNNABLE_MEDIA_TYPES).toContain(type.toLowerCase());
+    for (const [head, filename] of [
+      [SAMPLES.docx, 'budget.docx'],
+      [SAMPLES.zip, 'budget.zip'],
+      [OLE, 'budget.doc'],
+    ] as const) {
+      expect(decide(head, type, filename, PERMISSIVE).ok, filename).toBe(false);
+    }
+  });
+
+  it.each([
+    ['budget.one', 'application/onenote'],
+    ['page.mht', 'message/rfc822'],
+    ['page.mhtml', 'application/x-mimearchive'],
+    ['page.mht', 'multipart/related'],
+    ['roots.p7b', 'application/x-pkcs7-certificates'],
+    ['roots.p7b', 'application/pkcs7-mime'],
+    ['app.accde', 'application/x-msaccess'],
+  ])('refuses %s by name and its type %s under any name', (filename, type) => {
+    expect(RUNNABLE_MEDIA_TYPES).toContain(type);
+    expect(decide(text('harmless text'), 'application/octet-stream', filename, PERMISSIVE).ok).toBe(false);
+    expect(decide(text('harmless text'), type, 'notes.txt', PERMISSIVE).ok).toBe(false);
+  });
+
+  it('recognises OneNote and Access files by their bytes and refuses them under any name', () => {
+    const one = padded(
+      of([0xe4, 0x52, 0x5c, 0x7b, 0x8c, 0xd8, 0xa7, 0x4d, 0xae, 0xb1, 0x53, 0x78, 0xd0, 0x29, 0x96, 0xd3]),
+    );
+    const accdb = padded(of([0, 1, 0, 0], 'Standard ACE DB', [0]));
+    const mdb = padded(of([0, 1, 0, 0], 'Standard Jet DB', [0]));
+    expect(detectFromBytes(one)?.type).toBe('application/onenote');
+    expect(detectFromBytes(accdb)?.type).toBe('application/x-msaccess');
+    expect(detectFromBytes(mdb)?.type).toBe('application/x-msaccess');
+    for (const head of [one, accdb, mdb]) {
+      for (const [declared, filename] of [
+        ['application/octet-stream', 'notes.bin'],
+        ['', 'readme'],
+        ['application/pdf', 'invoice.pdf'],
+      ] as const) {
+        expect(decide(head, declared, filename, PERMISSIVE).ok, filename).toBe(false);
+      }
+    }
+  });
+
+  it('still accepts macro-free Office documents', () => {
+    expect(decide(SAMPLES.docx, 'application/octet-stream', 'budget.docx')).toEqual({ ok: true, mimeType: DOCX });
+    expect(decide(OLE, 'application/octet-stream', 'budget.doc')).toEqual({ ok: true, mimeType: 'application/msword' });
   });
 
   it.each(['zip', 'tar', 'gz', 'tgz', 'bz2', 'xz', 'zst', '7z', 'rar'])(
