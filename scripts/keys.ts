@@ -9,7 +9,7 @@
 // Local database by default; --remote for the deployed one; --persist-to DIR for another local state.
 import { parseArgs } from 'node:util';
 import { KEY_STATE_MAX_AGE_MS, newKeyMaterial } from '../src/keys/key-material.ts';
-import { hasControlCharacters, printableName } from '../src/keys/key-name.ts';
+import { KeyNameSchema, printableName } from '../src/keys/key-name.ts';
 import { SCOPES } from '../src/keys/scopes.ts';
 import { sha256Hex } from '../src/lib/crypto.ts';
 import { exitOnWranglerError, literal, sql, type Target } from './wrangler.ts';
@@ -102,10 +102,11 @@ try {
 async function run(): Promise<void> {
   switch (command) {
     case 'create': {
-      const name = values.name?.trim();
-      if (!name) fail('create needs --name NAME');
-      if (name.length > 100) fail('--name is at most 100 characters');
-      if (hasControlCharacters(name)) fail('--name must not contain control characters');
+      if (values.name === undefined) fail('create needs --name NAME');
+      // The API's own rule for a key's name (src/keys/key-name.ts), so no path stores what another refuses.
+      const parsed = KeyNameSchema.safeParse(values.name);
+      if (!parsed.success) fail(`--name: ${parsed.error.issues.map((issue) => issue.message).join('; ')}`);
+      const name = parsed.data;
       const rateLimit = positiveInt(values['rate-limit'], '--rate-limit');
       const rateWindow = positiveInt(values['rate-window'], '--rate-window');
       const quota = positiveInt(values.quota, '--quota');

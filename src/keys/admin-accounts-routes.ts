@@ -10,6 +10,7 @@ import { insertKey, listAccountKeys } from '../storage/keys-repo';
 import { isoNow } from '../time';
 import { KeySchema, keyRecord } from './admin-records';
 import { newKeyMaterial } from './key-material';
+import { KeyNameSchema } from './key-name';
 import { SCOPES, storeScopes } from './scopes';
 
 const LimitsSchema = z.object({
@@ -18,14 +19,15 @@ const LimitsSchema = z.object({
 });
 
 const AccountKeySchema = z.object({
-  name: z.string().trim().min(1).max(100),
+  name: KeyNameSchema,
   /** Absent: every scope. */
   scopes: z.array(z.enum(SCOPES)).min(1).optional(),
   expiresAt: z.iso.datetime({ offset: true }).nullish(),
 });
 
 const CreateAccountSchema = LimitsSchema.extend({
-  name: z.string().trim().min(1).max(100),
+  // The first key takes the account's name by default, so the account's name follows the same rule.
+  name: KeyNameSchema,
   /** The first key: by default named after the account, with every scope. */
   key: AccountKeySchema.partial({ name: true }).optional(),
 });

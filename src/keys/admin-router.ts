@@ -16,7 +16,7 @@ import { isoNow } from '../time';
 import { addAccountRoutes, pushAccountLimits } from './admin-accounts-routes';
 import { KeySchema, keyRecord } from './admin-records';
 import { newKeyMaterial } from './key-material';
-import { hasControlCharacters } from './key-name';
+import { KeyNameSchema } from './key-name';
 
 const OverridesSchema = z.object({
   rateLimitRequests: z.number().int().min(1).max(1_000_000).nullish(),
@@ -26,12 +26,7 @@ const OverridesSchema = z.object({
 });
 
 export const CreateKeySchema = OverridesSchema.extend({
-  name: z
-    .string()
-    .trim()
-    .min(1)
-    .max(100)
-    .refine((name) => !hasControlCharacters(name), 'must not contain control characters'),
+  name: KeyNameSchema,
 });
 /** null clears an override (back to the configured default); an absent field is left as it is. */
 export const UpdateKeySchema = OverridesSchema;

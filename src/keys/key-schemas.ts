@@ -1,6 +1,7 @@
 // The keys API's schemas: validation, the OpenAPI document and the typed client's types (which
-// is why this file imports nothing but zod and the scope list).
+// is why this file imports nothing but zod, the key name's rule and the scope list).
 import { z } from '@hono/zod-openapi';
+import { KeyNameSchema } from './key-name.ts';
 import { SCOPES } from './scopes.ts';
 
 const ScopeSchema = z.enum(SCOPES, { message: `must be one of ${SCOPES.join(', ')}` }).openapi('Scope');
@@ -19,8 +20,6 @@ export const KeyRecordSchema = z.object(keyFields).openapi('Key');
 export const NewKeyRecordSchema = z
   .object({ ...keyFields, key: z.string().openapi({ description: 'The secret: shown this once, never again' }) })
   .openapi('KeyWithSecret');
-
-const KeyNameSchema = z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters');
 
 export const CreateKeySchema = z
   .object({

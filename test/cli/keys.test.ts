@@ -171,6 +171,16 @@ describe('npm run keys', () => {
     expect(() => keys('create', '--name', 'bad\u001bname')).toThrow(/control characters/);
   });
 
+  it('create refuses the bidi controls the API refuses, and stores nothing', () => {
+    const before = rows('SELECT COUNT(*) AS n FROM api_keys')[0];
+    for (const name of ['ops\u200flaptop', 'ops\u200elaptop', 'ops\u061claptop', 'ops\u202eexe.txt', 'ops\u2066x']) {
+      expect(() => keys('create', '--name', name), JSON.stringify(name)).toThrow(/name must not contain control/);
+    }
+    expect(() => keys('create', '--name', 'x'.repeat(101))).toThrow(/at most 100 characters/);
+    expect(() => keys('create', '--name', '   ')).toThrow(/must not be empty/);
+    expect(rows('SELECT COUNT(*) AS n FROM api_keys')[0]).toEqual(before);
+  });
+
   it('revoke, set and account-set wait until a running service has the change, unless --no-wait', () => {
     const key = lastLine(keys('create', '--name', 'waited for'));
     const started = performance.now();

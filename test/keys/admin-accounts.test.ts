@@ -45,6 +45,27 @@ describe('/admin/accounts', () => {
     );
   });
 
+  it('refuses control and bidi characters in an account’s name and its keys’ names (400 naming the field)', async () => {
+    const created = await admin('POST', '/admin/accounts', { name: 'Named' });
+    expect(created.status).toBe(201);
+    const { account } = created.body.data;
+    for (const [path, body, field] of [
+      ['/admin/accounts', { name: 'Acme\u202egpj.exe' }, 'name'],
+      ['/admin/accounts', { name: 'Acme', key: { name: 'ci\u200f' } }, 'key.name'],
+      [`/admin/accounts/${account.id}/keys`, { name: 'ci\u001b[2J' }, 'name'],
+      [`/admin/accounts/${account.id}/keys`, { name: 'ci\u061c' }, 'name'],
+    ] as const) {
+      const answer = await admin('POST', path, body);
+      expect(answer.status, JSON.stringify(body)).toBe(400);
+      expect(answer.body.code).toBe('VALIDATION_ERROR');
+      expect((answer.body as { details?: { field: string }[] }).details?.map((detail) => detail.field)).toEqual([
+        field,
+      ]);
+    }
+    const keys = await admin('GET', `/admin/accounts/${account.id}/keys`);
+    expect(keys.body.data.keys.map((k: { name: string }) => k.name)).toEqual(['Named']);
+  });
+
   it('sets an account’s limits for all of its keys at once', async () => {
     const created = await admin('POST', '/admin/accounts', { name: 'Limited' });
     const { account, key } = created.body.data;

@@ -88,6 +88,10 @@ describe('POST /admin/keys', () => {
     ['a name with DEL', { name: 'ops\u007f' }],
     ['a name with a C1 control', { name: 'ops\u009b31m' }],
     ['a name with a bidi override', { name: 'ops\u202eexe.txt' }],
+    ['a name with a right-to-left mark', { name: 'ops\u200flaptop' }],
+    ['a name with a left-to-right mark', { name: 'ops\u200elaptop' }],
+    ['a name with an Arabic letter mark', { name: 'ops\u061claptop' }],
+    ['a name with a bidi isolate', { name: 'ops\u2067laptop' }],
   ])('answers %s with 400 VALIDATION_ERROR', async (_label, body) => {
     await expectError(await adminCall('POST', '/admin/keys', body), 400, 'VALIDATION_ERROR');
   });

@@ -122,6 +122,54 @@ describe('POST /api/v2/keys', () => {
   });
 });
 
+// Every character a key's name may not hold (src/keys/key-name.ts): C0, DEL, C1, and the bidi
+// marks, embeddings, overrides and isolates.
+const CONTROL_NAMES = [
+  ['an escape sequence', 'ops\u001b[2Jlaptop'],
+  ['a line break inside', 'ops\nroot'],
+  ['a tab inside', 'ops\tlaptop'],
+  ['DEL', 'ops\u007flaptop'],
+  ['a C1 control', 'ops\u009b31m'],
+  ['a left-to-right mark', 'ops\u200elaptop'],
+  ['a right-to-left mark', 'ops\u200flaptop'],
+  ['an Arabic letter mark', 'ops\u061claptop'],
+  ['a left-to-right embedding', 'ops\u202alaptop'],
+  ['a right-to-left override', 'ops\u202eexe.txt'],
+  ['a left-to-right isolate', 'ops\u2066laptop'],
+  ['a pop directional isolate', 'ops\u2069laptop'],
+] as const;
+
+describe('key names', () => {
+  it.each(CONTROL_NAMES)(
+    'refuses a name with %s on create and rename: 400 VALIDATION_ERROR naming name',
+    async (_label, name) => {
+      const owner = await createKey('owner');
+      const child = await makeKeyOk(owner.auth, { name: 'child' });
+      const created = await makeKey(owner.auth, { name });
+      const renamed = await call(`/api/v2/keys/${child.id}`, jsonInit('PATCH', owner.auth, { name }));
+      const renamedBody = (await renamed.json()) as ErrorEnvelope;
+      for (const [response, body] of [
+        [created.response, created.body],
+        [renamed, renamedBody],
+      ] as const) {
+        expect(response.status).toBe(400);
+        expect(body.code).toBe('VALIDATION_ERROR');
+        expect(body.details).toEqual([{ field: 'name', message: expect.stringContaining('control') }]);
+      }
+      const listed = await call('/api/v2/keys', { headers: owner.auth });
+      const names = ((await listed.json()) as { data: { keys: KeyRecord[] } }).data.keys.map((key) => key.name);
+      expect(names.sort()).toEqual(['child', 'owner']);
+    },
+  );
+
+  it('keeps names in any script, with emoji and inner spaces', async () => {
+    const owner = await createKey('owner');
+    for (const name of ['مفتاح النسخ', 'клавиша ci', '鍵 🔑', 'a  b']) {
+      expect((await makeKeyOk(owner.auth, { name })).name).toBe(name);
+    }
+  });
+});
+
 describe('rotation', () => {
   it('keeps every file, the usage and the share links: a new key, then the old one revoked', async () => {
     const old = await createKey('old');
