@@ -103,6 +103,10 @@ export const webAppPage = layout({
 <caption id="requests-caption">Loading…</caption>
 <thead><tr><th scope="col">Request</th><th scope="col">Status</th><th scope="col">Received</th><th scope="col">Link</th><th scope="col">Actions</th></tr></thead>
 <tbody id="requests-body"></tbody>
+</table>
+</div>
+</section>
+
 <section aria-labelledby="webhooks-heading">
 <h2 id="webhooks-heading">Webhooks</h2>
 <p>This service POSTs a signed JSON message to your URL when something happens to your files (Standard Webhooks signatures; see the README).</p>

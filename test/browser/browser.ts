@@ -1,10 +1,12 @@
+/// <reference lib="dom" />
+// (DOM types: tablesInPlace's callback runs in the browser.)
 // Real headless Chromium for the page tests: Debian's `chromium` driven by playwright-core (which
 // downloads no browser of its own). Where no Chromium is installed the tests are skipped, never
 // silently: the skip prints a banner saying so and how to install one.
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
-import { inject } from 'vitest';
+import { expect, inject } from 'vitest';
 import { ROOT } from '../../scripts/wrangler.ts';
 
 const CANDIDATES = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'];
@@ -90,4 +92,40 @@ export async function createKey(name: string): Promise<string> {
   });
   if (status !== 201) throw new Error(`could not create a key: ${status} ${JSON.stringify(body)}`);
   return body.data.key;
+}
+
+/** The web app's tables (by their body's id) and the sections (by their heading's id) that hold them. */
+export const WEB_APP_TABLES = {
+  'files-body': 'files-heading',
+  'requests-body': 'requests-heading',
+  'webhook-deliveries-body': 'webhooks-heading',
+};
+
+/**
+ * Where the browser put the page's tables and sections, as drawn (after any repair of the
+ * markup): each table's body id, the heading of the section holding it, and its rows' widths
+ * against its header's; no section inside another section or a table.
+ */
+export async function expectTablesInPlace(page: Page, expected: Record<string, string>): Promise<void> {
+  const drawn = await page.evaluate(() => ({
+    tables: Array.from(document.querySelectorAll('table')).map((table) => ({
+      body: table.tBodies[0]?.id ?? '',
+      heading: table.closest('section')?.querySelector('h2')?.id ?? '',
+      columns: table.tHead?.rows[0]?.cells.length ?? 0,
+      widths: Array.from(table.tBodies)
+        .flatMap((body) => Array.from(body.rows))
+        .map((row) => Array.from(row.cells).reduce((sum, cell) => sum + cell.colSpan, 0)),
+    })),
+    nested: Array.from(document.querySelectorAll('section'))
+      .filter((section) => section.parentElement?.closest('section, table'))
+      .map((section) => section.querySelector('h2')?.textContent ?? section.outerHTML.slice(0, 80)),
+  }));
+  expect(drawn.nested).toEqual([]);
+  expect(Object.fromEntries(drawn.tables.map((table) => [table.body, table.heading]))).toEqual(expected);
+  for (const table of drawn.tables) {
+    expect(
+      table.widths.every((width) => width === table.columns),
+      `${table.body}: ${table.widths} of ${table.columns}`,
+    ).toBe(true);
+  }
 }

@@ -10,7 +10,17 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TUS_FROM_BYTES } from '../../src/web/settings.ts';
-import { api, createKey, launchBrowser, newPage, screenshot, server, warnIfNoChromium } from './browser.ts';
+import {
+  api,
+  createKey,
+  expectTablesInPlace,
+  launchBrowser,
+  newPage,
+  screenshot,
+  server,
+  WEB_APP_TABLES,
+  warnIfNoChromium,
+} from './browser.ts';
 
 const MiB = 1024 * 1024;
 
@@ -103,6 +113,7 @@ describe.runIf(warnIfNoChromium('the file request page browser test'))('the file
     const receipt = await rows.allTextContents();
     expect(receipt.some((row) => row.includes('notes.txt') && row.includes('24 bytes'))).toBe(true);
     expect(receipt.some((row) => row.includes('footage.bin'))).toBe(true);
+    await expectTablesInPlace(page, { receipt: 'receipt-heading' });
 
     const seen = await page.evaluate(() => (window as unknown as { seen: { [label: string]: number[] } }).seen);
     const footage = seen['Upload of footage.bin'] ?? [];
@@ -157,6 +168,8 @@ describe.runIf(warnIfNoChromium('the file request page browser test'))('the file
     await expect.poll(() => row.textContent()).toContain('1 of 2 files');
     await page.getByRole('button', { name: 'Files received by Contracts' }).click();
     await page.locator('#requests-body .received').getByText('contract.txt').waitFor();
+    // The file requests' table, its rows and the received files' row, drawn in its own section.
+    await expectTablesInPlace(page, WEB_APP_TABLES);
 
     await page.getByRole('button', { name: 'Close Contracts' }).click();
     await expect.poll(() => row.locator('[data-status]').textContent()).toBe('Closed');

@@ -12,7 +12,17 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../../scripts/wrangler.ts';
 import { PAGE_SIZE, TUS_CHUNK_BYTES, TUS_FROM_BYTES } from '../../src/web/settings.ts';
-import { api, createKey, launchBrowser, newPage, screenshot, server, warnIfNoChromium } from './browser.ts';
+import {
+  api,
+  createKey,
+  expectTablesInPlace,
+  launchBrowser,
+  newPage,
+  screenshot,
+  server,
+  WEB_APP_TABLES,
+  warnIfNoChromium,
+} from './browser.ts';
 
 const MiB = 1024 * 1024;
 const BIG_SIZE = 30 * MiB;
@@ -229,6 +239,7 @@ describe.runIf(warnIfNoChromium('the web app browser tests'))('the web app in Ch
 
     await expect.poll(() => page.locator('#page-info').textContent()).toBe('Page 1 of 2');
     expect(await page.locator('#files-body tr').count()).toBe(PAGE_SIZE);
+    await expectTablesInPlace(page, WEB_APP_TABLES);
     expect(await page.getByRole('button', { name: 'Previous page' }).isDisabled()).toBe(true);
     await page.getByRole('button', { name: 'Next page' }).click();
     await expect.poll(() => page.locator('#page-info').textContent()).toBe('Page 2 of 2');

@@ -6,7 +6,16 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../e2e/dev-server.ts';
-import { api, createKey, launchBrowser, newPage, server, warnIfNoChromium } from './browser.ts';
+import {
+  api,
+  createKey,
+  expectTablesInPlace,
+  launchBrowser,
+  newPage,
+  server,
+  WEB_APP_TABLES,
+  warnIfNoChromium,
+} from './browser.ts';
 
 type Hit = { headers: IncomingHttpHeaders; body: string };
 
@@ -97,6 +106,7 @@ describe.runIf(warnIfNoChromium('the webhooks browser tests'))('webhooks in the 
       .toContain('delivered');
     expect(await rows.first().textContent()).toContain('file.uploaded');
     expect(await rows.first().textContent()).toContain('200');
+    await expectTablesInPlace(page, WEB_APP_TABLES);
 
     await rows.first().getByRole('button', { name: 'Resend' }).click();
     await expect.poll(() => hits.length, { timeout: 15_000 }).toBe(2);

@@ -13,6 +13,79 @@ export function localReferences(page: string): string[] {
   return [...page.matchAll(/<(?:script|link|img)\b[^>]*?\b(?:src|href)="(\/[^"]*)"/g)].map((match) => match[1] ?? '');
 }
 
+/** An element of a page as the server wrote it: its tag name, id, where it opens, and what it holds. */
+export type Element = { name: string; id?: string; line: number; children: Element[] };
+
+// Elements with no end tag, and those whose content is text up to their own end tag.
+const VOID = new Set([
+  'area',
+  'base',
+  'br',
+  'col',
+  'embed',
+  'hr',
+  'img',
+  'input',
+  'link',
+  'meta',
+  'source',
+  'track',
+  'wbr',
+]);
+const RAW_TEXT = new Set(['script', 'style', 'textarea', 'title']);
+const TAG = /<!--[\s\S]*?-->|<!doctype[^>]*>|<(\/?)([a-zA-Z][a-zA-Z0-9-]*)((?:[^>"']|"[^"]*"|'[^']*')*)>/i;
+
+/**
+ * The page's elements as written, with every end tag required (our pages omit none), or the
+ * first place where an end tag closes another element than the one open, or an element is never
+ * closed. A browser would silently repair either, drawing content somewhere else than written.
+ */
+export function parseElements(page: string): { root: Element; problem?: string } {
+  const lineAt = (index: number) => page.slice(0, index).split('\n').length;
+  const root: Element = { name: '#document', line: 1, children: [] };
+  const open: Element[] = [root];
+  const tags = new RegExp(TAG.source, 'gi');
+  for (let match = tags.exec(page); match; match = tags.exec(page)) {
+    const [, closing, rawName, attributes = ''] = match;
+    if (!rawName) continue;
+    const name = rawName.toLowerCase();
+    const current = open.at(-1) ?? root;
+    if (closing) {
+      if (current.name !== name) {
+        const opened = current === root ? 'nothing open' : `<${current.name}> of line ${current.line}`;
+        return { root, problem: `</${name}> on line ${lineAt(match.index)} closes ${opened}` };
+      }
+      open.pop();
+      continue;
+    }
+    const element: Element = {
+      name,
+      id: /\bid="([^"]*)"/.exec(attributes)?.[1],
+      line: lineAt(match.index),
+      children: [],
+    };
+    current.children.push(element);
+    if (VOID.has(name)) continue;
+    open.push(element);
+    if (RAW_TEXT.has(name)) {
+      const end = page.toLowerCase().indexOf(`</${name}`, tags.lastIndex);
+      if (end >= 0) tags.lastIndex = end;
+    }
+  }
+  const unclosed = open.slice(1).map((element) => `<${element.name}> of line ${element.line}`);
+  return { root, problem: unclosed.length > 0 ? `never closed: ${unclosed.join(', ')}` : undefined };
+}
+
+/** Every element under `element` (itself included) that passes `test`, with its ancestors. */
+export function findElements(
+  element: Element,
+  test: (element: Element) => boolean,
+  ancestors: Element[] = [],
+): { element: Element; ancestors: Element[] }[] {
+  const here = test(element) ? [{ element, ancestors }] : [];
+  return [...here, ...element.children.flatMap((child) => findElements(child, test, [...ancestors, element]))];
+}
+
 /**
  * The page has a language, a viewport, the shared stylesheet and icons, no inline script or
  * style, and a strict CSP without 'unsafe-inline'; every static file it names exists in public/.
@@ -29,6 +102,8 @@ export async function expectWellFormedPage(response: Response, page: string): Pr
   expect(page).not.toMatch(/<style\b/);
   expect(page).not.toMatch(/\sstyle="/);
   expect(page).not.toMatch(/\son[a-z]+="/);
+  // Every element closes where it opens: a browser would otherwise move what follows elsewhere.
+  expect(parseElements(page).problem).toBeUndefined();
 
   const csp = response.headers.get('content-security-policy') ?? '';
   expect(csp).toContain("default-src 'none'");

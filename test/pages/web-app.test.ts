@@ -3,7 +3,7 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { call } from '../helpers';
-import { expectWellFormedPage, localReferences } from './page-checks';
+import { expectWellFormedPage, findElements, localReferences, parseElements } from './page-checks';
 
 describe('the web app at /', () => {
   it('is a page whose one script is the web app bundle, talking only to this origin', async () => {
@@ -36,6 +36,37 @@ describe('the web app at /', () => {
     // Nothing a strict CSP without 'unsafe-eval' would refuse, and no import from elsewhere.
     expect(code).not.toMatch(/\beval\(|new Function\(/);
     expect(code).not.toMatch(/\bimport\s*\(\s*["'`]https?:/);
+  });
+
+  it('closes each table inside the section it opens in: the file requests end before Webhooks', async () => {
+    const html = await (await call('/')).text();
+    const { root, problem } = parseElements(html);
+    expect(problem).toBeUndefined();
+    const tables = findElements(root, (element) => element.name === 'table');
+    const placed = tables.map(({ element, ancestors }) => {
+      const section = ancestors.findLast((ancestor) => ancestor.name === 'section');
+      const heading = section && findElements(section, (child) => child.name === 'h2')[0]?.element.id;
+      const body = findElements(element, (child) => child.name === 'tbody')[0]?.element.id;
+      return [body, heading];
+    });
+    expect(placed).toEqual([
+      ['files-body', 'files-heading'],
+      ['requests-body', 'requests-heading'],
+      ['webhook-deliveries-body', 'webhooks-heading'],
+    ]);
+    // Nothing but captions, column groups and rows inside a table: a browser moves anything else out.
+    for (const { element } of tables) {
+      expect(
+        element.children
+          .map((child) => child.name)
+          .filter((name) => !/^(caption|colgroup|thead|tbody|tfoot)$/.test(name)),
+      ).toEqual([]);
+    }
+    // Every section is a sibling under the app, none inside another or inside a table.
+    for (const { ancestors } of findElements(root, (element) => element.name === 'section')) {
+      expect(ancestors.map((ancestor) => ancestor.name)).not.toContain('table');
+      expect(ancestors.map((ancestor) => ancestor.name)).not.toContain('section');
+    }
   });
 
   it('asks for the key in a password field and labels every control', async () => {
