@@ -6,14 +6,31 @@ import { fileURLToPath } from 'node:url';
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const WRANGLER = fileURLToPath(new URL('../node_modules/wrangler/bin/wrangler.js', import.meta.url));
 
-export function wranglerEnv(): NodeJS.ProcessEnv {
+export function wranglerEnv(overrides: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   return {
     ...process.env,
     WRANGLER_SEND_METRICS: process.env.WRANGLER_SEND_METRICS ?? 'false',
     CLOUDFLARE_CF_FETCH_ENABLED: process.env.CLOUDFLARE_CF_FETCH_ENABLED ?? 'false',
     WRANGLER_HIDE_BANNER: process.env.WRANGLER_HIDE_BANNER ?? 'true',
+    ...overrides,
   };
 }
+
+// `wrangler types` writes (and `--check`s) the bindings every checkout shares, so a developer's
+// local secrets must not reach worker-configuration.d.ts: by default it types every name in
+// .dev.vars or .env as a secret, and then `npm run check` says the committed file is out of date.
+// Naming an env file stops it reading .dev.vars (/dev/null: there is none, on any system), and
+// these two stop it reading .env files and the shell's environment. wrangler keeps the flag in
+// the file's header, so its own check (and wrangler dev's) read no local secret either.
+// ADMIN_TOKEN, the one secret, is typed in src/env.ts.
+export const LOCAL_SECRETS_OFF = {
+  CLOUDFLARE_LOAD_DEV_VARS_FROM_DOT_ENV: 'false',
+  CLOUDFLARE_INCLUDE_PROCESS_ENV: 'false',
+};
+
+/** `wrangler types` arguments with no local env file, unless the caller names one. */
+export const typesArgs = (args: string[]) =>
+  args.some((arg) => arg === '--env-file' || arg.startsWith('--env-file=')) ? args : [...args, '--env-file=/dev/null'];
 
 export class WranglerError extends Error {
   readonly args: string[];
@@ -51,8 +68,8 @@ export function exitOnWranglerError(error: unknown): never {
 }
 
 /** Starts wrangler attached to this terminal; resolves with its exit code. */
-export function wranglerInteractive(args: string[]): Promise<number> {
-  const child = spawn(process.execPath, [WRANGLER, ...args], { cwd: ROOT, env: wranglerEnv(), stdio: 'inherit' });
+export function wranglerInteractive(args: string[], env: NodeJS.ProcessEnv = {}): Promise<number> {
+  const child = spawn(process.execPath, [WRANGLER, ...args], { cwd: ROOT, env: wranglerEnv(env), stdio: 'inherit' });
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.on(signal, () => child.kill(signal));
   }
