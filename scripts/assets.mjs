@@ -48,6 +48,9 @@ export const WEB_APP_BUNDLE = join(ROOT, 'public/assets/app.js');
 /** The file request page's script ({site_url}/r/<token>), bundled the same way. */
 export const REQUEST_PAGE_ENTRY = join(ROOT, 'src/web/request-page.ts');
 export const REQUEST_PAGE_BUNDLE = join(ROOT, 'public/assets/request.js');
+/** The pages' size and time format for their plain scripts (the keys page), as a global. */
+export const PAGE_FORMAT_ENTRY = join(ROOT, 'src/web/page-format.ts');
+export const PAGE_FORMAT_BUNDLE = join(ROOT, 'public/assets/format.js');
 
 /**
  * Bundles the web app (src/web/app.ts, the typed client and tus-js-client's browser build) into
@@ -58,6 +61,7 @@ export const REQUEST_PAGE_BUNDLE = join(ROOT, 'public/assets/request.js');
  */
 export function buildWebApp() {
   buildBundle(REQUEST_PAGE_ENTRY, REQUEST_PAGE_BUNDLE, 'file request page');
+  buildBundle(PAGE_FORMAT_ENTRY, PAGE_FORMAT_BUNDLE, 'pages’ size and time format');
   return buildBundle(WEB_APP_ENTRY, WEB_APP_BUNDLE, 'web app');
 }
 

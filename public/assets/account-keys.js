@@ -46,7 +46,8 @@
     $('sign-in').hidden = on;
   }
 
-  const when = (iso) => (iso ? new Date(iso).toLocaleString() : 'never');
+  // Every page's times (src/lib/format.ts), from /assets/format.js, loaded first.
+  const when = (iso) => (iso ? globalThis.edgeshareFormat.formatDate(iso) : 'never');
 
   function render(keys) {
     const body = $('account-keys-body');

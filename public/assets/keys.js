@@ -76,19 +76,8 @@ function setSignedIn(on, token) {
 
 // ---- Formatting ----
 
-function formatBytes(bytes) {
-  const units = ['KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
-  if (bytes < 1024) return `${bytes} ${bytes === 1 ? 'byte' : 'bytes'}`;
-  let value = bytes / 1024;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return `${value.toFixed(1).replace(/\.0$/, '')} ${units[unit]}`;
-}
-
-const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+// Every page's sizes and times (src/lib/format.ts), from /assets/format.js, loaded first.
+const { formatBytes, formatDate } = globalThis.edgeshareFormat;
 
 function limitsText(key) {
   const rate =
@@ -203,7 +192,7 @@ function renderKeys(keys) {
     cell(row, status);
     const created = document.createElement('time');
     created.dateTime = key.createdAt;
-    created.textContent = dateFormat.format(new Date(key.createdAt));
+    created.textContent = formatDate(key.createdAt);
     cell(row, created);
     const limits = cell(row, '');
     for (const line of limitsText(key)) {
@@ -216,7 +205,7 @@ function renderKeys(keys) {
       actions.append(limitsEditor(key));
       actions.append(revokeButton(key));
     } else if (key.revokedAt) {
-      actions.textContent = `Revoked ${dateFormat.format(new Date(key.revokedAt))}`;
+      actions.textContent = `Revoked ${formatDate(key.revokedAt)}`;
     }
     body.append(row);
   }

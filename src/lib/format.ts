@@ -12,12 +12,15 @@ export function formatBytes(bytes: number): string {
   return `${text} ${units[unit]}`;
 }
 
-const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
-
-/** A time for people, in UTC: `23 Nov 2026, 10:00 UTC`. */
+/**
+ * A time for people, written the same way on every page (server-rendered or drawn in the
+ * browser): the ISO 8601 date and the 24-hour time in UTC, `2026-12-03 14:05 UTC`. No locale's
+ * order of day and month, no reader's zone: one instant reads the same for everyone who quotes it.
+ * Anything that is not a time is returned as it is.
+ */
 export function formatDate(iso: string): string {
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return iso;
-  const pad = (n: number) => String(n).padStart(2, '0');
-  return `${date.getUTCDate()} ${MONTHS[date.getUTCMonth()]} ${date.getUTCFullYear()}, ${pad(date.getUTCHours())}:${pad(date.getUTCMinutes())} UTC`;
+  const text = date.toISOString();
+  return `${text.slice(0, 10)} ${text.slice(11, 16)} UTC`;
 }

@@ -128,7 +128,10 @@ ${
 export const keysPage = (admin: { on: boolean; problem?: string }) =>
   layout({
     title: 'API keys · edgeshare',
-    scripts: admin.on ? ['/assets/keys.js', '/assets/account-keys.js'] : ['/assets/account-keys.js'],
+    // format.js first: both scripts write sizes and times with it (deferred scripts run in order).
+    scripts: admin.on
+      ? ['/assets/format.js', '/assets/keys.js', '/assets/account-keys.js']
+      : ['/assets/format.js', '/assets/account-keys.js'],
     mainClass: 'wide',
     head: html`<meta name="robots" content="noindex">`,
     body: html`<h1>API keys</h1>

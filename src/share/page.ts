@@ -6,7 +6,7 @@ import { layout, pageCsp } from '../pages/layout';
 import type { FileRow } from '../storage/files-repo';
 import { type PreviewKind, previewKind, TEXT_PREVIEW_BYTES } from './preview';
 
-/** Images, media and the PDF frame come from this origin's view route; share.js localises times. */
+/** Images, media and the PDF frame come from this origin's view route; the page runs no script. */
 export const SHARE_PAGE_CSP = pageCsp({ media: "'self'", frame: "'self'" });
 
 export type SharePageInput = {
@@ -21,7 +21,8 @@ export type SharePageInput = {
   preview?: boolean;
 };
 
-const time = (iso: string) => html`<time datetime="${iso}" data-local>${formatDate(iso)}</time>`;
+/** The time as every page writes it (`2026-12-03 14:05 UTC`), exact to the millisecond for machines. */
+const time = (iso: string) => html`<time datetime="${iso}">${formatDate(iso)}</time>`;
 
 function preview(kind: PreviewKind | undefined, input: SharePageInput, viewPath: string) {
   const name = input.row.original_name;
@@ -75,7 +76,6 @@ export function sharePage(input: SharePageInput) {
   return layout({
     title: `${row.original_name} · edgeshare`,
     head: socialTags(input, kind, description),
-    scripts: ['/assets/share.js'],
     body: html`<h1>${row.original_name}</h1>
 <dl class="file-facts">
 <dt>Size</dt><dd>${size}</dd>

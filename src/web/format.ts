@@ -1,11 +1,8 @@
 // Text for people: sizes, dates, and what went wrong.
 import { EdgeshareError } from '../client/edgeshare.ts';
 
-// The same sizes as the server-rendered pages.
-export { formatBytes } from '../lib/format.ts';
-
-const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
-export const formatDate = (iso: string) => dateFormat.format(new Date(iso));
+// The same sizes and times as the server-rendered pages.
+export { formatBytes, formatDate } from '../lib/format.ts';
 
 export const formatCount = (count: number) => new Intl.NumberFormat().format(count);
 

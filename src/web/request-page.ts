@@ -4,7 +4,7 @@
 // large ones through tus (resumable, also after a reload), and lists the receipt. No key.
 import { Upload } from 'tus-js-client';
 import { byId, h } from './dom.ts';
-import { formatBytes } from './format.ts';
+import { formatBytes, formatDate } from './format.ts';
 import { uploadItem } from './upload-item.ts';
 
 type Info = {
@@ -81,7 +81,7 @@ function showInfo(request: Info): void {
     request.allowedTypes.length <= 8
       ? `Types: ${request.allowedTypes.join(', ')}`
       : 'Most documents, images, audio, video and archives',
-    `Open until ${new Date(request.expiresAt).toLocaleString()}`,
+    `Open until ${formatDate(request.expiresAt)}`,
   ];
   limits.replaceChildren(...items.filter(Boolean).map((text) => h('li', { text })));
 }

@@ -129,3 +129,27 @@ export async function expectTablesInPlace(page: Page, expected: Record<string, s
     ).toBe(true);
   }
 }
+
+const MONTH = '(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\\.?';
+/** Dates written some other way: 12/3/2026, 3.12.2026, Dec 3, 2026, 3 Dec 2026, 2:05 PM. */
+const OTHER_DATES = new RegExp(
+  [
+    '\\b\\d{1,2}[/.]\\d{1,2}[/.]\\d{2,4}\\b',
+    `\\b${MONTH} \\d{1,2},? \\d{4}\\b`,
+    `\\b\\d{1,2}\\.? ${MONTH},? \\d{4}\\b`,
+    '\\b\\d{1,2}:\\d\\d(?::\\d\\d)? ?[AP]M\\b',
+  ].join('|'),
+  'i',
+);
+
+/**
+ * Every date the page shows is written one way, `2026-12-03 14:05 UTC` (src/lib/format.ts), and
+ * none another way; returns those it found, so a test can say how many it expects.
+ */
+export async function expectDatesOneWay(page: Page): Promise<string[]> {
+  const text = (await page.locator('body').textContent()) ?? '';
+  expect(OTHER_DATES.exec(text)?.[0]).toBeUndefined();
+  const dates = [...text.matchAll(/\d{4}-\d\d-\d\d[^\n]{0,10}/g)].map((match) => match[0]);
+  for (const date of dates) expect(date).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d UTC/);
+  return dates;
+}

@@ -5,7 +5,16 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SCOPES } from '../../src/keys/scopes.ts';
-import { api, createKey, launchBrowser, newPage, screenshot, server, warnIfNoChromium } from './browser.ts';
+import {
+  api,
+  createKey,
+  expectDatesOneWay,
+  launchBrowser,
+  newPage,
+  screenshot,
+  server,
+  warnIfNoChromium,
+} from './browser.ts';
 
 type AdminKey = { id: string; name: string; prefix: string; status: string; maxFiles: number | null };
 
@@ -77,6 +86,9 @@ describe.runIf(warnIfNoChromium('the API keys page browser tests'))('the API key
     expect(text).toContain('Requests: 50 per 60 s');
     expect(text).toContain('Storage: 10 MiB');
     expect(text).toContain('Files: 20');
+    // Each key's creation time, written as every page writes dates.
+    expect(await listed.locator('time').textContent()).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d UTC$/);
+    await expectDatesOneWay(page);
     await screenshot(page, 'keys-page', true);
 
     // The key works, from the page and from anywhere else.
@@ -96,6 +108,8 @@ describe.runIf(warnIfNoChromium('the API keys page browser tests'))('the API key
     page.once('dialog', (dialog) => dialog.accept());
     await row(page, 'Browser test key').getByRole('button', { name: 'Revoke Browser test key' }).click();
     await expect.poll(() => row(page, 'Browser test key').textContent()).toContain('Revoked');
+    expect(await row(page, 'Browser test key').textContent()).toMatch(/Revoked \d{4}-\d\d-\d\d \d\d:\d\d UTC/);
+    await expectDatesOneWay(page);
     expect(problems).toEqual([]);
     expect(await statusFromPage(page, key)).toBe(401);
     const refused = await api<{ code: string }>(origin, key, '/api/v1/files');
@@ -138,6 +152,8 @@ describe.runIf(warnIfNoChromium('the API keys page browser tests'))('the API key
     });
     await expect.poll(() => readerRow.textContent()).toContain('files:read');
     expect(await readerRow.textContent()).not.toContain('files:write');
+    // The owner key's last use (this page's own requests), written as every page writes dates.
+    await expect.poll(async () => (await expectDatesOneWay(page)).length).toBeGreaterThanOrEqual(1);
     await screenshot(page, 'keys-page-account', true);
 
     // Its scopes hold: it reads the account's files, and may not upload.

@@ -13,6 +13,7 @@ import { TUS_FROM_BYTES } from '../../src/web/settings.ts';
 import {
   api,
   createKey,
+  expectDatesOneWay,
   expectTablesInPlace,
   launchBrowser,
   newPage,
@@ -69,6 +70,9 @@ describe.runIf(warnIfNoChromium('the file request page browser test'))('the file
     });
     await page.goto(request.url);
     await page.getByText('Please send the photos').waitFor();
+    // The link's expiry, written as every page writes dates (not 12/3/2026, which reads as March in Europe).
+    expect(await expectDatesOneWay(page)).toHaveLength(1);
+    expect(await page.locator('#request-limits').textContent()).toMatch(/Open until \d{4}-\d\d-\d\d \d\d:\d\d UTC/);
     // Record every value each progress bar takes.
     await page.evaluate(() => {
       const seen: { [label: string]: number[] } = {};
@@ -170,6 +174,8 @@ describe.runIf(warnIfNoChromium('the file request page browser test'))('the file
     await page.locator('#requests-body .received').getByText('contract.txt').waitFor();
     // The file requests' table, its rows and the received files' row, drawn in its own section.
     await expectTablesInPlace(page, WEB_APP_TABLES);
+    // The request's expiry and the received file's upload time.
+    expect((await expectDatesOneWay(page)).length).toBeGreaterThanOrEqual(2);
 
     await page.getByRole('button', { name: 'Close Contracts' }).click();
     await expect.poll(() => row.locator('[data-status]').textContent()).toBe('Closed');

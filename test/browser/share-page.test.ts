@@ -5,7 +5,16 @@
 import { readFile } from 'node:fs/promises';
 import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, createKey, launchBrowser, newPage, screenshot, server, warnIfNoChromium } from './browser.ts';
+import {
+  api,
+  createKey,
+  expectDatesOneWay,
+  launchBrowser,
+  newPage,
+  screenshot,
+  server,
+  warnIfNoChromium,
+} from './browser.ts';
 import { landscapePng } from './png.ts';
 
 type Uploaded = { id: string; shareUrl: string; size: number };
@@ -56,6 +65,8 @@ describe.runIf(warnIfNoChromium('the share page browser tests'))('the share page
     }
     await expect.poll(() => downloadCount(key, file.id)).toBe(0);
     await expect(page.locator('h1').textContent()).resolves.toBe('Hills at dusk.png');
+    // The upload time as drawn, written as every page writes dates (no script rewrites it).
+    expect(await expectDatesOneWay(page)).toHaveLength(1);
     await screenshot(page, 'share-page');
 
     const [download] = await Promise.all([
@@ -124,7 +135,7 @@ describe.runIf(warnIfNoChromium('the share page browser tests'))('the share page
     const { origin } = server();
     for (const [path, type] of [
       ['/assets/style.css', 'text/css'],
-      ['/assets/share.js', 'text/javascript'],
+      ['/assets/account-keys.js', 'text/javascript'],
       ['/favicon.ico', 'image/'],
       ['/assets/vendor/swagger-ui/swagger-ui-bundle.js', 'text/javascript'],
     ] as const) {

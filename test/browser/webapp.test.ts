@@ -15,6 +15,7 @@ import { PAGE_SIZE, TUS_CHUNK_BYTES, TUS_FROM_BYTES } from '../../src/web/settin
 import {
   api,
   createKey,
+  expectDatesOneWay,
   expectTablesInPlace,
   launchBrowser,
   newPage,
@@ -240,6 +241,8 @@ describe.runIf(warnIfNoChromium('the web app browser tests'))('the web app in Ch
     await expect.poll(() => page.locator('#page-info').textContent()).toBe('Page 1 of 2');
     expect(await page.locator('#files-body tr').count()).toBe(PAGE_SIZE);
     await expectTablesInPlace(page, WEB_APP_TABLES);
+    // Each file's upload time, written as every page writes dates.
+    expect((await expectDatesOneWay(page)).length).toBeGreaterThanOrEqual(PAGE_SIZE);
     expect(await page.getByRole('button', { name: 'Previous page' }).isDisabled()).toBe(true);
     await page.getByRole('button', { name: 'Next page' }).click();
     await expect.poll(() => page.locator('#page-info').textContent()).toBe('Page 2 of 2');
@@ -288,6 +291,8 @@ describe.runIf(warnIfNoChromium('the web app browser tests'))('the web app in Ch
     const expiresAt = Date.parse((await listed(key, '&q=report%2005')).files[0]?.expiresAt ?? '');
     expect(Math.abs(expiresAt - (Date.now() + 86_400_000))).toBeLessThan(120_000);
     await expect.poll(() => page.locator('#live-status').textContent()).toMatch(/^“report 05.txt” now expires /);
+    expect(await page.locator('#live-status').textContent()).toMatch(/now expires \d{4}-\d\d-\d\d \d\d:\d\d UTC\.$/);
+    await expectDatesOneWay(page);
     // The choice is spent once set; a choice not yet set survives the list being drawn again.
     await expect.poll(() => row.getByLabel('New expiry of report 05.txt').inputValue()).toBe('');
     await row.getByLabel('New expiry of report 05.txt').selectOption({ label: 'Never' });

@@ -9,6 +9,7 @@ import { freePort } from '../e2e/dev-server.ts';
 import {
   api,
   createKey,
+  expectDatesOneWay,
   expectTablesInPlace,
   launchBrowser,
   newPage,
@@ -107,6 +108,7 @@ describe.runIf(warnIfNoChromium('the webhooks browser tests'))('webhooks in the 
     expect(await rows.first().textContent()).toContain('file.uploaded');
     expect(await rows.first().textContent()).toContain('200');
     await expectTablesInPlace(page, WEB_APP_TABLES);
+    expect((await expectDatesOneWay(page)).length).toBeGreaterThanOrEqual(1);
 
     await rows.first().getByRole('button', { name: 'Resend' }).click();
     await expect.poll(() => hits.length, { timeout: 15_000 }).toBe(2);

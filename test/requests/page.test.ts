@@ -77,6 +77,24 @@ describe('the uploader’s receipt', () => {
   });
 });
 
+describe('the receipt’s layout', () => {
+  it('wraps long names and digests at spaces and hyphens first: overflow-wrap: anywhere, never word-break: break-all', async () => {
+    const css = await (await env.ASSETS.fetch('http://assets.local/assets/style.css')).text();
+    const rules = [...css.replace(/\/\*[\s\S]*?\*\//g, '').matchAll(/([^{}]+)\{([^}]*)\}/g)].map(
+      ([, selector, body]) => ({
+        selector: (selector ?? '').trim(),
+        body: body ?? '',
+      }),
+    );
+    const cells = rules.filter((rule) =>
+      rule.selector.split(',').some((part) => /\.receipt (td|th)$/.test(part.trim())),
+    );
+    expect(cells.map((rule) => rule.body)).toEqual([expect.stringMatching(/overflow-wrap: anywhere;/)]);
+    // break-all cuts every word at the column's edge, even where a space is a line away.
+    expect(rules.filter((rule) => /word-break:\s*break-all/.test(rule.body)).map((rule) => rule.selector)).toEqual([]);
+  });
+});
+
 describe('the request token in logs', () => {
   it('is replaced by its route name in the logged path, on the page and the API paths', async () => {
     const { loggedPath } = await import('../../src/middleware/request-context');
