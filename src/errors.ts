@@ -1,5 +1,7 @@
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode, UnofficialStatusCode } from 'hono/utils/http-status';
+import type { z } from 'zod';
+import { type FieldDetail, issueDetails, namedMessage } from './lib/validation-messages.ts';
 
 /** The closed set of error codes, and the one table that maps them to HTTP statuses. */
 export const ERROR_STATUS = {
@@ -117,7 +119,24 @@ export class ApiError extends HTTPException {
 export const forbidden = (scope: string, headers?: Record<string, string>) =>
   new ApiError('FORBIDDEN', `This API key lacks the scope ${scope}`, { details: [{ scope }], headers });
 
-export const validationError = (field: string, message: string) =>
-  new ApiError('VALIDATION_ERROR', `Invalid ${field}: ${message}`, { details: [{ field, message }] });
+/** The envelope's sentence for validation details: the first one's, when it names its field. */
+const validationText = (details: FieldDetail[]) => {
+  const first = details[0];
+  if (!first) return undefined;
+  return first.message.includes(first.field) ? first.message : `Invalid ${first.field}: ${first.message}`;
+};
+
+/** A 400 about one field; a predicate message ("must be in the future") is prefixed with the field. */
+export const validationError = (field: string, message: string) => {
+  const details = [{ field, message: namedMessage(field, message) }];
+  return new ApiError('VALIDATION_ERROR', validationText(details), { details });
+};
+
+/** A 400 about several fields at once, each detail naming its field. */
+export const validationErrors = (details: FieldDetail[]) =>
+  new ApiError('VALIDATION_ERROR', validationText(details), { details });
+
+/** The 400 for a failed zod parse: one detail per problem, each naming its field. */
+export const zodValidationError = (issues: readonly z.core.$ZodIssue[]) => validationErrors(issueDetails(issues));
 
 // The error envelope (ErrorBody) has one schema and type: ErrorSchema in api/schemas.ts.

@@ -216,7 +216,7 @@ export const BulkDeleteRequestSchema = z
   .object({
     ids: z
       .array(z.string())
-      .min(1, 'give at least one id')
+      .min(1, 'must hold at least one id')
       .openapi({ description: '1 to 50 file ids; duplicates count once' }),
   })
   .openapi('BulkDeleteRequest');
@@ -283,7 +283,7 @@ export const FileUpdateSchema = z
   })
   .refine(ONE_EXPIRY_FORM.check, ONE_EXPIRY_FORM)
   .refine((body) => Object.keys(body).length > 0, {
-    message: 'nothing to change: give isPublic, originalName, expiresAt or expiresIn',
+    message: 'must name something to change: isPublic, originalName, expiresAt or expiresIn',
   })
   .openapi('FileUpdate', { minProperties: 1, not: { required: ['expiresAt', 'expiresIn'] } });
 

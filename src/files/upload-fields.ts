@@ -1,5 +1,5 @@
 // The non-file fields of an upload (isPublic, expiresIn, sha256): read from the form, validated once.
-import { validationError } from '../errors';
+import { validationError, zodValidationError } from '../errors';
 import type { MultipartReader, PartInfo } from '../lib/multipart';
 import { UploadFieldsSchema } from './upload-fields-schema';
 
@@ -19,16 +19,13 @@ const MAX_FIELD_BYTES = 1024;
 /** Reads a known text field into fields (once each); other parts are skipped. */
 export async function readFormField(reader: MultipartReader, part: PartInfo, fields: Record<string, string>) {
   if (!FIELD_NAMES.has(part.name)) return;
-  if (part.name in fields) throw validationError(part.name, 'given more than once');
+  if (part.name in fields) throw validationError(part.name, 'was given more than once');
   fields[part.name] = (await reader.readText(MAX_FIELD_BYTES)).trim();
 }
 
 /** isPublic, expiresIn (and a client's sha256), validated once the whole form has been read. */
 export function recordOptions(fields: Record<string, string>): RecordOptions {
   const parsed = UploadFieldsSchema.safeParse(fields);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw validationError(String(issue?.path[0] ?? 'body'), issue?.message ?? 'invalid');
-  }
+  if (!parsed.success) throw zodValidationError(parsed.error.issues.slice(0, 1));
   return { isPublic: parsed.data.isPublic, expiresInSeconds: parsed.data.expiresIn, sha256: parsed.data.sha256 };
 }

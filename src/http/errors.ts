@@ -18,7 +18,10 @@ export function renderError(error: Error, c: Context<AppEnv>): Response {
     apiError = validationError('body', 'must be JSON, sent with Content-Type: application/json');
   } else if (error instanceof HTTPException && error.status < 500) {
     // Hono's own 400s (malformed JSON, say) are about the body: name it, like every validation error.
-    apiError = validationError('body', error.message || 'invalid');
+    apiError = validationError(
+      'body',
+      /json/i.test(error.message) ? 'must be valid JSON' : error.message || 'is not valid',
+    );
   } else {
     log('error', error instanceof ConfigError ? error.message : 'unhandled error', {
       requestId: c.get('requestId'),

@@ -1,20 +1,20 @@
 import { bodyLimit } from 'hono/body-limit';
 import type { z } from 'zod';
-import { ApiError, validationError } from '../errors';
+import { validationError, validationErrors } from '../errors';
+import { issueDetails } from '../lib/validation-messages';
 
-/** Throws our VALIDATION_ERROR envelope instead of zod's raw result. */
+/** Throws our VALIDATION_ERROR envelope instead of zod's raw result, each detail naming its field. */
 export function validationHook(result: { success: boolean; error?: z.ZodError; data?: unknown; target?: string }) {
   if (result.success || !result.error) return;
   const input =
     result.target === 'query' && typeof result.data === 'object' ? (result.data as Record<string, unknown>) : {};
-  const details = result.error.issues.map((issue) => {
-    const field = issue.path.join('.') || 'body';
-    // A repeated query parameter arrives as an array: say so, not "expected string".
-    const repeated = issue.path.length === 1 && Array.isArray(input[field]);
-    return { field, message: repeated ? `${field} was given more than once` : issue.message };
-  });
-  const first = details[0];
-  throw new ApiError('VALIDATION_ERROR', first ? `Invalid ${first.field}: ${first.message}` : undefined, { details });
+  const details = issueDetails(result.error.issues).map((detail) =>
+    // A repeated query parameter arrives as an array: say so, not "must be a string".
+    !detail.field.includes('.') && Array.isArray(input[detail.field])
+      ? { field: detail.field, message: `${detail.field} was given more than once` }
+      : detail,
+  );
+  throw validationErrors(details);
 }
 
 // A JSON request (50 ids, a few fields) fits in a few KiB; a larger body is not one of ours.

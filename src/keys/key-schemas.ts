@@ -26,7 +26,7 @@ export const CreateKeySchema = z
     name: KeyNameSchema,
     scopes: z
       .array(ScopeSchema)
-      .min(1, 'give at least one scope')
+      .min(1, 'must hold at least one scope')
       .optional()
       .openapi({ description: 'A subset of the calling key’s scopes (default: all of them)' }),
     expiresIn: z

@@ -60,6 +60,6 @@ export const LinkUpdateSchema = z
   })
   .refine(ONE_EXPIRY_FORM.check, ONE_EXPIRY_FORM)
   .refine((body) => Object.keys(body).length > 0, {
-    message: 'nothing to change: give label, password, maxDownloads, expiresAt or expiresIn',
+    message: 'must name something to change: label, password, maxDownloads, expiresAt or expiresIn',
   })
   .openapi('ShareLinkUpdate', { minProperties: 1, not: { required: ['expiresAt', 'expiresIn'] } });

@@ -75,7 +75,7 @@ export const RequestUpdateSchema = z
     closed: z.boolean().optional().openapi({ description: 'true closes the request, false reopens it' }),
   })
   .refine(notBoth, { message: 'give expiresAt or expiresIn, not both', path: ['expiresIn'] })
-  .refine((body) => Object.keys(body).length > 0, { message: 'nothing to change' })
+  .refine((body) => Object.keys(body).length > 0, { message: 'must name something to change' })
   .openapi('FileRequestUpdate', { minProperties: 1 });
 
 export type RequestCreate = z.output<typeof RequestCreateSchema>;

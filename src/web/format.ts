@@ -20,8 +20,14 @@ export function describeError(error: unknown): string {
       const wait = error.retryAfter === undefined ? 'a little later' : `in ${error.retryAfter} seconds`;
       return `Too many requests with this key (429). Try again ${wait}.`;
     }
+    // Validation details name their field ("expiresAt must be in the future"); the first is the
+    // error's own sentence, so it is not said twice.
     const details = (error.details ?? [])
-      .map((detail) => ('scope' in detail ? `needs ${detail.scope}` : `${detail.field}: ${detail.message}`))
+      .map((detail) => {
+        if ('scope' in detail) return `needs ${detail.scope}`;
+        return detail.message.includes(detail.field) ? detail.message : `${detail.field}: ${detail.message}`;
+      })
+      .filter((text) => text !== error.message)
       .join('; ');
     return `${error.message} (${error.status} ${error.code})${details ? `: ${details}` : ''}`;
   }

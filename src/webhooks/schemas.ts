@@ -24,10 +24,10 @@ const url = z
 
 const eventList = z
   .array(z.enum([...EVENT_TYPES, '*'], { message: `must be one of ${EVENT_TYPES.join(', ')}, or *` }))
-  .min(1, 'give at least one event type, or ["*"]')
-  .max(EVENT_TYPES.length, `at most ${EVENT_TYPES.length} event types`)
+  .min(1, 'must name at least one event type, or be ["*"]')
+  .max(EVENT_TYPES.length, `must name at most ${EVENT_TYPES.length} event types`)
   .refine((types) => !types.includes('*') || types.length === 1, {
-    message: '"*" stands alone: ["*"] means every event',
+    message: 'must be ["*"] alone when it names "*" (every event)',
   })
   .openapi({
     description: 'The event types to receive, or ["*"] for all (including types added later)',
@@ -39,7 +39,7 @@ export const WebhookCreateSchema = z.strictObject({ url, events: eventList }).op
 export const WebhookUpdateSchema = z
   .strictObject({ url: url.optional(), events: eventList.optional() })
   .refine((body) => body.url !== undefined || body.events !== undefined, {
-    message: 'nothing to change: give url or events',
+    message: 'must name something to change: url or events',
   })
   .openapi('WebhookUpdate', { minProperties: 1 });
 

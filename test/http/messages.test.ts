@@ -1,7 +1,9 @@
 // Clear answers to mistakes: each message says what was wrong and, for limits, what the limit is.
 // And the request log never carries a share token.
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createAdminRouter } from '../../src/keys/admin-router';
 import { call, createKey, type ErrorEnvelope, form, json, upload } from '../helpers';
+import { type OpenApiDocument, operationsOf, type Schema } from '../openapi-helpers';
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -34,6 +36,168 @@ describe('list query mistakes', () => {
       expect(body.details).toEqual([{ field, message }]);
       expect(body.error).toContain(message);
     }
+  });
+});
+
+// Every JSON body the API takes, walked from the OpenAPI documents (v1, v2 and the admin API's):
+// each required field left out, each field of the wrong type, the body not an object, a field no
+// route takes. Each answer is a 400 whose every detail names its field and says what it must be.
+// zod's stock phrases (the lookbehind spares the event type request.received).
+const ZOD_WORDING = /(?<![.\w])(expected|received)\b|invalid input/i;
+const ADMIN = { Authorization: 'Bearer test-admin-token-0123456789abcdefghij' };
+
+type Walked = {
+  label: string;
+  path: string;
+  method: string;
+  admin: boolean;
+  required: string[];
+  /** Each property with a value of the wrong JSON type for it. */
+  wrong: [string, unknown][];
+};
+const walked: Walked[] = [];
+
+const resolve = (doc: OpenApiDocument, schema: Schema): Schema => {
+  const ref = typeof schema.$ref === 'string' ? schema.$ref.replace('#/components/schemas/', '') : undefined;
+  return ref ? resolve(doc, doc.components.schemas?.[ref] ?? {}) : schema;
+};
+
+/** A value of the wrong JSON type for a property, or undefined when any type would do. */
+function wrongValue(doc: OpenApiDocument, property: Schema): unknown {
+  const schema = resolve(doc, property);
+  const options = (schema.anyOf as Schema[] | undefined)?.map((option) => resolve(doc, option)) ?? [schema];
+  const types = options.flatMap((option) => {
+    const values = option.enum as unknown[] | undefined;
+    return [option.type ?? (values ? typeof values[0] : [])].flat();
+  });
+  if (types.includes('string')) return 12_345;
+  if (types.includes('integer') || types.includes('number')) return 'twelve';
+  if (types.includes('boolean')) return 'yes';
+  if (types.includes('array') || types.includes('object')) return 'x';
+  return undefined;
+}
+
+/** For an array property, an array holding one item of the wrong type, or undefined. */
+function wrongItem(doc: OpenApiDocument, property: Schema): unknown[] | undefined {
+  const schema = resolve(doc, property);
+  const items =
+    (schema.anyOf as Schema[] | undefined)?.map((option) => resolve(doc, option)).find((o) => o.items)?.items ??
+    schema.items;
+  const item = items ? wrongValue(doc, items as Schema) : undefined;
+  return item === undefined ? undefined : [item];
+}
+
+beforeAll(async () => {
+  const admin = createAdminRouter().getOpenAPI31Document({ openapi: '3.1.0', info: { title: 'admin', version: '1' } });
+  const documents: [string, OpenApiDocument, string][] = [
+    ['v1', (await (await call('/api/v1/openapi.json')).json()) as OpenApiDocument, '/api/v1'],
+    ['v2', (await (await call('/api/v2/openapi.json')).json()) as OpenApiDocument, '/api/v2'],
+    ['admin', admin as unknown as OpenApiDocument, '/admin'],
+  ];
+  for (const [name, doc, prefix] of documents) {
+    for (const { method, path, operation } of operationsOf(doc)) {
+      const body = operation.requestBody?.content['application/json']?.schema;
+      if (!body) continue;
+      const schema = resolve(doc, body);
+      const properties = (schema.properties ?? {}) as Record<string, Schema>;
+      walked.push({
+        label: `${name} ${method.toUpperCase()} ${path}`,
+        path: `${prefix}${path.replace(/\{[^}]+\}/g, 'x_unknown')}`,
+        method: method.toUpperCase(),
+        admin: name === 'admin',
+        required: (schema.required ?? []) as string[],
+        wrong: Object.entries(properties)
+          .flatMap(([field, property]): [string, unknown][] => [
+            [field, wrongValue(doc, property)],
+            [field, wrongItem(doc, property)],
+          ])
+          .filter(([, value]) => value !== undefined),
+      });
+    }
+  }
+});
+
+describe('validation messages of every JSON body', () => {
+  it('name their field and say what it must be: never zod’s own words', async () => {
+    expect(walked.length).toBeGreaterThanOrEqual(10);
+    const { auth } = await createKey('message walker', { rateLimitRequests: 100_000 });
+    const send = async (route: Walked, body: unknown) => {
+      const response = await call(route.path, {
+        method: route.method,
+        headers: { ...(route.admin ? ADMIN : auth), 'Content-Type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      return { status: response.status, body: await json<ErrorEnvelope>(response) };
+    };
+    const problems: string[] = [];
+    const expectNamed = (
+      route: Walked,
+      sent: unknown,
+      answer: { status: number; body: ErrorEnvelope },
+      named: string[],
+    ) => {
+      const at = `${route.label} ${JSON.stringify(sent)} → ${answer.status} ${JSON.stringify(answer.body)}`;
+      if (answer.status !== 400 || answer.body.code !== 'VALIDATION_ERROR')
+        return void problems.push(`not a 400: ${at}`);
+      const details = (answer.body.details ?? []).filter(
+        (detail): detail is { field: string; message: string } => 'field' in detail,
+      );
+      if (details.length === 0) problems.push(`no details: ${at}`);
+      for (const { field, message } of details) {
+        const name =
+          field
+            .split('.')
+            .filter((part) => !/^\d+$/.test(part))
+            .at(-1) ?? field;
+        if (ZOD_WORDING.test(message)) problems.push(`zod's words: ${at}`);
+        if (!message.includes(name)) problems.push(`${field} not named in "${message}": ${at}`);
+      }
+      for (const field of named) {
+        if (!details.some((detail) => detail.field === field || detail.field.startsWith(`${field}.`))) {
+          problems.push(`no detail for ${field}: ${at}`);
+        }
+      }
+    };
+    for (const route of walked) {
+      // Every required field left out: each is named (and a body that asks for nothing is refused in words).
+      const empty = await send(route, {});
+      if (route.required.length > 0 || empty.status === 400) expectNamed(route, {}, empty, route.required);
+      // A field no route takes, beside the required ones left out: refused by name where the body is strict.
+      const unknown = await send(route, { colour: 'red' });
+      if (unknown.status === 400) expectNamed(route, { colour: 'red' }, unknown, route.required);
+      // The body not an object.
+      for (const body of [[], 'text', 42]) expectNamed(route, body, await send(route, body), []);
+      // Each field of the wrong type, alone.
+      for (const [field, value] of route.wrong) {
+        const body = { [field]: value };
+        expectNamed(route, body, await send(route, body), [field]);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it.each([
+    ['a missing name', {}, 'name', 'name is required'],
+    ['a name that is a number', { name: 42 }, 'name', 'name must be a string'],
+    ['a scope that is not a string', { name: 'x', scopes: [7] }, 'scopes.0', 'scopes.0 must be one of'],
+    [
+      'a field the route does not take',
+      { name: 'x', colour: 'red' },
+      'body',
+      'body has a field this request does not take: colour',
+    ],
+    ['an expiry that is text', { name: 'x', expiresIn: 'soon' }, 'expiresIn', 'expiresIn must be a number'],
+    ['a fractional expiry', { name: 'x', expiresIn: 90.5 }, 'expiresIn', 'expiresIn must be a whole number'],
+  ])('POST /api/v2/keys with %s: "%s"', async (_label, body, field, message) => {
+    const { auth } = await createKey();
+    const response = await call('/api/v2/keys', {
+      method: 'POST',
+      headers: { ...auth, 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    const answer = await error(response, 400, 'VALIDATION_ERROR');
+    expect(answer.details).toEqual([{ field, message: expect.stringContaining(message) }]);
+    expect(answer.error).toContain(message);
   });
 });
 
