@@ -136,7 +136,10 @@ export class HashedBody {
     try {
       for (;;) {
         const { done, value } = await this.#source.read();
-        if (done) return (this.#ended = true);
+        if (done) {
+          this.#ended = true;
+          return true;
+        }
         left -= value.byteLength;
         if (left < 0) return false;
         await this.#hasher.update(value);
