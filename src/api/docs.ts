@@ -131,6 +131,12 @@ export function errorResponse(status: number, description: string, codes: ErrorC
   };
 }
 
+/** An OpenAPI response whose body is JSON of this schema (no rate-limit headers: the admin API). */
+export const jsonResponse = <T extends z.ZodType>(schema: T, description: string) => ({
+  description,
+  content: { 'application/json': { schema } },
+});
+
 /** A JSON success response of an authenticated operation. */
 export const ok = <T extends z.ZodType>(schema: T, description: string) => ({
   description,

@@ -3,7 +3,7 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { AppEnv } from '../env';
 import { ApiError } from '../errors';
-import { jsonResponse } from '../http/openapi';
+import { jsonResponse } from '../api/docs';
 import { keyChanged } from '../limiter/key-limiter-client';
 import { type AccountRow, findAccount, listAccounts, updateAccountLimits } from '../storage/accounts-repo';
 import { insertKey, listAccountKeys } from '../storage/keys-repo';

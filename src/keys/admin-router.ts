@@ -6,7 +6,7 @@ import type { AppEnv } from '../env';
 import { ApiError } from '../errors';
 import { bearerToken, unauthorized } from '../http/bearer';
 import { addFallbacks } from '../http/fallbacks';
-import { jsonResponse } from '../http/openapi';
+import { jsonResponse } from '../api/docs';
 import { validationHook } from '../http/validation';
 import { sha256Hex } from '../lib/crypto';
 import { clientAddress, recordFailure, refuseIfBlocked } from '../limiter/auth-guard-client';
