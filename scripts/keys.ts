@@ -10,8 +10,8 @@
 import { parseArgs } from 'node:util';
 import { KEY_STATE_MAX_AGE_MS, newKeyMaterial } from '../src/keys/key-material.ts';
 import { KeyNameSchema, printableName } from '../src/keys/key-name.ts';
-import { SCOPES } from '../src/keys/scopes.ts';
 import { sha256Hex } from '../src/lib/crypto.ts';
+import { SCOPES } from '../src/limiter/scopes.ts';
 import { exitOnWranglerError, literal, sql, type Target } from './wrangler.ts';
 
 const USAGE = `usage:

@@ -8,20 +8,20 @@ import type { AppEnv } from './env';
 import { ApiError } from './errors';
 import { renderError } from './http/errors';
 import { notFound } from './http/fallbacks';
-import { createAdminRouter } from './keys/admin-router';
+import { createAdminRouter } from './keys/admin-routes';
 import { authenticate } from './middleware/auth';
 import { idempotency } from './middleware/idempotency';
 import { perf } from './middleware/perf';
 import { loadConfig, requestContext } from './middleware/request-context';
-import { createPagesRouter } from './pages/router';
+import { createPagesRouter } from './pages/routes';
 import { documentRequestUploads } from './requests/openapi';
-import { createRequestPageRouter } from './requests/page';
-import { createRequestPublicRouter, REQUEST_TUS_PATHS } from './requests/public-router';
-import { createShareRouter } from './share/router';
+import { createRequestPageRouter } from './requests/page-routes';
+import { createRequestPublicRouter, REQUEST_TUS_PATHS } from './requests/public-routes';
+import { createShareRouter } from './share/routes';
 import { TUS_REQUEST_HEADERS, TUS_RESPONSE_HEADERS, tusProtocol, UPLOADS_PATH } from './tus/http';
 import { documentUploads } from './tus/openapi';
 import { REQUEST_TUS_EXTENSIONS } from './tus/protocol';
-import { createUploadsRouter } from './tus/router';
+import { createUploadsRouter } from './tus/routes';
 
 // One CORS middleware per configuration (parsed once per env), not one per request.
 const corsFor = new WeakMap<Config, MiddlewareHandler>();

@@ -1,8 +1,8 @@
 import type { Config } from './config';
-import type { Timings } from './http/timing';
-import type { Scope } from './keys/scopes';
+import type { RouteNeeds } from './http/route-needs';
+import type { Timings } from './lib/timing';
 import type { Grant, Usage } from './limiter/key-limiter-contract';
-import type { RouteNeeds } from './middleware/route-needs';
+import type { Scope } from './limiter/scopes';
 
 export type Bindings = Env & { ADMIN_TOKEN?: string };
 

@@ -1,18 +1,18 @@
 import { createApp } from './app';
 import { getConfig, orphanGraceMs } from './config';
-import { consumeEvents } from './events/consumer';
 import { eventSink } from './events/emit';
-import { pruneWebhookDeliveries } from './events/retention';
 import type { EventsMessage } from './events/types';
 import { log } from './log';
 import { sweep } from './maintenance/sweep';
+import { consumeEvents } from './webhooks/consumer';
+import { pruneWebhookDeliveries } from './webhooks/retention';
 
 export { AccountStorage } from './accounts/account-storage-object';
 export { IdempotencyStore } from './idempotency/idempotency-store-object';
 export { AuthGuard } from './limiter/auth-guard-object';
 export { KeyLimiter } from './limiter/key-limiter-object';
 export { LinkCounter } from './links/link-counter-object';
-export { FileRequestCounter, RequestThrottle } from './requests/counter-object';
+export { FileRequestCounter, RequestThrottle } from './requests/request-counter-object';
 export { TusUpload } from './tus/tus-upload-object';
 
 const app = createApp();

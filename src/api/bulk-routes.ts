@@ -6,10 +6,10 @@ import { deleteFiles } from '../files/service';
 import { uploadBulk } from '../files/upload-bulk';
 import { inSession } from '../files/upload-session';
 import { addFallbacks } from '../http/fallbacks';
+import { errors, ok } from '../http/openapi';
 import { origins, storage, uploadDeps } from '../http/request-deps';
+import { requires } from '../http/route-needs';
 import { jsonBodyLimit } from '../http/validation';
-import { requires } from '../middleware/route-needs';
-import { errors, ok } from './docs';
 import {
   BulkDeleteRequestSchema,
   BulkDeleteResultSchema,

@@ -6,15 +6,15 @@ import { deleteFile, downloadOwnedFile, getOwnedFile, listFiles } from '../files
 import { uploadSingleFile } from '../files/upload-form';
 import { inSession } from '../files/upload-session';
 import { addFallbacks, offersHead } from '../http/fallbacks';
+import { DOWNLOAD_REQUEST_HEADERS, downloadResponses, errors, ok } from '../http/openapi';
 import { origins, storage, uploadDeps } from '../http/request-deps';
+import { requires } from '../http/route-needs';
 import { validationHook } from '../http/validation';
-import { addKeyRoutes } from '../keys/keys-routes';
+import { addKeyRoutes } from '../keys/routes';
 import { addLinkRoutes } from '../links/routes';
-import { requires } from '../middleware/route-needs';
 import { addRequestRoutes } from '../requests/routes';
 import { addWebhookRoutes } from '../webhooks/routes';
 import { addBulkRoutes } from './bulk-routes';
-import { DOWNLOAD_REQUEST_HEADERS, downloadResponses, errors, ok } from './docs';
 import { addManageRoutes } from './manage-routes';
 import { addRawUploadRoute } from './raw-upload-route';
 import {

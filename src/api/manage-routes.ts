@@ -3,11 +3,11 @@ import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../env';
 import { fileRecord } from '../files/records';
 import { updateFile } from '../files/update';
+import { errors, ok } from '../http/openapi';
 import { origins, storage } from '../http/request-deps';
+import { requires } from '../http/route-needs';
 import { jsonBodyLimit } from '../http/validation';
 import { accountUsage } from '../limiter/key-limiter-client';
-import { requires } from '../middleware/route-needs';
-import { errors, ok } from './docs';
 import { FileIdParamSchema, FileRecordV2, FileUpdateSchema, successV2, UsageSchema } from './schemas';
 
 export function addManageRoutes(router: OpenAPIHono<AppEnv>) {

@@ -1,8 +1,8 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../env';
 import type { ApiVersion } from '../files/records';
+import { HEADER_COMPONENTS } from '../http/openapi';
 import { documentIdempotency } from '../idempotency/openapi';
-import { HEADER_COMPONENTS } from './docs';
 
 const DESCRIPTION = `File sharing API. Every request needs \`Authorization: Bearer <API_KEY>\`.
 Errors use \`{"error": string, "code": string}\`. Rate-limit headers (\`X-RateLimit-Limit\`,

@@ -6,9 +6,9 @@ import { uploadRecord } from '../files/records';
 import { type RecordOptions, recordOptions } from '../files/upload-fields';
 import { uploadRawFile } from '../files/upload-raw';
 import { inSession } from '../files/upload-session';
+import { errors, ok } from '../http/openapi';
 import { origins, uploadDeps } from '../http/request-deps';
-import { requires } from '../middleware/route-needs';
-import { errors, ok } from './docs';
+import { requires } from '../http/route-needs';
 import { RawUploadQuerySchema, successV2, UploadRecordV2 } from './schemas';
 
 /** Request headers a raw upload reads beyond the usual ones (CORS lets them through). */

@@ -13,7 +13,7 @@ import type {
   UploadRecordV2,
   UsageSchema,
 } from '../api/schemas.ts';
-import type { CreateKeySchema, KeyRecordSchema } from '../keys/key-schemas.ts';
+import type { CreateKeySchema, KeyRecordSchema } from '../keys/schemas.ts';
 import { Sha256, toBase64, toHex } from '../lib/sha256.ts';
 import type { LinkCreateSchema, LinkRecordSchema, LinkUpdateSchema } from '../links/schemas.ts';
 import type { RequestCreateSchema, RequestRecordSchema, RequestUpdateSchema } from '../requests/schemas.ts';

@@ -3,7 +3,7 @@
 import type { Hono } from 'hono';
 import type { AppEnv } from '../env';
 import { ApiError } from '../errors';
-import { ANY_KEY, declared } from '../middleware/route-needs';
+import { ANY_KEY, declared } from './route-needs';
 
 type AnyRouter = Hono<AppEnv>;
 

@@ -7,8 +7,8 @@ import type { Origins } from '../files/records';
 import type { RemovalDeps } from '../files/removal';
 import type { UploadDeps } from '../files/upload';
 import { UploadSession } from '../files/upload-session';
+import { timed } from '../lib/timing';
 import { QuotaTicket } from '../limiter/key-limiter-client';
-import { timed } from './timing';
 
 // A request URL's scheme and authority (everything before the path) → its origin. A deployment
 // sees a handful of them, so each is parsed once; bounded all the same.

@@ -6,7 +6,7 @@ import {
   IDEMPOTENCY_TTL_MS,
   type ReleaseRequest,
   type StoredResponse,
-} from './idempotency-contract';
+} from './idempotency-store-contract';
 
 type EntryRow = {
   fingerprint: string;

@@ -1,6 +1,6 @@
 // Idempotency-Key in the v2 document: added to every POST, PATCH and DELETE the document holds,
 // the way the middleware guards every one of them (routes added later get it without changes).
-import { errors } from '../api/docs';
+import { errors } from '../http/openapi';
 
 const METHODS = ['post', 'put', 'patch', 'delete'] as const;
 

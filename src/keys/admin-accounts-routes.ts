@@ -3,15 +3,15 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { AppEnv } from '../env';
 import { ApiError } from '../errors';
-import { jsonResponse } from '../api/docs';
+import { jsonResponse } from '../http/openapi';
 import { keyChanged } from '../limiter/key-limiter-client';
+import { SCOPES, storeScopes } from '../limiter/scopes';
 import { type AccountRow, findAccount, listAccounts, updateAccountLimits } from '../storage/accounts-repo';
 import { insertKey, listAccountKeys } from '../storage/keys-repo';
 import { isoNow } from '../time';
-import { KeySchema, keyRecord } from './admin-records';
 import { newKeyMaterial } from './key-material';
 import { KeyNameSchema } from './key-name';
-import { SCOPES, storeScopes } from './scopes';
+import { KeySchema, keyRecord } from './records';
 
 const LimitsSchema = z.object({
   storageQuotaBytes: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).nullish(),

@@ -2,7 +2,7 @@
 // answers. No runtime imports, so the Worker, the client, env.ts and Node tools share it
 // without loading the Durable Object class. The storage calls (hold, reserve, commit, …) are
 // the account's (src/accounts/): the key's object passes them on to its account's object.
-import type { Scope } from '../keys/scopes';
+import type { Scope } from './scopes';
 
 /** A key's storage limits, as the Worker resolved them (per-key overrides or the configured defaults). */
 export type QuotaLimits = {

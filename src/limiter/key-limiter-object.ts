@@ -1,7 +1,6 @@
 import { DurableObject } from 'cloudflare:workers';
 import type { AccountStorage } from '../accounts/account-storage-object';
 import { KEY_STATE_MAX_AGE_MS } from '../keys/key-material';
-import { hasScope, parseScopes } from '../keys/scopes';
 import { findKeyState, overridesOf, touchLastUsed } from '../storage/keys-repo';
 import type {
   AccountFile,
@@ -19,6 +18,7 @@ import type {
   Usage,
 } from './key-limiter-contract';
 import { effectiveLimits } from './limits';
+import { hasScope, parseScopes } from './scopes';
 
 type WindowState = { start: number; count: number };
 type StoredKeyState = KeyState & { checkedAt: number };

@@ -6,18 +6,18 @@ import { type Config, holdTtlMs } from '../config';
 import type { AppEnv, RateLimitState } from '../env';
 import { ApiError, forbidden } from '../errors';
 import { bearerToken, unauthorized } from '../http/bearer';
-import { measure } from '../http/timing';
+import { type RouteNeeds, routeNeeds } from '../http/route-needs';
 import { API_KEY_PATTERN } from '../keys/key-material';
-import { hasScope, parseScopes } from '../keys/scopes';
 import { sha256Hex } from '../lib/crypto';
+import { measure } from '../lib/timing';
 import { clientAddress, recordFailure, refuseIfBlocked } from '../limiter/auth-guard-client';
 import { authorizeKey, QuotaTicket, rateLimited, rateLimitHeaders } from '../limiter/key-limiter-client';
 import type { AuthorizedKey, KeyLimits } from '../limiter/key-limiter-contract';
 import { effectiveLimits } from '../limiter/limits';
+import { hasScope, parseScopes } from '../limiter/scopes';
 import { log } from '../log';
 import { findActiveKeyByHash, findActiveKeyIdByHash, overridesOf } from '../storage/keys-repo';
 import { isoNow } from '../time';
-import { type RouteNeeds, routeNeeds } from './route-needs';
 
 // The configured limits, built once per parsed configuration (config is cached per env).
 const defaultsFor = new WeakMap<Config, KeyLimits>();

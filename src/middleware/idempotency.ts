@@ -16,8 +16,8 @@ import {
   seal,
   storableResponse,
   unseal,
-} from '../idempotency/idempotency-client';
-import type { BeginResult } from '../idempotency/idempotency-contract';
+} from '../idempotency/idempotency-store-client';
+import type { BeginResult } from '../idempotency/idempotency-store-contract';
 import { log } from '../log';
 
 // PUT: the raw-body upload (PUT /api/v2/upload/{filename}; tested in test/v2/idempotency.test.ts).

@@ -3,7 +3,7 @@
 // with the admin token (/assets/keys.js, through /admin/keys). Either secret is kept in
 // sessionStorage, never in a URL.
 import { html } from 'hono/html';
-import { SCOPES } from '../keys/scopes';
+import { SCOPES } from '../limiter/scopes';
 import { layout, pageCsp } from './layout';
 
 /** The page only talks to this origin's admin API. */

@@ -7,9 +7,9 @@ import { basicPassword } from '../lib/basic-auth';
 import { sha256Hex } from '../lib/crypto';
 import { clientAddress } from '../limiter/auth-guard-client';
 import type { RequestWithOwner } from '../storage/requests-repo';
-import { counterOf, hitWindow } from './counter-client';
-import type { WindowResult } from './counter-contract';
 import { verifyPassword } from './password';
+import { counterOf, hitWindow } from './request-counter-client';
+import type { WindowResult } from './request-counter-contract';
 import { openRequestByToken, requestByToken, requestGone, requestStatus } from './service';
 
 /** The request behind the URL's token, if it takes files (404 unknown, 410 closed/expired/full). */

@@ -4,7 +4,7 @@ import { fileEventData } from '../events/types';
 import { log } from '../log';
 import type { FileRow } from '../storage/files-repo';
 import { type RequestWithOwner, recordCounts } from '../storage/requests-repo';
-import type { RequestCounts } from './counter-contract';
+import type { RequestCounts } from './request-counter-contract';
 
 export type ReceivedEvent = {
   db: D1Database;

@@ -2,7 +2,7 @@
 // configuration narrowed to the request's limits.
 import type { Config } from '../config';
 import type { RequestWithOwner } from '../storage/requests-repo';
-import type { RequestLimits } from './counter-contract';
+import type { RequestLimits } from './request-counter-contract';
 import { allowedTypesOf, effectiveTypes } from './service';
 
 /**

@@ -1,14 +1,14 @@
 // The owner's file request routes (v2, with a key): make, list, read, change, close, and the
 // files received. HTTP only: the rules are in service.ts.
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
-import { errorsWith, ok } from '../api/docs';
 import { FileRecordV2, PaginationSchema, successV2 } from '../api/schemas';
 import type { AppEnv } from '../env';
 import { fileRecord } from '../files/records';
+import { errorsWith, ok } from '../http/openapi';
 import { origins } from '../http/request-deps';
+import { requires } from '../http/route-needs';
 import { jsonBodyLimit } from '../http/validation';
-import type { Scope } from '../keys/scopes';
-import { requires } from '../middleware/route-needs';
+import type { Scope } from '../limiter/scopes';
 import { listRequestFiles } from '../storage/files-repo';
 import { isoNow } from '../time';
 import { accountIdOf } from './owner';

@@ -22,11 +22,11 @@ import {
   uploadStatus,
 } from '../tus/service';
 import { uploadObject } from '../tus/tus-upload-client';
-import { type CounterStub, counterOf, onCounter, overRequestBytes, releaseSlot } from './counter-client';
 import { onRequestReceived } from './hooks';
 import { requestConfig, requestLimits } from './limits';
 import { ownerQuotaContext } from './owner';
 import { requestTusUrl } from './records';
+import { type CounterStub, counterOf, onCounter, overRequestBytes, releaseSlot } from './request-counter-client';
 import { requestGone, requestStatus } from './service';
 
 // A slot outlives its upload's expiry a little: the upload ends (and gives it back) first.

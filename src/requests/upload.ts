@@ -12,9 +12,9 @@ import { declaredLength, uploadRawFile } from '../files/upload-raw';
 import { inSession, UploadSession } from '../files/upload-session';
 import type { FileRow } from '../storage/files-repo';
 import type { RequestWithOwner } from '../storage/requests-repo';
-import { type CounterNamespace, counterOf, RequestTicket } from './counter-client';
-import type { RequestCounts } from './counter-contract';
 import { requestLimits } from './limits';
+import { type CounterNamespace, counterOf, RequestTicket } from './request-counter-client';
+import type { RequestCounts } from './request-counter-contract';
 
 /** At most this many parts per body; files beyond the request's slots are refused anyway. */
 const MAX_PARTS = 120;

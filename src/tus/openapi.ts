@@ -2,9 +2,9 @@
 // they are described here with their headers; record shapes and error responses come from the
 // shared schemas and src/api/docs.ts.
 import { type OpenAPIHono, z } from '@hono/zod-openapi';
-import { errors, ok, RATE_LIMIT_HEADERS } from '../api/docs';
 import { FileIdParamSchema, FileRecordV2, successV2 } from '../api/schemas';
 import type { AppEnv } from '../env';
+import { errors, ok, RATE_LIMIT_HEADERS } from '../http/openapi';
 import { CHECKSUM_ALGORITHMS, TUS_EXTENSIONS, TUS_VERSION } from './protocol';
 
 type Registry = OpenAPIHono<AppEnv>['openAPIRegistry'];

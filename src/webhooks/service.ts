@@ -1,6 +1,5 @@
 // The webhook service: an account's endpoints and their deliveries. Rules here, SQL in storage/.
 import { ApiError } from '../errors';
-import { newWebhookSecret } from '../events/signature';
 import type { EventsMessage } from '../events/types';
 import { randomBase64Url } from '../lib/crypto';
 import {
@@ -16,6 +15,7 @@ import {
   type WebhookRow,
 } from '../storage/webhooks-repo';
 import { isoNow } from '../time';
+import { newWebhookSecret } from './signature';
 
 /** An account's webhooks are few: each event costs a delivery per webhook. */
 export const MAX_WEBHOOKS_PER_ACCOUNT = 20;

@@ -4,7 +4,7 @@
 // copied), use it, change its limits, revoke it, and see it refused with 401.
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SCOPES } from '../../src/keys/scopes.ts';
+import { SCOPES } from '../../src/limiter/scopes.ts';
 import {
   api,
   createKey,

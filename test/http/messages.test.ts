@@ -1,7 +1,7 @@
 // Clear answers to mistakes: each message says what was wrong and, for limits, what the limit is.
 // And the request log never carries a share token.
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createAdminRouter } from '../../src/keys/admin-router';
+import { createAdminRouter } from '../../src/keys/admin-routes';
 import { call, createKey, type ErrorEnvelope, form, json, upload } from '../helpers';
 import { type OpenApiDocument, operationsOf, type Schema } from '../openapi-helpers';
 

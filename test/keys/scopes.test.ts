@@ -4,9 +4,9 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app';
+import { needsOf } from '../../src/http/route-needs';
 import { newKeyMaterial } from '../../src/keys/key-material';
-import { SCOPES, type Scope } from '../../src/keys/scopes';
-import { needsOf } from '../../src/middleware/route-needs';
+import { SCOPES, type Scope } from '../../src/limiter/scopes';
 import { insertKey } from '../../src/storage/keys-repo';
 import { call, createKey, type ErrorEnvelope, uploadOk } from '../helpers';
 

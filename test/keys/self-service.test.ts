@@ -3,7 +3,7 @@
 // manage keys stays.
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { SCOPES } from '../../src/keys/scopes';
+import { SCOPES } from '../../src/limiter/scopes';
 import { call, createKey, type ErrorEnvelope, uploadOk } from '../helpers';
 
 type Auth = Record<string, string>;

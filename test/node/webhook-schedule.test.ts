@@ -6,7 +6,7 @@ import {
   RETRY_DELAYS_SECONDS,
   RETRY_WINDOW_SECONDS,
   retryDelaySeconds,
-} from '../../src/events/schedule.ts';
+} from '../../src/webhooks/schedule.ts';
 import toml from '../../wrangler.toml?raw';
 
 /** The [[queues.consumers]] tables of wrangler.toml, as name → value maps (flat keys only). */

@@ -4,8 +4,8 @@
 // header never reaches the store.
 import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { entryNameOf, fingerprintOf } from '../../src/idempotency/idempotency-client';
-import { IDEMPOTENCY_TTL_MS } from '../../src/idempotency/idempotency-contract';
+import { entryNameOf, fingerprintOf } from '../../src/idempotency/idempotency-store-client';
+import { IDEMPOTENCY_TTL_MS } from '../../src/idempotency/idempotency-store-contract';
 import worker from '../../src/index';
 import { call, countingNamespace, filePartHeaders, ORIGIN, rawMultipart, someAddress } from '../helpers';
 import {

@@ -10,10 +10,10 @@ import {
 } from 'cloudflare:test';
 import { Webhook } from 'standardwebhooks';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { DELIVERY_TIMEOUT_MS } from '../../src/events/deliver';
-import { RETRY_DELAYS_SECONDS } from '../../src/events/schedule';
 import type { EventsMessage } from '../../src/events/types';
 import worker from '../../src/index';
+import { DELIVERY_TIMEOUT_MS } from '../../src/webhooks/deliver';
+import { RETRY_DELAYS_SECONDS } from '../../src/webhooks/schedule';
 import { call, createKey, form, ORIGIN, type TestEnv, uploadOk } from '../helpers';
 import {
   createWebhook,

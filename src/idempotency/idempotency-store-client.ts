@@ -3,7 +3,7 @@
 import { validationError } from '../errors';
 import { MAX_JSON_BODY } from '../http/validation';
 import { toHex } from '../lib/sha256';
-import { MAX_STORED_BODY_BYTES, type StoredResponse } from './idempotency-contract';
+import { MAX_STORED_BODY_BYTES, type StoredResponse } from './idempotency-store-contract';
 
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
 /** Set on an answer that is a replay of a stored one. */

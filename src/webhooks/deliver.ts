@@ -1,6 +1,6 @@
 // One POST to a receiver, with the safety rules: the address rule again, no redirects, a short
 // timeout, a bounded read, and no answer reading the same however it came about.
-import { checkWebhookUrl } from '../webhooks/url';
+import { checkWebhookUrl } from './url';
 
 /** A receiver has this long to answer (headers and the first KiB of its body). */
 export const DELIVERY_TIMEOUT_MS = 10_000;

@@ -7,8 +7,8 @@ import { formatBytes } from '../lib/format';
 import { QuotaTicket } from '../limiter/key-limiter-client';
 import type { AccountFile } from '../limiter/key-limiter-contract';
 import { log } from '../log';
-import type { RequestCounts, RequestLimits, SlotGrant, SlotResult, WindowResult } from './counter-contract';
-import type { FileRequestCounter, RequestThrottle } from './counter-object';
+import type { RequestCounts, RequestLimits, SlotGrant, SlotResult, WindowResult } from './request-counter-contract';
+import type { FileRequestCounter, RequestThrottle } from './request-counter-object';
 
 export type CounterNamespace = DurableObjectNamespace<FileRequestCounter>;
 export type ThrottleNamespace = DurableObjectNamespace<RequestThrottle>;

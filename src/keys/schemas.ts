@@ -1,8 +1,8 @@
 // The keys API's schemas: validation, the OpenAPI document and the typed client's types (which
 // is why this file imports nothing but zod, the key name's rule and the scope list).
 import { z } from '@hono/zod-openapi';
+import { SCOPES } from '../limiter/scopes.ts';
 import { KeyNameSchema } from './key-name.ts';
-import { SCOPES } from './scopes.ts';
 
 const ScopeSchema = z.enum(SCOPES, { message: `must be one of ${SCOPES.join(', ')}` }).openapi('Scope');
 

@@ -1,7 +1,7 @@
 // The operator's view of keys (/admin): every field but the hash, the secret only at creation.
 import { z } from '@hono/zod-openapi';
+import { parseScopes, scopesOf } from '../limiter/scopes';
 import type { KeyRow } from '../storage/keys-repo';
-import { parseScopes, scopesOf } from './scopes';
 
 export const KeySchema = z
   .object({

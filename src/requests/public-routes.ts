@@ -7,7 +7,7 @@ import type { AppEnv } from '../env';
 import { ApiError } from '../errors';
 import { addFallbacks, methodNotAllowed, offersHead } from '../http/fallbacks';
 import { origins, storage } from '../http/request-deps';
-import { publicRoute } from '../middleware/route-needs';
+import { publicRoute } from '../http/route-needs';
 import { effectiveMethod } from '../tus/http';
 import { anyRequest, checkPassword, countUpload, openRequest } from './access';
 import { onRequestReceived, receiptOf } from './hooks';

@@ -1,6 +1,9 @@
 // The events queue's consumer: fans new events out to the account's webhooks, and sends each
 // delivery (signed), retrying failures with growing delays; the dead-letter queue's consumer
 // marks deliveries whose retries ran out as failed.
+
+import { sendInBatches } from '../events/emit';
+import type { EventsMessage, QueuedEvent } from '../events/types';
 import { randomBase64Url } from '../lib/crypto';
 import { log } from '../log';
 import {
@@ -15,10 +18,8 @@ import {
 } from '../storage/webhooks-repo';
 import { isoNow } from '../time';
 import { postWebhook } from './deliver';
-import { sendInBatches } from './emit';
 import { MAX_RETRIES, retryDelaySeconds } from './schedule';
 import { signatureHeaders } from './signature';
-import type { EventsMessage, QueuedEvent } from './types';
 
 /** The dead-letter queue's name ends so (wrangler.toml: edgeshare-events-dlq). */
 export const DEAD_LETTER_SUFFIX = '-dlq';

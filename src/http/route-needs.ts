@@ -6,7 +6,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { matchedRoutes } from 'hono/route';
 import type { Config } from '../config';
 import type { AppEnv } from '../env';
-import type { Scope } from '../keys/scopes';
+import type { Scope } from '../limiter/scopes';
 
 export type RouteNeeds = {
   /** The scope a key must hold; null: any valid key (the 404 and 405 answers). */

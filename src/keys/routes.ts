@@ -1,12 +1,12 @@
 // v2: the account's own API keys (keys:write). HTTP only: the rules are in keys-service.ts.
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
-import { errors, ok } from '../api/docs';
 import { successV2 } from '../api/schemas';
 import type { AppEnv } from '../env';
+import { errors, ok } from '../http/openapi';
+import { requires } from '../http/route-needs';
 import { jsonBodyLimit } from '../http/validation';
-import { requires } from '../middleware/route-needs';
-import { CreateKeySchema, KeyRecordSchema, NewKeyRecordSchema, RenameKeySchema } from './key-schemas';
-import { createKey, type KeysDeps, keyRecord, listKeysOf, renameKey, revokeKey } from './keys-service';
+import { CreateKeySchema, KeyRecordSchema, NewKeyRecordSchema, RenameKeySchema } from './schemas';
+import { createKey, type KeysDeps, keyRecord, listKeysOf, renameKey, revokeKey } from './service';
 
 const KeyIdParamSchema = z.object({ keyId: z.string().openapi({ param: { name: 'keyId', in: 'path' } }) });
 

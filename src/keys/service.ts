@@ -5,10 +5,10 @@
 import type { ApiKeyContext } from '../env';
 import { ApiError, validationError } from '../errors';
 import { keyChanged, type LimiterNamespace } from '../limiter/key-limiter-client';
+import { parseScopes, type Scope, scopesOf, storeScopes } from '../limiter/scopes';
 import { insertKey, type KeyRow, listAccountKeys, renameAccountKey, revokeAccountKey } from '../storage/keys-repo';
 import { isoNow } from '../time';
 import { newKeyMaterial } from './key-material';
-import { parseScopes, type Scope, scopesOf, storeScopes } from './scopes';
 
 export type KeysDeps = { db: D1Database; limiter: LimiterNamespace };
 export type Caller = Pick<ApiKeyContext, 'id' | 'accountId' | 'scopes' | 'expiresAt'>;

@@ -6,7 +6,7 @@ import type { AppEnv } from '../env';
 import { ApiError } from '../errors';
 import { bearerToken, unauthorized } from '../http/bearer';
 import { addFallbacks } from '../http/fallbacks';
-import { jsonResponse } from '../api/docs';
+import { jsonResponse } from '../http/openapi';
 import { validationHook } from '../http/validation';
 import { sha256Hex } from '../lib/crypto';
 import { clientAddress, recordFailure, refuseIfBlocked } from '../limiter/auth-guard-client';
@@ -14,9 +14,9 @@ import { keyChanged, type LimiterNamespace } from '../limiter/key-limiter-client
 import { insertKey, type KeyRow, listKeys, overridesOf, revokeKey, updateKeyOverrides } from '../storage/keys-repo';
 import { isoNow } from '../time';
 import { addAccountRoutes, pushAccountLimits } from './admin-accounts-routes';
-import { KeySchema, keyRecord } from './admin-records';
 import { newKeyMaterial } from './key-material';
 import { KeyNameSchema } from './key-name';
+import { KeySchema, keyRecord } from './records';
 
 const OverridesSchema = z.object({
   rateLimitRequests: z.number().int().min(1).max(1_000_000).nullish(),

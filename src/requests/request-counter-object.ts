@@ -1,5 +1,12 @@
 import { DurableObject } from 'cloudflare:workers';
-import type { CommitResult, RequestCounts, SlotGrant, SlotRequest, SlotResult, WindowResult } from './counter-contract';
+import type {
+  CommitResult,
+  RequestCounts,
+  SlotGrant,
+  SlotRequest,
+  SlotResult,
+  WindowResult,
+} from './request-counter-contract';
 
 type Hold = { files: number; bytes: number; until: number };
 /** `ended`: the latest uploads ended before their last byte (so a late request to one is told why). */

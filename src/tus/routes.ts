@@ -6,8 +6,8 @@ import { ApiError } from '../errors';
 import { fileRecord } from '../files/records';
 import { addFallbacks, allowedMethods, methodNotAllowed, offersHead } from '../http/fallbacks';
 import { origins, storage } from '../http/request-deps';
+import { requires } from '../http/route-needs';
 import { countRequest, keyStillActive, rateLimited } from '../limiter/key-limiter-client';
-import { requires } from '../middleware/route-needs';
 import { createFinalUpload } from './concat';
 import { effectiveMethod, isUncountedTransfer, UPLOADS_PATH } from './http';
 import {
