@@ -1,11 +1,12 @@
 import { Hono, type MiddlewareHandler } from 'hono';
 import { cors } from 'hono/cors';
-import { createFilesRouter } from './api/files-router';
 import { openApiDocument } from './api/openapi';
-import { RAW_UPLOAD_HEADERS } from './api/raw-upload-route';
+import { createV1Router } from './api/v1';
+import { createV2Router } from './api/v2';
 import type { Config } from './config';
 import type { AppEnv } from './env';
 import { ApiError } from './errors';
+import { RAW_UPLOAD_HEADERS } from './files/raw-upload-routes';
 import { renderError } from './http/errors';
 import { notFound } from './http/fallbacks';
 import { createAdminRouter } from './keys/admin-routes';
@@ -113,8 +114,8 @@ export function createApp() {
 
   app.use('/api/*', corsPreflight);
 
-  const v1 = createFilesRouter('v1');
-  const v2 = createFilesRouter('v2');
+  const v1 = createV1Router();
+  const v2 = createV2Router();
   documentUploads(v2.openAPIRegistry);
   documentRequestUploads(v2.openAPIRegistry);
   // The API descriptions are public: registered before auth, and without _perf.

@@ -6,13 +6,12 @@ import { DetailedError, Upload, type UploadOptions } from 'tus-js-client';
 import type {
   BulkDeleteResultSchema,
   BulkUploadResultSchema,
-  ErrorBody,
   FileRecordV2,
   FileUpdateSchema,
-  PaginationSchema,
   UploadRecordV2,
   UsageSchema,
-} from '../api/schemas.ts';
+} from '../files/schemas.ts';
+import type { ErrorBody, PaginationSchema } from '../http/schemas.ts';
 import type { CreateKeySchema, KeyRecordSchema } from '../keys/schemas.ts';
 import { Sha256, toBase64, toHex } from '../lib/sha256.ts';
 import type { LinkCreateSchema, LinkRecordSchema, LinkUpdateSchema } from '../links/schemas.ts';

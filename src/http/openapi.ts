@@ -1,8 +1,8 @@
 // What the OpenAPI documents say beyond the validation schemas: response headers, binary bodies
 // and error responses, written once and referenced by every operation.
 import { z } from '@hono/zod-openapi';
-import { type ErrorBody, ErrorSchema } from '../api/schemas';
 import { ApiError, ERROR_STATUS, type ErrorCode, validationError } from '../errors';
+import { type ErrorBody, ErrorSchema } from './schemas';
 
 type HeaderSchema = { type: 'integer'; minimum: number } | { type: 'string' };
 type HeaderObject = { description: string; required?: boolean; schema: HeaderSchema };

@@ -1,5 +1,7 @@
+import { OpenAPIHono } from '@hono/zod-openapi';
 import { bodyLimit } from 'hono/body-limit';
 import type { z } from 'zod';
+import type { AppEnv } from '../env';
 import { validationError, validationErrors } from '../errors';
 import { issueDetails } from '../lib/validation-messages';
 
@@ -28,3 +30,6 @@ export const jsonBodyLimit = () =>
       throw validationError('body', `must be at most ${MAX_JSON_BODY} bytes`);
     },
   });
+
+/** A version's router (v1, v2): a request that fails its route's schema answers with the error envelope. */
+export const versionRouter = () => new OpenAPIHono<AppEnv>({ defaultHook: validationHook });

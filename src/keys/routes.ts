@@ -1,9 +1,9 @@
 // v2: the account's own API keys (keys:write). HTTP only: the rules are in keys-service.ts.
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
-import { successV2 } from '../api/schemas';
 import type { AppEnv } from '../env';
 import { errors, ok } from '../http/openapi';
 import { requires } from '../http/route-needs';
+import { successV2 } from '../http/schemas';
 import { jsonBodyLimit } from '../http/validation';
 import { CreateKeySchema, KeyRecordSchema, NewKeyRecordSchema, RenameKeySchema } from './schemas';
 import { createKey, type KeysDeps, keyRecord, listKeysOf, renameKey, revokeKey } from './service';

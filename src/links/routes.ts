@@ -2,11 +2,12 @@
 // the answer. The rules are in service.ts.
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
-import { FileIdParamSchema, successV2 } from '../api/schemas';
 import type { AppEnv } from '../env';
+import { FileIdParamSchema } from '../files/schemas';
 import { errors, ok } from '../http/openapi';
 import { accountId, origins, storage } from '../http/request-deps';
 import { requires } from '../http/route-needs';
+import { successV2 } from '../http/schemas';
 import { jsonBodyLimit } from '../http/validation';
 import { LinkCreateSchema, LinkIdParamSchema, LinkRecordSchema, LinkUpdateSchema } from './schemas';
 import { createLink, getLink, type LinkDeps, listLinks, revokeLink, updateLink } from './service';

@@ -1,10 +1,10 @@
 // The public paths of file requests in /api/v2/openapi.json. They are handled by hand (public-
 // router.ts), so they are described here; they need no key (`security: []`).
 import { type OpenAPIHono, z } from '@hono/zod-openapi';
-import { RAW_BODY_REQUEST } from '../api/raw-upload-route';
-import { perfField } from '../api/schemas';
 import type { AppEnv } from '../env';
+import { RAW_BODY_REQUEST } from '../files/raw-upload-routes';
 import { errorsWith } from '../http/openapi';
+import { perfField } from '../http/schemas';
 import { ReceiptSchema, UploadReceiptSchema } from './schemas';
 
 type Registry = OpenAPIHono<AppEnv>['openAPIRegistry'];

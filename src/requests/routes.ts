@@ -1,12 +1,13 @@
 // The owner's file request routes (v2, with a key): make, list, read, change, close, and the
 // files received. HTTP only: the rules are in service.ts.
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
-import { FileRecordV2, PaginationSchema, successV2 } from '../api/schemas';
 import type { AppEnv } from '../env';
 import { fileRecord } from '../files/records';
+import { FileRecordV2 } from '../files/schemas';
 import { errorsWith, ok } from '../http/openapi';
 import { origins } from '../http/request-deps';
 import { requires } from '../http/route-needs';
+import { PaginationSchema, successV2 } from '../http/schemas';
 import { jsonBodyLimit } from '../http/validation';
 import type { Scope } from '../limiter/scopes';
 import { listRequestFiles } from '../storage/files-repo';

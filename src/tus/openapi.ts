@@ -2,9 +2,10 @@
 // they are described here with their headers; record shapes and error responses come from the
 // shared schemas and src/api/docs.ts.
 import { type OpenAPIHono, z } from '@hono/zod-openapi';
-import { FileIdParamSchema, FileRecordV2, successV2 } from '../api/schemas';
 import type { AppEnv } from '../env';
+import { FileIdParamSchema, FileRecordV2 } from '../files/schemas';
 import { errors, ok, RATE_LIMIT_HEADERS } from '../http/openapi';
+import { successV2 } from '../http/schemas';
 import { CHECKSUM_ALGORITHMS, TUS_EXTENSIONS, TUS_VERSION } from './protocol';
 
 type Registry = OpenAPIHono<AppEnv>['openAPIRegistry'];

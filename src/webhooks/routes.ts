@@ -1,13 +1,13 @@
 // v2 only: /webhooks (an account's endpoints) and their recent deliveries. HTTP only; rules in service.ts.
 import { createRoute, type OpenAPIHono, type RouteConfig, z } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
-import { successV2 } from '../api/schemas';
 import type { AppEnv } from '../env';
 import type { ErrorCode } from '../errors';
 import type { EventsMessage } from '../events/types';
 import { errorResponse, errors, ok } from '../http/openapi';
 import { accountId } from '../http/request-deps';
 import { requires } from '../http/route-needs';
+import { successV2 } from '../http/schemas';
 import { jsonBodyLimit } from '../http/validation';
 import {
   CreatedWebhookSchema,

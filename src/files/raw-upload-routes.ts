@@ -2,14 +2,15 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { AppEnv } from '../env';
 import { validationError } from '../errors';
-import { uploadRecord } from '../files/records';
-import { type RecordOptions, recordOptions } from '../files/upload-fields';
-import { uploadRawFile } from '../files/upload-raw';
-import { inSession } from '../files/upload-session';
 import { errors, ok } from '../http/openapi';
 import { origins, uploadDeps } from '../http/request-deps';
 import { requires } from '../http/route-needs';
-import { RawUploadQuerySchema, successV2, UploadRecordV2 } from './schemas';
+import { successV2 } from '../http/schemas';
+import { uploadRecord } from './records';
+import { RawUploadQuerySchema, UploadRecordV2 } from './schemas';
+import { type RecordOptions, recordOptions } from './upload-fields';
+import { uploadRawFile } from './upload-raw';
+import { inSession } from './upload-session';
 
 /** Request headers a raw upload reads beyond the usual ones (CORS lets them through). */
 export const RAW_UPLOAD_HEADERS = ['Repr-Digest', 'Content-Digest'];

@@ -1,21 +1,21 @@
 // v2 only: POST /upload/bulk and DELETE /files/bulk.
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../env';
-import { uploadRecord } from '../files/records';
-import { deleteFiles } from '../files/service';
-import { uploadBulk } from '../files/upload-bulk';
-import { inSession } from '../files/upload-session';
 import { addFallbacks } from '../http/fallbacks';
 import { errors, ok } from '../http/openapi';
 import { origins, storage, uploadDeps } from '../http/request-deps';
 import { requires } from '../http/route-needs';
 import { jsonBodyLimit } from '../http/validation';
+import { uploadRecord } from './records';
 import {
   BulkDeleteRequestSchema,
   BulkDeleteResultSchema,
   BulkUploadFormSchema,
   BulkUploadResultSchema,
 } from './schemas';
+import { deleteFiles } from './service';
+import { uploadBulk } from './upload-bulk';
+import { inSession } from './upload-session';
 
 export function addBulkRoutes(router: OpenAPIHono<AppEnv>) {
   const bulkUpload = createRoute({

@@ -1,49 +1,9 @@
-// zod schemas shared by validation and the OpenAPI documents of both versions.
+// The files' zod schemas (v1 and v2): records, list queries, upload forms, bulk bodies, changes
+// and usage, shared by validation and the OpenAPI documents.
 import { z } from '@hono/zod-openapi';
-import type { ErrorCode } from '../errors.ts';
-import { EXPIRY_RANGE, MAX_EXPIRY_SECONDS, MIN_EXPIRY_SECONDS, TOO_LONG, TOO_SHORT } from '../expiry.ts';
-import { UPLOAD_FIELDS } from '../files/upload-fields-schema.ts';
-
-export const ErrorSchema = z
-  .object({
-    error: z.string().openapi({ example: 'File not found' }),
-    code: z.string().openapi({ example: 'FILE_NOT_FOUND' }),
-    requestId: z.string().optional(),
-    details: z
-      .array(z.union([z.object({ field: z.string(), message: z.string() }), z.object({ scope: z.string() })]))
-      .optional()
-      .openapi({ description: 'VALIDATION_ERROR: the fields at fault; FORBIDDEN: the scope the key lacks' }),
-    _perf: z.number().int().optional().openapi({ description: 'v2 only' }),
-  })
-  .openapi('Error');
-
-/**
- * The error envelope every failure answers with: the renderer (http/errors.ts) builds it, the
- * documents describe it (ErrorSchema), the typed client reads it. `_perf` is v2's, added after.
- */
-export type ErrorBody = Omit<z.infer<typeof ErrorSchema>, 'code' | '_perf'> & { code: ErrorCode };
-
-const positiveInt = (name: string, fallback: number, max?: number) => {
-  const bounded = z.number().int().min(1, `${name} must be at least 1`);
-  return z
-    .string()
-    .regex(/^[+-]?\d+$/, `${name} must be a whole number`)
-    .transform(Number)
-    .pipe(max === undefined ? bounded : bounded.max(max, `${name} must be at most ${max}`))
-    .optional()
-    .default(fallback)
-    .openapi({ type: 'integer', minimum: 1, maximum: max, default: fallback, param: { name, in: 'query' } });
-};
-
-/** `limit` of the account's smaller lists (file requests, webhook deliveries): 1 … 100, default 20. */
-export const limitQueryParam = z
-  .string()
-  .regex(/^\d+$/, 'limit must be a whole number')
-  .transform(Number)
-  .pipe(z.number().int().min(1, 'limit must be at least 1').max(100, 'limit must be at most 100'))
-  .optional()
-  .default(20)
-  .openapi({ type: 'integer', minimum: 1, maximum: 100, default: 20, param: { name: 'limit', in: 'query' } });
+import { EXPIRY_RANGE, MAX_EXPIRY_SECONDS, MIN_EXPIRY_SECONDS } from '../expiry.ts';
+import { EXPIRY_DATE_TIME, EXPIRY_SECONDS, ONE_EXPIRY_FORM, perfField, positiveInt, time } from '../http/schemas.ts';
+import { UPLOAD_FIELDS } from './upload-fields-schema.ts';
 
 export const ListQuerySchema = z.object({
   page: positiveInt('page', 1),
@@ -83,8 +43,6 @@ export const FileIdParamSchema = z.object({
   id: z.string().openapi({ param: { name: 'id', in: 'path' }, example: 'Qm9vayBvZiBpZHMhIQ' }),
 });
 
-const time = z.string().openapi({ format: 'date-time', example: '2026-11-22T08:15:30.123Z' });
-
 const uploadFields = {
   id: z.string(),
   filename: z.string().openapi({ description: 'Stored name: [A-Za-z0-9._-], unique, keeps the extension' }),
@@ -105,9 +63,11 @@ const sha256Field = z
   });
 
 const uploadExpiry = time.optional().openapi({ description: 'When the file expires; absent when it does not' });
+
 export const UploadRecordV1 = z
   .object({ ...uploadFields, uploadedAt: time, expiresAt: uploadExpiry })
   .openapi('UploadRecordV1');
+
 export const UploadRecordV2 = z
   .object({ ...uploadFields, isPublic: z.boolean(), sha256: sha256Field, uploadedAt: time, expiresAt: uploadExpiry })
   .openapi('UploadRecordV2');
@@ -122,6 +82,7 @@ const recordFields = {
 };
 
 export const FileRecordV1 = z.object(recordFields).openapi('FileRecordV1');
+
 export const FileRecordV2 = z
   .object({
     ...recordFields,
@@ -133,16 +94,6 @@ export const FileRecordV2 = z
       .openapi({ description: 'The file request it came through (POST /requests); null for uploads with a key' }),
   })
   .openapi('FileRecordV2');
-
-export const PaginationSchema = z
-  .object({
-    page: z.number().int(),
-    limit: z.number().int(),
-    total: z.number().int(),
-    totalPages: z.number().int(),
-    hasMore: z.boolean(),
-  })
-  .openapi('Pagination');
 
 export const UploadFormSchema = z
   .object({
@@ -158,17 +109,6 @@ export const UploadFormSchema = z
     }),
   })
   .openapi('UploadForm');
-
-export const success = <T extends z.ZodType>(data: T) => z.object({ success: z.literal(true), data });
-/** v2's `_perf`: added to every v2 JSON body by the perf middleware, after the handler. */
-export const perfField = z
-  .number()
-  .int()
-  .optional()
-  .openapi({ description: 'v2: whole milliseconds spent handling the request in the Worker (always sent)' });
-
-export const successV2 = <T extends z.ZodType>(data: T) =>
-  z.object({ success: z.literal(true), data, _perf: perfField });
 
 export const BulkUploadFormSchema = z
   .object({
@@ -238,27 +178,6 @@ export const BulkDeleteResultSchema = z
     _perf: perfField,
   })
   .openapi('BulkDeleteResult');
-
-/** An expiry in seconds from now, as JSON bodies give it (file changes, share links). */
-export const EXPIRY_SECONDS = z
-  .number()
-  .int('must be a whole number of seconds')
-  .min(MIN_EXPIRY_SECONDS, TOO_SHORT)
-  .max(MAX_EXPIRY_SECONDS, TOO_LONG);
-
-/** An expiry as a date-time, as JSON bodies give it; how far ahead is the service's to check. */
-export const EXPIRY_DATE_TIME = z.iso.datetime({
-  offset: true,
-  message: 'must be an ISO 8601 date-time with a time zone',
-});
-
-/** The one rule for a body with both expiry forms. */
-export const ONE_EXPIRY_FORM = {
-  check: (body: { expiresAt?: unknown; expiresIn?: unknown }) =>
-    body.expiresAt === undefined || body.expiresIn === undefined,
-  message: 'give expiresAt or expiresIn, not both',
-  path: ['expiresIn'],
-};
 
 export const FileUpdateSchema = z
   .strictObject({

@@ -1,14 +1,15 @@
 // v2 only: PATCH /files/{id} (change a file) and GET /usage (the key's account and limits).
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../env';
-import { fileRecord } from '../files/records';
-import { updateFile } from '../files/update';
 import { errors, ok } from '../http/openapi';
 import { origins, storage } from '../http/request-deps';
 import { requires } from '../http/route-needs';
+import { successV2 } from '../http/schemas';
 import { jsonBodyLimit } from '../http/validation';
 import { accountUsage } from '../limiter/key-limiter-client';
-import { FileIdParamSchema, FileRecordV2, FileUpdateSchema, successV2, UsageSchema } from './schemas';
+import { fileRecord } from './records';
+import { FileIdParamSchema, FileRecordV2, FileUpdateSchema, UsageSchema } from './schemas';
+import { updateFile } from './update';
 
 export function addManageRoutes(router: OpenAPIHono<AppEnv>) {
   const update = createRoute({

@@ -1,49 +1,30 @@
-// One router per API version, built from the same routes, schemas and services.
-import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
+// The file routes of one API version (v1 and v2 share them): upload, list, read, download, delete.
+import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { AppEnv } from '../env';
-import { type ApiVersion, fileRecord, uploadRecord } from '../files/records';
-import { deleteFile, downloadOwnedFile, getOwnedFile, listFiles } from '../files/service';
-import { uploadSingleFile } from '../files/upload-form';
-import { inSession } from '../files/upload-session';
-import { addFallbacks, offersHead } from '../http/fallbacks';
+import { offersHead } from '../http/fallbacks';
 import { DOWNLOAD_REQUEST_HEADERS, downloadResponses, errors, ok } from '../http/openapi';
 import { origins, storage, uploadDeps } from '../http/request-deps';
 import { requires } from '../http/route-needs';
-import { validationHook } from '../http/validation';
-import { addKeyRoutes } from '../keys/routes';
-import { addLinkRoutes } from '../links/routes';
-import { addRequestRoutes } from '../requests/routes';
-import { addWebhookRoutes } from '../webhooks/routes';
-import { addBulkRoutes } from './bulk-routes';
-import { addManageRoutes } from './manage-routes';
-import { addRawUploadRoute } from './raw-upload-route';
+import { PaginationSchema, success as successV1, successV2 } from '../http/schemas';
+import { type ApiVersion, fileRecord, uploadRecord } from './records';
 import {
   FileIdParamSchema,
   FileRecordV1,
   FileRecordV2,
   ListQuerySchema,
   ListQuerySchemaV2,
-  PaginationSchema,
-  success as successV1,
-  successV2,
   UploadFormSchema,
   UploadRecordV1,
   UploadRecordV2,
 } from './schemas';
+import { deleteFile, downloadOwnedFile, getOwnedFile, listFiles } from './service';
+import { uploadSingleFile } from './upload-form';
+import { inSession } from './upload-session';
 
-export function createFilesRouter(version: ApiVersion) {
-  const router = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+export function addFileRoutes(router: OpenAPIHono<AppEnv>, version: ApiVersion) {
   const UploadRecord = version === 'v1' ? UploadRecordV1 : UploadRecordV2;
   const FileRecord = version === 'v1' ? FileRecordV1 : FileRecordV2;
   const success = version === 'v1' ? successV1 : successV2;
-  // Before /files/{id}: DELETE /files/bulk must never be read as a file id.
-  if (version === 'v2') addBulkRoutes(router);
-  if (version === 'v2') addManageRoutes(router);
-  if (version === 'v2') addRawUploadRoute(router);
-  if (version === 'v2') addRequestRoutes(router);
-  if (version === 'v2') addLinkRoutes(router);
-  if (version === 'v2') addKeyRoutes(router);
-  if (version === 'v2') addWebhookRoutes(router);
 
   const upload = createRoute({
     method: 'post',
@@ -144,8 +125,4 @@ export function createFilesRouter(version: ApiVersion) {
     const row = await deleteFile(storage(c), c.req.valid('param').id, c.get('apiKey').accountId);
     return c.json({ success: true as const, data: { message: `File ${row.id} deleted` } }, 200);
   });
-
-  // Other methods on these paths: 405 with Allow; any other path: 404.
-  addFallbacks(router, { catchAll: true });
-  return router;
 }

@@ -1,0 +1,30 @@
+// The API's table of contents: v2 assembled in one place, feature by feature. Each
+// feature registers its own routes (with their OpenAPI operations) on the version's router; the
+// order matters only where paths overlap (DELETE /files/bulk before DELETE /files/{id}).
+import { addBulkRoutes } from '../files/bulk-routes';
+import { addManageRoutes } from '../files/manage-routes';
+import { addRawUploadRoute } from '../files/raw-upload-routes';
+import { addFileRoutes } from '../files/routes';
+import { addFallbacks } from '../http/fallbacks';
+import { versionRouter } from '../http/validation';
+import { addKeyRoutes } from '../keys/routes';
+import { addLinkRoutes } from '../links/routes';
+import { addRequestRoutes } from '../requests/routes';
+import { addWebhookRoutes } from '../webhooks/routes';
+
+/** /api/v2: every feature (tus uploads and the public file-request paths are mounted by app.ts). */
+export function createV2Router() {
+  const router = versionRouter();
+  // Files: bulk upload and delete, changes and usage, the raw-body upload, then the v1 routes.
+  addBulkRoutes(router);
+  addManageRoutes(router);
+  addRawUploadRoute(router);
+  // File requests, share links, keys, webhooks.
+  addRequestRoutes(router);
+  addLinkRoutes(router);
+  addKeyRoutes(router);
+  addWebhookRoutes(router);
+  addFileRoutes(router, 'v2');
+  addFallbacks(router, { catchAll: true });
+  return router;
+}
