@@ -1,10 +1,12 @@
+import type { Context } from 'hono';
 import type { Config } from './config';
-import type { RouteNeeds } from './http/route-needs';
 import type { Timings } from './lib/timing';
-import type { Grant, Usage } from './limiter/key-limiter-contract';
-import type { Scope } from './limiter/scopes';
+import type { Grant, Scope, Usage } from './limiter/key-limiter-contract';
 
 export type Bindings = Env & { ADMIN_TOKEN?: string };
+
+/** Where links point: the API's origin (PUBLIC_BASE_URL) and the site's (SITE_URL), else the request's. */
+export type Origins = { api: string; site: string };
 
 /**
  * The key that authenticated the request, with its effective limits: the rate limit is the
@@ -45,4 +47,31 @@ export type AppEnv = {
     /** Set on GET /api/v2/usage: the key's account, read in the call that admitted the request. */
     usage?: Usage;
   };
+};
+
+/**
+ * What an API route needs from the key that calls it, declared where the route is defined with
+ * `requires(...)` (src/http/route-needs.ts).
+ */
+export type RouteNeeds = {
+  /** The scope a key must hold; null: any valid key (the 404 and 405 answers). */
+  scope: Scope | null;
+  /**
+   * An upload: the request's Content-Length is held in the account when it is admitted (given
+   * back, less what was stored, when it ends), for at most this many files.
+   */
+  holdsUpload?: (config: Config) => number;
+  /** Reads the account's usage: the admitting call reads it too (no second call). */
+  readsUsage?: boolean;
+  /**
+   * Authenticates without counting against the key's rate limit (never refused by it at
+   * admission): a tus PATCH, bounded by its upload's length when it stores bytes, and counted by
+   * its route after the fact when it stores none (see docs/limits.md).
+   */
+  uncounted?: (c: Context<AppEnv>) => boolean;
+  /**
+   * No key at all: the URL is the capability (a file request's /api/v2/r/<token>/… paths). Such
+   * routes are mounted before authentication (app.ts); authentication refuses one that reaches it.
+   */
+  public?: true;
 };

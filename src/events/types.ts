@@ -1,16 +1,27 @@
 // The events webhooks can subscribe to, what each carries, and the messages on the events queue.
-import { type FileRecordV2, fileRecord } from '../files/records';
-import type { FileRow } from '../storage/files-repo';
 import type { EventType } from './event-types';
 
 export { EVENT_TYPES, type EventType, isEventType } from './event-types';
 
 /**
- * A file as events show it: the v2 record without its URLs. URLs need an origin the sweep does
- * not have, and a share URL would hand out the token of a private file; the id leads to the
- * record (GET /api/v2/files/{id}) while the file lives.
+ * A file as events show it: the v2 file record without its URLs (src/files/records.ts makes it).
+ * URLs need an origin the sweep does not have, and a share URL would hand out the token of a
+ * private file; the id leads to the record (GET /api/v2/files/{id}) while the file lives.
  */
-export type FileEventData = Omit<FileRecordV2, 'downloadUrl' | 'shareUrl'>;
+export type FileEventData = {
+  id: string;
+  filename: string;
+  originalName: string;
+  size: number;
+  mimeType: string;
+  downloadCount: number;
+  uploadedAt: string;
+  updatedAt: string;
+  expiresAt: string | null;
+  isPublic: boolean;
+  requestId: string | null;
+  sha256: string | null;
+};
 
 /** How a counted download reached the file: the owner's API download or a share link. */
 export type DownloadVia = 'owner' | 'share' | 'link';
@@ -28,11 +39,6 @@ export type EventData = {
   'request.received': JsonObject & { requestId: string; file: FileEventData };
   'request.full': JsonObject & { requestId: string };
 };
-
-export function fileEventData(row: FileRow): FileEventData {
-  const { downloadUrl: _download, shareUrl: _share, ...file } = fileRecord(row, 'v2', { api: '', site: '' });
-  return file;
-}
 
 /** One event as it travels: who it belongs to, and the body receivers get (`type`, `timestamp`, `data`). */
 export type QueuedEvent = { id: string; accountId: string; type: EventType; timestamp: string; data: object };

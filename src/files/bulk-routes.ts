@@ -3,10 +3,11 @@ import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../env';
 import { addFallbacks } from '../http/fallbacks';
 import { errors, ok } from '../http/openapi';
-import { origins, storage, uploadDeps } from '../http/request-deps';
+import { origins, storage } from '../http/request-deps';
 import { requires } from '../http/route-needs';
 import { jsonBodyLimit } from '../http/validation';
 import { uploadRecord } from './records';
+import { uploadDeps } from './routes';
 import {
   BulkDeleteRequestSchema,
   BulkDeleteResultSchema,

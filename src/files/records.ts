@@ -1,5 +1,8 @@
 // A file's row and its API records: the row a stored upload gets, and the one place that
 // decides what each version shows of a row.
+
+import type { Origins } from '../env';
+import type { FileEventData } from '../events/types';
 import { randomBase64Url } from '../lib/crypto';
 import type { StoredBlob } from '../storage/blobs';
 import type { FileRow } from '../storage/files-repo';
@@ -8,7 +11,7 @@ import { isoNow } from '../time';
 export type ApiVersion = 'v1' | 'v2';
 
 /** Where links point: API origin (PUBLIC_BASE_URL or the request's) and site origin (SITE_URL or the request's). */
-export type Origins = { api: string; site: string };
+export type { Origins };
 
 export const downloadUrl = (origins: Origins, version: ApiVersion, id: string) =>
   `${origins.api}/api/${version}/files/${id}/download`;
@@ -104,4 +107,10 @@ export function fileRow(
     request_id: options.requestId ?? null,
     sha256: file.sha256,
   };
+}
+
+/** A file as webhook events carry it: the v2 record without its URLs (see FileEventData). */
+export function fileEventData(row: FileRow): FileEventData {
+  const { downloadUrl: _download, shareUrl: _share, ...file } = fileRecord(row, 'v2', { api: '', site: '' });
+  return file;
 }

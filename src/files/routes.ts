@@ -1,11 +1,15 @@
 // The file routes of one API version (v1 and v2 share them): upload, list, read, download, delete.
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import { QuotaTicket } from '../accounts/account-storage-client';
+import { uploadTimeoutMs } from '../config';
 import type { AppEnv } from '../env';
 import { offersHead } from '../http/fallbacks';
 import { DOWNLOAD_REQUEST_HEADERS, downloadResponses, errors, ok } from '../http/openapi';
-import { origins, storage, uploadDeps } from '../http/request-deps';
+import { origins, storage } from '../http/request-deps';
 import { requires } from '../http/route-needs';
 import { PaginationSchema, success as successV1, successV2 } from '../http/schemas';
+import { storageOwnerOf } from '../limiter/key-limiter-client';
 import { type ApiVersion, fileRecord, uploadRecord } from './records';
 import {
   FileIdParamSchema,
@@ -18,8 +22,9 @@ import {
   UploadRecordV2,
 } from './schemas';
 import { deleteFile, downloadOwnedFile, getOwnedFile, listFiles } from './service';
+import type { UploadDeps } from './upload';
 import { uploadSingleFile } from './upload-form';
-import { inSession } from './upload-session';
+import { inSession, UploadSession } from './upload-session';
 
 export function addFileRoutes(router: OpenAPIHono<AppEnv>, version: ApiVersion) {
   const UploadRecord = version === 'v1' ? UploadRecordV1 : UploadRecordV2;
@@ -125,4 +130,24 @@ export function addFileRoutes(router: OpenAPIHono<AppEnv>, version: ApiVersion) 
     const row = await deleteFile(storage(c), c.req.valid('param').id, c.get('apiKey').accountId);
     return c.json({ success: true as const, data: { message: `File ${row.id} deleted` } }, 200);
   });
+}
+
+/** Storage plus the upload's session: its deadline, its quota ticket, and cleanup that outlives the request. */
+export function uploadDeps(c: Context<AppEnv>): UploadDeps {
+  const key = c.get('apiKey');
+  const config = c.get('config');
+  const deps = storage(c);
+  // The rate limiter may already hold storage, granted in the same call that admitted us: the
+  // session takes it over (and gives it back when it ends), so authentication need not.
+  const grant = c.get('grant');
+  c.set('grant', undefined);
+  const session = new UploadSession({
+    bucket: deps.bucket,
+    quota: new QuotaTicket(c.env.ACCOUNT_STORAGE, storageOwnerOf(key), grant),
+    deadline: Date.now() + uploadTimeoutMs(config),
+    timeoutSeconds: config.UPLOAD_TIMEOUT_SECONDS,
+    signal: c.req.raw.signal,
+    waitUntil: (promise) => c.executionCtx.waitUntil(promise),
+  });
+  return { ...deps, config, key, session };
 }

@@ -1,7 +1,7 @@
 // The file service: reads, downloads and deletes for one key's files. R2 and D1 together, no HTTP.
 import { ApiError } from '../errors';
 import { type EventSink, emitEvents } from '../events/emit';
-import { type DownloadVia, fileEventData } from '../events/types';
+import type { DownloadVia } from '../events/types';
 import {
   countOwnedDownload,
   deleteOwnedFile,
@@ -17,6 +17,7 @@ import {
 import { isoNow } from '../time';
 import { countsAsDownload, isConditional, planDownload, serveFile } from './download';
 import { FILE_ID_PATTERN } from './ids';
+import { fileEventData } from './records';
 import { type RemovalDeps, removeBlobsOf } from './removal';
 
 type Storage = { bucket: R2Bucket; db: D1Database };

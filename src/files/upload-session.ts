@@ -1,8 +1,9 @@
 // What one upload request owns until its rows are written: blobs in R2, R2 multipart uploads,
 // a storage hold. If the request fails, times out or its client goes away, all of it is given
 // back, from ctx.waitUntil so the cleanup outlives the request.
+
+import type { QuotaTicket } from '../accounts/account-storage-client';
 import { ApiError } from '../errors';
-import type { QuotaTicket } from '../limiter/key-limiter-client';
 import { log } from '../log';
 
 export type SessionOptions = {

@@ -1,19 +1,18 @@
 // The upload service: multipart body → type check → R2 (streamed) → D1 row.
 
-import { type AccountsNamespace, freeFiles } from '../accounts/account-storage-client';
+import { type AccountsNamespace, freeFiles, storageExceeded } from '../accounts/account-storage-client';
 import type { Config } from '../config';
 import type { ApiKeyContext } from '../env';
 import { ApiError } from '../errors';
 import { type EventSink, emitEvents } from '../events/emit';
-import { fileEventData } from '../events/types';
 import { concat } from '../lib/multipart';
-import { type LimiterNamespace, storageExceeded } from '../limiter/key-limiter-client';
+import { type LimiterNamespace, quotaLimits } from '../limiter/key-limiter-client';
 import { blobKey, consumeIntoBlob, type StoredBlob } from '../storage/blobs';
 import { type FileRow, insertFiles } from '../storage/files-repo';
 import { decideFileType, SNIFF_BYTES } from './file-type';
 import { newFileId } from './ids';
 import { cleanOriginalName, storedFilename } from './names';
-import { expiryOf, type FileDraft, fileRow } from './records';
+import { expiryOf, type FileDraft, fileEventData, fileRow } from './records';
 import { uploadError } from './upload-errors';
 import type { RecordOptions } from './upload-fields';
 import type { UploadSession } from './upload-session';
@@ -170,7 +169,7 @@ export async function recordFiles(
     for (const result of stored) {
       const { id } = result.file;
       const exceeded = refused.get(id);
-      if (exceeded) failures.set(id, storageExceeded(deps.key, exceeded));
+      if (exceeded) failures.set(id, storageExceeded(quotaLimits(deps.key), exceeded));
       else if ('error' in result) {
         failures.set(id, result.error);
         if (accepted.has(id)) unstored.push(result.file);

@@ -1,14 +1,8 @@
-// What a handler hands a service: the request's origins, storage (timed on v2) and upload session.
+// What a handler hands a service: the request's origins, its account, events and storage (timed on v2).
 import type { Context } from 'hono';
-import { uploadTimeoutMs } from '../config';
-import type { AppEnv } from '../env';
+import type { AppEnv, Origins } from '../env';
 import { type EventSink, eventSink } from '../events/emit';
-import type { Origins } from '../files/records';
-import type { RemovalDeps } from '../files/removal';
-import type { UploadDeps } from '../files/upload';
-import { UploadSession } from '../files/upload-session';
 import { timed } from '../lib/timing';
-import { QuotaTicket } from '../limiter/key-limiter-client';
 
 // A request URL's scheme and authority (everything before the path) → its origin. A deployment
 // sees a handful of them, so each is parsed once; bounded all the same.
@@ -45,8 +39,17 @@ export const events = (c: Context<AppEnv>): EventSink =>
   // The execution context is read only when an event is emitted (app.request() in tests has none).
   eventSink(c.env, { waitUntil: (promise) => c.executionCtx.waitUntil(promise) });
 
+/** What services get to store and read with: R2, D1, the key and account objects, the events sink. */
+export type StorageDeps = {
+  bucket: R2Bucket;
+  db: D1Database;
+  limiter: Env['KEY_LIMITER'];
+  accounts: Env['ACCOUNT_STORAGE'];
+  events: EventSink;
+};
+
 /** R2, D1 and the key limiters for the request; on v2 every storage call is timed for Server-Timing. */
-export function storage(c: Context<AppEnv>): RemovalDeps {
+export function storage(c: Context<AppEnv>): StorageDeps {
   const timings = c.get('timings');
   const limiter = c.env.KEY_LIMITER;
   const accounts = c.env.ACCOUNT_STORAGE;
@@ -58,24 +61,4 @@ export function storage(c: Context<AppEnv>): RemovalDeps {
     accounts,
     events: events(c),
   };
-}
-
-/** Storage plus the upload's session: its deadline, its quota ticket, and cleanup that outlives the request. */
-export function uploadDeps(c: Context<AppEnv>): UploadDeps {
-  const key = c.get('apiKey');
-  const config = c.get('config');
-  const deps = storage(c);
-  // The rate limiter may already hold storage, granted in the same call that admitted us: the
-  // session takes it over (and gives it back when it ends), so authentication need not.
-  const grant = c.get('grant');
-  c.set('grant', undefined);
-  const session = new UploadSession({
-    bucket: deps.bucket,
-    quota: new QuotaTicket(c.env.ACCOUNT_STORAGE, key, grant),
-    deadline: Date.now() + uploadTimeoutMs(config),
-    timeoutSeconds: config.UPLOAD_TIMEOUT_SECONDS,
-    signal: c.req.raw.signal,
-    waitUntil: (promise) => c.executionCtx.waitUntil(promise),
-  });
-  return { ...deps, config, key, session };
 }

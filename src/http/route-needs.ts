@@ -4,32 +4,9 @@
 // the scope is refused before any effect, and the middleware keeps no table of paths.
 import type { Context, MiddlewareHandler } from 'hono';
 import { matchedRoutes } from 'hono/route';
-import type { Config } from '../config';
-import type { AppEnv } from '../env';
-import type { Scope } from '../limiter/scopes';
+import type { AppEnv, RouteNeeds } from '../env';
 
-export type RouteNeeds = {
-  /** The scope a key must hold; null: any valid key (the 404 and 405 answers). */
-  scope: Scope | null;
-  /**
-   * An upload: the request's Content-Length is held in the account when it is admitted (given
-   * back, less what was stored, when it ends), for at most this many files.
-   */
-  holdsUpload?: (config: Config) => number;
-  /** Reads the account's usage: the admitting call reads it too (no second call). */
-  readsUsage?: boolean;
-  /**
-   * Authenticates without counting against the key's rate limit (never refused by it at
-   * admission): a tus PATCH, bounded by its upload's length when it stores bytes, and counted by
-   * its route after the fact when it stores none (see docs/limits.md).
-   */
-  uncounted?: (c: Context<AppEnv>) => boolean;
-  /**
-   * No key at all: the URL is the capability (a file request's /api/v2/r/<token>/… paths). Such
-   * routes are mounted before authentication (app.ts); authentication refuses one that reaches it.
-   */
-  public?: true;
-};
+export type { RouteNeeds };
 
 const declarations = new WeakMap<object, RouteNeeds>();
 

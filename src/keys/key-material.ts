@@ -2,13 +2,9 @@
 // its .ts extension so Node can load this file as it is.
 import { randomBase64Url, sha256Hex } from '../lib/crypto.ts';
 
+export { KEY_STATE_MAX_AGE_MS } from '../limiter/key-limiter-contract.ts';
+
 export const API_KEY_PREFIX = 'esk_';
-/**
- * How old a key's status (and overrides) may be in its Durable Object before it is read from D1
- * again. The admin API tells the object at once; a change made straight in D1 (the key CLI) is
- * in effect everywhere after this long, and the CLI waits for it before it returns.
- */
-export const KEY_STATE_MAX_AGE_MS = 3_000;
 const API_KEY_RANDOM_BYTES = 32;
 /** esk_ + base64url of 32 bytes (43 characters). Older or longer keys still match. */
 export const API_KEY_PATTERN = /^esk_[A-Za-z0-9_-]{43,128}$/;

@@ -1,7 +1,8 @@
 // The only code that talks to a key's Durable Object: routes and services go through here. An
 // upload's storage (QuotaTicket) starts with the hold the key's object granted at admission, then
 // asks the key's account's object directly.
-import { type AccountsNamespace, releaseHold } from '../accounts/account-storage-client';
+import { storageExceeded } from '../accounts/account-storage-client';
+import type { StorageOwner } from '../accounts/account-storage-contract';
 import type { AccountStorage } from '../accounts/account-storage-object';
 import type { ApiKeyContext, RateLimitState } from '../env';
 import { ApiError } from '../errors';
@@ -26,10 +27,17 @@ export type LimiterNamespace = DurableObjectNamespace<KeyLimiter>;
 
 const limiterOf = (namespace: LimiterNamespace, keyId: string) => namespace.getByName(keyId);
 
+/** A key's storage limits: its account's quota and file limit, and how long a hold may live. */
 export const quotaLimits = (key: ApiKeyContext): QuotaLimits => ({
   quotaBytes: key.storageQuotaBytes,
   maxFiles: key.maxFiles,
   holdTtlMs: key.holdTtlMs,
+});
+
+/** Whose storage a key's uploads use: its account, with the limits the key sees. */
+export const storageOwnerOf = (key: ApiKeyContext): StorageOwner => ({
+  accountId: key.accountId,
+  limits: quotaLimits(key),
 });
 
 /** Checks the key, counts the request and (for an upload) holds storage: one call to the key's object. */
@@ -86,7 +94,7 @@ export async function reserveUpload(
   } catch (error) {
     throw new ApiError('SERVICE_UNAVAILABLE', 'Storage accounting is unavailable, try again', { cause: error });
   }
-  if (!result.grant) throw storageExceeded(key, result.exceeded ?? 'bytes');
+  if (!result.grant) throw storageExceeded(quotaLimits(key), result.exceeded ?? 'bytes');
   return result.grant.id;
 }
 
@@ -144,123 +152,5 @@ export async function accountUsage(namespace: LimiterNamespace, key: ApiKeyConte
     });
   } catch (error) {
     throw new ApiError('SERVICE_UNAVAILABLE', 'Storage accounting is unavailable, try again', { cause: error });
-  }
-}
-
-/** The 413 for a key at its limit, stating the limit. */
-export function storageExceeded(key: ApiKeyContext, exceeded: Exceeded): ApiError {
-  return exceeded === 'files'
-    ? new ApiError('STORAGE_EXCEEDED', `File limit reached: this API key may keep at most ${key.maxFiles} files`)
-    : new ApiError(
-        'STORAGE_EXCEEDED',
-        `Storage limit reached: this API key may store at most ${key.storageQuotaBytes} bytes (${formatBytes(key.storageQuotaBytes)})`,
-      );
-}
-
-// Headroom asked for beyond what is needed: an eighth of it, between 256 KiB and 8 MiB. A large
-// upload makes few calls; parallel uploads hold little more than they have read.
-const MIN_AHEAD = 256 * 1024;
-const MAX_AHEAD = 8 * 1024 * 1024;
-const MAX_AHEAD_FILES = 10;
-
-/**
- * The storage one upload request may use. Each file being written states how many bytes it
- * has so far; past what the key's object granted at admission, the ticket asks the account's
- * object, and refuses (STORAGE_EXCEEDED) when the account has no room. Commit makes the files
- * count, and is where the quota is finally enforced.
- */
-export class QuotaTicket {
-  readonly #accounts: AccountsNamespace;
-  readonly #key: ApiKeyContext;
-  #grant: Grant | undefined;
-  readonly #needs = new Map<string, number>();
-  readonly #converts: string[];
-
-  /**
-   * `converts`: reservations (tus partial uploads) the commit ends in the same step, their room
-   * becoming the committed files' (a tus final upload). Never released by this ticket otherwise.
-   */
-  constructor(accounts: AccountsNamespace, key: ApiKeyContext, grant?: Grant, converts: string[] = []) {
-    this.#accounts = accounts;
-    this.#key = key;
-    this.#grant = grant;
-    this.#converts = converts;
-  }
-
-  /** Records that `file` now holds `bytes`; throws STORAGE_EXCEEDED when the key has no room for it. */
-  async need(file: string, bytes: number): Promise<void> {
-    this.#needs.set(file, bytes);
-    const needBytes = this.#bytes();
-    const needFiles = this.#needs.size;
-    if (this.#grant && needBytes <= this.#grant.bytes && needFiles <= this.#grant.files) return;
-    const result = await this.#call((account) =>
-      account.reserve({
-        accountId: this.#key.accountId,
-        holdId: this.#grant?.id,
-        needBytes,
-        needFiles,
-        aheadBytes: Math.min(MAX_AHEAD, Math.max(MIN_AHEAD, Math.floor(needBytes / 8))),
-        aheadFiles: Math.min(MAX_AHEAD_FILES, needFiles),
-        limits: quotaLimits(this.#key),
-      }),
-    );
-    if (!result.grant) {
-      this.#needs.delete(file);
-      throw storageExceeded(this.#key, result.exceeded ?? 'bytes');
-    }
-    this.#grant = result.grant;
-  }
-
-  /** The file failed: it no longer counts (the granted room stays for the others). */
-  drop(file: string): void {
-    this.#needs.delete(file);
-  }
-
-  /**
-   * Makes stored files count, in order, while they fit; returns the ids the account took (the
-   * others are over the quota or the file limit). Ends the hold.
-   */
-  async commit(files: AccountFile[]): Promise<{ accepted: Set<string>; refused: Map<string, Exceeded> }> {
-    const holdId = this.#grant?.id;
-    this.#grant = undefined;
-    this.#needs.clear();
-    const result = await this.#call((account) =>
-      account.commit({
-        accountId: this.#key.accountId,
-        holdId,
-        holdIds: this.#converts.length > 0 ? this.#converts : undefined,
-        files,
-        limits: quotaLimits(this.#key),
-      }),
-    );
-    return {
-      accepted: new Set(result.accepted),
-      refused: new Map(result.refused.map((entry) => [entry.id, entry.exceeded])),
-    };
-  }
-
-  /** Nothing more will be committed: give the hold back. Never throws. */
-  async release(): Promise<void> {
-    const holdId = this.#grant?.id;
-    this.#grant = undefined;
-    this.#needs.clear();
-    if (!holdId) return;
-    await releaseHold(this.#accounts, this.#key.accountId, holdId);
-  }
-
-  #bytes(): number {
-    let total = 0;
-    for (const bytes of this.#needs.values()) total += bytes;
-    return total;
-  }
-
-  // Straight to the account's storage object (not through the key's object: one hop less).
-  async #call<T>(work: (account: DurableObjectStub<AccountStorage>) => Promise<T>): Promise<T> {
-    try {
-      return await work(this.#accounts.getByName(this.#key.accountId));
-    } catch (error) {
-      // Without the account's object the quota cannot be kept: refuse rather than overfill.
-      throw new ApiError('SERVICE_UNAVAILABLE', 'Storage accounting is unavailable, try again', { cause: error });
-    }
   }
 }

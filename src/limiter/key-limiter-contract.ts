@@ -2,15 +2,36 @@
 // answers. No runtime imports, so the Worker, the client, env.ts and Node tools share it
 // without loading the Durable Object class. The storage calls (hold, reserve, commit, …) are
 // the account's (src/accounts/): the key's object passes them on to its account's object.
+import type {
+  AccountCommitRequest,
+  AccountFile,
+  AccountReserveRequest,
+  CommitResult,
+  Exceeded,
+  Grant,
+  QuotaLimits,
+  ReserveResult,
+  Usage,
+} from '../accounts/account-storage-contract';
 import type { Scope } from './scopes';
 
-/** A key's storage limits, as the Worker resolved them (per-key overrides or the configured defaults). */
-export type QuotaLimits = {
-  quotaBytes: number;
-  maxFiles: number;
-  /** A hold older than this belongs to a request that can no longer be running (see docs/limits.md). */
-  holdTtlMs: number;
+export type { AccountFile, CommitResult, Exceeded, Grant, QuotaLimits, ReserveResult, Scope, Usage };
+
+/**
+ * How old a key's status (and overrides) may be in its Durable Object before it is read from D1
+ * again. The admin API tells the object at once; a change made straight in D1 (the key CLI) is
+ * in effect everywhere after this long, and the CLI waits for it before it returns.
+ */
+export const KEY_STATE_MAX_AGE_MS = 3_000;
+
+/** A storage call made through the key's object: it names the key (its account is found from it). */
+type OfKey<T> = Omit<T, 'accountId'> & {
+  keyId: string;
+  /** The key's account (the key's own id for keys made before accounts, the default). */
+  accountId?: string;
 };
+export type ReserveRequest = OfKey<AccountReserveRequest>;
+export type CommitRequest = OfKey<AccountCommitRequest>;
 
 export type AdmitRequest = {
   limit: number;
@@ -33,58 +54,6 @@ export type AdmitResult = {
 
 /** An upload's declared upper bound: its Content-Length, and how many files it may hold. */
 export type HoldRequest = { keyId: string; accountId?: string; bytes: number; files: number; limits: QuotaLimits };
-
-/**
- * What one upload request may use without asking again: totals over all its files. The hold
- * itself counts the upload's real needs (or its declared bound), never the grant's headroom.
- */
-export type Grant = { id: string; bytes: number; files: number };
-
-export type ReserveRequest = {
-  keyId: string;
-  /** The key's account (the key's own id for keys made before accounts, the default). */
-  accountId?: string;
-  holdId?: string;
-  /** Bytes and files the request holds right now (files read so far, not yet committed). */
-  needBytes: number;
-  needFiles: number;
-  /** Headroom asked for beyond the need, so a streaming upload asks rarely. */
-  aheadBytes: number;
-  aheadFiles: number;
-  limits: QuotaLimits;
-  /**
-   * Makes the hold a reservation (a tus upload's declared length): it lives until this time
-   * (ms since the epoch) or its release, and every other upload must fit beside it.
-   */
-  until?: number;
-  now?: number;
-};
-
-export type Exceeded = 'bytes' | 'files';
-/** Either a grant, or which limit the need would pass. */
-export type ReserveResult = { grant: Grant | null; exceeded: Exceeded | null };
-
-/** A stored file as the account sees it. `expiresAt` is ISO 8601 or null. */
-export type AccountFile = { id: string; size: number; expiresAt: string | null };
-
-export type CommitRequest = {
-  keyId: string;
-  accountId?: string;
-  holdId?: string;
-  /**
-   * More holds the commit ends, in the same step: the reservations of the tus partial uploads
-   * whose bytes become one file (a final upload). Their room becomes the file's, so nothing is
-   * counted twice and nothing is let go before the file counts. Ended only when the commit
-   * accepts the file; refused, they stay as they were.
-   */
-  holdIds?: string[];
-  files: AccountFile[];
-  limits: QuotaLimits;
-  now?: number;
-};
-export type CommitResult = { accepted: string[]; refused: { id: string; exceeded: Exceeded }[] };
-
-export type Usage = { usedBytes: number; files: number; heldBytes: number; heldFiles: number };
 
 /** A key's effective limits: its overrides, or the configured defaults. */
 export type KeyLimits = {

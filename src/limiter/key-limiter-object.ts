@@ -1,21 +1,21 @@
 import { DurableObject } from 'cloudflare:workers';
 import type { AccountStorage } from '../accounts/account-storage-object';
-import { KEY_STATE_MAX_AGE_MS } from '../keys/key-material';
 import { findKeyState, overridesOf, touchLastUsed } from '../storage/keys-repo';
-import type {
-  AccountFile,
-  AdmitRequest,
-  AdmitResult,
-  AuthorizeRequest,
-  AuthorizeResult,
-  CommitRequest,
-  CommitResult,
-  KeyState,
-  KeyUpdate,
-  QuotaLimits,
-  ReserveRequest,
-  ReserveResult,
-  Usage,
+import {
+  type AccountFile,
+  type AdmitRequest,
+  type AdmitResult,
+  type AuthorizeRequest,
+  type AuthorizeResult,
+  type CommitRequest,
+  type CommitResult,
+  KEY_STATE_MAX_AGE_MS,
+  type KeyState,
+  type KeyUpdate,
+  type QuotaLimits,
+  type ReserveRequest,
+  type ReserveResult,
+  type Usage,
 } from './key-limiter-contract';
 import { effectiveLimits } from './limits';
 import { hasScope, parseScopes } from './scopes';

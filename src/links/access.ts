@@ -3,8 +3,8 @@
 // Every dead state (unknown, revoked, expired, exhausted, file gone) is the same null / 404.
 import { ApiError } from '../errors';
 import { type EventSink, emitEvents, type NewEvent } from '../events/emit';
-import { fileEventData } from '../events/types';
 import { countsAsDownload, type DownloadPlan, planDownload, serveFile } from '../files/download';
+import { fileEventData } from '../files/records';
 import { findShared } from '../files/service';
 import { meteredStream } from '../lib/metered-stream';
 import type { GuardNamespace } from '../limiter/auth-guard-client';

@@ -1,5 +1,5 @@
 // Link row → the API's link record: the one place that decides what an owner sees of a link.
-import type { Origins } from '../files/records';
+import type { Origins } from '../env';
 import type { LinkRow } from '../storage/links-repo';
 import type { CountView } from './link-counter-contract';
 

@@ -1,8 +1,9 @@
 // The owner's side of share links: make, list, read, change and revoke links to the account's
 // own live files. Rules only: no HTTP here, SQL in storage/links-repo.ts.
+
+import type { Origins } from '../env';
 import { ApiError } from '../errors';
 import { FILE_ID_PATTERN } from '../files/ids';
-import type { Origins } from '../files/records';
 import { newExpiry } from '../files/update';
 import { randomBase64Url } from '../lib/crypto';
 import { findOwnedFile } from '../storage/files-repo';

@@ -3,7 +3,7 @@
 // again only continues where the last run stopped.
 import type { AccountsNamespace } from '../accounts/account-storage-client';
 import { type EventSink, emitEvents } from '../events/emit';
-import { fileEventData } from '../events/types';
+import { fileEventData } from '../files/records';
 import { deleteBlobsOrRecord, giveBack } from '../files/removal';
 import { log } from '../log';
 import { countBlobDeletionAttempt, forgetBlobDeletions, pendingBlobDeletions } from '../storage/blob-deletions-repo';

@@ -2,6 +2,7 @@
 // trip to the key's Durable Object. The key's id comes from an isolate cache of key hashes (D1 only on a miss).
 import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
+import { QuotaTicket } from '../accounts/account-storage-client';
 import { type Config, holdTtlMs } from '../config';
 import type { AppEnv, RateLimitState } from '../env';
 import { ApiError, forbidden } from '../errors';
@@ -11,7 +12,7 @@ import { API_KEY_PATTERN } from '../keys/key-material';
 import { sha256Hex } from '../lib/crypto';
 import { measure } from '../lib/timing';
 import { clientAddress, recordFailure, refuseIfBlocked } from '../limiter/auth-guard-client';
-import { authorizeKey, QuotaTicket, rateLimited, rateLimitHeaders } from '../limiter/key-limiter-client';
+import { authorizeKey, rateLimited, rateLimitHeaders, storageOwnerOf } from '../limiter/key-limiter-client';
 import type { AuthorizedKey, KeyLimits } from '../limiter/key-limiter-contract';
 import { effectiveLimits } from '../limiter/limits';
 import { hasScope, parseScopes } from '../limiter/scopes';
@@ -173,6 +174,6 @@ function releaseUnclaimedHold(c: Context<AppEnv>): void {
   const grant = c.get('grant');
   if (!grant) return;
   c.set('grant', undefined);
-  const held = new QuotaTicket(c.env.ACCOUNT_STORAGE, c.get('apiKey'), grant);
+  const held = new QuotaTicket(c.env.ACCOUNT_STORAGE, storageOwnerOf(c.get('apiKey')), grant);
   c.executionCtx.waitUntil(held.release());
 }

@@ -1,6 +1,6 @@
 // What follows a file received through a request (multipart, raw PUT or tus), and what its uploader is shown.
 import { type EventSink, emitEvents, type NewEvent } from '../events/emit';
-import { fileEventData } from '../events/types';
+import { fileEventData } from '../files/records';
 import { log } from '../log';
 import type { FileRow } from '../storage/files-repo';
 import { type RequestWithOwner, recordCounts } from '../storage/requests-repo';

@@ -1,5 +1,5 @@
 // Request row → API record: the one place that decides what the owner sees.
-import type { Origins } from '../files/records';
+import type { Origins } from '../env';
 import type { RequestRow } from '../storage/requests-repo';
 import { allowedTypesOf, requestStatus } from './service';
 

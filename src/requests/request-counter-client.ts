@@ -1,10 +1,11 @@
 // The only code that talks to a request's Durable Object (and the per-address throttle).
 
 import type { AccountsNamespace } from '../accounts/account-storage-client';
+import { QuotaTicket } from '../accounts/account-storage-client';
 import type { ApiKeyContext } from '../env';
 import { ApiError } from '../errors';
 import { formatBytes } from '../lib/format';
-import { QuotaTicket } from '../limiter/key-limiter-client';
+import { storageOwnerOf } from '../limiter/key-limiter-client';
 import type { AccountFile } from '../limiter/key-limiter-contract';
 import { log } from '../log';
 import type { RequestCounts, RequestLimits, SlotGrant, SlotResult, WindowResult } from './request-counter-contract';
@@ -89,7 +90,7 @@ export class RequestTicket extends QuotaTicket {
     limits: RequestLimits,
     until: number,
   ) {
-    super(quota.accounts, quota.owner);
+    super(quota.accounts, storageOwnerOf(quota.owner));
     this.#stub = stub;
     this.#limits = limits;
     this.#until = until;

@@ -5,7 +5,7 @@
 // concat/<account>/<id> and its bytes are the partials' objects (file_segments, migration 0011,
 // read through src/storage/segments.ts). No HTTP here: the router turns results into answers.
 
-import { freeFiles } from '../accounts/account-storage-client';
+import { freeFiles, QuotaTicket } from '../accounts/account-storage-client';
 import { uploadTimeoutMs } from '../config';
 import { ApiError, validationError } from '../errors';
 import { decideFileType, SNIFF_BYTES } from '../files/file-type';
@@ -15,7 +15,7 @@ import { recordFiles } from '../files/upload';
 import { fileTooLarge } from '../files/upload-errors';
 import { UploadSession } from '../files/upload-session';
 import { toHex } from '../lib/sha256';
-import { QuotaTicket } from '../limiter/key-limiter-client';
+import { storageOwnerOf } from '../limiter/key-limiter-client';
 import { log } from '../log';
 import { setDigest } from '../storage/digests-repo';
 import type { FileRow } from '../storage/files-repo';
@@ -149,7 +149,7 @@ async function recordFinal(
     bucket,
     quota: new QuotaTicket(
       deps.accounts,
-      key,
+      storageOwnerOf(key),
       undefined,
       claims.map((claim) => claim.holdId),
     ),

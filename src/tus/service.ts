@@ -1,7 +1,7 @@
 // The tus upload service: create, append, look up, terminate. R2, D1 and the two Durable Objects
 // together; no HTTP here (the router turns results into tus responses).
 
-import { type AccountsNamespace, releaseHold } from '../accounts/account-storage-client';
+import { type AccountsNamespace, QuotaTicket, releaseHold } from '../accounts/account-storage-client';
 import { type Config, uploadTimeoutMs } from '../config';
 import type { ApiKeyContext } from '../env';
 import { ApiError, forbidden } from '../errors';
@@ -16,7 +16,7 @@ import { fileTooLarge, uploadError } from '../files/upload-errors';
 import { recordOptions } from '../files/upload-fields';
 import { UploadSession } from '../files/upload-session';
 import { unauthorized } from '../http/bearer';
-import { type LimiterNamespace, QuotaTicket, reserveUpload } from '../limiter/key-limiter-client';
+import { type LimiterNamespace, reserveUpload, storageOwnerOf } from '../limiter/key-limiter-client';
 import { hasScope } from '../limiter/scopes';
 import { log } from '../log';
 import { blobKey, type StoredBlob } from '../storage/blobs';
@@ -267,7 +267,7 @@ async function recordUpload(
   const stub = uploadObject(deps.uploads, upload.id);
   const session = new UploadSession({
     bucket,
-    quota: new QuotaTicket(deps.accounts, key, { id: upload.holdId, bytes: upload.length, files: 1 }),
+    quota: new QuotaTicket(deps.accounts, storageOwnerOf(key), { id: upload.holdId, bytes: upload.length, files: 1 }),
     deadline: Date.now() + uploadTimeoutMs(config),
     timeoutSeconds: config.UPLOAD_TIMEOUT_SECONDS,
     waitUntil: deps.waitUntil,
