@@ -12,8 +12,8 @@ import type {
   QuotaLimits,
   ReserveResult,
   Usage,
-} from '../accounts/account-storage-contract';
-import type { Scope } from './scopes';
+} from '../accounts/account-storage-contract.ts';
+import type { Scope } from './scopes.ts';
 
 export type { AccountFile, CommitResult, Exceeded, Grant, QuotaLimits, ReserveResult, Scope, Usage };
 
