@@ -2,6 +2,9 @@ import { z } from 'zod';
 import { MAX_EXPIRY_SECONDS, MIN_EXPIRY_SECONDS } from './expiry';
 import { log } from './log';
 
+/** A JSON request (50 ids, a few fields) fits in a few KiB; a larger body is not one of ours. */
+export const MAX_JSON_BODY = 64 * 1024;
+
 export const MIB = 1024 * 1024;
 export const GIB = 1024 * MIB;
 

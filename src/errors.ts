@@ -140,3 +140,7 @@ export const validationErrors = (details: FieldDetail[]) =>
 export const zodValidationError = (issues: readonly z.core.$ZodIssue[]) => validationErrors(issueDetails(issues));
 
 // The error envelope (ErrorBody) has one schema and type: ErrorSchema in api/schemas.ts.
+
+/** The one 401 for a missing or refused credential, with the challenge RFC 6750 asks for. */
+export const unauthorized = (message?: string) =>
+  new ApiError('UNAUTHORIZED', message, { headers: { 'WWW-Authenticate': 'Bearer' } });

@@ -11,11 +11,11 @@ import type {
   UploadRecordV2,
   UsageSchema,
 } from '../files/schemas.ts';
-import type { ErrorBody, PaginationSchema } from '../http/schemas.ts';
 import type { CreateKeySchema, KeyRecordSchema } from '../keys/schemas.ts';
 import { Sha256, toBase64, toHex } from '../lib/sha256.ts';
 import type { LinkCreateSchema, LinkRecordSchema, LinkUpdateSchema } from '../links/schemas.ts';
 import type { RequestCreateSchema, RequestRecordSchema, RequestUpdateSchema } from '../requests/schemas.ts';
+import type { ErrorBody, PaginationSchema } from '../schemas.ts';
 import type {
   CreatedWebhookSchema,
   DeliveryRecordSchema,

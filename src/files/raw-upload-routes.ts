@@ -5,7 +5,7 @@ import { validationError } from '../errors';
 import { errors, ok } from '../http/openapi';
 import { origins } from '../http/request-deps';
 import { requires } from '../http/route-needs';
-import { successV2 } from '../http/schemas';
+import { successV2 } from '../schemas';
 import { uploadRecord } from './records';
 import { uploadDeps } from './routes';
 import { RawUploadQuerySchema, UploadRecordV2 } from './schemas';

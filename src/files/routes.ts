@@ -8,8 +8,8 @@ import { offersHead } from '../http/fallbacks';
 import { DOWNLOAD_REQUEST_HEADERS, downloadResponses, errors, ok } from '../http/openapi';
 import { origins, storage } from '../http/request-deps';
 import { requires } from '../http/route-needs';
-import { PaginationSchema, success as successV1, successV2 } from '../http/schemas';
 import { storageOwnerOf } from '../limiter/key-limiter-client';
+import { PaginationSchema, success as successV1, successV2 } from '../schemas';
 import { type ApiVersion, fileRecord, uploadRecord } from './records';
 import {
   FileIdParamSchema,

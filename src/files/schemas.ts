@@ -2,7 +2,7 @@
 // and usage, shared by validation and the OpenAPI documents.
 import { z } from '@hono/zod-openapi';
 import { EXPIRY_RANGE, MAX_EXPIRY_SECONDS, MIN_EXPIRY_SECONDS } from '../expiry.ts';
-import { EXPIRY_DATE_TIME, EXPIRY_SECONDS, ONE_EXPIRY_FORM, perfField, positiveInt, time } from '../http/schemas.ts';
+import { EXPIRY_DATE_TIME, EXPIRY_SECONDS, ONE_EXPIRY_FORM, perfField, positiveInt, time } from '../schemas.ts';
 import { UPLOAD_FIELDS } from './upload-fields-schema.ts';
 
 export const ListQuerySchema = z.object({

@@ -4,7 +4,7 @@ import { ConfigError } from '../config';
 import type { AppEnv } from '../env';
 import { ApiError, ERROR_STATUS, validationError } from '../errors';
 import { log } from '../log';
-import type { ErrorBody } from './schemas';
+import type { ErrorBody } from '../schemas';
 
 /** Renders any failure as the error envelope. Unexpected errors never show their details. */
 export function renderError(error: Error, c: Context<AppEnv>): Response {

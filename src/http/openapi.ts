@@ -2,7 +2,7 @@
 // and error responses, written once and referenced by every operation.
 import { z } from '@hono/zod-openapi';
 import { ApiError, ERROR_STATUS, type ErrorCode, validationError } from '../errors';
-import { type ErrorBody, ErrorSchema } from './schemas';
+import { type ErrorBody, ErrorSchema } from '../schemas';
 
 type HeaderSchema = { type: 'integer'; minimum: number } | { type: 'string' };
 type HeaderObject = { description: string; required?: boolean; schema: HeaderSchema };

@@ -1,6 +1,7 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { bodyLimit } from 'hono/body-limit';
 import type { z } from 'zod';
+import { MAX_JSON_BODY } from '../config';
 import type { AppEnv } from '../env';
 import { validationError, validationErrors } from '../errors';
 import { issueDetails } from '../lib/validation-messages';
@@ -19,9 +20,6 @@ export function validationHook(result: { success: boolean; error?: z.ZodError; d
   throw validationErrors(details);
 }
 
-// A JSON request (50 ids, a few fields) fits in a few KiB; a larger body is not one of ours.
-export const MAX_JSON_BODY = 64 * 1024;
-
 /** Refuses a JSON body over 64 KiB (400 VALIDATION_ERROR naming the body) before it is read. */
 export const jsonBodyLimit = () =>
   bodyLimit({
@@ -33,3 +31,5 @@ export const jsonBodyLimit = () =>
 
 /** A version's router (v1, v2): a request that fails its route's schema answers with the error envelope. */
 export const versionRouter = () => new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+
+export { MAX_JSON_BODY };

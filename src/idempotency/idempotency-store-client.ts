@@ -1,7 +1,8 @@
 // The Worker's side of Idempotency-Key: parsing the header, what makes two requests "the same",
 // and the calls to the account's IdempotencyStore.
+
+import { MAX_JSON_BODY } from '../config';
 import { validationError } from '../errors';
-import { MAX_JSON_BODY } from '../http/validation';
 import { toHex } from '../lib/sha256';
 import { MAX_STORED_BODY_BYTES, type StoredResponse } from './idempotency-store-contract';
 

@@ -3,8 +3,8 @@
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import { createMiddleware } from 'hono/factory';
 import type { AppEnv } from '../env';
-import { ApiError } from '../errors';
-import { bearerToken, unauthorized } from '../http/bearer';
+import { ApiError, unauthorized } from '../errors';
+import { bearerToken } from '../http/bearer';
 import { addFallbacks } from '../http/fallbacks';
 import { jsonResponse } from '../http/openapi';
 import { validationHook } from '../http/validation';

@@ -3,8 +3,8 @@ import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { AppEnv } from '../env';
 import { errors, ok } from '../http/openapi';
 import { requires } from '../http/route-needs';
-import { successV2 } from '../http/schemas';
 import { jsonBodyLimit } from '../http/validation';
+import { successV2 } from '../schemas';
 import { CreateKeySchema, KeyRecordSchema, NewKeyRecordSchema, RenameKeySchema } from './schemas';
 import { createKey, type KeysDeps, keyRecord, listKeysOf, renameKey, revokeKey } from './service';
 

@@ -7,8 +7,8 @@ import { FileIdParamSchema } from '../files/schemas';
 import { errors, ok } from '../http/openapi';
 import { accountId, origins, storage } from '../http/request-deps';
 import { requires } from '../http/route-needs';
-import { successV2 } from '../http/schemas';
 import { jsonBodyLimit } from '../http/validation';
+import { successV2 } from '../schemas';
 import { LinkCreateSchema, LinkIdParamSchema, LinkRecordSchema, LinkUpdateSchema } from './schemas';
 import { createLink, getLink, type LinkDeps, listLinks, revokeLink, updateLink } from './service';
 

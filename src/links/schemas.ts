@@ -1,7 +1,7 @@
 // zod schemas of the share-link routes: they validate requests and write the v2 OpenAPI document.
 import { z } from '@hono/zod-openapi';
 import { EXPIRY_RANGE } from '../expiry.ts';
-import { EXPIRY_DATE_TIME, EXPIRY_SECONDS, ONE_EXPIRY_FORM } from '../http/schemas.ts';
+import { EXPIRY_DATE_TIME, EXPIRY_SECONDS, ONE_EXPIRY_FORM } from '../schemas.ts';
 
 const time = z.string().openapi({ format: 'date-time', example: '2026-11-22T08:15:30.123Z' });
 

@@ -5,8 +5,8 @@ import { createMiddleware } from 'hono/factory';
 import { QuotaTicket } from '../accounts/account-storage-client';
 import { type Config, holdTtlMs } from '../config';
 import type { AppEnv, RateLimitState } from '../env';
-import { ApiError, forbidden } from '../errors';
-import { bearerToken, unauthorized } from '../http/bearer';
+import { ApiError, forbidden, unauthorized } from '../errors';
+import { bearerToken } from '../http/bearer';
 import { type RouteNeeds, routeNeeds } from '../http/route-needs';
 import { API_KEY_PATTERN } from '../keys/key-material';
 import { sha256Hex } from '../lib/crypto';
@@ -14,28 +14,11 @@ import { measure } from '../lib/timing';
 import { clientAddress, recordFailure, refuseIfBlocked } from '../limiter/auth-guard-client';
 import { authorizeKey, rateLimited, rateLimitHeaders, storageOwnerOf } from '../limiter/key-limiter-client';
 import type { AuthorizedKey, KeyLimits } from '../limiter/key-limiter-contract';
-import { effectiveLimits } from '../limiter/limits';
+import { effectiveLimits, keyDefaults } from '../limiter/limits';
 import { hasScope, parseScopes } from '../limiter/scopes';
 import { log } from '../log';
 import { findActiveKeyByHash, findActiveKeyIdByHash, overridesOf } from '../storage/keys-repo';
 import { isoNow } from '../time';
-
-// The configured limits, built once per parsed configuration (config is cached per env).
-const defaultsFor = new WeakMap<Config, KeyLimits>();
-export function keyDefaults(config: Config): KeyLimits {
-  let defaults = defaultsFor.get(config);
-  if (!defaults) {
-    defaults = {
-      rateLimitRequests: config.RATE_LIMIT_REQUESTS,
-      rateLimitWindowSeconds: config.RATE_LIMIT_WINDOW_SECONDS,
-      storageQuotaBytes: config.STORAGE_QUOTA_BYTES,
-      maxFiles: config.MAX_FILES_PER_KEY,
-      holdTtlMs: holdTtlMs(config),
-    };
-    defaultsFor.set(config, defaults);
-  }
-  return defaults;
-}
 
 // Key hash → key id, for keys found active. The mapping never changes, so it needs no expiry;
 // whether the key is still active is the key's object's to say, on every request.

@@ -4,7 +4,7 @@ import { type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { AppEnv } from '../env';
 import { RAW_BODY_REQUEST } from '../files/raw-upload-routes';
 import { errorsWith } from '../http/openapi';
-import { perfField } from '../http/schemas';
+import { perfField } from '../schemas';
 import { ReceiptSchema, UploadReceiptSchema } from './schemas';
 
 type Registry = OpenAPIHono<AppEnv>['openAPIRegistry'];

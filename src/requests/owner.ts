@@ -3,8 +3,7 @@
 import type { Context } from 'hono';
 import type { Config } from '../config';
 import type { ApiKeyContext, AppEnv } from '../env';
-import { effectiveLimits } from '../limiter/limits';
-import { keyDefaults } from '../middleware/auth';
+import { effectiveLimits, keyDefaults } from '../limiter/limits';
 import type { RequestWithOwner } from '../storage/requests-repo';
 
 /** The account of the authenticated key: the owner of its requests. */

@@ -20,7 +20,7 @@ import {
   patchRequestUpload,
   receivedFile,
   terminateRequestUpload,
-} from './tus';
+} from './tus-routes';
 import { type ReceiveDeps, receiveFiles, receiveRawFile } from './upload';
 
 /** Where the public paths live: the tus ones get the tus protocol middleware (app.ts). */

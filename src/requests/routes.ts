@@ -7,9 +7,9 @@ import { FileRecordV2 } from '../files/schemas';
 import { errorsWith, ok } from '../http/openapi';
 import { origins } from '../http/request-deps';
 import { requires } from '../http/route-needs';
-import { PaginationSchema, successV2 } from '../http/schemas';
 import { jsonBodyLimit } from '../http/validation';
 import type { Scope } from '../limiter/scopes';
+import { PaginationSchema, successV2 } from '../schemas';
 import { listRequestFiles } from '../storage/files-repo';
 import { isoNow } from '../time';
 import { accountIdOf } from './owner';
@@ -22,7 +22,7 @@ import {
   RequestUpdateSchema,
 } from './schemas';
 import { closeRequest, createRequest, getRequest, listRequests, updateRequest } from './service';
-import { endOpenUploads } from './tus';
+import { endOpenUploads } from './tus-routes';
 
 /**
  * The scope of every owner route, reads included: a request's record carries its URLs, which

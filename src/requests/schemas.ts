@@ -1,6 +1,6 @@
 // zod schemas of the file request routes: validation and the v2 OpenAPI document alike.
 import { z } from '@hono/zod-openapi';
-import { limitQueryParam, perfField } from '../http/schemas.ts';
+import { limitQueryParam, perfField } from '../schemas.ts';
 
 /** At most this many files per request (its object keeps the received ids). */
 export const MAX_REQUEST_FILES = 1000;

@@ -5,7 +5,7 @@ import { type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { AppEnv } from '../env';
 import { FileIdParamSchema, FileRecordV2 } from '../files/schemas';
 import { errors, ok, RATE_LIMIT_HEADERS } from '../http/openapi';
-import { successV2 } from '../http/schemas';
+import { successV2 } from '../schemas';
 import { CHECKSUM_ALGORITHMS, TUS_EXTENSIONS, TUS_VERSION } from './protocol';
 
 type Registry = OpenAPIHono<AppEnv>['openAPIRegistry'];

@@ -4,7 +4,7 @@
 import { type AccountsNamespace, QuotaTicket, releaseHold } from '../accounts/account-storage-client';
 import { type Config, uploadTimeoutMs } from '../config';
 import type { ApiKeyContext } from '../env';
-import { ApiError, forbidden } from '../errors';
+import { ApiError, forbidden, unauthorized } from '../errors';
 import type { EventSink } from '../events/emit';
 import { extensionFor, normalizeMediaType } from '../files/file-type';
 import { FILE_ID_PATTERN, newFileId } from '../files/ids';
@@ -15,7 +15,7 @@ import { checkDigest, recordFiles } from '../files/upload';
 import { fileTooLarge, uploadError } from '../files/upload-errors';
 import { recordOptions } from '../files/upload-fields';
 import { UploadSession } from '../files/upload-session';
-import { unauthorized } from '../http/bearer';
+
 import { type LimiterNamespace, reserveUpload, storageOwnerOf } from '../limiter/key-limiter-client';
 import { hasScope } from '../limiter/scopes';
 import { log } from '../log';

@@ -7,8 +7,8 @@ import type { EventsMessage } from '../events/types';
 import { errorResponse, errors, ok } from '../http/openapi';
 import { accountId } from '../http/request-deps';
 import { requires } from '../http/route-needs';
-import { successV2 } from '../http/schemas';
 import { jsonBodyLimit } from '../http/validation';
+import { successV2 } from '../schemas';
 import {
   CreatedWebhookSchema,
   DeliveriesQuerySchema,

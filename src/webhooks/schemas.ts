@@ -1,7 +1,7 @@
 // zod schemas of the webhook routes: validation and the v2 OpenAPI document alike.
 import { z } from '@hono/zod-openapi';
 import { EVENT_TYPES } from '../events/event-types.ts';
-import { limitQueryParam } from '../http/schemas.ts';
+import { limitQueryParam } from '../schemas.ts';
 import { checkWebhookUrl } from './url.ts';
 
 /** A receiver URL, valid ones read as the parsed URL: that is what is stored and answered. */

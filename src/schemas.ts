@@ -1,9 +1,9 @@
-// The envelope every answer shares (the error body, `success`/`data`, v2's `_perf`) and the field
+// Shared zod schemas (a leaf, like config.ts and errors.ts): the envelope every answer shares (the error body, `success`/`data`, v2's `_perf`) and the field
 // schemas several features' bodies use (expiry, pagination, list limits): validation and the
 // OpenAPI documents of both versions read the same zod schemas.
 import { z } from '@hono/zod-openapi';
-import type { ErrorCode } from '../errors.ts';
-import { MAX_EXPIRY_SECONDS, MIN_EXPIRY_SECONDS, TOO_LONG, TOO_SHORT } from '../expiry.ts';
+import type { ErrorCode } from './errors.ts';
+import { MAX_EXPIRY_SECONDS, MIN_EXPIRY_SECONDS, TOO_LONG, TOO_SHORT } from './expiry.ts';
 
 export const ErrorSchema = z
   .object({
