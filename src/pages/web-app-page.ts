@@ -3,7 +3,7 @@
 // API on this origin with the typed client.
 import { html } from 'hono/html';
 import { EVENT_TYPES } from '../events/event-types';
-import { EXPIRY_CHOICES, TUS_CHUNK_BYTES, TUS_FROM_BYTES } from '../web/settings';
+import { EXPIRY_CHOICES, TUS_CHUNK_BYTES, TUS_FROM_BYTES } from '../lib/web-settings';
 import { layout, pageCsp } from './layout';
 
 /** The app talks only to this origin's API (fetch, XMLHttpRequest, tus). */

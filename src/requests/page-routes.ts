@@ -7,7 +7,7 @@ import type { AppEnv } from '../env';
 import { ApiError } from '../errors';
 import { origins } from '../http/request-deps';
 import { layout, pageCsp, pageHeaders } from '../pages/layout';
-import { TUS_CHUNK_BYTES, TUS_FROM_BYTES } from '../web/settings';
+import { TUS_CHUNK_BYTES, TUS_FROM_BYTES } from '../lib/web-settings';
 import { requestTusUrl, requestUploadUrl } from './records';
 import { requestByToken, requestStatus } from './service';
 

@@ -3,7 +3,7 @@
 import type { EdgeshareClient, FileRecord, ListOptions, Pagination } from '../client/edgeshare.ts';
 import { button, byId, copyText, h, saveBlob } from './dom.ts';
 import { formatBytes, formatCount, formatDate } from './format.ts';
-import { EXPIRY_CHOICES, PAGE_SIZE } from './settings.ts';
+import { EXPIRY_CHOICES, PAGE_SIZE } from '../lib/web-settings.ts';
 
 type Hooks = {
   client: () => EdgeshareClient | null;

@@ -1,6 +1,6 @@
 // The API key lives in this browser only: sessionStorage (this tab, gone when it closes) unless
 // the user asks to be remembered (localStorage). Never in a URL, a cookie or the page.
-import { KEY_STORAGE_NAME } from './settings.ts';
+import { KEY_STORAGE_NAME } from '../lib/web-settings.ts';
 
 export type KeyPlace = 'session' | 'local';
 

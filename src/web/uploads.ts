@@ -3,7 +3,7 @@
 import type { EdgeshareClient } from '../client/edgeshare.ts';
 import { button, copyText, h } from './dom.ts';
 import { describeError, formatBytes, isUnauthorized } from './format.ts';
-import { TUS_CHUNK_BYTES, TUS_FROM_BYTES, UPLOAD_CONCURRENCY } from './settings.ts';
+import { TUS_CHUNK_BYTES, TUS_FROM_BYTES, UPLOAD_CONCURRENCY } from '../lib/web-settings.ts';
 import { uploadItem as listItem } from './upload-item.ts';
 
 export type UploadSettings = { isPublic: boolean; expiresIn: number | undefined };

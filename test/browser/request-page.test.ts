@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TUS_FROM_BYTES } from '../../src/web/settings.ts';
+import { TUS_FROM_BYTES } from '../../src/lib/web-settings.ts';
 import {
   api,
   createKey,

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../../scripts/wrangler.ts';
-import { PAGE_SIZE, TUS_CHUNK_BYTES, TUS_FROM_BYTES } from '../../src/web/settings.ts';
+import { PAGE_SIZE, TUS_CHUNK_BYTES, TUS_FROM_BYTES } from '../../src/lib/web-settings.ts';
 import {
   api,
   createKey,

@@ -1,0 +1,68 @@
+// The layer check inside `npm run check` (scripts/check-layers.ts, .dependency-cruiser.cjs), run as
+// package.json runs it, in a throwaway copy of src/ where one import is made to run the wrong way.
+import { spawnSync } from 'node:child_process';
+import { appendFileSync, cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+
+const root = join(import.meta.dirname, '..', '..');
+const scripts = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts as Record<string, string>;
+let dir: string;
+
+function layerCheck() {
+  const command = scripts.check?.split(' && ').find((part) => part.includes('check-layers'));
+  expect(command, 'npm run check runs the layer check').toBeDefined();
+  const [, ...args] = (command ?? '').split(' ');
+  return spawnSync(process.execPath, [join(root, args[0] ?? '')], { cwd: dir, encoding: 'utf8' });
+}
+
+/** Adds a line to a module of the copy. */
+const addLine = (file: string, line: string) => appendFileSync(join(dir, file), `\n${line}\n`);
+
+describe('the layer check', () => {
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'edgeshare-layers-'));
+    for (const file of ['.dependency-cruiser.cjs', 'tsconfig.json', 'worker-configuration.d.ts'])
+      cpSync(join(root, file), join(dir, file));
+    cpSync(join(root, 'src'), join(dir, 'src'), { recursive: true });
+    symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('passes on the project as it is', () => {
+    const run = layerCheck();
+    expect(run.status, run.stderr).toBe(0);
+  });
+
+  it('fails on a service that imports middleware, a type import included', () => {
+    addLine('src/links/service.ts', "import type { AppEnv as _Unused } from '../middleware/auth';");
+    const run = layerCheck();
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(/services-know-no-http: src\/links\/service\.ts → src\/middleware\/auth\.ts/);
+  });
+
+  it('fails on a feature that imports the API assembly, and on lib/ importing the project', () => {
+    addLine('src/webhooks/service.ts', "export { createV2Router as _router } from '../api/v2';");
+    addLine('src/lib/format.ts', "export { log as _log } from '../log';");
+    const run = layerCheck();
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain('src/webhooks/service.ts → src/api/v2.ts');
+    expect(run.stderr).toContain('lib-is-a-leaf: src/lib/format.ts → src/log.ts');
+  });
+
+  it('fails on a cycle between files, and on one between folders', () => {
+    writeFileSync(join(dir, 'src/lib/a-probe.ts'), "import { b } from './b-probe';\nexport const a = () => b;\n");
+    writeFileSync(join(dir, 'src/lib/b-probe.ts'), "import { a } from './a-probe';\nexport const b = () => a;\n");
+    // events/ ← files/ already; events/ → webhooks/ → events/ closes a loop of folders.
+    addLine('src/events/emit.ts', "export type { WebhookRow as _Row } from '../webhooks/records-probe';");
+    writeFileSync(
+      join(dir, 'src/webhooks/records-probe.ts'),
+      "import type { EventsMessage } from '../events/types';\nexport type WebhookRow = EventsMessage;\n",
+    );
+    const run = layerCheck();
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(/no-cycle: src\/lib\/(a|b)-probe\.ts/);
+    expect(run.stderr).toMatch(/folder cycle: .*events.*webhooks|folder cycle: .*webhooks.*events/);
+  });
+});
