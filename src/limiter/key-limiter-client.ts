@@ -3,10 +3,8 @@
 // asks the key's account's object directly.
 import { storageExceeded } from '../accounts/account-storage-client';
 import type { StorageOwner } from '../accounts/account-storage-contract';
-import type { AccountStorage } from '../accounts/account-storage-object';
 import type { ApiKeyContext, RateLimitState } from '../env';
 import { ApiError } from '../errors';
-import { formatBytes } from '../lib/format';
 import { log } from '../log';
 import { findKeyState } from '../storage/keys-repo';
 import { isoNow } from '../time';
@@ -15,8 +13,6 @@ import type {
   AdmitResult,
   AuthorizeRequest,
   AuthorizeResult,
-  Exceeded,
-  Grant,
   KeyUpdate,
   QuotaLimits,
   Usage,

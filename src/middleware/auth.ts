@@ -3,7 +3,6 @@
 import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import { QuotaTicket } from '../accounts/account-storage-client';
-import { type Config, holdTtlMs } from '../config';
 import type { AppEnv, RateLimitState } from '../env';
 import { ApiError, forbidden, unauthorized } from '../errors';
 import { bearerToken } from '../http/bearer';

@@ -6,8 +6,8 @@ import { html } from 'hono/html';
 import type { AppEnv } from '../env';
 import { ApiError } from '../errors';
 import { origins } from '../http/request-deps';
-import { layout, pageCsp, pageHeaders } from '../pages/layout';
 import { TUS_CHUNK_BYTES, TUS_FROM_BYTES } from '../lib/web-settings';
+import { layout, pageCsp, pageHeaders } from '../pages/layout';
 import { requestTusUrl, requestUploadUrl } from './records';
 import { requestByToken, requestStatus } from './service';
 

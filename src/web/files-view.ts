@@ -1,9 +1,9 @@
 // "Your files": one page of the key's files as a table, with search, order, pages, and per row
 // public/private, expiry, copy link, download and delete; several rows can be deleted at once.
 import type { EdgeshareClient, FileRecord, ListOptions, Pagination } from '../client/edgeshare.ts';
+import { EXPIRY_CHOICES, PAGE_SIZE } from '../lib/web-settings.ts';
 import { button, byId, copyText, h, saveBlob } from './dom.ts';
 import { formatBytes, formatCount, formatDate } from './format.ts';
-import { EXPIRY_CHOICES, PAGE_SIZE } from '../lib/web-settings.ts';
 
 type Hooks = {
   client: () => EdgeshareClient | null;

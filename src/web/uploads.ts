@@ -1,9 +1,9 @@
 // The upload queue: one list item per file with its own progress bar, status, and afterwards its
 // share link and a copy button. Small files go in one multipart request, large ones through tus.
 import type { EdgeshareClient } from '../client/edgeshare.ts';
+import { TUS_CHUNK_BYTES, TUS_FROM_BYTES, UPLOAD_CONCURRENCY } from '../lib/web-settings.ts';
 import { button, copyText, h } from './dom.ts';
 import { describeError, formatBytes, isUnauthorized } from './format.ts';
-import { TUS_CHUNK_BYTES, TUS_FROM_BYTES, UPLOAD_CONCURRENCY } from '../lib/web-settings.ts';
 import { uploadItem as listItem } from './upload-item.ts';
 
 export type UploadSettings = { isPublic: boolean; expiresIn: number | undefined };

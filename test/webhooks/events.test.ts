@@ -60,7 +60,7 @@ describe('file.uploaded', () => {
     expect(delivery.redirect).toBe('manual');
     // A tampered body or another secret does not verify.
     expect(() => verify(webhook.secret, { ...delivery, body: delivery.body.replace('report', 'rep0rt') })).toThrow();
-    expect(() => verify('whsec_' + btoa('x'.repeat(32)), delivery)).toThrow();
+    expect(() => verify(`whsec_${btoa('x'.repeat(32))}`, delivery)).toThrow();
 
     await settle();
     expect(hook.calls()).toHaveLength(1);
