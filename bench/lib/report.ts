@@ -13,6 +13,21 @@ function num(value: number, digits = 1): string {
 
 const ratio = (value: number) => (Number.isFinite(value) ? `×${num(value, 2)}` : '–');
 
+/** A bullet, or a bullet with bullets under it. Notes are bullets, not paragraphs (issue 30). */
+type Bullet = string | readonly [string, readonly Bullet[]];
+
+/** A Markdown list, nested two spaces a level. */
+function bullets(items: readonly Bullet[], depth = 0): string {
+  const indent = '  '.repeat(depth);
+  return items
+    .map((item) =>
+      typeof item === 'string'
+        ? `${indent}- ${item}`
+        : [`${indent}- ${item[0]}`, bullets(item[1], depth + 1)].join('\n'),
+    )
+    .join('\n');
+}
+
 /** "12.3 (11.9–12.8)": the median and the range of the runs. */
 function spread(summary: Summary | undefined, digits: number): string {
   if (!summary || summary.n === 0) return '–';
@@ -63,27 +78,35 @@ function targetsTable(targets: TargetResult[]): string {
   ].join('\n');
 }
 
+const NO_NOTE = ['Not analysed yet: add a note for this target id to `bench/findings.ts`.'];
+
+/** Each missed target's figures, its note's bullets under it. */
 function missedNotes(targets: TargetResult[]): string {
   const missed = targets.filter((target) => !target.met);
   if (missed.length === 0) return 'Every target measured in this run was met.';
-  return missed
-    .map((target) => {
-      const why = FINDINGS[target.id] ?? 'Not analysed yet: add a note for this target id to `bench/findings.ts`.';
+  return bullets(
+    missed.map((target) => {
       const [a, b] = target.medians.map((value) => `${num(value, value < 10 ? 1 : 0)} ${target.unit}`);
-      return `- **${target.id}** — ${target.compared}: ${a} / ${b} = ${ratio(target.value)} against ${target.op} ${target.goal} (${shortfall(target)}). ${why}`;
-    })
-    .join('\n');
+      const figures = `**${target.id}** — ${target.compared}: ${a} / ${b} = ${ratio(target.value)} against ${target.op} ${target.goal} (${shortfall(target)}).`;
+      return [figures, FINDINGS[target.id] ?? NO_NOTE];
+    }),
+  );
 }
 
 /** Met targets with a note (one met at the line, say): the note stays beside the figure. */
 function metNotes(targets: TargetResult[]): string {
-  const noted = targets.filter((target) => target.met && !target.shown && FINDINGS[target.id]);
+  const noted = targets.flatMap((target) => {
+    const note = FINDINGS[target.id];
+    return target.met && !target.shown && note ? [{ target, note }] : [];
+  });
   if (noted.length === 0) return '';
-  const lines = noted.map(
-    (target) =>
-      `- **${target.id}** — ${ratio(target.value)} against ${target.op} ${target.goal}. ${FINDINGS[target.id]}`,
+  const list = bullets(
+    noted.map(({ target, note }) => [
+      `**${target.id}** — ${ratio(target.value)} against ${target.op} ${target.goal}.`,
+      note,
+    ]),
   );
-  return ['', '### Met, with notes', '', ...lines].join('\n');
+  return ['', '### Met, with notes', '', list].join('\n');
 }
 
 function median(results: BenchResults, caseId: string, variantId: string, metric: string): number {
