@@ -8,12 +8,13 @@ export function bulkCase(id: string, files: number, sizeMiB: number, reps: numbe
   return {
     id,
     title: `Bulk upload: ${files} × ${sizeMiB} MiB in one request vs ${files} sequential uploads`,
-    description:
-      `\`POST /api/v2/upload/bulk\` with ${files} \`files\` parts against ${files} \`POST /api/v2/upload\` sent one ` +
-      'after another; time from the first byte sent to the last answer read. The tutorial Worker taking the ' +
-      "same form (the runtime's own parser, then every file put at once, with no key, hash or record) is how " +
-      `fast this runtime stores ${files} files from one request at all: the most a bulk upload could gain here is ` +
-      'the sequential time over that.',
+    description: [
+      `\`POST /api/v2/upload/bulk\` with ${files} \`files\` parts against ${files} \`POST /api/v2/upload\` sent one after another.`,
+      'Time from the first byte sent to the last answer read.',
+      "The tutorial Worker takes the same form: the runtime's own parser, then every file put at once, with no key, hash or record.",
+      `That is how fast this runtime stores ${files} files from one request at all.`,
+      'The most a bulk upload could gain here is the sequential time over that.',
+    ],
     reps,
     // Every upload enqueues events, consumed up to a second later in the same process.
     settleMs: 1100,

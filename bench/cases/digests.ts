@@ -12,12 +12,14 @@ export function digestCase(id: string, sizeMiB: number, reps: number): BenchCase
   return {
     id,
     title: `SHA-256 and raw upload, ${sizeMiB} MiB`,
-    description:
-      'One file streamed from disk with a known Content-Length: raw bytes to the bare R2 Worker (one put, and one put ' +
-      'hashed through crypto.DigestStream), raw bytes to `PUT /api/v2/upload/{filename}`, and a multipart form to ' +
-      '`POST /api/v2/upload` (both hash every byte). The hashed bare put against the plain one is what the digest ' +
-      `costs; the raw upload against the plain put is the service's whole cost. Fresh workerd per repetition, warmed by ` +
-      `one ${WARM_BYTES / 1024} KiB upload.`,
+    description: [
+      'One file streamed from disk with a known Content-Length.',
+      'Raw bytes to the bare R2 Worker: one put, and one put hashed through crypto.DigestStream.',
+      'Raw bytes to `PUT /api/v2/upload/{filename}`, and a multipart form to `POST /api/v2/upload` (both hash every byte).',
+      'The hashed bare put against the plain one is what the digest costs.',
+      "The raw upload against the plain put is the service's whole cost.",
+      `Fresh workerd per repetition, warmed by one ${WARM_BYTES / 1024} KiB upload.`,
+    ],
     reps,
     freshProcess: true,
     metrics: TRANSFER_METRICS,

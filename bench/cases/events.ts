@@ -10,11 +10,13 @@ export function eventsCase(id: string, sizeMiB: number, reps: number): BenchCase
   return {
     id,
     title: `What an event adds to an upload (${sizeMiB} MiB)`,
-    description:
-      'One multipart upload to `POST /api/v2/upload` on edgeshare as configured (the upload enqueues a ' +
-      '`file.uploaded` event in waitUntil, and the same process consumes the queue) and on the same bundle started ' +
-      'without its EVENTS queue producer (no event is enqueued). Both measured from outside, with workerd CPU: the ' +
-      `difference is the event's whole cost. Fresh workerd per repetition, warmed by a ${WARM_BYTES / 1024} KiB upload.`,
+    description: [
+      'One multipart upload to `POST /api/v2/upload` on edgeshare as configured: the upload enqueues a ' +
+        '`file.uploaded` event in waitUntil, and the same process consumes the queue.',
+      'The same upload on the same bundle started without its EVENTS queue producer (no event is enqueued).',
+      "Both measured from outside, with workerd CPU: the difference is the event's whole cost.",
+      `Fresh workerd per repetition, warmed by a ${WARM_BYTES / 1024} KiB upload.`,
+    ],
     reps,
     freshProcess: true,
     metrics: TRANSFER_METRICS,

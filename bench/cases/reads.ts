@@ -11,12 +11,14 @@ export function readCase(id: string, connections: number, seconds: number, reps:
   return {
     id,
     title: `GET /api/v2/files/:id, ${connections} connections`,
-    description:
+    description: [
       `autocannon, ${connections} keep-alive connections for ${seconds} s per repetition (1 s warm-up per variant ` +
-      'before the rounds), with the Authorization header. Every answer must be 2xx. The bare Worker is deployed ' +
-      'like the service, with static assets beside it (`[assets]`, the Worker first for API paths): locally ' +
-      'Miniflare passes every request of such a Worker through its assets layer first, a hop Cloudflare does ' +
-      'not charge to the Worker, so both pay it.',
+        'before the rounds), with the Authorization header.',
+      'Every answer must be 2xx.',
+      'The bare Worker is deployed like the service, with static assets beside it (`[assets]`, the Worker first for API paths).',
+      'Locally Miniflare passes every request of such a Worker through its assets layer first, a hop Cloudflare ' +
+        'does not charge to the Worker, so both pay it.',
+    ],
     reps,
     metrics: [
       { name: 'rps', label: 'requests/s', unit: 'req/s', better: 'higher', digits: 0 },

@@ -13,13 +13,15 @@ export function shareDownloadCase(id: string, sizeMiB: number, reps: number): Be
   return {
     id,
     title: `Download ${sizeMiB} MiB through a share link`,
-    description:
+    description: [
       'The file is uploaded once through the service (untimed) and given a made share link with a password and a ' +
-      'high maxDownloads; the same bytes are stored into the bare Worker by one put() and by R2 multipart (8 MiB ' +
-      'parts). Each repetition reads `GET /share/<token>/download` with `Authorization: Basic` (empty user name) to ' +
-      'the end: the per-address throttle, the password check (PBKDF2) and the exact download count are all in it; a ' +
-      'second link to the same file without a password shows what the password check costs. ' +
+        'high maxDownloads.',
+      'The same bytes are stored into the bare Worker by one put() and by R2 multipart (8 MiB parts).',
+      'Each repetition reads `GET /share/<token>/download` with `Authorization: Basic` (empty user name) to the end.',
+      'The per-address throttle, the password check (PBKDF2) and the exact download count are all in it.',
+      'A second link to the same file without a password shows what the password check costs.',
       `Fresh workerd per repetition, warmed by a ${WARM_BYTES / 1024} KiB file read the same way.`,
+    ],
     reps,
     freshProcess: true,
     metrics: TRANSFER_METRICS,

@@ -127,17 +127,19 @@ export function tusCase(id: string, sizeMiB: number, chunksMiB: number[], reps: 
   return {
     id,
     title: `tus upload of ${sizeMiB} MiB in ${chunksMiB.join(' and ')} MiB chunks, and in ${PARALLEL_STREAMS} parallel streams, vs one request`,
-    description:
-      `One ${sizeMiB} MiB file from disk: through \`/api/v2/uploads\` (tus: a creation, then PATCHes of ` +
-      `${chunksMiB.join(' or ')} MiB with their Content-Length), and through \`POST /api/v2/upload\` in one ` +
-      'multipart request; and through tus concatenation as tus-js-client’s `parallelUploads: 4` sends it ' +
-      `(${PARALLEL_STREAMS} partial uploads of a quarter each, sent at once in ${PARALLEL_CHUNK_MIB} MiB PATCHes, then the ` +
-      'final upload). Throughput is file size / time from the first request to the last answer. Each ' +
-      `repetition runs in a fresh workerd process, warmed by one ${WARM_BYTES / 1024} KiB upload the same way. ` +
-      'Parallel streams help a client whose network is the bottleneck; here the four share workerd’s CPU (two ' +
-      'cores, with the local R2, D1 and Durable Object simulators in the same process) and each pays its own ' +
-      'requests and hash, so locally they are slower than one stream of PATCHes: the figure shows that ' +
-      'concatenation works at this size and what it costs, not a speed-up.',
+    description: [
+      `One ${sizeMiB} MiB file from disk through \`/api/v2/uploads\` (tus: a creation, then PATCHes of ` +
+        `${chunksMiB.join(' or ')} MiB with their Content-Length).`,
+      'The same file through `POST /api/v2/upload` in one multipart request.',
+      'The same file through tus concatenation, as tus-js-client’s `parallelUploads: 4` sends it: ' +
+        `${PARALLEL_STREAMS} partial uploads of a quarter each, sent at once in ${PARALLEL_CHUNK_MIB} MiB PATCHes, then the final upload.`,
+      'Throughput is file size / time from the first request to the last answer.',
+      `Each repetition runs in a fresh workerd process, warmed by one ${WARM_BYTES / 1024} KiB upload the same way.`,
+      'Parallel streams help a client whose network is the bottleneck. Here the four share workerd’s CPU (two ' +
+        'cores, with the local R2, D1 and Durable Object simulators in the same process).',
+      'Each stream pays its own requests and hash, so locally they are slower than one stream of PATCHes.',
+      'The figure shows that concatenation works at this size and what it costs, not a speed-up.',
+    ],
     reps,
     freshProcess: true,
     metrics: TRANSFER_METRICS,

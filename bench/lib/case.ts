@@ -62,8 +62,11 @@ export type BenchContext = {
 export type BenchCase = {
   id: string;
   title: string;
-  /** One or two sentences: what is sent, how, what is measured. */
-  description: string;
+  /**
+   * What is sent, how, what is measured: one or two sentences, or, when longer, a list of short
+   * bullets (one fact each, about two lines at most), shown as a list under the case's heading.
+   */
+  description: string | string[];
   reps: number;
   /**
    * Each repetition in a fresh workerd process (restarted, then warmed): for memory figures,
@@ -100,7 +103,7 @@ export type VariantResult = {
 export type CaseResult = {
   id: string;
   title: string;
-  description: string;
+  description: string | string[];
   reps: number;
   metrics: MetricSpec[];
   /** Variant ids in the order they ran within each round. */

@@ -120,14 +120,14 @@ function storageChoice(results: BenchResults): string {
   const upload = ran('upload-300mib');
   const download = ran('download-300mib');
   if (!upload && !download) return 'Not measured in this run.';
-  const lines: string[] = [];
+  const lines: Bullet[] = [];
   if (upload) {
     const single = median(results, upload, 'r2-single', 'mibPerS');
     const multi = median(results, upload, 'r2-multipart', 'mibPerS');
     const singleMem = median(results, upload, 'r2-single', 'memGrowthMiB');
     const multiMem = median(results, upload, 'r2-multipart', 'memGrowthMiB');
     lines.push(
-      `- Writing (${upload}, bare Worker): one streamed put() ${num(single)} MiB/s, R2 multipart ${num(multi)} MiB/s ` +
+      `Writing (${upload}, bare Worker): one streamed put() ${num(single)} MiB/s, R2 multipart ${num(multi)} MiB/s ` +
         `(${ratio(multi / single)}); workerd memory growth ${num(singleMem)} vs ${num(multiMem)} MiB.`,
     );
   }
@@ -136,11 +136,11 @@ function storageChoice(results: BenchResults): string {
     const multi = median(results, download, 'r2-multipart', 'mibPerS');
     const singleMem = median(results, download, 'r2-single', 'memGrowthMiB');
     const multiMem = median(results, download, 'r2-multipart', 'memGrowthMiB');
-    lines.push(
-      `- Reading (${download}, bare Worker): an object stored by one put() ${num(single)} MiB/s, one stored by R2 ` +
-        `multipart ${num(multi)} MiB/s (${ratio(multi / single)}); workerd memory growth ${num(singleMem)} vs ${num(multiMem)} MiB. ` +
-        'This is the local runtime’s cost of multipart objects; Cloudflare documents no such difference for R2 itself.',
-    );
+    lines.push([
+      `Reading (${download}, bare Worker): an object stored by one put() ${num(single)} MiB/s, one stored by R2 ` +
+        `multipart ${num(multi)} MiB/s (${ratio(multi / single)}); workerd memory growth ${num(singleMem)} vs ${num(multiMem)} MiB.`,
+      ['This is the local runtime’s cost of multipart objects; Cloudflare documents no such difference for R2 itself.'],
+    ]);
   }
   const kinds = results.cases
     .filter((entry) => entry.id.startsWith('upload-'))
@@ -149,7 +149,7 @@ function storageChoice(results: BenchResults): string {
       if (multipart === undefined) return [];
       return [`${entry.title.replace('Upload ', '')} by ${multipart >= 0.5 ? 'R2 multipart' : 'one put()'}`];
     });
-  if (kinds.length) lines.push(`- edgeshare stored its uploads of ${kinds.join(', ')}.`);
+  if (kinds.length) lines.push(`edgeshare stored its uploads of ${kinds.join(', ')}.`);
   if (upload && download) {
     const writeGain =
       median(results, upload, 'r2-single', 'mibPerS') / median(results, upload, 'r2-multipart', 'mibPerS');
@@ -157,24 +157,100 @@ function storageChoice(results: BenchResults): string {
       median(results, download, 'r2-single', 'mibPerS') / median(results, download, 'r2-multipart', 'mibPerS');
     lines.push(
       writeGain >= 1 && readGain >= 1
-        ? `- On these grounds a file whose length is known up front is better stored by one streamed put(): ` +
-            `${ratio(writeGain)} the write throughput and ${ratio(readGain)} the read throughput of multipart here, and one ` +
-            'R2 operation instead of one per part; multipart remains the way for bodies of unknown length and for ' +
-            'parts of a resumable upload.'
-        : `- Here one put() is not faster on both sides (write ${ratio(writeGain)}, read ${ratio(readGain)} against ` +
+        ? [
+            'On these grounds a file whose length is known up front is better stored by one streamed put():',
+            [
+              `${ratio(writeGain)} the write throughput and ${ratio(readGain)} the read throughput of multipart here.`,
+              'One R2 operation instead of one per part.',
+              'Multipart remains the way for bodies of unknown length and for parts of a resumable upload.',
+            ],
+          ]
+        : `Here one put() is not faster on both sides (write ${ratio(writeGain)}, read ${ratio(readGain)} against ` +
             'multipart): choose by R2 operation count and memory.',
     );
   }
-  lines.push(
-    '- edgeshare’s choice on these grounds: a multipart form upload does not know its file’s length up front ' +
-      '(Content-Length covers the whole form, and clients often send fields after the file), so a file of up to ' +
-      'one part (8 MiB) is kept and stored by one put(), and a larger one streams into R2 multipart part by part ' +
-      '(one part in memory). Streaming a small file into a put sized from Content-Length, with the kept bytes as ' +
-      'a fallback, was tried and measured slower locally (1 MiB: 13–23 against 17–25 MiB/s), so it was dropped. ' +
-      'tus uploads know their length: one smaller than a part is stored by one put(), a larger one by multipart, ' +
-      'as resuming across requests needs.',
-  );
-  return lines.join('\n');
+  lines.push([
+    'edgeshare’s choice on these grounds:',
+    [
+      'A multipart form upload does not know its file’s length up front: Content-Length covers the whole form, ' +
+        'and clients often send fields after the file.',
+      'So a file of up to one part (8 MiB) is kept and stored by one put(); a larger one streams into R2 ' +
+        'multipart part by part (one part in memory).',
+      'Tried and dropped: streaming a small file into a put sized from Content-Length, with the kept bytes as a ' +
+        'fallback, measured slower locally (1 MiB: 13–23 against 17–25 MiB/s).',
+      'tus uploads know their length: one smaller than a part is stored by one put(), a larger one by ' +
+        'multipart, as resuming across requests needs.',
+    ],
+  ]);
+  return bullets(lines);
+}
+
+/** How the figures are made: what runs where, how a figure and a ratio are taken, what to trust. */
+function method(m: BenchResults['machine']): Bullet[] {
+  return [
+    [
+      '**Where they run**',
+      [
+        'edgeshare and each baseline Worker (`bench/workers/`) are bundled by `wrangler deploy --dry-run` and get ' +
+          'the bindings of their own `wrangler.toml`.',
+        'Each runs in its **own Miniflare instance, so its own workerd process** (no `wrangler dev` proxy), with ' +
+          'local R2, D1 and Durable Objects on disk, listening on 127.0.0.1.',
+        'The service runs with `MAX_FILE_SIZE` = 1 GiB and an API key whose rate limit the runs never reach.',
+      ],
+    ],
+    [
+      '**Rounds and ratios**',
+      [
+        'Every case runs in **interleaved rounds**: each round runs every variant once, baselines first ' +
+          '(baseline, service, baseline, service, …).',
+        'A figure is the **median (min–max)** of the rounds.',
+        '`×r` after it is the ratio of its median to the median of the variant it is compared with (`vs …`) ' +
+          '**in the same run**.',
+        'The targets table also gives the median of the per-round ratios.',
+      ],
+    ],
+    [
+      '**Memory**',
+      [
+        'workerd’s peak resident memory during the request minus its resident memory just before (VmRSS sampled ' +
+          'every 50 ms and the kernel’s peak mark, reset before each request).',
+        'Shown for the cases that run every request in a **fresh workerd process** (restarted, then warmed by ' +
+          'one small request of the same kind).',
+        'In a long-lived process the figure depends on what earlier requests left allocated.',
+      ],
+    ],
+    [
+      '**CPU**',
+      [
+        'workerd’s time on a CPU over the request, all threads.',
+        'Its R2, D1 and Durable Object simulators run in the same process, so their work counts too.',
+      ],
+    ],
+    [
+      '**Load**',
+      [
+        `autocannon ${m.autocannon} for concurrent requests.`,
+        'Plain Node `http` for uploads (streamed from a file with a known Content-Length) and downloads (read to ' +
+          'the end, discarded); loopback only.',
+      ],
+    ],
+    [
+      '**What to trust**',
+      [
+        `These are **local-runtime** figures on a shared ${m.cores}-core machine, client included.`,
+        'Trust ratios and medians, not absolute numbers or p99, and never read them as production latency.',
+      ],
+    ],
+  ];
+}
+
+/** A case's heading, its description (inline if one sentence or two, else bullets) and its table. */
+function caseSection(result: CaseResult): string {
+  const head = `\`${result.id}\`, ${result.reps} round${result.reps === 1 ? '' : 's'}, ${num(result.seconds, 0)} s.`;
+  // Results written before issue 30 hold one string.
+  const about = typeof result.description === 'string' ? [result.description] : result.description;
+  const text = about.length === 1 ? `${head} ${about[0]}` : `${head}\n\n${bullets(about)}`;
+  return `### ${result.title}\n\n${text}\n\n${caseTable(result)}`;
 }
 
 export function renderReport(results: BenchResults): string {
@@ -205,24 +281,7 @@ Load average (1, 5, 15 min) at the start: ${m.loadAverageAtStart.join(', ')}; at
 
 ## How the figures are made
 
-- edgeshare and each baseline Worker (\`bench/workers/\`) are bundled by \`wrangler deploy --dry-run\`, get the
-  bindings of their own \`wrangler.toml\`, and run in their **own Miniflare instance, so their own workerd
-  process** (no \`wrangler dev\` proxy), with local R2, D1 and Durable Objects on disk, listening on 127.0.0.1.
-  The service runs with \`MAX_FILE_SIZE\` = 1 GiB and an API key whose rate limit the runs never reach.
-- Every case runs in **interleaved rounds**: each round runs every variant once, baselines first
-  (baseline, service, baseline, service, …). A figure is the **median (min–max)** of the rounds; \`×r\`
-  after it is the ratio of its median to the median of the variant it is compared with (\`vs …\`) **in
-  the same run**. The targets table also gives the median of the per-round ratios.
-- **Memory**: workerd's peak resident memory during the request minus its resident memory just before
-  (VmRSS sampled every 50 ms and the kernel's peak mark, reset before each request). Shown for the cases
-  that run every request in a **fresh workerd process** (restarted, then warmed by one small request of
-  the same kind): in a long-lived process the figure depends on what earlier requests left allocated.
-  **CPU**: workerd's time on a CPU over the request, all threads (its R2, D1 and Durable Object
-  simulators run in the same process, so their work counts too).
-- Load: autocannon ${m.autocannon} for concurrent requests; plain Node \`http\` for uploads (streamed from a
-  file with a known Content-Length) and downloads (read to the end, discarded); loopback only.
-- These are **local-runtime** figures on a shared 2-core machine, client included: trust ratios and
-  medians, not absolute numbers or p99, and never read them as production latency.
+${bullets(method(m))}
 
 ## Targets
 
@@ -239,12 +298,7 @@ ${storageChoice(results)}
 
 ## Results
 
-${results.cases
-  .map(
-    (result) =>
-      `### ${result.title}\n\n\`${result.id}\`, ${result.reps} round${result.reps === 1 ? '' : 's'}, ${num(result.seconds, 0)} s. ${result.description}\n\n${caseTable(result)}`,
-  )
-  .join('\n\n')}
+${results.cases.map(caseSection).join('\n\n')}
 
 ## Facts learned on the way
 
