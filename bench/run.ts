@@ -19,6 +19,7 @@ import { renderReport } from './lib/report.ts';
 import type { BenchResults } from './lib/results.ts';
 import { applyMigrations, type BenchWorker, bundle, startWorker } from './lib/runtime.ts';
 import { send } from './lib/transfer.ts';
+import { readZipCheck } from './lib/zip-check.ts';
 import { updateScalingDoc } from './load-model.ts';
 import { TARGETS } from './targets.ts';
 
@@ -38,7 +39,7 @@ if (values.help) {
 }
 if (values.render) {
   const results = JSON.parse(readFileSync(join(ROOT, 'bench/results/latest.json'), 'utf8')) as BenchResults;
-  writeFileSync(join(ROOT, 'docs/benchmarks.md'), renderReport(results));
+  writeFileSync(join(ROOT, 'docs/benchmarks.md'), renderReport(results, readZipCheck()));
   updateScalingDoc(results);
   console.log('rewrote docs/benchmarks.md and the load model in docs/scaling.md from bench/results/latest.json');
   process.exit(0);
@@ -157,7 +158,7 @@ async function main(): Promise<void> {
   mkdirSync(outDir, { recursive: true });
   const resultsPath = join(outDir, partial ? 'results.json' : 'latest.json');
   writeFileSync(resultsPath, `${JSON.stringify(output, null, 2)}\n`);
-  writeFileSync(reportPath, renderReport(output));
+  writeFileSync(reportPath, renderReport(output, readZipCheck()));
   if (!partial) updateScalingDoc(output);
   for (const target of targets) {
     log(

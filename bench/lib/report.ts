@@ -5,6 +5,7 @@ import type { CaseResult, MetricSpec, VariantResult } from './case.ts';
 import type { BenchResults, TargetResult } from './results.ts';
 import { describeServerTiming } from './server-timing.ts';
 import type { Summary } from './stats.ts';
+import { renderZipCheck, type ZipCheckResult } from './zip-check.ts';
 
 function num(value: number, digits = 1): string {
   if (!Number.isFinite(value)) return '–';
@@ -253,7 +254,8 @@ function caseSection(result: CaseResult): string {
   return `### ${result.title}\n\n${text}\n\n${caseTable(result)}`;
 }
 
-export function renderReport(results: BenchResults): string {
+/** The report; `zipCheck` (bench/zip-check.ts, run on its own) adds its section when there is one. */
+export function renderReport(results: BenchResults, zipCheck: ZipCheckResult | null = null): string {
   const m = results.machine;
   const minutes = `${Math.floor(results.seconds / 60)} min ${results.seconds % 60} s`;
   const facts = Object.entries(results.facts)
@@ -300,7 +302,7 @@ ${storageChoice(results)}
 
 ${results.cases.map(caseSection).join('\n\n')}
 
-## Facts learned on the way
+${renderZipCheck(zipCheck)}## Facts learned on the way
 
 | fact | value |
 | --- | --- |
