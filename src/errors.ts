@@ -141,6 +141,16 @@ export const zodValidationError = (issues: readonly z.core.$ZodIssue[]) => valid
 
 // The error envelope (ErrorBody) has one schema and type: ErrorSchema in api/schemas.ts.
 
+/**
+ * The one 429, whatever was counted (a key's requests, an address's failures, downloads or
+ * uploads, a link's wrong passwords): Retry-After until the window's `reset` (Unix seconds), at
+ * least 1. `headers`: what the throttle shows besides (a key's X-RateLimit-*).
+ */
+export const rateLimited = (reset: number, message?: string, headers: Record<string, string> = {}, now = Date.now()) =>
+  new ApiError('RATE_LIMITED', message, {
+    headers: { ...headers, 'Retry-After': String(Math.max(1, reset - Math.floor(now / 1000))) },
+  });
+
 /** The one 401 for a missing or refused credential, with the challenge RFC 6750 asks for. */
 export const unauthorized = (message?: string) =>
   new ApiError('UNAUTHORIZED', message, { headers: { 'WWW-Authenticate': 'Bearer' } });

@@ -1,6 +1,6 @@
 // Throttles failed authentication per client address, for API keys and the admin token alike.
 import type { Config } from '../config';
-import { ApiError } from '../errors';
+import { type ApiError, rateLimited } from '../errors';
 import { log } from '../log';
 import type { FailureRequest } from './auth-guard-contract';
 import type { AuthGuard } from './auth-guard-object';
@@ -40,9 +40,7 @@ const blocked = new Map<string, number>();
 const MAX_REMEMBERED = 10_000;
 
 const throttled = (resetSeconds: number, now: number) =>
-  new ApiError('RATE_LIMITED', 'Too many failed authentication attempts from this address; try again later', {
-    headers: { 'Retry-After': String(Math.max(1, resetSeconds - Math.floor(now / 1000))) },
-  });
+  rateLimited(resetSeconds, 'Too many failed authentication attempts from this address; try again later', {}, now);
 
 /** Throws 429 when this address is known to be blocked for `scope`: called on failures only. */
 export function refuseIfBlocked(address: string, scope: GuardScope, now = Date.now()): void {

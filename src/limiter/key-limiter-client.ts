@@ -102,14 +102,6 @@ export function rateLimitHeaders(state: RateLimitState): Record<string, string> 
   };
 }
 
-/** The 429 for a key past its rate limit, with Retry-After until its window ends. */
-export function rateLimited(state: RateLimitState): ApiError {
-  const retryAfter = Math.max(1, state.reset - Math.floor(Date.now() / 1000));
-  return new ApiError('RATE_LIMITED', 'Too many requests', {
-    headers: { ...rateLimitHeaders(state), 'Retry-After': String(retryAfter) },
-  });
-}
-
 /** Tells the key's object that its key changed in D1 (revoked, overrides set). A failure is logged. */
 export async function keyChanged(namespace: LimiterNamespace, keyId: string, update: KeyUpdate) {
   await limiterOf(namespace, keyId)

@@ -2,7 +2,7 @@
 // every download or preview through a made link (`link-download`), and wrong link passwords
 // (`link-password`). An address found over an allowance is remembered by the isolate until
 // the window ends, so it is refused without another call.
-import { ApiError } from '../errors';
+import { rateLimited } from '../errors';
 import type { GuardNamespace } from '../limiter/auth-guard-client';
 import { log } from '../log';
 
@@ -18,9 +18,7 @@ const blockedUntil = new Map<string, number>();
 const MAX_REMEMBERED = 10_000;
 
 export const tooMany = (resetSeconds: number, what: string, now = Date.now()) =>
-  new ApiError('RATE_LIMITED', `Too many ${what}; try again later`, {
-    headers: { 'Retry-After': String(Math.max(1, resetSeconds - Math.floor(now / 1000))) },
-  });
+  rateLimited(resetSeconds, `Too many ${what}; try again later`, {}, now);
 
 const what = (scope: Scope) => (scope === 'link-download' ? 'downloads from this address' : 'wrong passwords');
 

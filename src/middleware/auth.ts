@@ -4,14 +4,14 @@ import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import { QuotaTicket } from '../accounts/account-storage-client';
 import type { AppEnv, RateLimitState } from '../env';
-import { ApiError, forbidden, unauthorized } from '../errors';
+import { ApiError, forbidden, rateLimited, unauthorized } from '../errors';
 import { bearerToken } from '../http/bearer';
 import { type RouteNeeds, routeNeeds } from '../http/route-needs';
 import { API_KEY_PATTERN } from '../keys/key-material';
 import { sha256Hex } from '../lib/crypto';
 import { measure } from '../lib/timing';
 import { clientAddress, recordFailure, refuseIfBlocked } from '../limiter/auth-guard-client';
-import { authorizeKey, rateLimited, rateLimitHeaders, storageOwnerOf } from '../limiter/key-limiter-client';
+import { authorizeKey, rateLimitHeaders, storageOwnerOf } from '../limiter/key-limiter-client';
 import type { AuthorizedKey, KeyLimits } from '../limiter/key-limiter-contract';
 import { effectiveLimits, keyDefaults } from '../limiter/limits';
 import { hasScope, parseScopes } from '../limiter/scopes';
@@ -112,7 +112,7 @@ export const authenticate = () =>
       state = { limit: admission.limit, remaining: admission.remaining, reset: admission.reset };
       if (admission.grant) c.set('grant', admission.grant);
       if (result.usage) c.set('usage', result.usage);
-      if (!admission.allowed) throw rateLimited(state);
+      if (!admission.allowed) throw rateLimited(state.reset, undefined, rateLimitHeaders(state));
       if (result.forbidden) throw forbidden(result.forbidden, rateLimitHeaders(state));
     } catch (error) {
       if (error instanceof ApiError) throw error;

@@ -2,7 +2,7 @@
 // one, and the throttles (per request, per client address) that stand in for a key's rate limit.
 import type { Context } from 'hono';
 import type { AppEnv } from '../env';
-import { ApiError } from '../errors';
+import { ApiError, rateLimited } from '../errors';
 import { basicPassword } from '../lib/basic-auth';
 import { sha256Hex } from '../lib/crypto';
 import { clientAddress } from '../limiter/auth-guard-client';
@@ -20,10 +20,7 @@ export const anyRequest = (c: Context<AppEnv>) => requestByToken(c.env.DB, c.req
 
 export { requestGone, requestStatus };
 
-const throttled = (result: WindowResult, message: string) =>
-  new ApiError('RATE_LIMITED', message, {
-    headers: { 'Retry-After': String(Math.max(1, result.reset - Math.floor(Date.now() / 1000))) },
-  });
+const throttled = (result: WindowResult, message: string) => rateLimited(result.reset, message);
 
 /**
  * Counts one upload (a multipart POST or a tus creation) against the request and the client's

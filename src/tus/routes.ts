@@ -2,12 +2,12 @@
 // GET of the file a completed upload became. Mounted under /api/v2 (see app.ts).
 import { type Context, Hono } from 'hono';
 import type { AppEnv } from '../env';
-import { ApiError } from '../errors';
+import { ApiError, rateLimited } from '../errors';
 import { fileRecord } from '../files/records';
 import { addFallbacks, allowedMethods, methodNotAllowed, offersHead } from '../http/fallbacks';
 import { origins, storage } from '../http/request-deps';
 import { requires } from '../http/route-needs';
-import { countRequest, keyStillActive, rateLimited } from '../limiter/key-limiter-client';
+import { countRequest, keyStillActive, rateLimitHeaders } from '../limiter/key-limiter-client';
 import { createFinalUpload } from './concat';
 import { effectiveMethod, isUncountedTransfer, UPLOADS_PATH } from './http';
 import {
@@ -57,7 +57,7 @@ async function countAfterAll(c: Context<AppEnv>): Promise<void> {
     const admission = await countRequest(c.env.KEY_LIMITER, c.get('apiKey'));
     const state = { limit: admission.limit, remaining: admission.remaining, reset: admission.reset };
     c.set('rateLimit', state);
-    if (!admission.allowed) throw rateLimited(state);
+    if (!admission.allowed) throw rateLimited(state.reset, undefined, rateLimitHeaders(state));
   } catch (countError) {
     if (countError instanceof ApiError) throw countError;
   }
