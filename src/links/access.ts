@@ -10,6 +10,7 @@ import { meteredStream } from '../lib/metered-stream';
 import type { GuardNamespace } from '../limiter/auth-guard-client';
 import { findLiveLinkByToken, type SharedByLink } from '../storage/links-repo';
 import { isoNow } from '../time';
+import { verifyPassword } from '../visitors/password';
 import { grantHolds } from './grant';
 import {
   countDefaultLinkDownload,
@@ -21,7 +22,6 @@ import {
   reserveBytes,
 } from './link-counter-client';
 import type { ReserveResult } from './link-counter-contract';
-import { verifyPassword } from './password';
 import { LINK_TOKEN_PATTERN } from './service';
 import {
   countForAddress,

@@ -17,8 +17,8 @@ import {
   updateOwnedLink,
 } from '../storage/links-repo';
 import { isoNow } from '../time';
+import { hashPassword } from '../visitors/password';
 import { countOf, type LinkCounterNamespace } from './link-counter-client';
-import { hashPassword } from './password';
 import { type LinkRecord, linkRecord } from './records';
 
 export type LinkDeps = { db: D1Database; counters: LinkCounterNamespace; origins: Origins };

@@ -7,7 +7,7 @@ import { basicPassword } from '../lib/basic-auth';
 import { sha256Hex } from '../lib/crypto';
 import { clientAddress } from '../limiter/auth-guard-client';
 import type { RequestWithOwner } from '../storage/requests-repo';
-import { verifyPassword } from './password';
+import { verifyPassword } from '../visitors/password';
 import { counterOf, hitWindow } from './request-counter-client';
 import type { WindowResult } from './request-counter-contract';
 import { openRequestByToken, requestByToken, requestGone, requestStatus } from './service';

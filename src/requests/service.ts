@@ -16,7 +16,7 @@ import {
   updateOwnedRequest,
 } from '../storage/requests-repo';
 import { isoNow } from '../time';
-import { hashPassword } from './password';
+import { hashPassword, passwordText } from '../visitors/password';
 import {
   DEFAULT_REQUEST_EXPIRY_SECONDS,
   DEFAULT_REQUEST_FILES,
@@ -97,7 +97,7 @@ function expiry(body: { expiresIn?: number; expiresAt?: string }, now: number): 
 }
 
 const passwordHash = async (password: string | null | undefined) =>
-  password === undefined ? undefined : password === null ? null : await hashPassword(password);
+  password === undefined ? undefined : password === null ? null : passwordText(await hashPassword(password));
 
 export async function createRequest(
   db: D1Database,
