@@ -12,7 +12,7 @@ export { IdempotencyStore } from './idempotency/idempotency-store-object';
 export { AuthGuard } from './limiter/auth-guard-object';
 export { KeyLimiter } from './limiter/key-limiter-object';
 export { LinkCounter } from './links/link-counter-object';
-export { FileRequestCounter, RequestThrottle } from './requests/request-counter-object';
+export { FileRequestCounter } from './requests/request-counter-object';
 export { TusUpload } from './tus/tus-upload-object';
 
 const app = createApp();

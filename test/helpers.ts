@@ -338,7 +338,7 @@ export async function expectNothingStored(keyId: string): Promise<void> {
 
 /**
  * Throttles count in fixed windows aligned to multiples of their length (AuthGuard, LinkCounter,
- * RequestThrottle): a test that needs N events in one window waits out the end of the current
+ * FileRequestCounter): a test that needs N events in one window waits out the end of the current
  * one when it is closer than `margin` ms, so the count never restarts halfway.
  */
 export async function awayFromWindowEdge(windowSeconds: number, margin = 8_000) {

@@ -1,12 +1,15 @@
-// Throttles failed authentication per client address, for API keys and the admin token alike.
+// The one per-address throttle: failed authentication (API keys, the admin token) and what
+// visitors without a key do (share links, file requests), each scope in its own window.
 import type { Config } from '../config';
 import { type ApiError, rateLimited } from '../errors';
 import { log } from '../log';
-import type { FailureRequest } from './auth-guard-contract';
+import type { GuardScope, WindowResult } from './auth-guard-contract';
 import type { AuthGuard } from './auth-guard-object';
 
 export type GuardNamespace = DurableObjectNamespace<AuthGuard>;
-export type GuardScope = FailureRequest['scope'];
+export type { GuardScope };
+/** How many events of a scope an address may have in one fixed window. */
+export type Allowance = { limit: number; windowSeconds: number };
 
 // Admin tokens are guessed less often by honest clients: a fifth of the API allowance.
 const ADMIN_SHARE = 5;
@@ -32,17 +35,29 @@ function expandIpv6(address: string): string[] | undefined {
   return [...left, ...Array.from({ length: tail === undefined ? 0 : missing }, () => '0'), ...right];
 }
 
-// Addresses known to be blocked, per isolate: their failures are answered 429 at once, without
-// another trip to the guard. Valid credentials are never refused (only failures are): the
-// lockout bounds the work and noise of guessing; the keys' and token's entropy makes guessing
-// hopeless. Each isolate learns of a block at the first failure it sees.
+// Addresses known to be blocked, per isolate and scope: they are answered 429 at once, without
+// another trip to the guard. For keys and the admin token only failures are counted and refused:
+// valid credentials are never refused, the lockout bounds the work and noise of guessing, and the
+// keys' and token's entropy makes guessing hopeless. Each isolate learns of a block when the
+// guard first reports it.
 const blocked = new Map<string, number>();
 const MAX_REMEMBERED = 10_000;
 
-const throttled = (resetSeconds: number, now: number) =>
-  rateLimited(resetSeconds, 'Too many failed authentication attempts from this address; try again later', {}, now);
+const AUTH_FAILURES = 'Too many failed authentication attempts from this address; try again later';
+const TOO_MANY: Record<GuardScope, string> = {
+  api: AUTH_FAILURES,
+  admin: AUTH_FAILURES,
+  'link-password': 'Too many wrong passwords; try again later',
+  'request-password': 'Too many wrong passwords; try again later',
+  'link-download': 'Too many downloads from this address; try again later',
+  'request-upload': 'Too many uploads from this address; try again later',
+};
 
-/** Throws 429 when this address is known to be blocked for `scope`: called on failures only. */
+/** The 429 for an address past its allowance of `scope`. */
+export const addressThrottled = (scope: GuardScope, reset: number, now = Date.now()) =>
+  rateLimited(reset, TOO_MANY[scope], {}, now);
+
+/** Throws 429 when this isolate knows the address is over its allowance for `scope`. */
 export function refuseIfBlocked(address: string, scope: GuardScope, now = Date.now()): void {
   const until = blocked.get(`${scope} ${address}`);
   if (until === undefined) return;
@@ -50,7 +65,44 @@ export function refuseIfBlocked(address: string, scope: GuardScope, now = Date.n
     blocked.delete(`${scope} ${address}`);
     return;
   }
-  throw throttled(until, now);
+  throw addressThrottled(scope, until, now);
+}
+
+/**
+ * Counts one event of `scope` for the address (`count` false: only reads its window), and
+ * remembers a block. Undefined when the guard cannot be reached: logged, and let through
+ * (throttling fails open).
+ */
+export async function hitAddress(
+  namespace: GuardNamespace,
+  address: string,
+  scope: GuardScope,
+  allowance: Allowance,
+  count = true,
+): Promise<WindowResult | undefined> {
+  try {
+    const result = await namespace.getByName(address).hit({ scope, ...allowance, count });
+    if (result.blocked) {
+      if (blocked.size >= MAX_REMEMBERED) blocked.clear();
+      blocked.set(`${scope} ${address}`, result.reset);
+    }
+    return result;
+  } catch (error) {
+    log('error', 'auth guard unreachable', { scope, error: String(error) });
+    return undefined;
+  }
+}
+
+/** One event the address may do `allowance.limit` times a window (a download, an upload): 429 past it. */
+export async function throttleAddress(
+  namespace: GuardNamespace,
+  address: string,
+  scope: GuardScope,
+  allowance: Allowance,
+): Promise<void> {
+  refuseIfBlocked(address, scope);
+  const result = await hitAddress(namespace, address, scope, allowance);
+  if (result?.blocked) throw addressThrottled(scope, result.reset);
 }
 
 /**
@@ -61,21 +113,14 @@ export async function recordFailure(
   namespace: GuardNamespace,
   config: Config,
   address: string,
-  scope: GuardScope,
+  scope: 'api' | 'admin',
   unauthorized: ApiError,
 ): Promise<ApiError> {
   const base = config.AUTH_FAILURE_LIMIT;
   const limit = scope === 'admin' ? Math.max(1, Math.floor(base / ADMIN_SHARE)) : base;
-  try {
-    const result = await namespace
-      .getByName(address)
-      .fail({ scope, limit, windowSeconds: config.AUTH_FAILURE_WINDOW_SECONDS });
-    if (!result.blocked) return unauthorized;
-    if (blocked.size >= MAX_REMEMBERED) blocked.clear();
-    blocked.set(`${scope} ${address}`, result.reset);
-    return throttled(result.reset, Date.now());
-  } catch (error) {
-    log('error', 'auth guard unreachable', { error: String(error) });
-    return unauthorized;
-  }
+  const result = await hitAddress(namespace, address, scope, {
+    limit,
+    windowSeconds: config.AUTH_FAILURE_WINDOW_SECONDS,
+  });
+  return result?.blocked ? addressThrottled(scope, result.reset) : unauthorized;
 }

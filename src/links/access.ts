@@ -1,16 +1,17 @@
 // The visitor's side of a made share link: find it alive, decide whether the visitor may have
 // the file (password or grant), and serve it, counting downloads in the link's counter object.
 // Every dead state (unknown, revoked, expired, exhausted, file gone) is the same null / 404.
-import { ApiError } from '../errors';
+import { ApiError, rateLimited } from '../errors';
 import { type EventSink, emitEvents, type NewEvent } from '../events/emit';
 import { countsAsDownload, type DownloadPlan, planDownload, serveFile } from '../files/download';
 import { fileEventData } from '../files/records';
 import { findShared } from '../files/service';
 import { meteredStream } from '../lib/metered-stream';
-import type { GuardNamespace } from '../limiter/auth-guard-client';
+import { addressThrottled, type GuardNamespace, hitAddress, refuseIfBlocked } from '../limiter/auth-guard-client';
 import { findLiveLinkByToken, type SharedByLink } from '../storage/links-repo';
 import { isoNow } from '../time';
 import { verifyPassword } from '../visitors/password';
+import { LINK_PASSWORDS_PER_ADDRESS } from '../visitors/throttle';
 import { grantHolds } from './grant';
 import {
   countDefaultLinkDownload,
@@ -23,13 +24,6 @@ import {
 } from './link-counter-client';
 import type { ReserveResult } from './link-counter-contract';
 import { LINK_TOKEN_PATTERN } from './service';
-import {
-  countForAddress,
-  PASSWORD_FAILURES_PER_ADDRESS,
-  PASSWORD_FAILURES_PER_LINK,
-  refuseIfKnown,
-  tooMany,
-} from './throttle';
 
 export type AccessDeps = {
   db: D1Database;
@@ -55,6 +49,10 @@ export async function openLink(deps: AccessDeps, token: string): Promise<SharedB
 const findLive = (deps: AccessDeps, token: string) =>
   isLinkToken(token) ? findLiveLinkByToken(deps.db, token, isoNow()) : Promise.resolve(null);
 
+/** Wrong passwords per link (all addresses together): a guesser with many addresses still stops. */
+const PASSWORD_FAILURES_PER_LINK = { limit: 30, windowSeconds: 900 };
+const tooManyForLink = (reset: number) => rateLimited(reset, 'Too many wrong passwords for this link; try again later');
+
 export type Credentials = { password?: string; grant?: string; address: string };
 /** `open`: no password, or a valid grant or password; `locked`: none given; `wrong`: a wrong one. */
 export type Access = 'open' | 'locked' | 'wrong';
@@ -75,16 +73,17 @@ export async function checkAccess(deps: AccessDeps, shared: SharedByLink, creden
   if (!stored) return 'open';
   if (credentials.grant && (await grantHolds(credentials.grant, stored.hash, link.id))) return 'open';
   if (credentials.password === undefined) return 'locked';
-  refuseIfKnown(credentials.address, 'link-password');
+  const { scope, ...allowance } = LINK_PASSWORDS_PER_ADDRESS;
+  refuseIfBlocked(credentials.address, scope);
   const linkWindow = await passwordBlocked(deps.counters, link.id, PASSWORD_FAILURES_PER_LINK);
-  if (linkWindow.blocked) throw tooMany(linkWindow.reset, 'wrong passwords for this link');
+  if (linkWindow.blocked) throw tooManyForLink(linkWindow.reset);
   if (await verifyPassword(credentials.password, stored)) return 'open';
   const [byLink, byAddress] = await Promise.all([
     passwordFailed(deps.counters, link.id, PASSWORD_FAILURES_PER_LINK),
-    countForAddress(deps.guard, credentials.address, 'link-password', PASSWORD_FAILURES_PER_ADDRESS),
+    hitAddress(deps.guard, credentials.address, scope, allowance),
   ]);
-  if (byAddress.blocked) throw tooMany(byAddress.reset, 'wrong passwords');
-  if (byLink.blocked) throw tooMany(byLink.reset, 'wrong passwords for this link');
+  if (byAddress?.blocked) throw addressThrottled(scope, byAddress.reset);
+  if (byLink.blocked) throw tooManyForLink(byLink.reset);
   return 'wrong';
 }
 

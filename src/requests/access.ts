@@ -5,9 +5,10 @@ import type { AppEnv } from '../env';
 import { ApiError, rateLimited } from '../errors';
 import { basicPassword } from '../lib/basic-auth';
 import { sha256Hex } from '../lib/crypto';
-import { clientAddress } from '../limiter/auth-guard-client';
+import { addressThrottled, clientAddress, hitAddress } from '../limiter/auth-guard-client';
 import type { RequestWithOwner } from '../storage/requests-repo';
 import { verifyPassword } from '../visitors/password';
+import { requestPasswordsPerAddress, requestUploadsPerAddress } from '../visitors/throttle';
 import { counterOf, hitWindow } from './request-counter-client';
 import type { WindowResult } from './request-counter-contract';
 import { openRequestByToken, requestByToken, requestGone, requestStatus } from './service';
@@ -29,21 +30,16 @@ const throttled = (result: WindowResult, message: string) => rateLimited(result.
  */
 export async function countUpload(c: Context<AppEnv>, request: RequestWithOwner): Promise<void> {
   const config = c.get('config');
-  const windowSeconds = config.REQUEST_UPLOAD_WINDOW_SECONDS;
+  const { scope, ...allowance } = requestUploadsPerAddress(config);
   const [byAddress, byRequest] = await Promise.all([
-    hitWindow(c.env.REQUEST_THROTTLE.getByName(clientAddress(c.req.raw.headers)), {
-      scope: 'upload',
-      limit: config.REQUEST_UPLOADS_PER_ADDRESS,
-      windowSeconds,
-    }),
+    hitAddress(c.env.AUTH_GUARD, clientAddress(c.req.raw.headers), scope, allowance),
     hitWindow(counterOf(c.env.FILE_REQUESTS, request.id), {
       scope: 'upload',
       limit: config.REQUEST_UPLOADS_PER_REQUEST,
-      windowSeconds,
+      windowSeconds: config.REQUEST_UPLOAD_WINDOW_SECONDS,
     }),
   ]);
-  if (byAddress && !byAddress.allowed)
-    throw throttled(byAddress, 'Too many uploads from this address; try again later');
+  if (byAddress?.blocked) throw addressThrottled(scope, byAddress.reset);
   if (byRequest && !byRequest.allowed) throw throttled(byRequest, 'Too many uploads to this request; try again later');
 }
 
@@ -79,25 +75,21 @@ export async function checkPassword(c: Context<AppEnv>, request: RequestWithOwne
   if (verified.has(memo)) return;
 
   const config = c.get('config');
-  const window = {
-    scope: 'password',
-    limit: config.REQUEST_PASSWORD_FAILURE_LIMIT,
-    windowSeconds: config.AUTH_FAILURE_WINDOW_SECONDS,
-  };
-  const address = c.env.REQUEST_THROTTLE.getByName(clientAddress(c.req.raw.headers));
+  const { scope, ...allowance } = requestPasswordsPerAddress(config);
+  const address = clientAddress(c.req.raw.headers);
+  const window = { scope: 'password', ...allowance };
   const counter = counterOf(c.env.FILE_REQUESTS, request.id);
-  const message = 'Too many wrong passwords; try again later';
-  for (const result of await Promise.all([
-    hitWindow(address, { ...window, count: false }),
+  const [byAddress, byRequest] = await Promise.all([
+    hitAddress(c.env.AUTH_GUARD, address, scope, allowance, false),
     hitWindow(counter, { ...window, count: false }),
-  ])) {
-    if (result && !result.allowed) throw throttled(result, message);
-  }
+  ]);
+  if (byAddress?.blocked) throw addressThrottled(scope, byAddress.reset);
+  if (byRequest && !byRequest.allowed) throw throttled(byRequest, 'Too many wrong passwords; try again later');
   if (await verifyPassword(given, request.password_hash)) {
     if (verified.size >= MAX_VERIFIED) verified.clear();
     verified.add(memo);
     return;
   }
-  await Promise.all([hitWindow(address, window), hitWindow(counter, window)]);
+  await Promise.all([hitAddress(c.env.AUTH_GUARD, address, scope, allowance), hitWindow(counter, window)]);
   throw passwordRequired(c, 'Wrong password for this file request');
 }

@@ -1,4 +1,4 @@
-// The only code that talks to a request's Durable Object (and the per-address throttle).
+// The only code that talks to a request's Durable Object.
 
 import type { AccountsNamespace } from '../accounts/account-storage-client';
 import { QuotaTicket } from '../accounts/account-storage-client';
@@ -9,10 +9,9 @@ import { storageOwnerOf } from '../limiter/key-limiter-client';
 import type { AccountFile } from '../limiter/key-limiter-contract';
 import { log } from '../log';
 import type { RequestCounts, RequestLimits, SlotGrant, SlotResult, WindowResult } from './request-counter-contract';
-import type { FileRequestCounter, RequestThrottle } from './request-counter-object';
+import type { FileRequestCounter } from './request-counter-object';
 
 export type CounterNamespace = DurableObjectNamespace<FileRequestCounter>;
-export type ThrottleNamespace = DurableObjectNamespace<RequestThrottle>;
 export type CounterStub = DurableObjectStub<FileRequestCounter>;
 
 export const counterOf = (namespace: CounterNamespace, requestId: string): CounterStub =>
@@ -45,11 +44,9 @@ export async function releaseSlot(stub: CounterStub, holdId: string, ended = fal
     .catch((error: unknown) => log('error', 'request hold not released', { error: String(error) }));
 }
 
-/** Counts one event in a window of the request's object or an address's throttle. */
+/** Counts one event in a window of the request's object (`count` false: only reads it). */
 export async function hitWindow(
-  stub: {
-    hit: (request: { scope: string; limit: number; windowSeconds: number; count?: boolean }) => Promise<WindowResult>;
-  },
+  stub: CounterStub,
   request: { scope: string; limit: number; windowSeconds: number; count?: boolean },
 ): Promise<WindowResult | undefined> {
   try {

@@ -125,16 +125,6 @@ export class FileRequestCounter extends DurableObject<Env> {
   }
 }
 
-/**
- * One object per client address: counts what it does through file requests (uploads, failed
- * passwords) in fixed windows, since those requests carry no key.
- */
-export class RequestThrottle extends DurableObject<Env> {
-  hit(request: { scope: string; limit: number; windowSeconds: number; count?: boolean; now?: number }): WindowResult {
-    return countInWindow(this.ctx.storage, request);
-  }
-}
-
 /** A fixed-window counter in an object's storage; `count: false` only reads it. */
 function countInWindow(
   storage: DurableObjectStorage,

@@ -5,7 +5,7 @@ import { ApiError } from '../errors';
 import { findShared } from '../files/service';
 import { events } from '../http/request-deps';
 import { basicPassword } from '../lib/basic-auth';
-import { clientAddress } from '../limiter/auth-guard-client';
+import { clientAddress, throttleAddress } from '../limiter/auth-guard-client';
 import {
   type AccessDeps,
   checkAccess,
@@ -17,9 +17,9 @@ import {
 } from '../links/access';
 import { grantCookie, grantValue, readGrant } from '../links/grant';
 import { isExhausted } from '../links/link-counter-client';
-import { throttleDownload } from '../links/throttle';
 import { pageHeaders } from '../pages/layout';
 import type { FileRow } from '../storage/files-repo';
+import { linkDownloadsPerAddress } from '../visitors/throttle';
 import {
   LOCKED_PAGE_CSP,
   lockedPage,
@@ -132,11 +132,8 @@ export function createShareRouter() {
       const token = c.req.param('token');
       try {
         const deps = accessDeps(c);
-        const config = c.get('config');
-        await throttleDownload(deps.guard, clientAddress(c.req.raw.headers), {
-          limit: config.LINK_DOWNLOAD_LIMIT,
-          windowSeconds: config.LINK_DOWNLOAD_WINDOW_SECONDS,
-        });
+        const { scope, ...allowance } = linkDownloadsPerAddress(c.get('config'));
+        await throttleAddress(deps.guard, clientAddress(c.req.raw.headers), scope, allowance);
         const response = isLinkToken(token)
           ? await serveLink(c, deps, token, view)
           : await serveDefaultLink(deps, c.req.raw, token, view);
