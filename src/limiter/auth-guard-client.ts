@@ -10,6 +10,7 @@ export type GuardNamespace = DurableObjectNamespace<AuthGuard>;
 export type { GuardScope };
 /** How many events of a scope an address may have in one fixed window. */
 export type Allowance = { limit: number; windowSeconds: number };
+export type ScopedAllowance = Allowance & { scope: GuardScope };
 
 // Admin tokens are guessed less often by honest clients: a fifth of the API allowance.
 const ADMIN_SHARE = 5;
@@ -97,8 +98,7 @@ export async function hitAddress(
 export async function throttleAddress(
   namespace: GuardNamespace,
   address: string,
-  scope: GuardScope,
-  allowance: Allowance,
+  { scope, ...allowance }: ScopedAllowance,
 ): Promise<void> {
   refuseIfBlocked(address, scope);
   const result = await hitAddress(namespace, address, scope, allowance);

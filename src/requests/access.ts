@@ -1,95 +1,111 @@
-// Who may use a request's public URLs: the token (the capability), the password when it has
-// one, and the throttles (per request, per client address) that stand in for a key's rate limit.
-import type { Context } from 'hono';
-import type { AppEnv } from '../env';
+// The visitor's side of a file request, as a door of openForVisitor (src/visitors/service.ts):
+// the token (the capability) finds the request, its password guards it (HTTP Basic, empty user
+// name), and its uploads are throttled per request and per client address (they carry no key).
+import type { Config } from '../config';
 import { ApiError, rateLimited } from '../errors';
-import { basicPassword } from '../lib/basic-auth';
-import { sha256Hex } from '../lib/crypto';
-import { addressThrottled, clientAddress, hitAddress } from '../limiter/auth-guard-client';
+import { throttleAddress } from '../limiter/auth-guard-client';
 import type { RequestWithOwner } from '../storage/requests-repo';
-import { verifyPassword } from '../visitors/password';
+import type { Blocked, Lock } from '../visitors/access';
+import { type Door, openForVisitor, type Visit, type VisitorDeps } from '../visitors/service';
 import { requestPasswordsPerAddress, requestUploadsPerAddress } from '../visitors/throttle';
-import { counterOf, hitWindow } from './request-counter-client';
+import { type CounterNamespace, counterOf, hitWindow } from './request-counter-client';
 import type { WindowResult } from './request-counter-contract';
-import { openRequestByToken, requestByToken, requestGone, requestStatus } from './service';
+import { openRequestByToken, requestByToken } from './service';
 
-/** The request behind the URL's token, if it takes files (404 unknown, 410 closed/expired/full). */
-export const openRequest = (c: Context<AppEnv>) => openRequestByToken(c.env.DB, c.req.param('token') ?? '');
-
-/** The request behind the URL's token whatever its status (404 when unknown). */
-export const anyRequest = (c: Context<AppEnv>) => requestByToken(c.env.DB, c.req.param('token') ?? '');
-
-export { requestGone, requestStatus };
-
-const throttled = (result: WindowResult, message: string) => rateLimited(result.reset, message);
+export type RequestVisitDeps = VisitorDeps & { db: D1Database; counters: CounterNamespace; config: Config };
 
 /**
- * Counts one upload (a multipart POST or a tus creation) against the request and the client's
- * address; 429 with Retry-After past either allowance. tus PATCH and HEAD are not counted: their
- * number is bounded by the upload's length, as for uploads with a key.
+ * What a route of the request's URLs asks: a request that still takes files (`open`: 410 once
+ * closed, expired or full) or any known one (an upload's later requests, the page); `upload`:
+ * counted against the upload throttles; `guarded` false: served without the password (the page,
+ * whose script asks for it).
  */
-export async function countUpload(c: Context<AppEnv>, request: RequestWithOwner): Promise<void> {
-  const config = c.get('config');
-  const { scope, ...allowance } = requestUploadsPerAddress(config);
-  const [byAddress, byRequest] = await Promise.all([
-    hitAddress(c.env.AUTH_GUARD, clientAddress(c.req.raw.headers), scope, allowance),
-    hitWindow(counterOf(c.env.FILE_REQUESTS, request.id), {
+export type RequestEntry = { taking: 'open' | 'any'; upload?: boolean; guarded?: boolean };
+
+const blockedOf = (result: WindowResult | undefined): Blocked =>
+  result && { blocked: !result.allowed, reset: result.reset };
+
+/** The request's password, and its object's window of wrong guesses (from every address). */
+function requestLock(deps: RequestVisitDeps, request: RequestWithOwner): Lock | null {
+  if (request.password_hash === null) return null;
+  const perAddress = requestPasswordsPerAddress(deps.config);
+  const window = { scope: 'password', limit: perAddress.limit, windowSeconds: perAddress.windowSeconds };
+  const counter = counterOf(deps.counters, request.id);
+  return {
+    id: request.id,
+    stored: request.password_hash,
+    perAddress,
+    failures: {
+      read: async () => blockedOf(await hitWindow(counter, { ...window, count: false })),
+      count: async () => blockedOf(await hitWindow(counter, window)),
+    },
+    noun: 'file request',
+  };
+}
+
+/**
+ * Counts one upload (a multipart POST, a raw PUT or a tus creation) against the client's address
+ * and the request; 429 with Retry-After past either allowance. tus PATCH and HEAD are not
+ * counted: their number is bounded by the upload's length, as for uploads with a key.
+ */
+async function countUpload(deps: RequestVisitDeps, request: RequestWithOwner, visit: Visit): Promise<void> {
+  const config = deps.config;
+  const [, byRequest] = await Promise.all([
+    throttleAddress(deps.guard, visit.address, requestUploadsPerAddress(config)),
+    hitWindow(counterOf(deps.counters, request.id), {
       scope: 'upload',
       limit: config.REQUEST_UPLOADS_PER_REQUEST,
       windowSeconds: config.REQUEST_UPLOAD_WINDOW_SECONDS,
     }),
   ]);
-  if (byAddress?.blocked) throw addressThrottled(scope, byAddress.reset);
-  if (byRequest && !byRequest.allowed) throw throttled(byRequest, 'Too many uploads to this request; try again later');
+  const blocked = blockedOf(byRequest);
+  if (blocked?.blocked) throw rateLimitedRequest(blocked.reset);
+}
+
+const rateLimitedRequest = (reset: number) => rateLimited(reset, 'Too many uploads to this request; try again later');
+
+/** The door of a request's public URLs (/r/<token>, /api/v2/r/<token>/…). */
+export function requestDoor<A>(
+  deps: RequestVisitDeps,
+  entry: RequestEntry,
+  serve: (request: RequestWithOwner) => Promise<A>,
+): Door<RequestWithOwner, A> {
+  return {
+    // 404 REQUEST_NOT_FOUND for an unknown token, and (open) 410 for a request taking no files.
+    find: (token) => (entry.taking === 'open' ? openRequestByToken(deps.db, token) : requestByToken(deps.db, token)),
+    describe: (request) => ({ type: 'request', id: request.id, accountId: request.account_id }),
+    lock: (request) => (entry.guarded === false ? null : requestLock(deps, request)),
+    admit: entry.upload ? (request, visit) => countUpload(deps, request, visit) : undefined,
+    serve,
+    gone: () => new ApiError('REQUEST_NOT_FOUND'),
+  };
 }
 
 /**
- * The 401 asks for HTTP Basic, except from a page's own script (fetch, XMLHttpRequest, tus-js-client:
- * Sec-Fetch-Mode other than navigate): a Basic challenge would make the browser open its own
- * password dialog over the page, which asks through its form instead.
+ * The 401 asks for HTTP Basic, except from a page's own script (`fromScript`: fetch,
+ * XMLHttpRequest, tus-js-client): a Basic challenge would make the browser open its own password
+ * dialog over the page, which asks through its form instead.
  */
-const passwordRequired = (c: Context<AppEnv>, message?: string) => {
-  const mode = c.req.header('sec-fetch-mode');
-  const fromScript = mode !== undefined && mode !== 'navigate';
-  return new ApiError('PASSWORD_REQUIRED', message, {
+const passwordRequired = (fromScript: boolean, message?: string) =>
+  new ApiError('PASSWORD_REQUIRED', message, {
     headers: fromScript ? {} : { 'WWW-Authenticate': 'Basic realm="file request", charset="UTF-8"' },
   });
-};
-
-// Passwords this isolate has verified (a hash of request, stored hash and password), so a tus
-// upload's hundred PATCHes do not cost a hundred PBKDF2 runs.
-const verified = new Set<string>();
-const MAX_VERIFIED = 10_000;
 
 /**
- * For a request with a password: the right one (HTTP Basic, empty user name) or 401
- * PASSWORD_REQUIRED. Wrong passwords are counted per request and per address; past
+ * One visit of a request's URLs, from token to answer (openForVisitor): 404 or 410 for the
+ * token, 401 PASSWORD_REQUIRED without the right password, 429 past a throttle, else `serve`'s
+ * answer. Wrong passwords are counted per request and per address; past
  * REQUEST_PASSWORD_FAILURE_LIMIT in AUTH_FAILURE_WINDOW_SECONDS either answers 429 before any
  * password is checked. A missing password counts nothing.
  */
-export async function checkPassword(c: Context<AppEnv>, request: RequestWithOwner): Promise<void> {
-  if (request.password_hash === null) return;
-  const given = basicPassword(c.req.header('authorization'));
-  if (given === undefined) throw passwordRequired(c);
-  const memo = await sha256Hex(`${request.id}\n${request.password_hash}\n${given}`);
-  if (verified.has(memo)) return;
-
-  const config = c.get('config');
-  const { scope, ...allowance } = requestPasswordsPerAddress(config);
-  const address = clientAddress(c.req.raw.headers);
-  const window = { scope: 'password', ...allowance };
-  const counter = counterOf(c.env.FILE_REQUESTS, request.id);
-  const [byAddress, byRequest] = await Promise.all([
-    hitAddress(c.env.AUTH_GUARD, address, scope, allowance, false),
-    hitWindow(counter, { ...window, count: false }),
-  ]);
-  if (byAddress?.blocked) throw addressThrottled(scope, byAddress.reset);
-  if (byRequest && !byRequest.allowed) throw throttled(byRequest, 'Too many wrong passwords; try again later');
-  if (await verifyPassword(given, request.password_hash)) {
-    if (verified.size >= MAX_VERIFIED) verified.clear();
-    verified.add(memo);
-    return;
-  }
-  await Promise.all([hitAddress(c.env.AUTH_GUARD, address, scope, allowance), hitWindow(counter, window)]);
-  throw passwordRequired(c, 'Wrong password for this file request');
+export async function visitRequest<A>(
+  deps: RequestVisitDeps,
+  visit: Visit,
+  entry: RequestEntry & { fromScript: boolean },
+  serve: (request: RequestWithOwner) => Promise<A>,
+): Promise<A> {
+  const visited = await openForVisitor(deps, visit, requestDoor(deps, entry, serve));
+  if (visited.open) return visited.answer;
+  const message = visited.access === 'wrong' ? 'Wrong password for this file request' : undefined;
+  throw passwordRequired(entry.fromScript, message);
 }

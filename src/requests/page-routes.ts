@@ -6,10 +6,13 @@ import { html } from 'hono/html';
 import type { AppEnv } from '../env';
 import { ApiError } from '../errors';
 import { origins } from '../http/request-deps';
+import { visitOf, visitorDeps } from '../http/visitor';
 import { TUS_CHUNK_BYTES, TUS_FROM_BYTES } from '../lib/web-settings';
 import { layout, pageCsp, pageHeaders } from '../pages/layout';
+import { openForVisitor } from '../visitors/service';
+import { requestDoor } from './access';
 import { requestTusUrl, requestUploadUrl } from './records';
-import { requestByToken, requestStatus } from './service';
+import { requestStatus } from './service';
 
 export const REQUEST_PAGE_SCRIPT = '/assets/request.js';
 
@@ -68,19 +71,23 @@ const requestPage = (uploadUrl: string, tusUrl: string) =>
 </section>`,
   });
 
+/** The page is one visit of the request (src/requests/access.ts), served without its password: its script asks. */
 async function page(c: Context<AppEnv>): Promise<Response> {
   const base = origins(c);
   const headers = pageHeaders(requestPageCsp(base.api, base.site));
-  let request: Awaited<ReturnType<typeof requestByToken>>;
+  const deps = { ...visitorDeps(c), db: c.env.DB, counters: c.env.FILE_REQUESTS, config: c.get('config') };
+  const door = requestDoor(deps, { taking: 'any', guarded: false }, async (request) => {
+    const status = requestStatus(request);
+    if (status !== 'open') return c.html(notTaking('Link not taking files', GONE_TEXT[status]), 410, headers);
+    return c.html(requestPage(requestUploadUrl(base, request.token), requestTusUrl(base, request.token)), 200, headers);
+  });
   try {
-    request = await requestByToken(c.env.DB, c.req.param('token') ?? '');
+    const visited = await openForVisitor(deps, visitOf(c, 'page'), door);
+    if (visited.open) return visited.answer;
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
-    return c.html(notTaking('Link not found', 'There is no upload link at this address.'), 404, headers);
   }
-  const status = requestStatus(request);
-  if (status !== 'open') return c.html(notTaking('Link not taking files', GONE_TEXT[status]), 410, headers);
-  return c.html(requestPage(requestUploadUrl(base, request.token), requestTusUrl(base, request.token)), 200, headers);
+  return c.html(notTaking('Link not found', 'There is no upload link at this address.'), 404, headers);
 }
 
 export function createRequestPageRouter() {

@@ -8,8 +8,11 @@ import { ApiError } from '../errors';
 import { addFallbacks, methodNotAllowed, offersHead } from '../http/fallbacks';
 import { origins, storage } from '../http/request-deps';
 import { publicRoute } from '../http/route-needs';
+import { basicOf, visitOf, visitorDeps } from '../http/visitor';
+import type { RequestWithOwner } from '../storage/requests-repo';
 import { effectiveMethod } from '../tus/http';
-import { anyRequest, checkPassword, countUpload, openRequest } from './access';
+import type { VisitKind } from '../visitors/service';
+import { type RequestEntry, visitRequest } from './access';
 import { onRequestReceived, receiptOf } from './hooks';
 import { requestConfig } from './limits';
 import { ownerQuotaContext } from './owner';
@@ -26,11 +29,29 @@ import { type ReceiveDeps, receiveFiles, receiveRawFile } from './upload';
 /** Where the public paths live: the tus ones get the tus protocol middleware (app.ts). */
 export const REQUEST_TUS_PATHS = ['/api/v2/r/:token/tus', '/api/v2/r/:token/tus/*'];
 
-/** An upload through the request (a form or a raw body): open, the right password, within its throttles. */
+/**
+ * One visit of the request's URLs (src/requests/access.ts): the token's request, the password
+ * (HTTP Basic), the throttles, then `serve`.
+ */
+function visit<A>(
+  c: Context<AppEnv>,
+  kind: VisitKind,
+  entry: RequestEntry,
+  serve: (request: RequestWithOwner) => Promise<A>,
+): Promise<A> {
+  const deps = { ...visitorDeps(c), db: c.env.DB, counters: c.env.FILE_REQUESTS, config: c.get('config') };
+  // A page's own script (fetch, XMLHttpRequest, tus-js-client) is not a navigation.
+  const mode = c.req.header('sec-fetch-mode');
+  const fromScript = mode !== undefined && mode !== 'navigate';
+  return visitRequest(deps, visitOf(c, kind, { password: basicOf(c) }), { ...entry, fromScript }, serve);
+}
+
+/**
+ * An upload through the request (a form or a raw body): open, the right password, within its
+ * throttles. The visit admits it; receiving the files follows.
+ */
 async function admitUpload(c: Context<AppEnv>) {
-  const request = await openRequest(c);
-  await checkPassword(c, request);
-  await countUpload(c, request);
+  const request = await visit(c, 'upload', { taking: 'open', upload: true }, async (admitted) => admitted);
   const config = c.get('config');
   const deps: ReceiveDeps = {
     ...storage(c),
@@ -67,9 +88,10 @@ async function uploadRaw(c: Context<AppEnv>): Promise<Response> {
 }
 
 /** What an uploader may know of the request: its message and limits. Never the owner, the counts or other files. */
-async function describe(c: Context<AppEnv>): Promise<Response> {
-  const request = await openRequest(c);
-  await checkPassword(c, request);
+const describe = (c: Context<AppEnv>) =>
+  visit(c, 'page', { taking: 'open' }, async (request) => answerDescription(c, request));
+
+function answerDescription(c: Context<AppEnv>, request: RequestWithOwner): Response {
   const config = requestConfig(c.get('config'), request);
   const base = origins(c);
   const data = {
@@ -86,9 +108,10 @@ async function describe(c: Context<AppEnv>): Promise<Response> {
 }
 
 /** A request to an upload of the request: the request must be known and the password right. */
-async function onUpload(c: Context<AppEnv>, method: string): Promise<Response> {
-  const request = await anyRequest(c);
-  await checkPassword(c, request);
+const onUpload = (c: Context<AppEnv>, method: string) =>
+  visit(c, 'upload', { taking: 'any' }, (request) => answerUpload(c, request, method));
+
+async function answerUpload(c: Context<AppEnv>, request: RequestWithOwner, method: string): Promise<Response> {
   const id = c.req.param('id') ?? '';
   if (method === 'PATCH') return patchRequestUpload(c, request, id);
   if (method === 'DELETE') return terminateRequestUpload(c, request, id);
@@ -104,19 +127,16 @@ export function createRequestPublicRouter() {
   router.get('/r/:token', publicRoute, describe);
   router.post('/r/:token/upload', publicRoute, uploadForm);
   router.put('/r/:token/upload/:filename', publicRoute, uploadRaw);
-  router.post('/r/:token/tus', publicRoute, async (c) => {
-    const request = await openRequest(c);
-    await checkPassword(c, request);
-    await countUpload(c, request);
-    return createRequestUpload(c, request);
-  });
+  router.post('/r/:token/tus', publicRoute, (c) =>
+    visit(c, 'upload', { taking: 'open', upload: true }, (request) => createRequestUpload(c, request)),
+  );
   // Hono dispatches HEAD as GET: one route for both. GET is the uploader's receipt.
-  router.get('/r/:token/tus/:id', publicRoute, async (c) => {
+  router.get('/r/:token/tus/:id', publicRoute, (c) => {
     if (c.req.method === 'HEAD') return onUpload(c, 'HEAD');
-    const request = await anyRequest(c);
-    await checkPassword(c, request);
-    const row = await receivedFile(c, request, c.req.param('id'));
-    return c.json({ success: true as const, data: receiptOf(row) }, 200);
+    return visit(c, 'upload', { taking: 'any' }, async (request) => {
+      const row = await receivedFile(c, request, c.req.param('id'));
+      return c.json({ success: true as const, data: receiptOf(row) }, 200);
+    });
   });
   router.patch('/r/:token/tus/:id', publicRoute, (c) => onUpload(c, 'PATCH'));
   router.delete('/r/:token/tus/:id', publicRoute, (c) => onUpload(c, 'DELETE'));

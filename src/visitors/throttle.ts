@@ -3,9 +3,10 @@
 // requests, and wrong passwords of each. Each link and request also counts its own wrong
 // passwords from every address, in its own object (LinkCounter, FileRequestCounter).
 import type { Config } from '../config';
-import type { Allowance, GuardScope } from '../limiter/auth-guard-client';
+import type { ScopedAllowance } from '../limiter/auth-guard-client';
 
-export type AddressAllowance = Allowance & { scope: GuardScope };
+/** A scope of the per-address throttle and how many of its events an address may have per window. */
+export type AddressAllowance = ScopedAllowance;
 
 /** Wrong share-link passwords per client address (all links together). */
 export const LINK_PASSWORDS_PER_ADDRESS: AddressAllowance = { scope: 'link-password', limit: 10, windowSeconds: 300 };

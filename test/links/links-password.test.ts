@@ -177,6 +177,21 @@ describe('wrong-password throttling', () => {
     expect((await call(`${path}/download`, { headers: { ...basic(PASSWORD), ...address() } })).status).toBe(200);
   });
 
+  it('refuses an address whose wrong passwords another isolate counted, before any check', async () => {
+    const { auth, link, path } = await protectedLink();
+    await awayFromWindowEdge(300);
+    const from = address();
+    // Ten failures counted in the address's guard object, as another isolate of the Worker would:
+    // this isolate has seen none of them.
+    const guard = env.AUTH_GUARD.getByName(from['CF-Connecting-IP']);
+    for (let i = 0; i < 10; i++) await guard.hit({ scope: 'link-password', limit: 10, windowSeconds: 300 });
+    const right = await call(`${path}/download`, { headers: { ...basic(PASSWORD), ...from } });
+    expect(right.status).toBe(429);
+    expect(Number(right.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((await readLink(auth, link.id)).downloadCount).toBe(0);
+    expect((await call(`${path}/download`, { headers: { ...basic(PASSWORD), ...address() } })).status).toBe(200);
+  });
+
   it('refuses a link after 30 wrong passwords from any addresses', async () => {
     const { path } = await protectedLink();
     await awayFromWindowEdge(900, 15_000);

@@ -118,4 +118,32 @@ describe('a request with a password', () => {
     }
     expect((await send(third, [textFile()], { headers: basic('pw-6'), env: limits })).status).toBe(201);
   });
+
+  it('lets no blocked guesser through with a password someone else already used', async () => {
+    const owner = await newOwner();
+    const request = await makeRequest(owner.auth, { password: 'pw-8' });
+    const limits = { REQUEST_PASSWORD_FAILURE_LIMIT: '3' };
+    await awayFromWindowEdge(60, 15_000);
+    // An uploader proves the password (this isolate remembers it), then a guesser elsewhere is
+    // stopped: its right guess must be refused like any other, or 429 versus 201 tells it.
+    const uploader = { 'CF-Connecting-IP': '198.51.100.21' };
+    expect(
+      (await send(request, [textFile()], { headers: { ...uploader, ...basic('pw-8') }, env: limits })).status,
+    ).toBe(201);
+    const guesser = { 'CF-Connecting-IP': '198.51.100.22' };
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const wrong = await send(request, [textFile()], {
+        headers: { ...guesser, ...basic(`g${attempt}`) },
+        env: limits,
+      });
+      await expectError(wrong, 401, 'PASSWORD_REQUIRED', 'v2');
+    }
+    const guessed = await send(request, [textFile()], { headers: { ...guesser, ...basic('pw-8') }, env: limits });
+    await expectError(guessed, 429, 'RATE_LIMITED', 'v2');
+    // The uploader who proved it goes on (others' wrong guesses do not stop an upload under way).
+    expect(
+      (await send(request, [textFile()], { headers: { ...uploader, ...basic('pw-8') }, env: limits })).status,
+    ).toBe(201);
+    expect(await receivedRows(request.id)).toHaveLength(2);
+  });
 });
