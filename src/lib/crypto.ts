@@ -1,12 +1,9 @@
 // Web Crypto helpers: the Worker and Node tools (the key CLI) load them alike, so every import
 // names its .ts file.
-import { toHex } from './sha256.ts';
+import { toBase64Url, toHex } from './encoding.ts';
 
 export function randomBase64Url(bytes: number): string {
-  const buffer = crypto.getRandomValues(new Uint8Array(bytes));
-  let binary = '';
-  for (const byte of buffer) binary += String.fromCharCode(byte);
-  return btoa(binary).replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '');
+  return toBase64Url(crypto.getRandomValues(new Uint8Array(bytes)));
 }
 
 export async function sha256Hex(text: string): Promise<string> {

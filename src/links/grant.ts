@@ -2,7 +2,7 @@
 // path only, HttpOnly, SameSite=Strict, Secure on https, valid for GRANT_SECONDS. Its value is
 // `<expiry>.<HMAC-SHA-256(link id, expiry)>` keyed by the link's password hash, so no grant
 // store is needed, and changing or removing the password ends every grant given before.
-import { fromBase64Url, toBase64Url } from './password';
+import { fromBase64Url, toBase64Url } from '../lib/encoding';
 
 export const GRANT_COOKIE = 'es_link_grant';
 export const GRANT_SECONDS = 30 * 60;
@@ -10,7 +10,8 @@ export const GRANT_SECONDS = 30 * 60;
 async function sign(passwordHash: string, linkId: string, expires: number): Promise<string> {
   const key = await crypto.subtle.importKey(
     'raw',
-    fromBase64Url(passwordHash),
+    // A stored hash is always base64url (an unreadable one keys nothing any grant can match).
+    fromBase64Url(passwordHash) ?? new TextEncoder().encode(passwordHash),
     { name: 'HMAC', hash: 'SHA-256' },
     false,
     ['sign'],
