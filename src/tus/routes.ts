@@ -38,7 +38,7 @@ function deps(c: Context<AppEnv>): UploadsDeps {
     config: c.get('config'),
     key: c.get('apiKey'),
     waitUntil: (promise) => c.executionCtx.waitUntil(promise),
-    keyStillActive: () => keyStillActive(c.env.KEY_LIMITER, c.env.DB, c.get('apiKey').id),
+    keyStillActive: () => keyStillActive(c.env.KEY_LIMITER, storage(c).db, c.get('apiKey').id),
   };
 }
 
