@@ -20,9 +20,7 @@ import { createRequestPageRouter } from './requests/page-routes';
 import { createRequestPublicRouter, REQUEST_TUS_PATHS } from './requests/public-routes';
 import { createShareRouter } from './share/routes';
 import { TUS_REQUEST_HEADERS, TUS_RESPONSE_HEADERS, tusProtocol, UPLOADS_PATH } from './tus/http';
-import { documentUploads } from './tus/openapi';
 import { REQUEST_TUS_EXTENSIONS } from './tus/protocol';
-import { createUploadsRouter } from './tus/routes';
 
 // One CORS middleware per configuration (parsed once per env), not one per request.
 const corsFor = new WeakMap<Config, MiddlewareHandler>();
@@ -116,12 +114,11 @@ export function createApp() {
 
   const v1 = createV1Router();
   const v2 = createV2Router();
-  documentUploads(v2.openAPIRegistry);
   documentRequestUploads(v2.openAPIRegistry);
   // The API descriptions are public: registered before auth, and without _perf.
-  // Each documents what its version's router registers; a route mounted under /api/vN some other
-  // way (the tus uploads) must add its operations to that router's openAPIRegistry, or
-  // test/node/openapi-document.test.ts fails.
+  // Each documents what its version's router registers (routers mounted on it included); a route
+  // mounted under /api/vN some other way (the public file-request paths) must add its operations
+  // to that router's openAPIRegistry, or test/node/openapi-document.test.ts fails.
   for (const [version, router] of [
     ['v1', v1],
     ['v2', v2],
@@ -141,8 +138,6 @@ export function createApp() {
   // After authentication (it needs the account); before every v2 route, tus creation included.
   app.use('/api/v2/*', idempotency());
   app.route('/api/v1', v1);
-  // Before v2, whose catch-all answers 404 for any path it does not know.
-  app.route('/api/v2', createUploadsRouter());
   app.route('/api/v2', v2);
   // Any other /api path (another version): 404 for a valid key.
   app.all('/api/*', notFound);

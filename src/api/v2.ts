@@ -10,15 +10,18 @@ import { versionRouter } from '../http/validation';
 import { addKeyRoutes } from '../keys/routes';
 import { addLinkRoutes } from '../links/routes';
 import { addRequestRoutes } from '../requests/routes';
+import { addUploadRoutes } from '../tus/routes';
 import { addWebhookRoutes } from '../webhooks/routes';
 
-/** /api/v2: every feature (tus uploads and the public file-request paths are mounted by app.ts). */
+/** /api/v2: every feature (the public file-request paths are mounted by app.ts, before authentication). */
 export function createV2Router() {
   const router = versionRouter();
   // Files: bulk upload and delete, changes and usage, the raw-body upload, then the v1 routes.
   addBulkRoutes(router);
   addManageRoutes(router);
   addRawUploadRoute(router);
+  // Resumable uploads (tus), with their own 405s.
+  addUploadRoutes(router);
   // File requests, share links, keys, webhooks.
   addRequestRoutes(router);
   addLinkRoutes(router);
