@@ -20,14 +20,14 @@ export function createV2Router() {
   addBulkRoutes(router);
   addManageRoutes(router);
   addRawUploadRoute(router);
-  // Resumable uploads (tus), with their own 405s.
-  addUploadRoutes(router);
   // File requests, share links, keys, webhooks.
   addRequestRoutes(router);
   addLinkRoutes(router);
   addKeyRoutes(router);
   addWebhookRoutes(router);
   addFileRoutes(router, 'v2');
+  // Resumable uploads (tus), with their own 405s.
+  addUploadRoutes(router);
   addFallbacks(router, { catchAll: true });
   return router;
 }

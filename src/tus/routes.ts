@@ -305,14 +305,7 @@ export function createUploadsRouter() {
     return created(c, upload, uploadUrl(c, upload.id), append);
   });
 
-  // One handler for GET and HEAD (Hono dispatches HEAD as GET).
-  serveDocumented(router, get, tus, async (c) => {
-    if (c.req.method === 'HEAD') return head(c, id(c));
-    const row = await uploadedFile(deps(c), id(c));
-    return c.json({ success: true as const, data: fileRecord(row, 'v2', origins(c)) }, 200);
-  });
   router.openAPIRegistry.registerPath(offset);
-  offersHead(router, offset.path);
   serveDocumented(router, append, tus, (c) => patch(c, id(c)));
   serveDocumented(router, remove, tus, (c) => terminate(c, id(c)));
   // X-HTTP-Method-Override: a POST that means PATCH, DELETE or HEAD.
@@ -327,6 +320,13 @@ export function createUploadsRouter() {
     // A POST that means none of them: the same 405 as any other method here.
     throw methodNotAllowed('POST', allowedMethods(router, '/uploads/:id', ANSWERED_BEFORE));
   });
+  // One handler for GET and HEAD (Hono dispatches HEAD as GET).
+  serveDocumented(router, get, tus, async (c) => {
+    if (c.req.method === 'HEAD') return head(c, id(c));
+    const row = await uploadedFile(deps(c), id(c));
+    return c.json({ success: true as const, data: fileRecord(row, 'v2', origins(c)) }, 200);
+  });
+  offersHead(router, offset.path);
 
   addFallbacks(router, { also: ANSWERED_BEFORE });
   return router;
