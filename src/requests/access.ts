@@ -5,6 +5,7 @@ import type { AppEnv } from '../env';
 import { ApiError } from '../errors';
 import { basicPassword } from '../lib/basic-auth';
 import { sha256Hex } from '../lib/crypto';
+import { timed } from '../lib/timing';
 import { clientAddress } from '../limiter/auth-guard-client';
 import type { RequestWithOwner } from '../storage/requests-repo';
 import { verifyPassword } from './password';
@@ -12,11 +13,17 @@ import { counterOf, hitWindow } from './request-counter-client';
 import type { WindowResult } from './request-counter-contract';
 import { openRequestByToken, requestByToken, requestGone, requestStatus } from './service';
 
+/** D1 as routes get it from storage(c) (http/request-deps.ts): timed on v2, so Server-Timing shows it. */
+function database(c: Context<AppEnv>): D1Database {
+  const timings = c.get('timings');
+  return timings ? timed(c.env.DB, 'd1', timings) : c.env.DB;
+}
+
 /** The request behind the URL's token, if it takes files (404 unknown, 410 closed/expired/full). */
-export const openRequest = (c: Context<AppEnv>) => openRequestByToken(c.env.DB, c.req.param('token') ?? '');
+export const openRequest = (c: Context<AppEnv>) => openRequestByToken(database(c), c.req.param('token') ?? '');
 
 /** The request behind the URL's token whatever its status (404 when unknown). */
-export const anyRequest = (c: Context<AppEnv>) => requestByToken(c.env.DB, c.req.param('token') ?? '');
+export const anyRequest = (c: Context<AppEnv>) => requestByToken(database(c), c.req.param('token') ?? '');
 
 export { requestGone, requestStatus };
 

@@ -63,7 +63,7 @@ async function admitUpload(c: Context<AppEnv>) {
 async function uploadForm(c: Context<AppEnv>): Promise<Response> {
   const { request, deps } = await admitUpload(c);
   const { rows, failures, counts } = await receiveFiles(deps, request, c.req.raw);
-  if (counts) await onRequestReceived({ db: c.env.DB, events: deps.events, request, files: rows, counts });
+  if (counts) await onRequestReceived({ db: deps.db, events: deps.events, request, files: rows, counts });
   const first = failures[0];
   if (rows.length === 0 && first) throw first.error;
   const refused = failures.map(({ name, error }) => ({
@@ -79,7 +79,7 @@ async function uploadForm(c: Context<AppEnv>): Promise<Response> {
 async function uploadRaw(c: Context<AppEnv>): Promise<Response> {
   const { request, deps } = await admitUpload(c);
   const { rows, counts } = await receiveRawFile(deps, request, c.req.raw, c.req.param('filename') ?? '');
-  if (counts) await onRequestReceived({ db: c.env.DB, events: deps.events, request, files: rows, counts });
+  if (counts) await onRequestReceived({ db: deps.db, events: deps.events, request, files: rows, counts });
   return c.json({ success: true as const, data: { files: rows.map(receiptOf) } }, 201);
 }
 

@@ -181,6 +181,19 @@ describe('v2 _perf and Server-Timing', () => {
     }
   });
 
+  it('times D1 on a file request’s public paths (no key)', async () => {
+    const created = await call('/api/v2/requests', {
+      method: 'POST',
+      headers: { ...(await authed()), 'Content-Type': 'application/json' },
+      body: '{}',
+    });
+    const { data } = await json<{ data: { uploadUrl: string } }>(created);
+    const path = new URL(data.uploadUrl).pathname.replace(/\/upload$/, '');
+    const response = await call(path);
+    expect(response.status).toBe(200);
+    expect(serverTiming(response).has('d1')).toBe(true);
+  });
+
   it('times auth, rate limit, D1 and R2 for a download, and leaves the bytes alone', async () => {
     const auth = await authed();
     const { id } = await uploadV2Ok(auth, textFile('a.txt', 'plain bytes'));
