@@ -1,6 +1,6 @@
 import { Hono, type MiddlewareHandler } from 'hono';
 import { cors } from 'hono/cors';
-import { openApiDocument } from './api/openapi';
+import { documentBeside, openApiDocument } from './api/openapi';
 import { createV1Router } from './api/v1';
 import { createV2Router } from './api/v2';
 import type { Config } from './config';
@@ -15,14 +15,11 @@ import { idempotency } from './middleware/idempotency';
 import { perf } from './middleware/perf';
 import { loadConfig, requestContext } from './middleware/request-context';
 import { createPagesRouter } from './pages/routes';
-import { documentRequestUploads } from './requests/openapi';
 import { createRequestPageRouter } from './requests/page-routes';
 import { createRequestPublicRouter, REQUEST_TUS_PATHS } from './requests/public-routes';
 import { createShareRouter } from './share/routes';
 import { TUS_REQUEST_HEADERS, TUS_RESPONSE_HEADERS, tusProtocol, UPLOADS_PATH } from './tus/http';
-import { documentUploads } from './tus/openapi';
 import { REQUEST_TUS_EXTENSIONS } from './tus/protocol';
-import { createUploadsRouter } from './tus/routes';
 
 // One CORS middleware per configuration (parsed once per env), not one per request.
 const corsFor = new WeakMap<Config, MiddlewareHandler>();
@@ -116,12 +113,12 @@ export function createApp() {
 
   const v1 = createV1Router();
   const v2 = createV2Router();
-  documentUploads(v2.openAPIRegistry);
-  documentRequestUploads(v2.openAPIRegistry);
+  const requestPublic = createRequestPublicRouter();
+  documentBeside(v2, requestPublic);
   // The API descriptions are public: registered before auth, and without _perf.
-  // Each documents what its version's router registers; a route mounted under /api/vN some other
-  // way (the tus uploads) must add its operations to that router's openAPIRegistry, or
-  // test/node/openapi-document.test.ts fails.
+  // Each documents what its version's router registers (routers mounted on it included); a route
+  // mounted under /api/vN some other way (the public file-request paths) must add its operations
+  // to that router's (documentBeside), or test/node/openapi-document.test.ts fails.
   for (const [version, router] of [
     ['v1', v1],
     ['v2', v2],
@@ -136,13 +133,11 @@ export function createApp() {
 
   // File requests' public paths carry no key (the URL is the capability): before authentication,
   // each declared PUBLIC (route-needs.ts), which authentication refuses should one ever reach it.
-  app.route('/api/v2', createRequestPublicRouter());
+  app.route('/api/v2', requestPublic);
   app.use('/api/*', authenticate());
   // After authentication (it needs the account); before every v2 route, tus creation included.
   app.use('/api/v2/*', idempotency());
   app.route('/api/v1', v1);
-  // Before v2, whose catch-all answers 404 for any path it does not know.
-  app.route('/api/v2', createUploadsRouter());
   app.route('/api/v2', v2);
   // Any other /api path (another version): 404 for a valid key.
   app.all('/api/*', notFound);

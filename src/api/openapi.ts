@@ -37,3 +37,15 @@ export function openApiDocument(router: OpenAPIHono<AppEnv>, version: ApiVersion
   });
   return version === 'v2' ? documentIdempotency(document) : document;
 }
+
+/**
+ * Adds a router's operations to a version's document without mounting it there: for a router
+ * mounted beside the version's, at the same path (the public file-request paths, before
+ * authentication). zod-openapi does this itself for a router mounted on the version's.
+ */
+export function documentBeside(version: OpenAPIHono<AppEnv>, router: OpenAPIHono<AppEnv>): void {
+  for (const definition of router.openAPIRegistry.definitions) {
+    if (definition.type !== 'route') throw new Error(`documentBeside merges routes only, not a ${definition.type}`);
+    version.openAPIRegistry.registerPath(definition.route);
+  }
+}

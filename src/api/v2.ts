@@ -10,9 +10,10 @@ import { versionRouter } from '../http/validation';
 import { addKeyRoutes } from '../keys/routes';
 import { addLinkRoutes } from '../links/routes';
 import { addRequestRoutes } from '../requests/routes';
+import { addUploadRoutes } from '../tus/routes';
 import { addWebhookRoutes } from '../webhooks/routes';
 
-/** /api/v2: every feature (tus uploads and the public file-request paths are mounted by app.ts). */
+/** /api/v2: every feature (the public file-request paths are mounted by app.ts, before authentication). */
 export function createV2Router() {
   const router = versionRouter();
   // Files: bulk upload and delete, changes and usage, the raw-body upload, then the v1 routes.
@@ -25,6 +26,8 @@ export function createV2Router() {
   addKeyRoutes(router);
   addWebhookRoutes(router);
   addFileRoutes(router, 'v2');
+  // Resumable uploads (tus), with their own 405s.
+  addUploadRoutes(router);
   addFallbacks(router, { catchAll: true });
   return router;
 }

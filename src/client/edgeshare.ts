@@ -12,7 +12,9 @@ import type {
   UsageSchema,
 } from '../files/schemas.ts';
 import type { CreateKeySchema, KeyRecordSchema } from '../keys/schemas.ts';
-import { Sha256, toBase64, toHex } from '../lib/sha256.ts';
+import { parseDigestField, reprDigest } from '../lib/digest.ts';
+import { toHex } from '../lib/encoding.ts';
+import { Sha256 } from '../lib/sha256.ts';
 import type { LinkCreateSchema, LinkRecordSchema, LinkUpdateSchema } from '../links/schemas.ts';
 import type { RequestCreateSchema, RequestRecordSchema, RequestUpdateSchema } from '../requests/schemas.ts';
 import type { ErrorBody, PaginationSchema } from '../schemas.ts';
@@ -452,7 +454,7 @@ export class EdgeshareClient {
     const headers: Record<string, string> = {};
     if (options.type) headers['Content-Type'] = options.type;
     if (options.size !== undefined) headers['Content-Length'] = String(options.size);
-    if (options.sha256) headers['Repr-Digest'] = reprDigestOf(options.sha256);
+    if (options.sha256) headers['Repr-Digest'] = reprDigest(options.sha256);
     const search = query.toString();
     const path = `/upload/${encodeURIComponent(options.filename)}${search ? `?${search}` : ''}`;
     const init: RequestInit & { duplex?: 'half'; headers: Record<string, string> } = {
@@ -700,18 +702,17 @@ function fileName(input: unknown): string {
   return 'file';
 }
 
-/** `sha-256=:<base64>:` (RFC 9530) for a hex SHA-256. */
-function reprDigestOf(hex: string): string {
-  const bytes = Uint8Array.from(hex.match(/../g) ?? [], (pair) => Number.parseInt(pair, 16));
-  return `sha-256=:${toBase64(bytes)}:`;
-}
-
-/** The hex SHA-256 a Repr-Digest names, or undefined when it names none (or is malformed). */
+/**
+ * The hex SHA-256 a Repr-Digest names, read by the server's own parser; undefined when it names
+ * none or is malformed (the download is then not checked).
+ */
 export function sha256OfReprDigest(value: string | null): string | undefined {
-  const match = /(?:^|,)\s*sha-256\s*=\s*:([A-Za-z0-9+/]+=*):/i.exec(value ?? '');
-  if (!match?.[1]) return undefined;
-  const bytes = Uint8Array.from(atob(match[1]), (char) => char.charCodeAt(0));
-  return bytes.length === 32 ? toHex(bytes) : undefined;
+  if (value === null) return undefined;
+  try {
+    return parseDigestField(value);
+  } catch {
+    return undefined;
+  }
 }
 
 /**

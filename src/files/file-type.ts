@@ -1,12 +1,12 @@
 // Decides an upload's media type from its leading bytes, its declared type and its name,
 // refuses what runs when opened (runnable.ts), then applies the ALLOWED_FILE_TYPES policy.
+import { latin1Text } from '../lib/encoding';
 import { isRunnableType, runnableExtension } from './runnable';
 
 /** How many leading bytes the detector wants to see. */
 export const SNIFF_BYTES = 4100;
 
-const ascii = (bytes: Uint8Array, start: number, end: number) =>
-  String.fromCharCode(...bytes.subarray(start, Math.min(end, bytes.length)));
+const ascii = (bytes: Uint8Array, start: number, end: number) => latin1Text(bytes.subarray(start, end));
 
 const startsWith = (bytes: Uint8Array, signature: number[], offset = 0) =>
   bytes.length >= offset + signature.length && signature.every((byte, i) => bytes[offset + i] === byte);

@@ -1,6 +1,6 @@
 // 405 and 404 answers derived from what a router registers (Hono's `router.routes`): a route
 // added to a router is in its Allow answers, with no table to keep beside it.
-import type { Hono } from 'hono';
+import type { Context, Hono } from 'hono';
 import type { AppEnv } from '../env';
 import { ApiError } from '../errors';
 import { ANY_KEY, declared } from './route-needs';
@@ -8,10 +8,15 @@ import { ANY_KEY, declared } from './route-needs';
 type AnyRouter = Hono<AppEnv>;
 
 const METHOD_ORDER = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
-const honoPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
+/** A document's path (`/files/{id}`) as Hono writes it (`/files/:id`). */
+export const honoPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
 
 const headPaths = new WeakMap<AnyRouter, Set<string>>();
-const fallbackPaths = new WeakMap<AnyRouter, Set<string>>();
+/** The 405 answers addFallbacks made (Hono keeps a mounted router's handlers, or wraps them). */
+const fallbacks = new WeakSet<object>();
+const isFallback = (handler: unknown): boolean =>
+  typeof handler === 'function' &&
+  (fallbacks.has(handler) || isFallback((handler as { __COMPOSED_HANDLER?: unknown }).__COMPOSED_HANDLER));
 
 /**
  * Allow names HEAD beside this GET route: its HEAD is an operation clients use (a file's or a
@@ -47,25 +52,22 @@ export type FallbackOptions = {
 };
 
 /**
- * Every path the router has registered so far, and has no fallback for yet, answers 405 (with
- * Allow) for other methods. Call it after the routes it covers: a route registered after its
- * path's fallback is never reached.
+ * Every path the router has registered so far, and has no fallback for yet (from an earlier call,
+ * or from a router mounted on it, like tus's), answers 405 (with Allow) for other methods. Call
+ * it after the routes it covers: a route registered after its path's fallback is never reached.
  */
 export function addFallbacks(router: AnyRouter, options: FallbackOptions = {}): void {
-  const done = fallbackPaths.get(router) ?? new Set<string>();
-  fallbackPaths.set(router, done);
-  const paths = new Set(router.routes.filter((route) => route.method !== 'ALL').map((route) => route.path));
+  const routes = router.routes;
+  const paths = new Set(routes.filter((route) => route.method !== 'ALL').map((route) => route.path));
   for (const path of paths) {
-    if (done.has(path)) continue;
-    done.add(path);
+    if (routes.some((route) => route.path === path && isFallback(route.handler))) continue;
     const allowed = allowedMethods(router, path, options.also);
     // Under /api these answers need a valid key and no scope.
-    router.all(
-      path,
-      declared((c) => {
-        throw methodNotAllowed(c.req.method, allowed);
-      }, ANY_KEY),
-    );
+    const fallback = declared((c: Context<AppEnv>) => {
+      throw methodNotAllowed(c.req.method, allowed);
+    }, ANY_KEY);
+    fallbacks.add(fallback);
+    router.all(path, fallback);
   }
   if (!options.catchAll) return;
   router.all('*', notFound);

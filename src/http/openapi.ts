@@ -1,8 +1,11 @@
 // What the OpenAPI documents say beyond the validation schemas: response headers, binary bodies
 // and error responses, written once and referenced by every operation.
-import { z } from '@hono/zod-openapi';
+import { type createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import type { Context, MiddlewareHandler } from 'hono';
+import type { AppEnv } from '../env';
 import { ApiError, ERROR_STATUS, type ErrorCode, validationError } from '../errors';
 import { type ErrorBody, ErrorSchema } from '../schemas';
+import { honoPath } from './fallbacks';
 
 type HeaderSchema = { type: 'integer'; minimum: number } | { type: 'string' };
 type HeaderObject = { description: string; required?: boolean; schema: HeaderSchema };
@@ -207,3 +210,21 @@ export const DOWNLOAD_REQUEST_HEADERS = [
   header('If-Modified-Since', 'An HTTP date: 304 when the file is not newer'),
   header('If-Range', 'An ETag or HTTP date: the Range applies only while it matches'),
 ];
+
+type RouteConfig = Parameters<typeof createRoute>[0];
+
+/**
+ * Serves a route at its definition's method and path, and puts the definition in the router's
+ * document, without the validators `router.openapi` would add: for handlers that read their own
+ * input (tus's headers, streamed bodies), whose answers to a bad one are the protocol's, not
+ * VALIDATION_ERROR. `needs` is the route's declaration (route-needs.ts).
+ */
+export function serveDocumented(
+  router: OpenAPIHono<AppEnv>,
+  route: RouteConfig,
+  needs: MiddlewareHandler<AppEnv>,
+  handler: (c: Context<AppEnv>) => Response | Promise<Response>,
+): void {
+  router.on(route.method.toUpperCase(), honoPath(route.path), needs, handler);
+  router.openAPIRegistry.registerPath(route);
+}

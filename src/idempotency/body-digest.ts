@@ -3,8 +3,8 @@
 // send (curl, browsers), so its occurrences are left out of the hash: two sends of the same
 // form with the same files are the same request.
 
+import { toHex } from '../lib/encoding';
 import { BytePattern, concat, multipartBoundary } from '../lib/multipart';
-import { toHex } from '../lib/sha256';
 
 /** A SHA-256 over a body's bytes less every occurrence of `skip` (a multipart boundary). */
 class BodyHasher {

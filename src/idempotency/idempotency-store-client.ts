@@ -3,7 +3,7 @@
 
 import { MAX_JSON_BODY } from '../config';
 import { validationError } from '../errors';
-import { toHex } from '../lib/sha256';
+import { toHex } from '../lib/encoding';
 import { MAX_STORED_BODY_BYTES, type StoredResponse } from './idempotency-store-contract';
 
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';

@@ -2,15 +2,14 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { AppEnv } from '../env';
 import { errors, ok } from '../http/openapi';
+import { storage } from '../http/request-deps';
 import { requires } from '../http/route-needs';
 import { jsonBodyLimit } from '../http/validation';
 import { successV2 } from '../schemas';
 import { CreateKeySchema, KeyRecordSchema, NewKeyRecordSchema, RenameKeySchema } from './schemas';
-import { createKey, type KeysDeps, keyRecord, listKeysOf, renameKey, revokeKey } from './service';
+import { createKey, keyRecord, listKeysOf, renameKey, revokeKey } from './service';
 
 const KeyIdParamSchema = z.object({ keyId: z.string().openapi({ param: { name: 'keyId', in: 'path' } }) });
-
-const keysDeps = (env: AppEnv['Bindings']): KeysDeps => ({ db: env.DB, limiter: env.KEY_LIMITER });
 
 export function addKeyRoutes(router: OpenAPIHono<AppEnv>) {
   const needs = requires({ scope: 'keys:write' });
@@ -27,7 +26,7 @@ export function addKeyRoutes(router: OpenAPIHono<AppEnv>) {
     },
   });
   router.openapi(list, async (c) => {
-    const rows = await listKeysOf(keysDeps(c.env), c.get('apiKey'));
+    const rows = await listKeysOf(storage(c), c.get('apiKey'));
     return c.json({ success: true as const, data: { keys: rows.map(keyRecord) } }, 200);
   });
 
@@ -45,7 +44,7 @@ export function addKeyRoutes(router: OpenAPIHono<AppEnv>) {
     },
   });
   router.openapi(create, async (c) => {
-    const data = await createKey(keysDeps(c.env), c.get('apiKey'), c.req.valid('json'));
+    const data = await createKey(storage(c), c.get('apiKey'), c.req.valid('json'));
     return c.json({ success: true as const, data }, 201);
   });
 
@@ -62,12 +61,7 @@ export function addKeyRoutes(router: OpenAPIHono<AppEnv>) {
     responses: { 200: ok(successV2(KeyRecordSchema), 'The key'), ...errors(400, 401, 404, 415, 429) },
   });
   router.openapi(rename, async (c) => {
-    const data = await renameKey(
-      keysDeps(c.env),
-      c.get('apiKey'),
-      c.req.valid('param').keyId,
-      c.req.valid('json').name,
-    );
+    const data = await renameKey(storage(c), c.get('apiKey'), c.req.valid('param').keyId, c.req.valid('json').name);
     return c.json({ success: true as const, data }, 200);
   });
 
@@ -82,7 +76,7 @@ export function addKeyRoutes(router: OpenAPIHono<AppEnv>) {
     responses: { 200: ok(successV2(KeyRecordSchema), 'The revoked key'), ...errors(401, 404, 409, 429) },
   });
   router.openapi(revoke, async (c) => {
-    const data = await revokeKey(keysDeps(c.env), c.get('apiKey'), c.req.valid('param').keyId);
+    const data = await revokeKey(storage(c), c.get('apiKey'), c.req.valid('param').keyId);
     return c.json({ success: true as const, data }, 200);
   });
 }

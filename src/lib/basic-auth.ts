@@ -1,4 +1,5 @@
 // HTTP Basic credentials (RFC 7617): the one parser for every password a visitor sends.
+import { fromBase64, latin1Text } from './encoding';
 
 const BASIC = /^Basic[ ]+([A-Za-z0-9+/]+={0,2})[ ]*$/i;
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
@@ -13,18 +14,13 @@ const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 export function parseBasicAuth(header: string | null | undefined): { user: string; password: string } | undefined {
   const match = BASIC.exec(header ?? '');
   if (!match?.[1]) return undefined;
-  // atob gives one character per byte: exactly the Latin-1 reading.
-  let binary: string;
-  try {
-    binary = atob(match[1]);
-  } catch {
-    return undefined;
-  }
+  const bytes = fromBase64(match[1]);
+  if (!bytes) return undefined;
   let decoded: string;
   try {
-    decoded = utf8.decode(Uint8Array.from(binary, (char) => char.charCodeAt(0)));
+    decoded = utf8.decode(bytes);
   } catch {
-    decoded = binary;
+    decoded = latin1Text(bytes);
   }
   const colon = decoded.indexOf(':');
   if (colon < 0) return undefined;

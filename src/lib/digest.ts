@@ -1,6 +1,6 @@
-// RFC 9530 digest fields (`Repr-Digest`, `Content-Digest`) for SHA-256, and a streaming
-// SHA-256 for one request. No HTTP framework here: callers pass header values.
-import { fromHex, toBase64, toHex } from './sha256';
+// RFC 9530 digest fields (`Repr-Digest`, `Content-Digest`) for SHA-256. No HTTP framework
+// here (callers pass header values) and no Worker API: the typed client reads them too.
+import { fromBase64, fromHex, toBase64, toHex } from './encoding.ts';
 
 export const HEX_SHA256 = /^[0-9a-fA-F]{64}$/;
 
@@ -33,37 +33,11 @@ export function parseDigestField(value: string): string | undefined {
     if (algorithm !== 'sha-256') continue;
     const match = /^:([A-Za-z0-9+/]*={0,2}):$/.exec(raw);
     if (!match?.[1] || match[1].length % 4 !== 0) throw new DigestFieldError('sha-256 is not :base64:');
-    const bytes = Uint8Array.from(atob(match[1]), (char) => char.charCodeAt(0));
-    if (bytes.length !== 32) throw new DigestFieldError('a sha-256 digest is 32 bytes');
+    const bytes = fromBase64(match[1]);
+    if (bytes?.length !== 32) throw new DigestFieldError('a sha-256 digest is 32 bytes');
     const hex = toHex(bytes);
     if (found !== undefined && found !== hex) throw new DigestFieldError('sha-256 given twice, differently');
     found = hex;
   }
   return found;
-}
-
-/**
- * SHA-256 of bytes as they pass, with the runtime's native hash (crypto.DigestStream). Each
- * write is awaited by the caller's loop, so nothing queues up: memory stays at one write. Callers
- * hash in large writes (the ~1 MiB put writes, whole 8 MiB parts): every awaited write costs a turn.
- */
-export class StreamingSha256 {
-  readonly #stream = new crypto.DigestStream('SHA-256');
-  readonly #writer = this.#stream.getWriter();
-
-  update(chunk: Uint8Array): Promise<void> {
-    return this.#writer.write(chunk);
-  }
-
-  /** The hex digest of everything written. */
-  async hex(): Promise<string> {
-    await this.#writer.close();
-    return toHex(new Uint8Array(await this.#stream.digest));
-  }
-
-  /** Stops hashing (the upload failed). */
-  abort(): void {
-    this.#stream.digest.catch(() => undefined);
-    this.#writer.abort().catch(() => undefined);
-  }
 }

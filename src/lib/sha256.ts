@@ -1,6 +1,7 @@
 // SHA-256 (FIPS 180-4) whose running state can be saved and restored: a tus upload hashes its
 // bytes across many requests and across restarts of its Durable Object, which
 // crypto.DigestStream (no state export) cannot do. Single-request uploads use DigestStream.
+import { fromBase64, toBase64 } from './encoding.ts';
 
 /**
  * The most one call of compress() hashes. Many short calls let V8 optimise the (very long)
@@ -30,8 +31,8 @@ export class Sha256 {
   /** Continues from a saved state. */
   static restore(state: Sha256State): Sha256 {
     const hash = new Sha256();
-    const buffer = Uint8Array.from(atob(state.buffer), (char) => char.charCodeAt(0));
-    if (state.h.length !== 8 || buffer.length >= 64 || !Number.isSafeInteger(state.length)) {
+    const buffer = fromBase64(state.buffer);
+    if (!buffer || state.h.length !== 8 || buffer.length >= 64 || !Number.isSafeInteger(state.length)) {
       throw new Error('invalid SHA-256 state');
     }
     if (state.length % 64 !== buffer.length) throw new Error('invalid SHA-256 state');
@@ -44,9 +45,7 @@ export class Sha256 {
 
   /** The state to continue from later (the hash itself goes on unchanged). */
   save(): Sha256State {
-    let buffer = '';
-    for (const byte of this.#block.subarray(0, this.#buffered)) buffer += String.fromCharCode(byte);
-    return { h: [...this.#h], length: this.#length, buffer: btoa(buffer) };
+    return { h: [...this.#h], length: this.#length, buffer: toBase64(this.#block.subarray(0, this.#buffered)) };
   }
 
   /** Bytes hashed so far. */
@@ -624,23 +623,4 @@ function compress(state: Int32Array, p: Uint8Array, at: number, end: number): vo
   state[5] = f;
   state[6] = g;
   state[7] = h;
-}
-
-const HEX_BYTES = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));
-
-/** Lowercase hex, by a table of the 256 bytes' pairs (a key's hash is made on every request). */
-export function toHex(bytes: Uint8Array): string {
-  let hex = '';
-  for (const byte of bytes) hex += HEX_BYTES[byte];
-  return hex;
-}
-
-export function fromHex(hex: string): Uint8Array {
-  return Uint8Array.from({ length: hex.length / 2 }, (_, i) => Number.parseInt(hex.slice(i * 2, i * 2 + 2), 16));
-}
-
-export function toBase64(bytes: Uint8Array): string {
-  let text = '';
-  for (const byte of bytes) text += String.fromCharCode(byte);
-  return btoa(text);
 }

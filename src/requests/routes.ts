@@ -5,7 +5,7 @@ import type { AppEnv } from '../env';
 import { fileRecord } from '../files/records';
 import { FileRecordV2 } from '../files/schemas';
 import { errorsWith, ok } from '../http/openapi';
-import { origins } from '../http/request-deps';
+import { origins, storage } from '../http/request-deps';
 import { requires } from '../http/route-needs';
 import { jsonBodyLimit } from '../http/validation';
 import type { Scope } from '../limiter/scopes';
@@ -66,7 +66,7 @@ export function addRequestRoutes(router: OpenAPIHono<AppEnv>) {
     responses: { 201: ok(successV2(RequestRecordSchema), 'The request'), ...errorsWith(OWNER_CODES, 400, 401, 429) },
   });
   router.openapi(create, async (c) => {
-    const row = await createRequest(c.env.DB, c.get('config'), accountIdOf(c), c.req.valid('json'));
+    const row = await createRequest(storage(c).db, c.get('config'), accountIdOf(c), c.req.valid('json'));
     return c.json({ success: true as const, data: requestRecord(row, origins(c)) }, 201);
   });
 
@@ -83,7 +83,7 @@ export function addRequestRoutes(router: OpenAPIHono<AppEnv>) {
   });
   router.openapi(list, async (c) => {
     const { page, limit } = c.req.valid('query');
-    const { rows, total } = await listRequests(c.env.DB, accountIdOf(c), { page, limit });
+    const { rows, total } = await listRequests(storage(c).db, accountIdOf(c), { page, limit });
     const base = origins(c);
     const data = { requests: rows.map((row) => requestRecord(row, base)), pagination: pageOf(page, limit, total) };
     return c.json({ success: true as const, data }, 200);
@@ -98,7 +98,7 @@ export function addRequestRoutes(router: OpenAPIHono<AppEnv>) {
     responses: { 200: ok(successV2(RequestRecordSchema), 'The request'), ...errorsWith(OWNER_CODES, 401, 404, 429) },
   });
   router.openapi(get, async (c) => {
-    const row = await getRequest(c.env.DB, c.req.valid('param').id, accountIdOf(c));
+    const row = await getRequest(storage(c).db, c.req.valid('param').id, accountIdOf(c));
     return c.json({ success: true as const, data: requestRecord(row, origins(c)) }, 200);
   });
 
@@ -122,7 +122,7 @@ export function addRequestRoutes(router: OpenAPIHono<AppEnv>) {
   });
   router.openapi(update, async (c) => {
     const body = c.req.valid('json');
-    const row = await updateRequest(c.env.DB, c.get('config'), c.req.valid('param').id, accountIdOf(c), body);
+    const row = await updateRequest(storage(c).db, c.get('config'), c.req.valid('param').id, accountIdOf(c), body);
     if (row.closed_at !== null) endOpenUploads(c, row);
     return c.json({ success: true as const, data: requestRecord(row, origins(c)) }, 200);
   });
@@ -139,7 +139,7 @@ export function addRequestRoutes(router: OpenAPIHono<AppEnv>) {
     },
   });
   router.openapi(remove, async (c) => {
-    const row = await closeRequest(c.env.DB, c.req.valid('param').id, accountIdOf(c));
+    const row = await closeRequest(storage(c).db, c.req.valid('param').id, accountIdOf(c));
     endOpenUploads(c, row);
     return c.json({ success: true as const, data: requestRecord(row, origins(c)) }, 200);
   });
@@ -157,9 +157,10 @@ export function addRequestRoutes(router: OpenAPIHono<AppEnv>) {
   });
   router.openapi(files, async (c) => {
     const accountId = accountIdOf(c);
-    const request = await getRequest(c.env.DB, c.req.valid('param').id, accountId);
+    const { db } = storage(c);
+    const request = await getRequest(db, c.req.valid('param').id, accountId);
     const { page, limit } = c.req.valid('query');
-    const found = await listRequestFiles(c.env.DB, request.id, accountId, isoNow(), {
+    const found = await listRequestFiles(db, request.id, accountId, isoNow(), {
       limit,
       offset: (page - 1) * limit,
     });

@@ -155,3 +155,68 @@ export const ReceiptSchema = z
     _perf: perfField,
   })
   .openapi('FileRequestReceipt');
+
+// The public paths under /r/{token} (public-routes.ts): documented, not validated (a malformed
+// token is REQUEST_NOT_FOUND, not VALIDATION_ERROR).
+
+export const RequestTokenParamSchema = z.object({
+  token: z
+    .string()
+    .openapi({ param: { name: 'token', in: 'path' }, description: 'The request’s token (from its url)' }),
+});
+
+export const RequestUploadParamSchema = RequestTokenParamSchema.extend({
+  id: z.string().openapi({ param: { name: 'id', in: 'path' }, description: 'The upload’s id (from Location)' }),
+});
+
+export const RequestRawUploadParamSchema = RequestTokenParamSchema.extend({
+  filename: z.string().openapi({
+    param: { name: 'filename', in: 'path' },
+    description: 'The file’s name, percent-encoded (`curl -T` appends it to a URL ending in `/`)',
+    example: 'report.pdf',
+  }),
+});
+
+/** What an uploader may know of a request (GET /r/{token}). */
+export const RequestInfoSchema = z.object({
+  success: z.literal(true),
+  data: z.object({
+    message: z.string().nullable(),
+    maxFiles: z.number().int(),
+    maxFileSize: z.number().int(),
+    maxBytes: z.number().int().nullable(),
+    allowedTypes: z.array(z.string()),
+    expiresAt: z.string(),
+    uploadUrl: z.string(),
+    tusUrl: z.string(),
+  }),
+  _perf: perfField,
+});
+
+/** The multipart body of POST /r/{token}/upload: files, each a part named file. */
+export const RequestFilesFormSchema = z.object({ file: z.array(z.string().openapi({ format: 'binary' })) });
+
+export const TusResumableHeader = z
+  .string()
+  .openapi({ param: { name: 'Tus-Resumable', in: 'header' }, description: '`1.0.0`' });
+
+/** What the public paths answer, for the documents' examples. */
+export const PUBLIC_CODES = [
+  'PASSWORD_REQUIRED',
+  'REQUEST_NOT_FOUND',
+  'FILE_NOT_FOUND',
+  'REQUEST_CLOSED',
+  'REQUEST_EXPIRED',
+  'REQUEST_FULL',
+  'UPLOAD_GONE',
+] as const;
+
+/** What each error status means on the public paths. */
+export const PUBLIC_ERROR_DESCRIPTIONS: Record<number, string> = {
+  401: 'PASSWORD_REQUIRED: the request has a password (HTTP Basic, empty user name); WWW-Authenticate: Basic',
+  404: 'REQUEST_NOT_FOUND (malformed or unknown token), or FILE_NOT_FOUND (an upload not of this request)',
+  410: 'REQUEST_CLOSED, REQUEST_EXPIRED or REQUEST_FULL: the request takes no more files',
+  413: 'FILE_TOO_LARGE (the request’s maxFileSize, MAX_FILE_SIZE, or its maxBytes left) or STORAGE_EXCEEDED (the owner’s quota)',
+  415: 'INVALID_FILE_TYPE: outside the request’s allowedTypes or the server’s rules (runnable files always)',
+  429: 'RATE_LIMITED: too many uploads from this address or to this request, or too many wrong passwords',
+};

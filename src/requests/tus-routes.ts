@@ -7,6 +7,7 @@ import type { AppEnv } from '../env';
 import { ApiError, validationError } from '../errors';
 import { FILE_ID_PATTERN } from '../files/ids';
 import { events, origins, storage } from '../http/request-deps';
+import { toBase64 } from '../lib/encoding';
 import { log } from '../log';
 import { type FileRow, findOwnedFile } from '../storage/files-repo';
 import type { RequestRow, RequestWithOwner } from '../storage/requests-repo';
@@ -46,7 +47,7 @@ function tusDeps(c: Context<AppEnv>, request: RequestWithOwner): UploadsDeps {
 
 const slotUntil = (c: Context<AppEnv>) => Date.now() + c.get('config').TUS_EXPIRY_SECONDS * 1000 + SLOT_MARGIN_MS;
 
-const encode = (value: string) => btoa(String.fromCharCode(...new TextEncoder().encode(value)));
+const encode = (value: string) => toBase64(new TextEncoder().encode(value));
 
 /**
  * The uploader's Upload-Metadata with only what is theirs to say (the name and the declared
@@ -198,7 +199,7 @@ async function received(
   const row = await findOwnedFile(deps.db, id, deps.key.id, isoNow());
   // A finished upload resumed with nothing left to send completes again: its commit adds nothing, no event.
   const files = row && counts.added > 0 ? [row] : [];
-  await onRequestReceived({ db: c.env.DB, events: events(c), request, files, counts });
+  await onRequestReceived({ db: deps.db, events: events(c), request, files, counts });
 }
 
 /** HEAD on an upload of the request: where it stands. */
@@ -239,7 +240,7 @@ export async function receivedFile(c: Context<AppEnv>, request: RequestWithOwner
   if ((await requireOwnUpload(stub, request, id)) === 'held') {
     throw new ApiError('UPLOAD_INCOMPLETE');
   }
-  const row = await findOwnedFile(c.env.DB, id, request.account_id, isoNow());
+  const row = await findOwnedFile(storage(c).db, id, request.account_id, isoNow());
   if (!row) throw uploadNotFound();
   return row;
 }

@@ -1,7 +1,7 @@
 // R2 helpers: server-made object keys and a streaming writer with bounded memory.
 
-import { StreamingSha256 } from '../lib/digest';
 import { concat } from '../lib/multipart';
+import { StreamingSha256 } from '../lib/streaming-sha256';
 
 /** R2 parts must be at least 5 MiB and equal in size except the last. */
 export const PART_SIZE = 8 * 1024 * 1024;

@@ -2,7 +2,7 @@
 // ordered segments a final upload left in several objects (migration 0011, src/tus/concat.ts).
 // Every path that reads or deletes a file's bytes goes through here. Reading segments streams
 // them one after another (memory: one chunk); R2 cannot join objects, and nothing is copied.
-import { toHex } from '../lib/sha256';
+import { toHex } from '../lib/encoding';
 import { log } from '../log';
 import { forgetBlobDeletions } from './blob-deletions-repo';
 import { listSegments, queuedSegmentKeys, type Segment } from './segments-repo';

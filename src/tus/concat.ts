@@ -14,7 +14,7 @@ import { storedFilename } from '../files/names';
 import { recordFiles } from '../files/upload';
 import { fileTooLarge } from '../files/upload-errors';
 import { UploadSession } from '../files/upload-session';
-import { toHex } from '../lib/sha256';
+import { toHex } from '../lib/encoding';
 import { storageOwnerOf } from '../limiter/key-limiter-client';
 import { log } from '../log';
 import { setDigest } from '../storage/digests-repo';

@@ -2,6 +2,7 @@
 // No Hono here: the router turns these values into requests and responses.
 import { MIB } from '../config';
 import { validationError } from '../errors';
+import { fromBase64 } from '../lib/encoding';
 import { PART_SIZE } from '../storage/blobs';
 
 export const TUS_VERSION = '1.0.0';
@@ -61,7 +62,6 @@ export function parseSize(value: string | undefined, header: string): number {
 
 const MAX_METADATA_BYTES = 4096;
 const METADATA_KEY = /^[^\s,]+$/;
-const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
 /**
@@ -86,11 +86,10 @@ export function parseMetadata(header: string | undefined): Map<string, string> {
 }
 
 function decodeBase64Text(value: string, key: string): string {
-  if (!BASE64.test(value) || value.length % 4 === 1) {
-    throw validationError('Upload-Metadata', `the value of ${key} is not Base64`);
-  }
+  const bytes = fromBase64(value);
+  if (!bytes) throw validationError('Upload-Metadata', `the value of ${key} is not Base64`);
   try {
-    return utf8.decode(Uint8Array.from(atob(value), (char) => char.charCodeAt(0)));
+    return utf8.decode(bytes);
   } catch {
     throw validationError('Upload-Metadata', `the value of ${key} is not Base64-encoded UTF-8`);
   }
@@ -109,10 +108,11 @@ export function parseChecksum(header: string | undefined): Checksum | undefined 
       `unsupported algorithm "${algorithm}" (supported: ${Object.keys(CHECKSUM_ALGORITHMS).join(', ')})`,
     );
   }
-  if (rest.length > 0 || encoded === '' || !BASE64.test(encoded) || encoded.length % 4 !== 0) {
+  const expected = fromBase64(encoded);
+  if (rest.length > 0 || encoded === '' || encoded.length % 4 !== 0 || !expected) {
     throw validationError('Upload-Checksum', 'expected "<algorithm> <base64 digest>"');
   }
-  return { algorithm, digest, expected: Uint8Array.from(atob(encoded), (char) => char.charCodeAt(0)) };
+  return { algorithm, digest, expected };
 }
 
 export const sameBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((byte, i) => byte === b[i]);

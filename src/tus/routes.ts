@@ -1,13 +1,19 @@
 // The tus 1.0.0 routes at /api/v2/uploads: creation (with upload), HEAD, PATCH, termination, and
-// GET of the file a completed upload became. Mounted under /api/v2 (see app.ts).
-import { type Context, Hono } from 'hono';
+// GET of the file a completed upload became. Each route's definition is served and documented:
+// v2's table of contents (api/v2.ts) mounts them.
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import type { Context } from 'hono';
 import type { AppEnv } from '../env';
 import { ApiError, rateLimited } from '../errors';
 import { fileRecord } from '../files/records';
+import { FileIdParamSchema, FileRecordV2 } from '../files/schemas';
 import { addFallbacks, allowedMethods, methodNotAllowed, offersHead } from '../http/fallbacks';
+import { errors, ok, RATE_LIMIT_HEADERS, serveDocumented } from '../http/openapi';
 import { origins, storage } from '../http/request-deps';
 import { requires } from '../http/route-needs';
+import { versionRouter } from '../http/validation';
 import { countRequest, keyStillActive, rateLimitHeaders } from '../limiter/key-limiter-client';
+import { successV2 } from '../schemas';
 import { createFinalUpload } from './concat';
 import { effectiveMethod, isUncountedTransfer, UPLOADS_PATH } from './http';
 import {
@@ -20,6 +26,21 @@ import {
   untilDone,
 } from './messages';
 import { parseUploadConcat } from './protocol';
+import {
+  APPENDED_HEADERS,
+  CHECKSUM,
+  CREATED_HEADERS,
+  DISCOVERY_HEADERS,
+  OVERRIDDEN_HEADERS,
+  offsetStream,
+  requestHeader,
+  STATUS_HEADERS,
+  TUS_ERROR_DESCRIPTIONS,
+  TUS_REQUEST,
+  TUS_RESUMABLE,
+  type TusHeader,
+  text,
+} from './schemas';
 import {
   type AppendBody,
   type AppendOutcome,
@@ -38,7 +59,7 @@ function deps(c: Context<AppEnv>): UploadsDeps {
     config: c.get('config'),
     key: c.get('apiKey'),
     waitUntil: (promise) => c.executionCtx.waitUntil(promise),
-    keyStillActive: () => keyStillActive(c.env.KEY_LIMITER, c.env.DB, c.get('apiKey').id),
+    keyStillActive: () => keyStillActive(c.env.KEY_LIMITER, storage(c).db, c.get('apiKey').id),
   };
 }
 
@@ -106,12 +127,175 @@ async function createFinal(c: Context<AppEnv>, urls: string[]): Promise<Response
 /** Every tus route: an upload is files:write; a PATCH is counted only if it stores nothing (see http.ts). */
 const TUS_NEEDS = { scope: 'files:write', uncounted: isUncountedTransfer } as const;
 
-export function createUploadsRouter() {
-  const router = new Hono<AppEnv>();
-  const tus = requires(TUS_NEEDS);
+/** The error responses of a tus operation: the shared envelope, described for tus. */
+function tusErrors(...statuses: number[]) {
+  const responses = errors(...statuses) as Record<string, { description: string; headers?: object }>;
+  for (const status of statuses) {
+    const response = responses[status];
+    const description = TUS_ERROR_DESCRIPTIONS[status];
+    if (response && description) response.description = description;
+  }
+  const tooOld = responses[412];
+  if (tooOld) tooOld.headers = { ...tooOld.headers, 'Tus-Version': text('Supported versions', true) };
+  return responses;
+}
 
+const noContent = (description: string, headers: Record<string, TusHeader>) => ({
+  description,
+  headers: { ...RATE_LIMIT_HEADERS, ...TUS_RESUMABLE, ...headers },
+});
+
+// Answered by tusProtocol (http.ts) before any route: documented here, served by none.
+const discover = createRoute({
+  method: 'options',
+  path: '/uploads',
+  operationId: 'discoverUploads',
+  summary: 'tus discovery (no key needed; CORS preflights get the same headers)',
+  security: [],
+  responses: { 204: { description: 'The server’s tus capabilities', headers: DISCOVERY_HEADERS } },
+});
+
+const create = createRoute({
+  method: 'post',
+  path: '/uploads',
+  operationId: 'createUpload',
+  summary: 'Create a resumable upload (tus creation, creation-with-upload, concatenation)',
+  description:
+    'Checks Upload-Length against MAX_FILE_SIZE and the key’s quota and file limit (413 before any byte) and ' +
+    'reserves it until the upload ends; the metadata is checked after that. Upload-Metadata (optional) keys: ' +
+    'filename, filetype, isPublic, expiresIn, as the multipart upload’s parts, and sha256 (the whole file’s, ' +
+    'checked at the last byte: 400 DIGEST_MISMATCH ends the upload); without a filename the file is ' +
+    'named `upload` plus the usual extension of filetype. A body (Content-Type: application/offset+octet-stream) is the first PATCH. ' +
+    'Concatenation (parallel uploads): `Upload-Concat: partial` makes a partial upload (reserved and sent like any ' +
+    'other, but never a file); `Upload-Concat: final;<url> <url> …` (no Upload-Length, no body) makes one file of ' +
+    'complete partial uploads of the same account, in order, without copying their bytes: 201 with X-File-Id at once. ' +
+    'The final’s sha256 is computed a moment after its creation.',
+  request: {
+    headers: [
+      TUS_REQUEST,
+      requestHeader('Upload-Length', 'Size of the whole file in bytes (not for a final upload: 400)', false),
+      requestHeader(
+        'Upload-Concat',
+        '`partial`, or `final;<url> <url> …` naming complete partial uploads (absolute URLs or paths) in order',
+        false,
+      ),
+      requestHeader(
+        'Upload-Metadata',
+        'Optional comma-separated `key base64(value)` pairs (filename, filetype, isPublic, expiresIn)',
+      ),
+      CHECKSUM,
+    ],
+    body: offsetStream(false),
+  },
+  responses: {
+    201: noContent('Created', CREATED_HEADERS),
+    ...tusErrors(400, 401, 404, 409, 410, 412, 413, 415, 429, 460, 503),
+  },
+});
+
+const params = FileIdParamSchema;
+
+// Hono answers HEAD through the GET route (it dispatches HEAD as GET): documented as its own operation.
+const offset = createRoute({
+  method: 'head',
+  path: '/uploads/{id}',
+  operationId: 'getUploadOffset',
+  summary: 'Where to resume: the upload’s offset',
+  request: { params, headers: [TUS_REQUEST] },
+  responses: {
+    204: noContent('The upload’s state; `Cache-Control: no-store`', STATUS_HEADERS),
+    ...tusErrors(401, 404, 410, 412, 429),
+  },
+});
+
+const append = createRoute({
+  method: 'patch',
+  path: '/uploads/{id}',
+  operationId: 'appendToUpload',
+  summary: 'Append the body at Upload-Offset (not counted against the rate limit when it stores bytes)',
+  description:
+    'Any size up to the platform’s body limit (100 MB on Free/Pro). The last byte makes the file an ordinary ' +
+    'file: the answer carries X-File-Id, and GET /uploads/{id} gives its record.',
+  request: {
+    params,
+    headers: [
+      TUS_REQUEST,
+      requestHeader('Upload-Offset', 'Must be the upload’s offset (else 409)'),
+      requestHeader('Content-Type', '`application/offset+octet-stream` (else 415)'),
+      CHECKSUM,
+    ],
+    body: offsetStream(true),
+  },
+  responses: {
+    204: noContent('Stored', APPENDED_HEADERS),
+    ...tusErrors(400, 401, 403, 404, 409, 410, 412, 413, 415, 429, 460),
+  },
+});
+
+const remove = createRoute({
+  method: 'delete',
+  path: '/uploads/{id}',
+  operationId: 'terminateUpload',
+  summary: 'Terminate the upload (tus termination); a completed one is deleted like its file',
+  request: { params, headers: [TUS_REQUEST] },
+  description:
+    'A final upload is deleted like its file (with its partial uploads’ objects); a partial upload that a final ' +
+    'upload took answers 409 UPLOAD_CONFLICT (delete the final instead).',
+  responses: {
+    204: noContent('Terminated: everything it held is freed', {}),
+    ...tusErrors(401, 404, 409, 410, 412, 429),
+  },
+});
+
+const override = createRoute({
+  method: 'post',
+  path: '/uploads/{id}',
+  operationId: 'overrideUploadMethod',
+  summary: 'PATCH, HEAD or DELETE for clients that cannot send them (X-HTTP-Method-Override)',
+  description: 'Answers exactly as the method named in X-HTTP-Method-Override; 405 for any other.',
+  request: {
+    params,
+    headers: [
+      TUS_REQUEST,
+      requestHeader('X-HTTP-Method-Override', '`PATCH`, `HEAD` or `DELETE`'),
+      requestHeader('Upload-Offset', 'For PATCH', false),
+      requestHeader('Content-Type', 'For PATCH: `application/offset+octet-stream`', false),
+      CHECKSUM,
+    ],
+    body: offsetStream(false),
+  },
+  responses: {
+    204: noContent('As the overriding method answers', OVERRIDDEN_HEADERS),
+    ...tusErrors(400, 401, 403, 404, 405, 409, 410, 412, 413, 415, 429, 460),
+  },
+});
+
+const get = createRoute({
+  method: 'get',
+  path: '/uploads/{id}',
+  operationId: 'getUploadedFile',
+  summary: 'The file a completed upload became (the same record as GET /files/{id})',
+  description: 'While bytes are missing: 409 UPLOAD_INCOMPLETE (HEAD tells the offset). Needs no Tus-Resumable.',
+  request: { params },
+  responses: {
+    200: ok(successV2(FileRecordV2), 'The file record'),
+    ...tusErrors(401, 404, 409, 410, 429),
+  },
+});
+
+/**
+ * The tus routes, served and documented from their definitions, with their own 405s (which name
+ * OPTIONS, answered before them). Handlers read tus's headers themselves (messages.ts): nothing
+ * is validated by zod.
+ */
+export function createUploadsRouter() {
+  const router = versionRouter();
+  const tus = requires(TUS_NEEDS);
+  const id = (c: Context<AppEnv>) => c.req.param('id') ?? '';
+
+  router.openAPIRegistry.registerPath(discover);
   // Creation, and creation with upload when the body carries the first bytes.
-  router.post('/uploads', tus, async (c) => {
+  serveDocumented(router, create, tus, async (c) => {
     const concat = parseUploadConcat(c.req.header('upload-concat'));
     if (concat?.kind === 'final') return createFinal(c, concat.urls);
     const { length, metadata, first } = creationRequest(c);
@@ -121,30 +305,34 @@ export function createUploadsRouter() {
     return created(c, upload, uploadUrl(c, upload.id), append);
   });
 
-  // Hono answers HEAD with the GET route (it dispatches HEAD as GET): one handler for both.
-  router.get('/uploads/:id', tus, async (c) => {
-    const id = c.req.param('id');
-    if (c.req.method === 'HEAD') return head(c, id);
-    const row = await uploadedFile(deps(c), id);
-    return c.json({ success: true as const, data: fileRecord(row, 'v2', origins(c)) }, 200);
-  });
-  router.patch('/uploads/:id', tus, (c) => patch(c, c.req.param('id')));
-  router.delete('/uploads/:id', tus, (c) => terminate(c, c.req.param('id')));
+  router.openAPIRegistry.registerPath(offset);
+  serveDocumented(router, append, tus, (c) => patch(c, id(c)));
+  serveDocumented(router, remove, tus, (c) => terminate(c, id(c)));
   // X-HTTP-Method-Override: a POST that means PATCH, DELETE or HEAD.
-  router.post('/uploads/:id', tus, async (c) => {
-    const id = c.req.param('id');
+  serveDocumented(router, override, tus, async (c) => {
     const method = effectiveMethod(c.req.raw);
-    if (method === 'PATCH') return patch(c, id);
-    if (method === 'DELETE') return terminate(c, id);
+    if (method === 'PATCH') return patch(c, id(c));
+    if (method === 'DELETE') return terminate(c, id(c));
     if (method === 'HEAD') {
-      const response = await head(c, id);
+      const response = await head(c, id(c));
       return new Response(null, { status: response.status, headers: response.headers });
     }
     // A POST that means none of them: the same 405 as any other method here.
     throw methodNotAllowed('POST', allowedMethods(router, '/uploads/:id', ANSWERED_BEFORE));
   });
-  offersHead(router, '/uploads/:id');
+  // One handler for GET and HEAD (Hono dispatches HEAD as GET).
+  serveDocumented(router, get, tus, async (c) => {
+    if (c.req.method === 'HEAD') return head(c, id(c));
+    const row = await uploadedFile(deps(c), id(c));
+    return c.json({ success: true as const, data: fileRecord(row, 'v2', origins(c)) }, 200);
+  });
+  offersHead(router, offset.path);
 
   addFallbacks(router, { also: ANSWERED_BEFORE });
   return router;
+}
+
+/** tus at v2's /uploads: its router mounted on v2's, so v2's document holds its definitions. */
+export function addUploadRoutes(router: OpenAPIHono<AppEnv>) {
+  router.route('/', createUploadsRouter());
 }

@@ -3,7 +3,7 @@
 // GRANT_SECONDS. Its value is `<expiry>.<HMAC-SHA-256(subject id, expiry)>` keyed by the stored
 // password hash, so no grant store is needed, and changing or removing the password ends every
 // grant given before.
-import { fromBase64Url, toBase64Url } from '../lib/crypto';
+import { fromBase64Url, toBase64Url } from '../lib/encoding';
 import { sameBytes } from './password';
 
 export const GRANT_COOKIE = 'es_link_grant';

@@ -6,7 +6,7 @@
 // iterations); file requests keep one string, `pbkdf2-sha256$<iterations>$<salt>$<hash>`. Both
 // hold the same three values in base64url, so hashPassword makes one PasswordHash and each
 // feature stores it its own way (passwordText for the string).
-import { fromBase64Url, toBase64Url } from '../lib/crypto';
+import { fromBase64Url, toBase64Url } from '../lib/encoding';
 import { log } from '../log';
 
 /**

@@ -3,6 +3,7 @@
 // refuses a file over a limit before sending it, sends small files as one multipart request and
 // large ones through tus (resumable, also after a reload), and lists the receipt. No key.
 import { Upload } from 'tus-js-client';
+import { toBase64 } from '../lib/encoding.ts';
 import { byId, h } from './dom.ts';
 import { formatBytes, formatDate } from './format.ts';
 import { uploadItem } from './upload-item.ts';
@@ -34,9 +35,7 @@ let running = 0;
 const waiting: (() => Promise<void>)[] = [];
 
 const authHeaders = (): Record<string, string> =>
-  password === undefined
-    ? {}
-    : { Authorization: `Basic ${btoa(String.fromCharCode(...new TextEncoder().encode(`:${password}`)))}` };
+  password === undefined ? {} : { Authorization: `Basic ${toBase64(new TextEncoder().encode(`:${password}`))}` };
 
 function banner(text: string | undefined): void {
   const element = byId('banner');

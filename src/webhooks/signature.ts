@@ -1,13 +1,8 @@
 // Standard Webhooks signing (standardwebhooks.com): whsec_ secrets, v1 HMAC-SHA256 signatures.
+import { fromBase64, toBase64 } from '../lib/encoding';
 
 const SECRET_PREFIX = 'whsec_';
 const SECRET_BYTES = 32;
-
-const toBase64 = (bytes: Uint8Array) => {
-  let binary = '';
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary);
-};
 
 /** A new secret: whsec_ + base64 of 32 random bytes. Shown once, kept only to sign. */
 export function newWebhookSecret(): string {
@@ -16,8 +11,9 @@ export function newWebhookSecret(): string {
 
 function secretKeyBytes(secret: string): Uint8Array {
   const encoded = secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret;
-  const binary = atob(encoded);
-  return Uint8Array.from(binary, (char) => char.charCodeAt(0));
+  const bytes = fromBase64(encoded);
+  if (!bytes) throw new Error('a webhook secret is whsec_ and base64');
+  return bytes;
 }
 
 /** The headers of one signed delivery: webhook-id, webhook-timestamp (Unix seconds), webhook-signature. */

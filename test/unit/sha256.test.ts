@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { fromHex, Sha256, toBase64, toHex } from '../../src/lib/sha256';
+import { fromHex, toBase64, toHex } from '../../src/lib/encoding';
+import { Sha256 } from '../../src/lib/sha256';
 
 const encoder = new TextEncoder();
 

@@ -161,6 +161,39 @@ describe('v2 _perf and Server-Timing', () => {
     for (const name of ['auth', 'ratelimit', 'd1', 'total']) expect(spans.has(name), name).toBe(true);
   });
 
+  it('times D1 for the file-request and key routes as for the file routes', async () => {
+    const auth = await authed();
+    const created = await call('/api/v2/requests', {
+      method: 'POST',
+      headers: { ...auth, 'Content-Type': 'application/json' },
+      body: '{}',
+    });
+    const { data } = await json<{ data: { id: string } }>(created.clone());
+    const responses = {
+      'POST /requests': created,
+      'GET /requests': await call('/api/v2/requests', { headers: auth }),
+      'GET /requests/{id}/files': await call(`/api/v2/requests/${data.id}/files`, { headers: auth }),
+      'GET /keys': await call('/api/v2/keys', { headers: auth }),
+    };
+    for (const [name, response] of Object.entries(responses)) {
+      expect(response.status, name).toBeLessThan(300);
+      expect(serverTiming(response).has('d1'), name).toBe(true);
+    }
+  });
+
+  it('times D1 on a file request’s public paths (no key)', async () => {
+    const created = await call('/api/v2/requests', {
+      method: 'POST',
+      headers: { ...(await authed()), 'Content-Type': 'application/json' },
+      body: '{}',
+    });
+    const { data } = await json<{ data: { uploadUrl: string } }>(created);
+    const path = new URL(data.uploadUrl).pathname.replace(/\/upload$/, '');
+    const response = await call(path);
+    expect(response.status).toBe(200);
+    expect(serverTiming(response).has('d1')).toBe(true);
+  });
+
   it('times auth, rate limit, D1 and R2 for a download, and leaves the bytes alone', async () => {
     const auth = await authed();
     const { id } = await uploadV2Ok(auth, textFile('a.txt', 'plain bytes'));

@@ -25,7 +25,8 @@
 //   DELETE /object/:key     clean-up between runs (not timed)
 
 import { DurableObject } from 'cloudflare:workers';
-import { Sha256, type Sha256State, toHex } from '../../../src/lib/sha256.ts';
+import { toHex } from '../../../src/lib/encoding.ts';
+import { Sha256, type Sha256State } from '../../../src/lib/sha256.ts';
 
 type BaselineEnv = { BUCKET: R2Bucket; DB: D1Database; COUNTER: DurableObjectNamespace<Counter> };
 
