@@ -4,9 +4,10 @@ import { HEX_SHA256 } from '../lib/digest';
 import { MultipartError, type MultipartReader } from '../lib/multipart';
 import type { FileRow } from '../storage/files-repo';
 import { cleanOriginalName } from './names';
-import { checkDigest, type PendingFile, readFilePart, recordFiles, type UploadDeps } from './upload';
+import { checkDigest, type PendingFile, readFilePart, recordFiles } from './upload';
 import { openMultipart, uploadError } from './upload-errors';
 import { readFormField, recordOptions } from './upload-fields';
+import type { UploadDeps } from './upload-session';
 
 const FILE_FIELDS = new Set(['files', 'files[]']);
 const MAX_PARTS = 120;

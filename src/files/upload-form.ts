@@ -1,9 +1,10 @@
 // POST /upload: one `file` part plus optional fields, streamed part by part.
 import { validationError } from '../errors';
 import type { FileRow } from '../storage/files-repo';
-import { checkDigest, type PendingFile, readFilePart, recordFiles, type UploadDeps } from './upload';
+import { checkDigest, type PendingFile, readFilePart, recordFile } from './upload';
 import { fileTooLarge, openMultipart, uploadError } from './upload-errors';
 import { readFormField, recordOptions } from './upload-fields';
+import type { UploadDeps } from './upload-session';
 
 const MAX_PARTS = 20;
 // Room for the multipart framing and the small fields around the file.
@@ -34,10 +35,7 @@ export async function uploadSingleFile(deps: UploadDeps, request: Request): Prom
     const options = recordOptions(fields);
     // The sha256 field may come after the file: checked now, before the quota commit and the row.
     checkDigest(file, options.sha256, 'sha256');
-    const { rows, failures } = await recordFiles(deps, [file], options);
-    const row = rows[0];
-    if (!row) throw failures.get(file.id) ?? new Error('recordFiles returned no row');
-    return row;
+    return await recordFile(deps, file, options);
   } catch (error) {
     await reader.cancel();
     // A write still finishing ends before the session deletes what this request owns.

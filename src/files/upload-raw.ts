@@ -3,9 +3,10 @@ import { validationError } from '../errors';
 import { byteReader } from '../lib/byte-reader';
 import { DigestFieldError, parseDigestField } from '../lib/digest';
 import type { FileRow } from '../storage/files-repo';
-import { type ChunkSource, checkDigest, type PendingFile, readFilePart, recordFiles, type UploadDeps } from './upload';
+import { type ChunkSource, checkDigest, type PendingFile, readFilePart, recordFile } from './upload';
 import { fileTooLarge, uploadError } from './upload-errors';
 import type { RecordOptions } from './upload-fields';
+import type { UploadDeps } from './upload-session';
 
 export type RawUpload = {
   /** The `filename` path segment, percent-decoded: the original name (cleaned like a form's). */
@@ -33,10 +34,7 @@ export async function uploadRawFile(deps: UploadDeps, request: Request, upload: 
     deps.session.check();
     file = await readFilePart(deps, source, { filename: upload.name, contentType, length });
     checkDigest(file, expected?.sha256, expected?.header ?? 'Repr-Digest');
-    const { rows, failures } = await recordFiles(deps, [file], upload.options);
-    const row = rows[0];
-    if (!row) throw failures.get(file.id) ?? new Error('recordFiles returned no row');
-    return row;
+    return await recordFile(deps, file, upload.options);
   } catch (error) {
     await source.cancel();
     // A write still finishing ends before the session deletes what this request owns.

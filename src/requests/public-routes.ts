@@ -12,7 +12,7 @@ import { effectiveMethod } from '../tus/http';
 import { anyRequest, checkPassword, countUpload, openRequest } from './access';
 import { onRequestReceived, receiptOf } from './hooks';
 import { requestConfig } from './limits';
-import { ownerQuotaContext } from './owner';
+import { requestOwner } from './owner';
 import { requestTusUrl, requestUploadUrl } from './records';
 import {
   createRequestUpload,
@@ -36,7 +36,7 @@ async function admitUpload(c: Context<AppEnv>) {
     ...storage(c),
     counters: c.env.FILE_REQUESTS,
     config: requestConfig(config, request),
-    owner: ownerQuotaContext(config, request),
+    owner: requestOwner(config, request),
     signal: c.req.raw.signal,
     waitUntil: (promise: Promise<unknown>) => c.executionCtx.waitUntil(promise),
   };

@@ -2,14 +2,12 @@
 // holds a slot of the request before it is read and its bytes (in the request and in the
 // owner's quota) before they are kept; the files become the owner's, with the request's id.
 
-import type { Config } from '../config';
-import { holdTtlMs, uploadTimeoutMs } from '../config';
-import type { ApiKeyContext } from '../env';
+import { holdTtlMs } from '../config';
 import { validationError } from '../errors';
-import { type PendingFile, readFilePart, recordFiles, type UploadDeps } from '../files/upload';
+import { type PendingFile, readFilePart, recordFiles } from '../files/upload';
 import { openMultipart, uploadError } from '../files/upload-errors';
 import { declaredLength, uploadRawFile } from '../files/upload-raw';
-import { inSession, UploadSession } from '../files/upload-session';
+import { inSession, openUpload, type UploadContext, type UploadDeps } from '../files/upload-session';
 import type { FileRow } from '../storage/files-repo';
 import type { RequestWithOwner } from '../storage/requests-repo';
 import { requestLimits } from './limits';
@@ -19,20 +17,12 @@ import type { RequestCounts } from './request-counter-contract';
 /** At most this many parts per body; files beyond the request's slots are refused anyway. */
 const MAX_PARTS = 120;
 
-export type ReceiveDeps = {
-  bucket: R2Bucket;
-  db: D1Database;
-  limiter: UploadDeps['limiter'];
-  accounts: UploadDeps['accounts'];
-  /** Webhook events: the files received are uploads of the account like any other (file.uploaded). */
-  events: UploadDeps['events'];
-  counters: CounterNamespace;
-  /** The server's configuration narrowed to the request (see limits.ts). */
-  config: Config;
-  owner: ApiKeyContext;
-  signal?: AbortSignal;
-  waitUntil: (promise: Promise<unknown>) => void;
-};
+/**
+ * An upload through a request: its owner is the request's account (requestOwner in owner.ts), its
+ * configuration the server's narrowed to the request (limits.ts), and `counters` the requests'
+ * objects that hold its slots.
+ */
+export type ReceiveDeps = UploadContext & { counters: CounterNamespace };
 
 export type Received = { rows: FileRow[]; failures: { name: string; error: Error }[]; counts?: RequestCounts };
 
@@ -49,32 +39,15 @@ async function inRequestSession(
     ticket: RequestTicket,
   ) => Promise<{ rows: FileRow[]; failures: Received['failures'] }>,
 ): Promise<Received> {
-  const { config } = deps;
   const ticket = new RequestTicket(
-    { accounts: deps.accounts, owner: deps.owner },
+    deps.accounts,
+    deps.owner,
     counterOf(deps.counters, request.id),
     requestLimits(request),
-    Date.now() + holdTtlMs(config),
+    Date.now() + holdTtlMs(deps.config),
   );
-  const session = new UploadSession({
-    bucket: deps.bucket,
-    quota: ticket,
-    deadline: Date.now() + uploadTimeoutMs(config),
-    timeoutSeconds: config.UPLOAD_TIMEOUT_SECONDS,
-    signal: deps.signal,
-    waitUntil: deps.waitUntil,
-  });
-  const uploadDeps: UploadDeps = {
-    bucket: deps.bucket,
-    db: deps.db,
-    limiter: deps.limiter,
-    accounts: deps.accounts,
-    events: deps.events,
-    config,
-    key: deps.owner,
-    session,
-  };
-  return inSession(session, async () => {
+  const uploadDeps = openUpload(deps, ticket);
+  return inSession(uploadDeps.session, async () => {
     const { rows, failures } = await receive(uploadDeps, ticket);
     const counts = await ticket.received(rows.map((row) => ({ id: row.id, size: row.size })));
     return { rows, failures, counts };

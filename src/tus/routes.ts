@@ -4,6 +4,7 @@ import { type Context, Hono } from 'hono';
 import type { AppEnv } from '../env';
 import { ApiError } from '../errors';
 import { fileRecord } from '../files/records';
+import { keyOwner } from '../files/upload-owner';
 import { addFallbacks, allowedMethods, methodNotAllowed, offersHead } from '../http/fallbacks';
 import { origins, storage } from '../http/request-deps';
 import { requires } from '../http/route-needs';
@@ -36,7 +37,7 @@ function deps(c: Context<AppEnv>): UploadsDeps {
     ...storage(c),
     uploads: c.env.TUS_UPLOADS,
     config: c.get('config'),
-    key: c.get('apiKey'),
+    owner: keyOwner(c.get('apiKey')),
     waitUntil: (promise) => c.executionCtx.waitUntil(promise),
     keyStillActive: () => keyStillActive(c.env.KEY_LIMITER, c.env.DB, c.get('apiKey').id),
   };
@@ -84,7 +85,7 @@ async function patch(c: Context<AppEnv>, id: string): Promise<Response> {
 }
 
 async function terminate(c: Context<AppEnv>, id: string): Promise<Response> {
-  await terminateUpload(deps(c), id);
+  await terminateUpload(deps(c), c.get('apiKey'), id);
   return c.body(null, 204);
 }
 
