@@ -118,6 +118,8 @@ describe('tus through tusUrl', () => {
     const [row] = await receivedRows(request.id);
     expect(row).toMatchObject({ account_id: owner.id, size: bytes.length });
     expect(await usage(owner.id)).toMatchObject({ usedBytes: bytes.length, files: 1, heldBytes: 0, heldFiles: 0 });
+    const blob = await env.FILES.head(`files/${owner.id}/${row?.id}`);
+    expect(blob?.customMetadata).toEqual({ accountId: owner.id, fileId: row?.id });
   });
 
   it('answers OPTIONS with the tus capabilities, like /uploads', async () => {
