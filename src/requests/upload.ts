@@ -4,8 +4,9 @@
 
 import { holdTtlMs } from '../config';
 import { validationError } from '../errors';
-import { type PendingFile, readFilePart, recordFiles } from '../files/upload';
-import { openMultipart, uploadError } from '../files/upload-errors';
+import { recordFiles } from '../files/upload';
+import { uploadError } from '../files/upload-errors';
+import { type PartRules, readFileParts } from '../files/upload-parts';
 import { declaredLength, uploadRawFile } from '../files/upload-raw';
 import { inSession, openUpload, type UploadContext, type UploadDeps } from '../files/upload-session';
 import type { FileRow } from '../storage/files-repo';
@@ -16,6 +17,7 @@ import type { RequestCounts } from './request-counter-contract';
 
 /** At most this many parts per body; files beyond the request's slots are refused anyway. */
 const MAX_PARTS = 120;
+const FILE_FIELDS = new Set(['file']);
 
 /**
  * An upload through a request: its owner is the request's account (requestOwner in owner.ts), its
@@ -64,19 +66,29 @@ const requestOptions = (request: RequestWithOwner) => ({
 /**
  * Reads every `file` part into R2 and records the files. All or nothing while reading: a file
  * refused (type, size, the request full, the quota) fails the whole body and nothing of it is
- * kept. At the commit a file the owner's account no longer takes is reported on its own.
+ * kept. At the commit a file the owner's account no longer takes is reported on its own. Other
+ * fields (isPublic, expiresIn, …) are the request's to decide: skipped.
  */
 export function receiveFiles(deps: ReceiveDeps, request: RequestWithOwner, body: Request): Promise<Received> {
-  return inRequestSession(deps, request, async (uploadDeps, ticket) => {
-    const files = await readFiles(uploadDeps, ticket, body);
-    const { rows, failures } = await recordFiles(uploadDeps, files, requestOptions(request));
-    return {
-      rows,
-      failures: files.flatMap((file) => {
-        const error = failures.get(file.id);
-        return error ? [{ name: file.originalName, error }] : [];
-      }),
+  return inRequestSession(deps, request, (uploadDeps, ticket) => {
+    const rules: PartRules = {
+      maxParts: MAX_PARTS,
+      fileFields: FILE_FIELDS,
+      // Each file that will be read holds one of the request's slots first.
+      admit: (part) => (part.filename ? ticket.slot() : undefined),
     };
+    return readFileParts(uploadDeps, body, rules, async (parts) => {
+      const files = parts.flatMap((part) => (part.file ? [part.file] : []));
+      if (files.length === 0) throw validationError('file', 'at least one file part is required');
+      const { rows, failures } = await recordFiles(uploadDeps, files, requestOptions(request));
+      return {
+        rows,
+        failures: files.flatMap((file) => {
+          const error = failures.get(file.id);
+          return error ? [{ name: file.originalName, error }] : [];
+        }),
+      };
+    });
   });
 }
 
@@ -104,29 +116,4 @@ export function receiveRawFile(
     const row = await uploadRawFile(uploadDeps, body, { name, options: requestOptions(request) });
     return { rows: [row], failures: [] };
   });
-}
-
-async function readFiles(deps: UploadDeps, ticket: RequestTicket, request: Request): Promise<PendingFile[]> {
-  const reader = openMultipart(request);
-  const files: PendingFile[] = [];
-  try {
-    let parts = 0;
-    for (let part = await reader.nextPart(); part; part = await reader.nextPart()) {
-      if (++parts > MAX_PARTS) throw validationError('body', `at most ${MAX_PARTS} form parts are accepted`);
-      deps.session.check();
-      // Other fields (isPublic, expiresIn, …) are the request's to decide: skipped.
-      if (part.name !== 'file') continue;
-      if (part.filename === undefined) throw validationError('file', 'must be a file, not a text field');
-      if (part.filename === '') continue;
-      await ticket.slot();
-      files.push(await readFilePart(deps, reader, part));
-    }
-    if (files.length === 0) throw validationError('file', 'at least one file part is required');
-    return files;
-  } catch (error) {
-    await reader.cancel();
-    // Writes still finishing end before the session deletes what this request owns.
-    await Promise.all(files.map((file) => file.stored.catch(() => undefined)));
-    throw uploadError(error);
-  }
 }

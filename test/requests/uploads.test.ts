@@ -6,6 +6,7 @@ import { sha256Hex } from '../digests/digest-helpers';
 import { awayFromWindowEdge, blobsOf, call, expectError, PNG_1X1, rowCount, TEST_BOUNDARY, uploadOk } from '../helpers';
 import { unreachableObjects } from '../limits/limits-helpers-rate';
 import { eventually, gatedBody, MULTIPART, multipartOf, textBytes } from '../limits/limits-helpers-store';
+import { instrumentedBucket } from '../v2/v2-helpers';
 import {
   getRequest,
   holdsOf,
@@ -233,6 +234,20 @@ describe('a multipart upload to uploadUrl', () => {
     expect(await blobsOf(owner.id)).toHaveLength(0);
     expect((await send(request, five.slice(0, 3))).status).toBe(201);
     expect(await receivedRows(request.id)).toHaveLength(3);
+  });
+
+  it('overlaps the R2 writes of six files, at most three at a time, like a bulk upload', async () => {
+    const owner = await newOwner();
+    const request = await makeRequest(owner.auth, { maxFiles: 6 });
+    const { bucket, stats } = instrumentedBucket(env.FILES, { delayMs: 20 });
+    const six = Array.from({ length: 6 }, (_, index) => textFile(`p${index}.txt`, 100 + index));
+    const response = await send(request, six, { env: { FILES: bucket } });
+    expect(response.status, await response.clone().text()).toBe(201);
+    expect(stats.puts).toBe(6);
+    // More at once would pass the Workers limit of six connections, with the body's own.
+    expect(stats.maxInFlight).toBeGreaterThan(1);
+    expect(stats.maxInFlight).toBeLessThanOrEqual(3);
+    expect(await receivedRows(request.id)).toHaveLength(6);
   });
 
   it('stores the files as the account’s, sent by no key: each blob names the account, and no key’s object is asked', async () => {
