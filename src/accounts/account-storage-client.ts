@@ -1,11 +1,18 @@
-// Calls to an account's storage object: an upload's quota ticket (straight to the account), and
-// code that knows the account but no key (the tus upload objects, deletes, the sweep). A request's
-// admission holds storage through the key's object (limiter/key-limiter-client.ts), which passes
-// it on.
+// Calls to an account's storage object: an upload's quota ticket and a tus upload's reservation
+// (straight to the account, whoever the owner: a key's account or a file request's), and code that
+// knows the account but no key (the tus upload objects, deletes, the sweep). A request's admission
+// holds storage through the key's object (limiter/key-limiter-client.ts), which passes it on.
 import { ApiError } from '../errors';
 import { formatBytes } from '../lib/format';
 import { log } from '../log';
-import type { AccountFile, Exceeded, Grant, QuotaLimits, StorageOwner } from './account-storage-contract';
+import type {
+  AccountFile,
+  Exceeded,
+  Grant,
+  QuotaLimits,
+  ReserveResult,
+  StorageOwner,
+} from './account-storage-contract';
 import type { AccountStorage } from './account-storage-object';
 
 export type AccountsNamespace = DurableObjectNamespace<AccountStorage>;
@@ -53,6 +60,36 @@ export function storageExceeded(limits: QuotaLimits, exceeded: Exceeded): ApiErr
         'STORAGE_EXCEEDED',
         `Storage limit reached: this API key may store at most ${limits.quotaBytes} bytes (${formatBytes(limits.quotaBytes)})`,
       );
+}
+
+/**
+ * Reserves storage for a tus upload: `bytes` and one file, held against every other upload of the
+ * owner's account until released, committed, or `until`. Throws STORAGE_EXCEEDED when the account
+ * has no room, and SERVICE_UNAVAILABLE when its object cannot be reached. Returns the
+ * reservation's id.
+ */
+export async function reserveStorage(
+  namespace: AccountsNamespace,
+  owner: StorageOwner,
+  bytes: number,
+  until: number,
+): Promise<string> {
+  let result: ReserveResult;
+  try {
+    result = await accountOf(namespace, owner.accountId).reserve({
+      accountId: owner.accountId,
+      needBytes: bytes,
+      needFiles: 1,
+      aheadBytes: 0,
+      aheadFiles: 0,
+      limits: owner.limits,
+      until,
+    });
+  } catch (error) {
+    throw new ApiError('SERVICE_UNAVAILABLE', 'Storage accounting is unavailable, try again', { cause: error });
+  }
+  if (!result.grant) throw storageExceeded(owner.limits, result.exceeded ?? 'bytes');
+  return result.grant.id;
 }
 
 // Headroom asked for beyond what is needed: an eighth of it, between 256 KiB and 8 MiB. A large

@@ -2,13 +2,11 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { QuotaTicket } from '../accounts/account-storage-client';
-import { uploadTimeoutMs } from '../config';
 import type { AppEnv } from '../env';
 import { offersHead } from '../http/fallbacks';
 import { DOWNLOAD_REQUEST_HEADERS, downloadResponses, errors, ok } from '../http/openapi';
 import { origins, storage } from '../http/request-deps';
 import { requires } from '../http/route-needs';
-import { storageOwnerOf } from '../limiter/key-limiter-client';
 import { PaginationSchema, success as successV1, successV2 } from '../schemas';
 import { type ApiVersion, fileRecord, uploadRecord } from './records';
 import {
@@ -22,9 +20,9 @@ import {
   UploadRecordV2,
 } from './schemas';
 import { deleteFile, downloadOwnedFile, getOwnedFile, listFiles } from './service';
-import type { UploadDeps } from './upload';
 import { uploadSingleFile } from './upload-form';
-import { inSession, UploadSession } from './upload-session';
+import { keyOwner } from './upload-owner';
+import { inSession, openUpload, type UploadDeps } from './upload-session';
 
 export function addFileRoutes(router: OpenAPIHono<AppEnv>, version: ApiVersion) {
   const UploadRecord = version === 'v1' ? UploadRecordV1 : UploadRecordV2;
@@ -132,22 +130,19 @@ export function addFileRoutes(router: OpenAPIHono<AppEnv>, version: ApiVersion) 
   });
 }
 
-/** Storage plus the upload's session: its deadline, its quota ticket, and cleanup that outlives the request. */
+/** The key's upload: its account's storage, and a session that takes over what admission held. */
 export function uploadDeps(c: Context<AppEnv>): UploadDeps {
-  const key = c.get('apiKey');
-  const config = c.get('config');
-  const deps = storage(c);
+  const owner = keyOwner(c.get('apiKey'));
   // The rate limiter may already hold storage, granted in the same call that admitted us: the
   // session takes it over (and gives it back when it ends), so authentication need not.
   const grant = c.get('grant');
   c.set('grant', undefined);
-  const session = new UploadSession({
-    bucket: deps.bucket,
-    quota: new QuotaTicket(c.env.ACCOUNT_STORAGE, storageOwnerOf(key), grant),
-    deadline: Date.now() + uploadTimeoutMs(config),
-    timeoutSeconds: config.UPLOAD_TIMEOUT_SECONDS,
+  const context = {
+    ...storage(c),
+    config: c.get('config'),
+    owner,
     signal: c.req.raw.signal,
-    waitUntil: (promise) => c.executionCtx.waitUntil(promise),
-  });
-  return { ...deps, config, key, session };
+    waitUntil: (promise: Promise<unknown>) => c.executionCtx.waitUntil(promise),
+  };
+  return openUpload(context, new QuotaTicket(context.accounts, owner, grant));
 }

@@ -1,22 +1,62 @@
 // What one upload request owns until its rows are written: blobs in R2, R2 multipart uploads,
 // a storage hold. If the request fails, times out or its client goes away, all of it is given
-// back, from ctx.waitUntil so the cleanup outlives the request.
+// back, from ctx.waitUntil so the cleanup outlives the request. Every upload path (a form, a bulk
+// form, a raw body, a file request, a tus upload's last byte) opens its session with openUpload.
 
-import type { QuotaTicket } from '../accounts/account-storage-client';
+import type { AccountsNamespace, QuotaTicket } from '../accounts/account-storage-client';
+import { type Config, uploadTimeoutMs } from '../config';
 import { ApiError } from '../errors';
+import type { EventSink } from '../events/emit';
 import { log } from '../log';
+import type { UploadOwner } from './upload-owner';
 
-export type SessionOptions = {
+/** What an upload needs before it starts: storage, the rules it runs under, its owner, its request's lifetime. */
+export type UploadContext = {
   bucket: R2Bucket;
-  quota: QuotaTicket;
-  /** The request's deadline (ms since the epoch): past it the upload records nothing. */
-  deadline: number;
-  timeoutSeconds: number;
+  db: D1Database;
+  accounts: AccountsNamespace;
+  /** Every recorded file is a file.uploaded event of its account. */
+  events: EventSink;
+  /** The server's configuration, or a file request's narrowing of it (MAX_FILE_SIZE, ALLOWED_FILE_TYPES). */
+  config: Config;
+  owner: UploadOwner;
   /** Fires when the client goes away (request.signal, with the enable_request_signal flag). */
   signal?: AbortSignal;
   waitUntil: (promise: Promise<unknown>) => void;
 };
 
+/** An upload under way: its context and its session. */
+export type UploadDeps = Omit<UploadContext, 'signal' | 'waitUntil'> & { session: UploadSession };
+
+/**
+ * Opens an upload for its owner: a session with the request's deadline (UPLOAD_TIMEOUT_SECONDS
+ * from now) whose storage is `quota`, the owner's ticket (with what was held for it already: a
+ * grant at admission, a tus reservation, a file request's slots).
+ */
+export function openUpload(context: UploadContext, quota: QuotaTicket): UploadDeps {
+  const { bucket, db, accounts, events, config, owner } = context;
+  const session = new UploadSession({
+    bucket,
+    quota,
+    deadline: Date.now() + uploadTimeoutMs(config),
+    timeoutSeconds: config.UPLOAD_TIMEOUT_SECONDS,
+    signal: context.signal,
+    waitUntil: context.waitUntil,
+  });
+  return { bucket, db, accounts, events, config, owner, session };
+}
+
+type SessionOptions = {
+  bucket: R2Bucket;
+  quota: QuotaTicket;
+  /** The request's deadline (ms since the epoch): past it the upload records nothing. */
+  deadline: number;
+  timeoutSeconds: number;
+  signal?: AbortSignal;
+  waitUntil: (promise: Promise<unknown>) => void;
+};
+
+/** Opened by openUpload (never by hand: the deadline and the cleanup's waitUntil are its to set). */
 export class UploadSession {
   readonly #options: SessionOptions;
   /** Blobs written (or being written) and not yet recorded, with how to abort a multipart upload. */

@@ -1,12 +1,9 @@
-// The upload service: multipart body → type check → R2 (streamed) → D1 row.
+// The upload service: a file's bytes → type check → R2 (streamed) → the owner's account → D1 row.
 
-import { type AccountsNamespace, freeFiles, storageExceeded } from '../accounts/account-storage-client';
-import type { Config } from '../config';
-import type { ApiKeyContext } from '../env';
+import { freeFiles, storageExceeded } from '../accounts/account-storage-client';
 import { ApiError } from '../errors';
-import { type EventSink, emitEvents } from '../events/emit';
+import { emitEvents } from '../events/emit';
 import { concat } from '../lib/multipart';
-import { type LimiterNamespace, quotaLimits } from '../limiter/key-limiter-client';
 import { blobKey, consumeIntoBlob, type StoredBlob } from '../storage/blobs';
 import { type FileRow, insertFiles } from '../storage/files-repo';
 import { decideFileType, SNIFF_BYTES } from './file-type';
@@ -15,19 +12,8 @@ import { cleanOriginalName, storedFilename } from './names';
 import { expiryOf, type FileDraft, fileEventData, fileRow } from './records';
 import { uploadError } from './upload-errors';
 import type { RecordOptions } from './upload-fields';
-import type { UploadSession } from './upload-session';
-
-export type UploadDeps = {
-  bucket: R2Bucket;
-  db: D1Database;
-  limiter: LimiterNamespace;
-  accounts: AccountsNamespace;
-  config: Config;
-  key: ApiKeyContext;
-  session: UploadSession;
-  /** Every recorded file is a file.uploaded event of its account. */
-  events: EventSink;
-};
+import { blobMetadata } from './upload-owner';
+import type { UploadDeps } from './upload-session';
 
 /**
  * A file read to its end: its size is known, its write to R2 may still be finishing (`stored`),
@@ -35,10 +21,10 @@ export type UploadDeps = {
  */
 export type PendingFile = FileDraft & { size: number; stored: Promise<StoredBlob> };
 
-/** Where a file's bytes come from: a multipart part, or a raw request body. */
 /**
- * Chunks of one file's bytes, null at the end. A `transient` source reuses one buffer: a chunk is
- * valid only until the next read, so whoever keeps one past that copies it.
+ * Where a file's bytes come from (a multipart part, a raw body): chunks of one file's bytes, null
+ * at the end. A `transient` source reuses one buffer: a chunk is valid only until the next read,
+ * so whoever keeps one past that copies it.
  */
 export type ChunkSource = { read(): Promise<Uint8Array | null>; readonly transient?: boolean };
 
@@ -82,13 +68,13 @@ export async function readFilePart(deps: UploadDeps, reader: ChunkSource, part: 
     }
     return reader.read();
   };
-  // Each file's bytes count against the key's quota as they arrive (see docs/limits.md).
+  // Each file's bytes count against the owner's quota as they arrive (see docs/limits.md).
   const quota = deps.session.quota;
   try {
-    const consumed = await consumeIntoBlob(deps.bucket, blobKey(deps.key.accountId, id), pull, {
+    const consumed = await consumeIntoBlob(deps.bucket, blobKey(deps.owner.accountId, id), pull, {
       maxBytes: deps.config.MAX_FILE_SIZE,
       contentType: decision.mimeType,
-      customMetadata: { keyId: deps.key.id, fileId: id },
+      customMetadata: blobMetadata(deps.owner, id),
       onBytes: (total) => quota.need(id, total),
       owner: deps.session,
       knownLength: part.length,
@@ -133,7 +119,7 @@ export function checkDigest(file: Pick<PendingFile, 'sha256'>, expected: string 
 }
 
 /**
- * Makes files permanent. The key's account commits the files that fit (the quota and the file
+ * Makes files permanent. The owner's account commits the files that fit (the quota and the file
  * limit are enforced there) while their writes to R2 finish; then the rows of the files both
  * committed and stored go in one batch (one transaction). A file the account refused fails
  * with STORAGE_EXCEEDED, one whose write failed with its storage error (and is taken off the
@@ -169,13 +155,13 @@ export async function recordFiles(
     for (const result of stored) {
       const { id } = result.file;
       const exceeded = refused.get(id);
-      if (exceeded) failures.set(id, storageExceeded(quotaLimits(deps.key), exceeded));
+      if (exceeded) failures.set(id, storageExceeded(deps.owner.limits, exceeded));
       else if ('error' in result) {
         failures.set(id, result.error);
         if (accepted.has(id)) unstored.push(result.file);
       } else
         rows.push(
-          fileRow(deps.key.accountId, result.file, result.blob, {
+          fileRow(deps.owner.accountId, result.file, result.blob, {
             isPublic: options.isPublic,
             expiresAt: expiry,
             now,
@@ -186,7 +172,7 @@ export async function recordFiles(
     const giveBack = (gone: { id: string; size: number }[]) =>
       freeFiles(
         deps.accounts,
-        gone.map((file) => ({ accountId: deps.key.accountId, id: file.id, size: file.size, expiresAt: expiry })),
+        gone.map((file) => ({ accountId: deps.owner.accountId, id: file.id, size: file.size, expiresAt: expiry })),
       );
     if (unstored.length > 0) await giveBack(unstored);
     try {
@@ -202,4 +188,16 @@ export async function recordFiles(
     );
     return { rows, failures };
   });
+}
+
+/** Makes one file permanent (see recordFiles): its row, or the error that refused it. */
+export async function recordFile(
+  deps: UploadDeps,
+  file: PendingFile,
+  options: RecordOptions & { alongside?: D1PreparedStatement[] },
+): Promise<FileRow> {
+  const { rows, failures } = await recordFiles(deps, [file], options);
+  const row = rows[0];
+  if (!row) throw failures.get(file.id) ?? new ApiError('UPLOAD_FAILED', 'The file could not be recorded');
+  return row;
 }

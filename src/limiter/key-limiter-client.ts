@@ -1,7 +1,6 @@
 // The only code that talks to a key's Durable Object: routes and services go through here. An
 // upload's storage (QuotaTicket) starts with the hold the key's object granted at admission, then
 // asks the key's account's object directly.
-import { storageExceeded } from '../accounts/account-storage-client';
 import type { StorageOwner } from '../accounts/account-storage-contract';
 import type { ApiKeyContext, RateLimitState } from '../env';
 import { ApiError } from '../errors';
@@ -62,36 +61,6 @@ export async function keyStillActive(namespace: LimiterNamespace, db: D1Database
     const row = await findKeyState(db, keyId);
     return row?.status === 'active' && (row.expires_at === null || row.expires_at > isoNow());
   }
-}
-
-/**
- * Reserves storage for a tus upload: `bytes` and one file, held against every other upload
- * until released, committed, or `until`. Throws STORAGE_EXCEEDED when the key has no room, and
- * SERVICE_UNAVAILABLE when its object cannot be reached. Returns the reservation's id.
- */
-export async function reserveUpload(
-  namespace: LimiterNamespace,
-  key: ApiKeyContext,
-  bytes: number,
-  until: number,
-): Promise<string> {
-  let result: Awaited<ReturnType<KeyLimiter['reserve']>>;
-  try {
-    result = await limiterOf(namespace, key.id).reserve({
-      keyId: key.id,
-      accountId: key.accountId,
-      needBytes: bytes,
-      needFiles: 1,
-      aheadBytes: 0,
-      aheadFiles: 0,
-      limits: quotaLimits(key),
-      until,
-    });
-  } catch (error) {
-    throw new ApiError('SERVICE_UNAVAILABLE', 'Storage accounting is unavailable, try again', { cause: error });
-  }
-  if (!result.grant) throw storageExceeded(quotaLimits(key), result.exceeded ?? 'bytes');
-  return result.grant.id;
 }
 
 export function rateLimitHeaders(state: RateLimitState): Record<string, string> {

@@ -1,8 +1,9 @@
-// Who owns what, in one place each: the account of the authenticated key, and the account's
-// storage that a request's uploads (which carry no key) are charged to.
+// Who owns what, in one place each: the account of the authenticated key, and the owner of what
+// people upload through a request (its account; no key sends those uploads).
 import type { Context } from 'hono';
 import type { Config } from '../config';
-import type { ApiKeyContext, AppEnv } from '../env';
+import type { AppEnv } from '../env';
+import type { UploadOwner } from '../files/upload-owner';
 import { effectiveLimits, keyDefaults } from '../limiter/limits';
 import type { RequestWithOwner } from '../storage/requests-repo';
 
@@ -10,14 +11,13 @@ import type { RequestWithOwner } from '../storage/requests-repo';
 export const accountIdOf = (c: Context<AppEnv>): string => c.get('apiKey').accountId;
 
 /**
- * The storage context a request's uploads are charged to: the owner's ACCOUNT, its quota and
- * file limit (the account's overrides, else the configured defaults, as every key of the account
- * sees them). The calls carry the account id, so the key-limiter door they pass through (the one
- * named by the account id) forwards them to the account's AccountStorage object: the same object
- * every key of the account holds and commits its own uploads in, so the two race exactly.
- * `scopes: []`: this context authorizes nothing, it only names whose storage is used.
+ * The owner of a request's uploads: the request's ACCOUNT, with its quota and file limit (the
+ * account's overrides, else the configured defaults, as every key of the account sees them). Its
+ * uploads are held and committed in the account's storage object, the same object every key of
+ * the account holds and commits its own uploads in, so the two race exactly. No key: nothing
+ * here authorizes anything, it only names whose storage is used.
  */
-export function ownerQuotaContext(config: Config, request: RequestWithOwner): ApiKeyContext {
+export function requestOwner(config: Config, request: RequestWithOwner): UploadOwner {
   const limits = effectiveLimits(
     {
       rateLimitRequests: null,
@@ -27,5 +27,8 @@ export function ownerQuotaContext(config: Config, request: RequestWithOwner): Ap
     },
     keyDefaults(config),
   );
-  return { id: request.account_id, accountId: request.account_id, scopes: [], expiresAt: null, ...limits };
+  return {
+    accountId: request.account_id,
+    limits: { quotaBytes: limits.storageQuotaBytes, maxFiles: limits.maxFiles, holdTtlMs: limits.holdTtlMs },
+  };
 }

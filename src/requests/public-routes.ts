@@ -20,7 +20,7 @@ import type { VisitKind } from '../visitors/service';
 import { type RequestEntry, visitRequest } from './access';
 import { onRequestReceived, receiptOf } from './hooks';
 import { requestConfig } from './limits';
-import { ownerQuotaContext } from './owner';
+import { requestOwner } from './owner';
 import { requestTusUrl, requestUploadUrl } from './records';
 import {
   PUBLIC_CODES,
@@ -74,7 +74,7 @@ async function admitUpload(c: Context<AppEnv>) {
     ...storage(c),
     counters: c.env.FILE_REQUESTS,
     config: requestConfig(config, request),
-    owner: ownerQuotaContext(config, request),
+    owner: requestOwner(config, request),
     signal: c.req.raw.signal,
     waitUntil: (promise: Promise<unknown>) => c.executionCtx.waitUntil(promise),
   };

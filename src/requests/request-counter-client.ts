@@ -1,12 +1,9 @@
 // The only code that talks to a request's Durable Object.
 
-import type { AccountsNamespace } from '../accounts/account-storage-client';
-import { QuotaTicket } from '../accounts/account-storage-client';
-import type { ApiKeyContext } from '../env';
+import { type AccountsNamespace, QuotaTicket } from '../accounts/account-storage-client';
+import type { AccountFile, StorageOwner } from '../accounts/account-storage-contract';
 import { ApiError } from '../errors';
 import { formatBytes } from '../lib/format';
-import { storageOwnerOf } from '../limiter/key-limiter-client';
-import type { AccountFile } from '../limiter/key-limiter-contract';
 import { log } from '../log';
 import type { RequestCounts, RequestLimits, SlotGrant, SlotResult, WindowResult } from './request-counter-contract';
 import type { FileRequestCounter } from './request-counter-object';
@@ -82,12 +79,13 @@ export class RequestTicket extends QuotaTicket {
   #pending: number[] = [];
 
   constructor(
-    quota: { accounts: AccountsNamespace; owner: ApiKeyContext },
+    accounts: AccountsNamespace,
+    owner: StorageOwner,
     stub: CounterStub,
     limits: RequestLimits,
     until: number,
   ) {
-    super(quota.accounts, storageOwnerOf(quota.owner));
+    super(accounts, owner);
     this.#stub = stub;
     this.#limits = limits;
     this.#until = until;

@@ -25,7 +25,7 @@ import {
 import { uploadObject } from '../tus/tus-upload-client';
 import { onRequestReceived } from './hooks';
 import { requestConfig, requestLimits } from './limits';
-import { ownerQuotaContext } from './owner';
+import { requestOwner } from './owner';
 import { requestTusUrl } from './records';
 import { type CounterStub, counterOf, onCounter, overRequestBytes, releaseSlot } from './request-counter-client';
 import { requestGone, requestStatus } from './service';
@@ -39,7 +39,7 @@ function tusDeps(c: Context<AppEnv>, request: RequestWithOwner): UploadsDeps {
     ...storage(c),
     uploads: c.env.TUS_UPLOADS,
     config: requestConfig(config, request),
-    key: ownerQuotaContext(config, request),
+    owner: requestOwner(config, request),
     waitUntil: (promise) => c.executionCtx.waitUntil(promise),
     requestId: request.id,
   };
@@ -130,12 +130,12 @@ async function refuseIfEnded(deps: UploadsDeps, stub: CounterStub, request: Requ
 
 /** Ends an unfinished upload (R2 parts, the owner's reservation) and gives its slot back. */
 async function endUpload(
-  deps: { uploads: UploadsDeps['uploads']; key: { accountId: string } },
+  deps: { uploads: UploadsDeps['uploads']; owner: { accountId: string } },
   stub: CounterStub,
   id: string,
 ) {
   await uploadObject(deps.uploads, id)
-    .terminate({ accountId: deps.key.accountId })
+    .terminate({ accountId: deps.owner.accountId })
     .catch((error: unknown) => log('error', 'request upload not terminated', { uploadId: id, error: String(error) }));
   await releaseSlot(stub, id, true);
 }
@@ -196,7 +196,7 @@ async function received(
   const counts = await onCounter(stub, (counter) =>
     counter.commit({ holdId: id, files: [{ id, size: status.length }] }),
   );
-  const row = await findOwnedFile(deps.db, id, deps.key.id, isoNow());
+  const row = await findOwnedFile(deps.db, id, deps.owner.accountId, isoNow());
   // A finished upload resumed with nothing left to send completes again: its commit adds nothing, no event.
   const files = row && counts.added > 0 ? [row] : [];
   await onRequestReceived({ db: deps.db, events: events(c), request, files, counts });
@@ -226,7 +226,7 @@ export async function terminateRequestUpload(c: Context<AppEnv>, request: Reques
  */
 export function endOpenUploads(c: Context<AppEnv>, request: RequestRow): void {
   const stub = counterOf(c.env.FILE_REQUESTS, request.id);
-  const deps = { uploads: c.env.TUS_UPLOADS, key: { accountId: request.account_id } };
+  const deps = { uploads: c.env.TUS_UPLOADS, owner: { accountId: request.account_id } };
   const work = stub
     .openHolds()
     .then((ids) => Promise.all(ids.filter((id) => FILE_ID_PATTERN.test(id)).map((id) => endUpload(deps, stub, id))))

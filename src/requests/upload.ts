@@ -2,14 +2,13 @@
 // holds a slot of the request before it is read and its bytes (in the request and in the
 // owner's quota) before they are kept; the files become the owner's, with the request's id.
 
-import type { Config } from '../config';
-import { holdTtlMs, uploadTimeoutMs } from '../config';
-import type { ApiKeyContext } from '../env';
+import { holdTtlMs } from '../config';
 import { validationError } from '../errors';
-import { type PendingFile, readFilePart, recordFiles, type UploadDeps } from '../files/upload';
-import { openMultipart, uploadError } from '../files/upload-errors';
+import { recordFiles } from '../files/upload';
+import { uploadError } from '../files/upload-errors';
+import { type PartRules, readFileParts } from '../files/upload-parts';
 import { declaredLength, uploadRawFile } from '../files/upload-raw';
-import { inSession, UploadSession } from '../files/upload-session';
+import { inSession, openUpload, type UploadContext, type UploadDeps } from '../files/upload-session';
 import type { FileRow } from '../storage/files-repo';
 import type { RequestWithOwner } from '../storage/requests-repo';
 import { requestLimits } from './limits';
@@ -18,21 +17,14 @@ import type { RequestCounts } from './request-counter-contract';
 
 /** At most this many parts per body; files beyond the request's slots are refused anyway. */
 const MAX_PARTS = 120;
+const FILE_FIELDS = new Set(['file']);
 
-export type ReceiveDeps = {
-  bucket: R2Bucket;
-  db: D1Database;
-  limiter: UploadDeps['limiter'];
-  accounts: UploadDeps['accounts'];
-  /** Webhook events: the files received are uploads of the account like any other (file.uploaded). */
-  events: UploadDeps['events'];
-  counters: CounterNamespace;
-  /** The server's configuration narrowed to the request (see limits.ts). */
-  config: Config;
-  owner: ApiKeyContext;
-  signal?: AbortSignal;
-  waitUntil: (promise: Promise<unknown>) => void;
-};
+/**
+ * An upload through a request: its owner is the request's account (requestOwner in owner.ts), its
+ * configuration the server's narrowed to the request (limits.ts), and `counters` the requests'
+ * objects that hold its slots.
+ */
+export type ReceiveDeps = UploadContext & { counters: CounterNamespace };
 
 export type Received = { rows: FileRow[]; failures: { name: string; error: Error }[]; counts?: RequestCounts };
 
@@ -49,32 +41,15 @@ async function inRequestSession(
     ticket: RequestTicket,
   ) => Promise<{ rows: FileRow[]; failures: Received['failures'] }>,
 ): Promise<Received> {
-  const { config } = deps;
   const ticket = new RequestTicket(
-    { accounts: deps.accounts, owner: deps.owner },
+    deps.accounts,
+    deps.owner,
     counterOf(deps.counters, request.id),
     requestLimits(request),
-    Date.now() + holdTtlMs(config),
+    Date.now() + holdTtlMs(deps.config),
   );
-  const session = new UploadSession({
-    bucket: deps.bucket,
-    quota: ticket,
-    deadline: Date.now() + uploadTimeoutMs(config),
-    timeoutSeconds: config.UPLOAD_TIMEOUT_SECONDS,
-    signal: deps.signal,
-    waitUntil: deps.waitUntil,
-  });
-  const uploadDeps: UploadDeps = {
-    bucket: deps.bucket,
-    db: deps.db,
-    limiter: deps.limiter,
-    accounts: deps.accounts,
-    events: deps.events,
-    config,
-    key: deps.owner,
-    session,
-  };
-  return inSession(session, async () => {
+  const uploadDeps = openUpload(deps, ticket);
+  return inSession(uploadDeps.session, async () => {
     const { rows, failures } = await receive(uploadDeps, ticket);
     const counts = await ticket.received(rows.map((row) => ({ id: row.id, size: row.size })));
     return { rows, failures, counts };
@@ -91,19 +66,29 @@ const requestOptions = (request: RequestWithOwner) => ({
 /**
  * Reads every `file` part into R2 and records the files. All or nothing while reading: a file
  * refused (type, size, the request full, the quota) fails the whole body and nothing of it is
- * kept. At the commit a file the owner's account no longer takes is reported on its own.
+ * kept. At the commit a file the owner's account no longer takes is reported on its own. Other
+ * fields (isPublic, expiresIn, …) are the request's to decide: skipped.
  */
 export function receiveFiles(deps: ReceiveDeps, request: RequestWithOwner, body: Request): Promise<Received> {
-  return inRequestSession(deps, request, async (uploadDeps, ticket) => {
-    const files = await readFiles(uploadDeps, ticket, body);
-    const { rows, failures } = await recordFiles(uploadDeps, files, requestOptions(request));
-    return {
-      rows,
-      failures: files.flatMap((file) => {
-        const error = failures.get(file.id);
-        return error ? [{ name: file.originalName, error }] : [];
-      }),
+  return inRequestSession(deps, request, (uploadDeps, ticket) => {
+    const rules: PartRules = {
+      maxParts: MAX_PARTS,
+      fileFields: FILE_FIELDS,
+      // Each file that will be read holds one of the request's slots first.
+      admit: (part) => (part.filename ? ticket.slot() : undefined),
     };
+    return readFileParts(uploadDeps, body, rules, async (parts) => {
+      const files = parts.flatMap((part) => (part.file ? [part.file] : []));
+      if (files.length === 0) throw validationError('file', 'at least one file part is required');
+      const { rows, failures } = await recordFiles(uploadDeps, files, requestOptions(request));
+      return {
+        rows,
+        failures: files.flatMap((file) => {
+          const error = failures.get(file.id);
+          return error ? [{ name: file.originalName, error }] : [];
+        }),
+      };
+    });
   });
 }
 
@@ -131,29 +116,4 @@ export function receiveRawFile(
     const row = await uploadRawFile(uploadDeps, body, { name, options: requestOptions(request) });
     return { rows: [row], failures: [] };
   });
-}
-
-async function readFiles(deps: UploadDeps, ticket: RequestTicket, request: Request): Promise<PendingFile[]> {
-  const reader = openMultipart(request);
-  const files: PendingFile[] = [];
-  try {
-    let parts = 0;
-    for (let part = await reader.nextPart(); part; part = await reader.nextPart()) {
-      if (++parts > MAX_PARTS) throw validationError('body', `at most ${MAX_PARTS} form parts are accepted`);
-      deps.session.check();
-      // Other fields (isPublic, expiresIn, …) are the request's to decide: skipped.
-      if (part.name !== 'file') continue;
-      if (part.filename === undefined) throw validationError('file', 'must be a file, not a text field');
-      if (part.filename === '') continue;
-      await ticket.slot();
-      files.push(await readFilePart(deps, reader, part));
-    }
-    if (files.length === 0) throw validationError('file', 'at least one file part is required');
-    return files;
-  } catch (error) {
-    await reader.cancel();
-    // Writes still finishing end before the session deletes what this request owns.
-    await Promise.all(files.map((file) => file.stored.catch(() => undefined)));
-    throw uploadError(error);
-  }
 }

@@ -6,16 +6,14 @@
 // read through src/storage/segments.ts). No HTTP here: the router turns results into answers.
 
 import { freeFiles, QuotaTicket } from '../accounts/account-storage-client';
-import { uploadTimeoutMs } from '../config';
 import { ApiError, validationError } from '../errors';
 import { decideFileType, SNIFF_BYTES } from '../files/file-type';
 import { FILE_ID_PATTERN, newFileId } from '../files/ids';
 import { storedFilename } from '../files/names';
-import { recordFiles } from '../files/upload';
+import { recordFile } from '../files/upload';
 import { fileTooLarge } from '../files/upload-errors';
-import { UploadSession } from '../files/upload-session';
+import { inSession, openUpload } from '../files/upload-session';
 import { toHex } from '../lib/encoding';
-import { storageOwnerOf } from '../limiter/key-limiter-client';
 import { log } from '../log';
 import { setDigest } from '../storage/digests-repo';
 import type { FileRow } from '../storage/files-repo';
@@ -99,7 +97,7 @@ export async function createFinalUpload(
   let row: FileRow;
   try {
     for (const part of [...parts].sort((a, b) => (a.id < b.id ? -1 : 1))) {
-      const result = await uploadObject(deps.uploads, part.id).claim({ accountId: deps.key.accountId, finalId });
+      const result = await uploadObject(deps.uploads, part.id).claim({ accountId: deps.owner.accountId, finalId });
       if (result.status !== 'ok') throw refused(part, result);
       claims.set(part.id, { ...part, ...result });
     }
@@ -144,20 +142,15 @@ async function recordFinal(
   segments: Omit<SegmentRow, 'seq'>[],
   claims: Claimed[],
 ): Promise<FileRow> {
-  const { bucket, config, key } = deps;
-  const session = new UploadSession({
-    bucket,
-    quota: new QuotaTicket(
-      deps.accounts,
-      storageOwnerOf(key),
-      undefined,
-      claims.map((claim) => claim.holdId),
-    ),
-    deadline: Date.now() + uploadTimeoutMs(config),
-    timeoutSeconds: config.UPLOAD_TIMEOUT_SECONDS,
-    waitUntil: deps.waitUntil,
-  });
-  try {
+  // The partials' reservations become the file's room in the commit (never released otherwise).
+  const quota = new QuotaTicket(
+    deps.accounts,
+    deps.owner,
+    undefined,
+    claims.map((claim) => claim.holdId),
+  );
+  const fileDeps = openUpload(deps, quota);
+  return inSession(fileDeps.session, () => {
     const pending = {
       id: file.id,
       originalName: file.meta.originalName,
@@ -165,20 +158,14 @@ async function recordFinal(
       mimeType: file.mimeType,
       size: file.size,
       sha256: null,
-      stored: Promise.resolve({ key: concatKey(key.accountId, file.id), size: file.size, etag: file.etag }),
+      stored: Promise.resolve({ key: concatKey(deps.owner.accountId, file.id), size: file.size, etag: file.etag }),
     };
-    const fileDeps = { ...deps, session };
-    const { rows, failures } = await recordFiles(fileDeps, [pending], {
+    return recordFile(fileDeps, pending, {
       isPublic: file.meta.isPublic,
       expiresInSeconds: file.meta.expiresInSeconds,
       alongside: segmentInserts(deps.db, file.id, segments),
     });
-    const row = rows[0];
-    if (!row) throw failures.get(file.id) ?? new ApiError('UPLOAD_FAILED', 'The final upload could not be recorded');
-    return row;
-  } finally {
-    await session.finish();
-  }
+  });
 }
 
 async function unclaimAll(deps: UploadsDeps, claims: Claimed[], finalId: string): Promise<void> {

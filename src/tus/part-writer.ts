@@ -290,7 +290,8 @@ class PartWriter {
     // Created at the first full part, once the type is known (R2 takes it only here).
     const created = await bucket.createMultipartUpload(r2Key, {
       httpMetadata: { contentType: this.#mimeType ?? 'application/octet-stream' },
-      customMetadata: { keyId: accountId, fileId: id },
+      // The upload's object knows its account, not the key that sent it (a file request's: none).
+      customMetadata: { accountId, fileId: id },
     });
     if (!(await stub.renew({ lease, multipartId: created.uploadId }))) {
       await created.abort().catch(() => undefined);
@@ -354,7 +355,7 @@ class PartWriter {
     if (!upload.multipartId && !this.#multipart) {
       const object = await bucket.put(upload.r2Key, rest, {
         httpMetadata: { contentType: mimeType },
-        customMetadata: { keyId: upload.accountId, fileId: upload.id },
+        customMetadata: { accountId: upload.accountId, fileId: upload.id },
       });
       return {
         complete: true,

@@ -7,6 +7,7 @@ import type { AppEnv } from '../env';
 import { ApiError, rateLimited } from '../errors';
 import { fileRecord } from '../files/records';
 import { FileIdParamSchema, FileRecordV2 } from '../files/schemas';
+import { keyOwner } from '../files/upload-owner';
 import { addFallbacks, allowedMethods, methodNotAllowed, offersHead } from '../http/fallbacks';
 import { errors, ok, RATE_LIMIT_HEADERS, serveDocumented } from '../http/openapi';
 import { origins, storage } from '../http/request-deps';
@@ -57,7 +58,7 @@ function deps(c: Context<AppEnv>): UploadsDeps {
     ...storage(c),
     uploads: c.env.TUS_UPLOADS,
     config: c.get('config'),
-    key: c.get('apiKey'),
+    owner: keyOwner(c.get('apiKey')),
     waitUntil: (promise) => c.executionCtx.waitUntil(promise),
     keyStillActive: () => keyStillActive(c.env.KEY_LIMITER, storage(c).db, c.get('apiKey').id),
   };
@@ -105,7 +106,7 @@ async function patch(c: Context<AppEnv>, id: string): Promise<Response> {
 }
 
 async function terminate(c: Context<AppEnv>, id: string): Promise<Response> {
-  await terminateUpload(deps(c), id);
+  await terminateUpload(deps(c), c.get('apiKey'), id);
   return c.body(null, 204);
 }
 

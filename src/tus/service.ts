@@ -1,8 +1,8 @@
 // The tus upload service: create, append, look up, terminate. R2, D1 and the two Durable Objects
 // together; no HTTP here (the router turns results into tus responses).
 
-import { type AccountsNamespace, QuotaTicket, releaseHold } from '../accounts/account-storage-client';
-import { type Config, uploadTimeoutMs } from '../config';
+import { type AccountsNamespace, QuotaTicket, releaseHold, reserveStorage } from '../accounts/account-storage-client';
+import type { Config } from '../config';
 import type { ApiKeyContext } from '../env';
 import { ApiError, forbidden, unauthorized } from '../errors';
 import type { EventSink } from '../events/emit';
@@ -11,12 +11,12 @@ import { FILE_ID_PATTERN, newFileId } from '../files/ids';
 import { cleanOriginalName, storedFilename } from '../files/names';
 import { isRunnableType, runnableExtension } from '../files/runnable';
 import { deleteFile, getOwnedFile } from '../files/service';
-import { checkDigest, recordFiles } from '../files/upload';
+import { checkDigest, recordFile } from '../files/upload';
 import { fileTooLarge, uploadError } from '../files/upload-errors';
 import { recordOptions } from '../files/upload-fields';
-import { UploadSession } from '../files/upload-session';
-
-import { type LimiterNamespace, reserveUpload, storageOwnerOf } from '../limiter/key-limiter-client';
+import type { UploadOwner } from '../files/upload-owner';
+import { inSession, openUpload } from '../files/upload-session';
+import type { LimiterNamespace } from '../limiter/key-limiter-client';
 import { hasScope } from '../limiter/scopes';
 import { log } from '../log';
 import { blobKey, type StoredBlob } from '../storage/blobs';
@@ -35,7 +35,8 @@ export type UploadsDeps = {
   accounts: AccountsNamespace;
   uploads: UploadNamespace;
   config: Config;
-  key: ApiKeyContext;
+  /** Whose uploads these are: a key's account (and the key), or a file request's account. */
+  owner: UploadOwner;
   waitUntil: (promise: Promise<unknown>) => void;
   events: EventSink;
   /** Set for an upload through a file request (src/requests/): its file records the request. */
@@ -86,7 +87,7 @@ export function uploadMeta(header: string | undefined): UploadMeta {
 }
 
 /**
- * Creates an upload: checks its length against MAX_FILE_SIZE and the key's quota (reserving
+ * Creates an upload: checks its length against MAX_FILE_SIZE and the owner's quota (reserving
  * the length and one file until the upload ends), then its metadata, refusing a name or
  * declared type that runs when opened, and creates the upload's object. Nothing is written to R2
  * yet. Size and quota come first: a client told 413 need not fix its metadata to learn it.
@@ -95,30 +96,30 @@ export async function createUpload(
   deps: UploadsDeps,
   request: { length: number; metadata: string | undefined; concat?: 'partial'; now?: number },
 ): Promise<UploadView> {
-  const { config, key } = deps;
+  const { config, owner } = deps;
   const max = maxUploadLength(config.MAX_FILE_SIZE);
   if (request.length > max) throw fileTooLarge(max);
 
   const now = request.now ?? Date.now();
   const deadline = now + MAX_UPLOAD_LIFETIME_MS;
-  const holdId = await reserveUpload(deps.limiter, key, request.length, deadline + RESERVATION_MARGIN_MS);
+  const holdId = await reserveStorage(deps.accounts, owner, request.length, deadline + RESERVATION_MARGIN_MS);
   let meta: UploadMeta;
   try {
     meta = checkedMeta(request.metadata);
   } catch (error) {
-    await releaseHold(deps.accounts, key.accountId, holdId);
+    await releaseHold(deps.accounts, owner.accountId, holdId);
     throw error;
   }
   const id = newFileId();
   try {
     return await uploadObject(deps.uploads, id).create({
       id,
-      accountId: key.accountId,
+      accountId: owner.accountId,
       length: request.length,
       metadata: request.metadata,
       meta,
       // A partial's object is no file's until a final takes it: outside files/ (see segments.ts).
-      r2Key: request.concat ? segmentKey(key.accountId, id) : blobKey(key.accountId, id),
+      r2Key: request.concat ? segmentKey(owner.accountId, id) : blobKey(owner.accountId, id),
       concat: request.concat,
       partSize: partSizeFor(request.length),
       holdId,
@@ -127,7 +128,7 @@ export async function createUpload(
       now,
     });
   } catch (error) {
-    await releaseHold(deps.accounts, key.accountId, holdId);
+    await releaseHold(deps.accounts, owner.accountId, holdId);
     throw new ApiError('SERVICE_UNAVAILABLE', 'The upload could not be created, try again', { cause: error });
   }
 }
@@ -158,16 +159,16 @@ export type AppendBody = {
 /**
  * A PATCH: takes the upload's lease at `offset` (409 when the upload is elsewhere or another
  * PATCH holds it), streams the bytes into R2, and either moves the offset or, at the last byte,
- * makes the file an ordinary file (commit to the key's account, then the row). A type refused at
+ * makes the file an ordinary file (commit to the owner's account, then the row). A type refused at
  * the first bytes ends the upload.
  */
 export async function appendToOwnUpload(deps: UploadsDeps, id: string, request: AppendBody): Promise<AppendOutcome> {
   if (!FILE_ID_PATTERN.test(id)) throw uploadNotFound();
   const stub = uploadObject(deps.uploads, id);
-  const begun = await stub.begin({ accountId: deps.key.accountId, offset: request.offset });
+  const begun = await stub.begin({ accountId: deps.owner.accountId, offset: request.offset });
   if (begun.status === 'not-found') {
     // tus: "The Server MUST respond with the 403 Forbidden status to PATCH requests against a final upload".
-    if (await isSegmentedFileOf(deps.db, id, deps.key.accountId)) throw finalNotPatchable();
+    if (await isSegmentedFileOf(deps.db, id, deps.owner.accountId)) throw finalNotPatchable();
     throw uploadNotFound();
   }
   if (begun.status === 'gone') throw uploadGone();
@@ -202,7 +203,7 @@ export async function appendToOwnUpload(deps: UploadsDeps, id: string, request: 
   } catch (error) {
     // A refused type ends the upload and frees everything it held.
     if (error instanceof ApiError && error.code === 'INVALID_FILE_TYPE')
-      await stub.terminate({ accountId: deps.key.accountId });
+      await stub.terminate({ accountId: deps.owner.accountId });
     throw error instanceof ApiError
       ? error
       : new ApiError('UPLOAD_FAILED', 'The bytes could not be stored', { cause: error });
@@ -252,10 +253,10 @@ async function isEmpty(request: AppendBody): Promise<boolean> {
 }
 
 /**
- * The last byte is stored: the key is checked again, then the object is committed to the key's
- * account (ending the reservation) and its row written, exactly as a multipart upload's file. If
- * any of that fails the upload ends: the object is deleted and everything the upload held given
- * back.
+ * The last byte is stored: the key (if one sends it) is checked again, then the object is
+ * committed to the owner's account (ending the reservation) and its row written, exactly as a
+ * multipart upload's file. If any of that fails the upload ends: the object is deleted and
+ * everything the upload held given back.
  */
 async function recordUpload(
   deps: UploadsDeps,
@@ -263,71 +264,52 @@ async function recordUpload(
   lease: string,
   result: Extract<AppendResult, { complete: true }>,
 ): Promise<FileRow> {
-  const { bucket, config, key } = deps;
   const stub = uploadObject(deps.uploads, upload.id);
-  const session = new UploadSession({
-    bucket,
-    quota: new QuotaTicket(deps.accounts, storageOwnerOf(key), { id: upload.holdId, bytes: upload.length, files: 1 }),
-    deadline: Date.now() + uploadTimeoutMs(config),
-    timeoutSeconds: config.UPLOAD_TIMEOUT_SECONDS,
-    waitUntil: deps.waitUntil,
+  const reserved = { id: upload.holdId, bytes: upload.length, files: 1 };
+  const fileDeps = openUpload(deps, new QuotaTicket(deps.accounts, deps.owner, reserved));
+  return inSession(fileDeps.session, async () => {
+    try {
+      fileDeps.session.own(result.blob.key);
+      const file = {
+        id: upload.id,
+        originalName: upload.meta.originalName,
+        filename: storedFilename(upload.meta.originalName, upload.id),
+        mimeType: result.mimeType,
+        size: result.blob.size,
+        sha256: result.sha256,
+        stored: Promise.resolve(result.blob),
+      };
+      // A whole-file sha256 in Upload-Metadata: a mismatch ends the upload, nothing is recorded.
+      checkDigest(file, upload.meta.sha256, 'sha256');
+      // The key may have been revoked (or expired) while the body streamed: then no file, and the
+      // upload ends like any that fails here (its object deleted, its reservation released).
+      if (deps.keyStillActive && !(await deps.keyStillActive())) throw unauthorized();
+      const row = await recordFile(fileDeps, file, {
+        isPublic: upload.meta.isPublic,
+        expiresInSeconds: upload.meta.expiresInSeconds,
+        requestId: deps.requestId,
+      });
+      // The file is recorded whatever the upload's object answers; a failure only leaves its
+      // state to expire (its cleanup never touches the file).
+      await stub.complete({ lease }).catch((error: unknown) => {
+        log('error', 'upload not marked complete', { uploadId: upload.id, error: String(error) });
+      });
+      return row;
+    } catch (error) {
+      await stub.terminate({ accountId: deps.owner.accountId }).catch((cause: unknown) => {
+        log('error', 'failed upload not terminated', { uploadId: upload.id, error: String(cause) });
+      });
+      throw uploadError(error);
+    }
   });
-  try {
-    session.own(result.blob.key);
-    const file = {
-      id: upload.id,
-      originalName: upload.meta.originalName,
-      filename: storedFilename(upload.meta.originalName, upload.id),
-      mimeType: result.mimeType,
-      size: result.blob.size,
-      sha256: result.sha256,
-      stored: Promise.resolve(result.blob),
-    };
-    // A whole-file sha256 in Upload-Metadata: a mismatch ends the upload, nothing is recorded.
-    checkDigest(file, upload.meta.sha256, 'sha256');
-    // The key may have been revoked (or expired) while the body streamed: then no file, and the
-    // upload ends like any that fails here (its object deleted, its reservation released).
-    if (deps.keyStillActive && !(await deps.keyStillActive())) throw unauthorized();
-    const fileDeps = {
-      bucket,
-      db: deps.db,
-      limiter: deps.limiter,
-      accounts: deps.accounts,
-      config,
-      key,
-      session,
-      events: deps.events,
-    };
-    const options = {
-      isPublic: upload.meta.isPublic,
-      expiresInSeconds: upload.meta.expiresInSeconds,
-      requestId: deps.requestId,
-    };
-    const { rows, failures } = await recordFiles(fileDeps, [file], options);
-    const row = rows[0];
-    if (!row) throw failures.get(upload.id) ?? new Error('recordFiles returned no row');
-    // The file is recorded whatever the upload's object answers; a failure only leaves its
-    // state to expire (its cleanup never touches the file).
-    await stub.complete({ lease }).catch((error: unknown) => {
-      log('error', 'upload not marked complete', { uploadId: upload.id, error: String(error) });
-    });
-    return row;
-  } catch (error) {
-    await stub.terminate({ accountId: key.accountId }).catch((cause: unknown) => {
-      log('error', 'failed upload not terminated', { uploadId: upload.id, error: String(cause) });
-    });
-    throw uploadError(error);
-  } finally {
-    await session.finish();
-  }
 }
 
 /** The upload as its owner sees it. A completed upload whose state is forgotten is read from its file row. */
 export async function uploadStatus(deps: UploadsDeps, id: string): Promise<UploadView> {
   if (!FILE_ID_PATTERN.test(id)) throw uploadNotFound();
-  const found = await uploadObject(deps.uploads, id).view({ accountId: deps.key.accountId });
+  const found = await uploadObject(deps.uploads, id).view({ accountId: deps.owner.accountId });
   if (found.status !== 'not-found') return found;
-  const row = await getOwnedFile(deps, id, deps.key.accountId).catch(() => undefined);
+  const row = await getOwnedFile(deps, id, deps.owner.accountId).catch(() => undefined);
   if (!row) throw uploadNotFound();
   const status: UploadView = {
     id,
@@ -349,28 +331,33 @@ export async function uploadedFile(deps: UploadsDeps, id: string): Promise<FileR
     throw new ApiError('UPLOAD_INCOMPLETE', `The upload is not complete: ${status.offset} of ${status.length} bytes`);
   }
   if (status.status !== 'completed') throw uploadGone();
-  return getOwnedFile(deps, id, deps.key.accountId);
+  return getOwnedFile(deps, id, deps.owner.accountId);
 }
 
 /**
  * Termination: an unfinished upload gives back everything at once; a completed one is deleted
- * like its file (DELETE /files/{id}). Afterwards the upload answers 410 (404 once forgotten).
+ * like its file (DELETE /files/{id}), which takes the files:delete scope of the `key` asking.
+ * Afterwards the upload answers 410 (404 once forgotten).
  */
-export async function terminateUpload(deps: UploadsDeps, id: string): Promise<void> {
+export async function terminateUpload(
+  deps: UploadsDeps,
+  key: Pick<ApiKeyContext, 'scopes'>,
+  id: string,
+): Promise<void> {
   const status = await uploadStatus(deps, id);
   if (status.status === 'terminated' || status.status === 'expired') throw uploadGone();
   if (status.concat === 'partial') {
-    const ended = await uploadObject(deps.uploads, id).terminate({ accountId: deps.key.accountId });
+    const ended = await uploadObject(deps.uploads, id).terminate({ accountId: deps.owner.accountId });
     // A partial a final upload took holds the final's bytes: it is the final's to delete.
     if ('claimed' in ended && ended.claimed) throw partialTaken(id);
     return;
   }
   if (status.status === 'completed') {
     // Terminating a finished upload deletes its file: that takes what deleting it takes.
-    if (!hasScope(deps.key.scopes, 'files:delete')) throw forbidden('files:delete');
-    await deleteFile(deps, id, deps.key.accountId).catch((error: unknown) => {
+    if (!hasScope(key.scopes, 'files:delete')) throw forbidden('files:delete');
+    await deleteFile(deps, id, deps.owner.accountId).catch((error: unknown) => {
       if (!(error instanceof ApiError && error.code === 'FILE_NOT_FOUND')) throw error;
     });
   }
-  await uploadObject(deps.uploads, id).terminate({ accountId: deps.key.accountId });
+  await uploadObject(deps.uploads, id).terminate({ accountId: deps.owner.accountId });
 }

@@ -1,3 +1,4 @@
+import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import {
   type ApiVersion,
@@ -148,6 +149,13 @@ describe.each(VERSIONS)('POST /api/%s/upload', (version) => {
       expect(blobs.map((blob) => blob.key)).toEqual([`files/${keyId}/${file.id}`]);
       expect(blobs[0]?.size).toBe(12);
       expect(await rowCount(keyId)).toBe(1);
+    });
+
+    it('names the key that sent it in the blob’s metadata', async () => {
+      const { id: keyId, auth } = await createKey();
+      const file = await uploadOk(auth, { content: 'whose bytes' }, {}, version);
+      const blob = await env.FILES.head(`files/${keyId}/${file.id}`);
+      expect(blob?.customMetadata).toEqual({ keyId, fileId: file.id });
     });
 
     it('leaves expiresAt null when no expiresIn is given', async () => {

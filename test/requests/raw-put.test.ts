@@ -6,6 +6,7 @@ import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { chunked, sha256Field, sha256Hex, textOf } from '../digests/digest-helpers';
 import { awayFromWindowEdge, call, expectError, PNG_1X1 } from '../helpers';
+import { unreachableObjects } from '../limits/limits-helpers-rate';
 import { eventually } from '../limits/limits-helpers-store';
 import {
   basic,
@@ -69,6 +70,22 @@ describe('PUT {uploadUrl}/{filename}', () => {
     });
     const download = await call(`/api/v2/files/${one?.id}/download`, { headers: owner.auth });
     expect(new Uint8Array(await download.arrayBuffer())).toEqual(small);
+  });
+
+  it('stores the file as the account’s, sent by no key: its blob names the account, and no key’s object is asked', async () => {
+    const owner = await newOwner();
+    const request = await makeRequest(owner.auth);
+    const keys = unreachableObjects(env.KEY_LIMITER);
+    const down = { KEY_LIMITER: keys.binding };
+    await receipt(await put(request, 'known.txt', textOf(1000, 4), { 'Content-Type': 'text/plain' }, down));
+    await receipt(await put(request, 'chunked.txt', chunked(textOf(1000, 5)), { 'Content-Type': 'text/plain' }, down));
+    expect(keys.calls).toEqual([]);
+    const rows = await receivedRows(request.id);
+    expect(rows).toHaveLength(2);
+    for (const row of rows) {
+      const blob = await env.FILES.head(`files/${owner.id}/${row.id}`);
+      expect(blob?.customMetadata).toEqual({ accountId: owner.id, fileId: row.id });
+    }
   });
 
   it('checks Repr-Digest and Content-Digest: a mismatch is 400 DIGEST_MISMATCH, nothing kept or counted', async () => {

@@ -3,6 +3,7 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { call, expectError } from '../helpers';
+import { unreachableObjects } from '../limits/limits-helpers-rate';
 import { base64, binaryBytes, MIB, multipartAlive, OCTETS, stateOf, TUS, tailObjects, usage } from '../tus/tus-helpers';
 import {
   getRequest,
@@ -93,6 +94,32 @@ describe('tus through tusUrl', () => {
     expect(await getRequest(owner.auth, request.id)).toMatchObject({ fileCount: 1, bytes: bytes.length });
     expect(await holdsOf(request.id)).toEqual([]);
     expect(await usage(owner.id)).toMatchObject({ usedBytes: bytes.length, files: 1, heldBytes: 0, heldFiles: 0 });
+  });
+
+  it('reaches no key’s object, from creation to the file: the owner is the account, not a key', async () => {
+    const owner = await newOwner();
+    const request = await makeRequest(owner.auth);
+    // Every key's object is down: an upload that no key sends must not need one.
+    const keys = unreachableObjects(env.KEY_LIMITER);
+    const down = { KEY_LIMITER: keys.binding };
+    const bytes = binaryBytes(200_000, 5);
+    const headers = { ...TUS, 'Upload-Length': String(bytes.length), 'Upload-Metadata': meta('keyless.bin') };
+    const created = await call(request.tusUrl, { method: 'POST', headers }, down);
+    expect(created.status, await created.clone().text()).toBe(201);
+    expect(await usage(owner.id)).toMatchObject({ heldBytes: bytes.length, heldFiles: 1 });
+    const location = created.headers.get('location') ?? '';
+    const patched = await call(
+      location,
+      { method: 'PATCH', headers: { ...TUS, ...OCTETS, 'Upload-Offset': '0' }, body: bytes },
+      down,
+    );
+    expect(patched.status).toBe(204);
+    expect(keys.calls).toEqual([]);
+    const [row] = await receivedRows(request.id);
+    expect(row).toMatchObject({ account_id: owner.id, size: bytes.length });
+    expect(await usage(owner.id)).toMatchObject({ usedBytes: bytes.length, files: 1, heldBytes: 0, heldFiles: 0 });
+    const blob = await env.FILES.head(`files/${owner.id}/${row?.id}`);
+    expect(blob?.customMetadata).toEqual({ accountId: owner.id, fileId: row?.id });
   });
 
   it('answers OPTIONS with the tus capabilities, like /uploads', async () => {

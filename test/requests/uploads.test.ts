@@ -4,7 +4,9 @@ import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { sha256Hex } from '../digests/digest-helpers';
 import { awayFromWindowEdge, blobsOf, call, expectError, PNG_1X1, rowCount, TEST_BOUNDARY, uploadOk } from '../helpers';
+import { unreachableObjects } from '../limits/limits-helpers-rate';
 import { eventually, gatedBody, MULTIPART, multipartOf, textBytes } from '../limits/limits-helpers-store';
+import { instrumentedBucket } from '../v2/v2-helpers';
 import {
   getRequest,
   holdsOf,
@@ -232,6 +234,37 @@ describe('a multipart upload to uploadUrl', () => {
     expect(await blobsOf(owner.id)).toHaveLength(0);
     expect((await send(request, five.slice(0, 3))).status).toBe(201);
     expect(await receivedRows(request.id)).toHaveLength(3);
+  });
+
+  it('overlaps the R2 writes of six files, at most three at a time, like a bulk upload', async () => {
+    const owner = await newOwner();
+    const request = await makeRequest(owner.auth, { maxFiles: 6 });
+    const { bucket, stats } = instrumentedBucket(env.FILES, { delayMs: 20 });
+    const six = Array.from({ length: 6 }, (_, index) => textFile(`p${index}.txt`, 100 + index));
+    const response = await send(request, six, { env: { FILES: bucket } });
+    expect(response.status, await response.clone().text()).toBe(201);
+    expect(stats.puts).toBe(6);
+    // More at once would pass the Workers limit of six connections, with the body's own.
+    expect(stats.maxInFlight).toBeGreaterThan(1);
+    expect(stats.maxInFlight).toBeLessThanOrEqual(3);
+    expect(await receivedRows(request.id)).toHaveLength(6);
+  });
+
+  it('stores the files as the account’s, sent by no key: each blob names the account, and no key’s object is asked', async () => {
+    const owner = await newOwner();
+    const request = await makeRequest(owner.auth);
+    const keys = unreachableObjects(env.KEY_LIMITER);
+    const response = await send(request, [textFile('a.txt', 10), textFile('b.txt', 20)], {
+      env: { KEY_LIMITER: keys.binding },
+    });
+    expect(response.status, await response.clone().text()).toBe(201);
+    expect(keys.calls).toEqual([]);
+    const rows = await receivedRows(request.id);
+    expect(rows).toHaveLength(2);
+    for (const row of rows) {
+      const blob = await env.FILES.head(`files/${owner.id}/${row.id}`);
+      expect(blob?.customMetadata).toEqual({ accountId: owner.id, fileId: row.id });
+    }
   });
 
   it('charges the owner’s quota and file limit: never past them, even racing the owner’s own uploads', async () => {

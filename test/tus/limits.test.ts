@@ -3,7 +3,7 @@
 import { env, runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { blobsOf, call, createKey, expectError, form, revokeKeyInDb, rowCount, upload } from '../helpers';
-import { rateHeaders } from '../limits/limits-helpers-rate';
+import { rateHeaders, unreachableLimiter } from '../limits/limits-helpers-rate';
 import {
   binaryBytes,
   created,
@@ -105,6 +105,18 @@ describe('the reservation', () => {
     expect(await usage(keyId)).toEqual({ usedBytes: 1000, files: 1, heldBytes: 0, heldFiles: 0 });
     const { response, body } = await upload(auth, { filename: 'one-more.txt', content: 'z' });
     expect([response.status, body.code]).toEqual([413, 'STORAGE_EXCEEDED']);
+  });
+
+  it('is held in the account’s own object: made while the key’s object is down, and still exact', async () => {
+    const { id: keyId, auth } = await newKey('key-down', { quota: 1000 });
+    const limiter = unreachableLimiter();
+    const down = { env: { KEY_LIMITER: limiter.binding } };
+    const first = await createUpload(auth, 800, { filename: 'big.txt' }, down);
+    expect(first.response.status, await first.response.clone().text()).toBe(201);
+    expect(await usage(keyId)).toEqual({ usedBytes: 0, files: 0, heldBytes: 800, heldFiles: 1 });
+    await expectError((await createUpload(auth, 300, { filename: 'c.txt' }, down)).response, 413, 'STORAGE_EXCEEDED');
+    // Only authentication asked the key's object (and fell back to D1).
+    expect(limiter.calls).toEqual(['authorize', 'authorize']);
   });
 
   it('holds for parallel creations exactly: of five 300-byte uploads under a 1000-byte quota, three are created', async () => {
