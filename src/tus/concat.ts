@@ -21,7 +21,7 @@ import { concatKey, digestBlob, readSegmentsHead } from '../storage/segments';
 import { abandonSegmentedFile, type SegmentRow, segmentInserts } from '../storage/segments-repo';
 import { checkedMeta, type UploadsDeps, uploadNotFound } from './service';
 import { uploadObject } from './tus-upload-client';
-import type { ClaimResult, UploadMeta } from './tus-upload-object';
+import type { ClaimResult, UploadMeta } from './tus-upload-contract';
 
 /** A partial named by a final upload: its id, and its URL as the client wrote it. */
 type NamedPartial = { id: string; url: string };

@@ -6,7 +6,7 @@ import type { AppEnv } from '../env';
 import { ApiError, validationError } from '../errors';
 import { httpDate, isOffsetStream, parseChecksum, parseSize } from './protocol';
 import type { AppendBody, AppendOutcome } from './service';
-import type { UploadView } from './tus-upload-object';
+import type { UploadView } from './tus-upload-contract';
 
 /** Content-Length when the request states it (a chunked body has none). */
 export function contentLength(c: Context<AppEnv>): number | undefined {

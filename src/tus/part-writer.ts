@@ -14,7 +14,8 @@ import { toHex } from '../lib/encoding';
 import { Sha256 } from '../lib/sha256';
 import type { StoredBlob } from '../storage/blobs';
 import { type Checksum, MAX_PART_SIZE, MAX_PARTS, sameBytes, tailPrefix } from './protocol';
-import type { TusUpload, UploadSnapshot } from './tus-upload-object';
+import type { UploadSnapshot } from './tus-upload-contract';
+import type { TusUpload } from './tus-upload-object';
 
 export type UploadStub = DurableObjectStub<TusUpload>;
 

@@ -26,7 +26,7 @@ import { isSegmentedFileOf } from '../storage/segments-repo';
 import { type AppendResult, appendToUpload } from './part-writer';
 import { type Checksum, finalConcat, maxUploadLength, parseMetadata, partSizeFor } from './protocol';
 import { MAX_UPLOAD_LIFETIME_MS, type UploadNamespace, uploadObject } from './tus-upload-client';
-import type { UploadMeta, UploadSnapshot, UploadView } from './tus-upload-object';
+import type { UploadMeta, UploadSnapshot, UploadView } from './tus-upload-contract';
 
 export type UploadsDeps = {
   bucket: R2Bucket;

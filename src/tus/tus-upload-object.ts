@@ -4,42 +4,22 @@ import { Sha256, type Sha256State } from '../lib/sha256';
 import { log } from '../log';
 import { segmentReferenced } from '../storage/segments-repo';
 import { tailPrefix } from './protocol';
-
-/** What the Worker decided from Upload-Metadata at creation (validated like the multipart form's fields). */
-export type UploadMeta = {
-  /** The cleaned original name (src/files/names.ts). */
-  originalName: string;
-  /** `filetype`, as declared. */
-  declaredType: string | undefined;
-  isPublic: boolean;
-  expiresInSeconds: number | undefined;
-  /** `sha256` from Upload-Metadata: the whole file's SHA-256 (hex) as the client asserts it. */
-  sha256?: string | undefined;
-};
-
-export type CreateUpload = {
-  id: string;
-  /** The owner: any key of this account may resume the upload. */
-  accountId: string;
-  length: number;
-  /** The raw Upload-Metadata header, echoed on HEAD. */
-  metadata: string | undefined;
-  meta: UploadMeta;
-  r2Key: string;
-  partSize: number;
-  /** The account's reservation of `length` bytes and one file (AccountStorage). */
-  holdId: string;
-  expiresAt: number;
-  /** The latest the upload may live, however often it is resumed (R2 aborts multipart uploads after 7 days). */
-  deadline: number;
-  /** `partial`: a tus partial upload (Upload-Concat: partial), whose object a final upload may take. */
-  concat?: 'partial';
-  now?: number;
-};
-
-export type UploadStatus = 'active' | 'completed' | 'terminated' | 'expired';
-
-type Tail = { key: string; size: number };
+import {
+  type BeginResult,
+  CLAIM_TIMEOUT_MS,
+  type ClaimResult,
+  COMMIT_LEASE_MS,
+  type CreateUpload,
+  LEASE_TTL_MS,
+  type PartProgress,
+  type Progress,
+  RETAIN_MS,
+  type Tail,
+  type UploadMeta,
+  type UploadSnapshot,
+  type UploadStatus,
+  type UploadView,
+} from './tus-upload-contract';
 
 type State = Omit<CreateUpload, 'now'> & {
   offset: number;
@@ -71,111 +51,13 @@ type State = Omit<CreateUpload, 'now'> & {
    */
   claim?: Claim | null;
 };
-
 type Claim = { finalId: string; at: number; confirmed: boolean };
-
 /** Uploads created before accounts name their key, whose id is its account's. */
 const ownerOf = (state: State) => state.accountId ?? (state as { keyId?: string }).keyId ?? '';
-
-/** What a request may see of an upload. */
-export type UploadView = {
-  id: string;
-  status: UploadStatus;
-  length: number;
-  offset: number;
-  metadata: string | undefined;
-  expiresAt: number;
-  /** `partial` for a partial upload; `final;<urls>` for a final one (read from D1, see concat.ts). */
-  concat?: string;
-  /** A partial upload a final upload took. */
-  claimed?: boolean;
-};
-
-/** Everything a PATCH needs to continue the upload. */
-export type UploadSnapshot = UploadView & {
-  accountId: string;
-  r2Key: string;
-  partSize: number;
-  multipartId: string | null;
-  partCount: number;
-  tail: Tail | null;
-  mimeType: string | null;
-  hash: Sha256State | null;
-  meta: UploadMeta;
-  holdId: string;
-  deadline: number;
-};
-
-export type BeginResult =
-  | { status: 'ok'; lease: string; upload: UploadSnapshot }
-  | { status: 'not-found' }
-  | { status: 'gone' }
-  | {
-      status: 'completed' | 'conflict' | 'busy';
-      offset: number;
-      length: number;
-      partial?: boolean;
-      expiresAt?: number;
-    };
-
-/** A final upload asks for a partial: `ok` when it is complete and now the final's (see Claim). */
-export type ClaimResult =
-  | { status: 'ok'; r2Key: string; length: number; etag: string; holdId: string }
-  | { status: 'not-found' | 'not-partial' | 'gone' | 'claimed' }
-  | { status: 'incomplete'; offset: number; length: number };
-
-/** One R2 part that just landed, recorded at once (see recordPart). */
-export type PartProgress = {
-  lease: string;
-  part: R2UploadedPart;
-  /** The upload's offset at the part's end: this part and every one before it are stored. */
-  offset: number;
-  /** The part size the upload's first PATCH chose (part-writer.ts); kept only from that PATCH. */
-  partSize: number;
-  mimeType: string | null;
-  /** The hash state of the bytes up to `offset`: the next PATCH goes on from there. */
-  hash: Sha256State | null;
-  expiresAt: number;
-  now?: number;
-};
-
-export type Progress = {
-  lease: string;
-  offset: number;
-  parts: R2UploadedPart[];
-  tail: Tail | null;
-  /** The part size the upload's first PATCH chose (part-writer.ts); kept only from that PATCH. */
-  partSize?: number;
-  mimeType: string | null;
-  /** The hash state after this PATCH's bytes. */
-  hash: Sha256State | null;
-  expiresAt: number;
-};
-
 const STATE_KEY = 'upload';
-/**
- * A PATCH's lease lasts this long past its last sign of life: a renewal while bytes arrive, one
- * right before each R2 write, each part recorded. A PATCH whose Worker died therefore frees the
- * upload this soon; a part write (at most 32 MiB) takes far less (see docs/limits.md, tus).
- */
-export const LEASE_TTL_MS = 15 * 1000;
-/**
- * From a PATCH's last byte on (the last part, the object made whole, the file recorded) its lease
- * lasts this long: no other PATCH may touch the multipart upload while it becomes the file.
- */
-export const COMMIT_LEASE_MS = 2 * 60 * 1000;
-/** How long a finished upload is remembered: 410 for a terminated or expired one, then 404. */
-export const RETAIN_MS = 7 * 24 * 60 * 60 * 1000;
 const RETRY_CLEANUP_MS = 60 * 1000;
-/**
- * A final upload's request confirms its claims right after writing its row. A claim still
- * pending this long after it was made belongs to a request that died: the partial looks in D1,
- * and is the file's if its row got written, else free again.
- */
-export const CLAIM_TIMEOUT_MS = 60 * 60 * 1000;
 /** A partial's bytes are not a file: their type is the final's to decide, never sniffed per partial. */
 const PARTIAL_TYPE = 'application/octet-stream';
-
 /**
  * One object per tus upload (named by the upload's id, which becomes the file's id). It keeps
  * the upload's state and serialises its PATCHes: a PATCH takes a lease at the upload's offset
@@ -184,6 +66,7 @@ const PARTIAL_TYPE = 'application/octet-stream';
  * died) is taken over by the next PATCH at the recorded offset. Its alarm expires an abandoned upload: the R2 multipart upload is aborted, the
  * tail objects deleted, and the key's reservation released. Termination does the same at once.
  */
+
 export class TusUpload extends DurableObject<Env> {
   async create(request: CreateUpload): Promise<UploadView> {
     if (this.#state()) throw new Error(`upload ${request.id} exists already`);

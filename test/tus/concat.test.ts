@@ -2,7 +2,7 @@
 // upload (Upload-Concat: final;…) that is a file made of their objects, in order, without a copy.
 import { env, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { CLAIM_TIMEOUT_MS } from '../../src/tus/tus-upload-object';
+import { CLAIM_TIMEOUT_MS } from '../../src/tus/tus-upload-contract';
 import { call, expectError, json, type Success } from '../helpers';
 import {
   type Auth,

@@ -4,7 +4,7 @@
 import { createExecutionContext, env, runInDurableObject, waitOnExecutionContext } from 'cloudflare:test';
 import { describe, expect, it, vi } from 'vitest';
 import worker from '../../src/index';
-import { LEASE_TTL_MS } from '../../src/tus/tus-upload-object';
+import { LEASE_TTL_MS } from '../../src/tus/tus-upload-contract';
 import { call, expectError, getRecord, ORIGIN, someAddress } from '../helpers';
 import {
   binaryBytes,
