@@ -9,6 +9,7 @@ import { accountId } from '../http/request-deps';
 import { requires } from '../http/route-needs';
 import { jsonBodyLimit } from '../http/validation';
 import { successV2 } from '../schemas';
+import { webhookRecord } from './records';
 import {
   CreatedWebhookSchema,
   DeliveriesQuerySchema,
@@ -27,7 +28,6 @@ import {
   recentDeliveries,
   removeWebhook,
   resendDelivery,
-  webhookRecord,
 } from './service';
 
 const notFound = (...codes: ErrorCode[]) =>

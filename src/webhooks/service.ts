@@ -15,6 +15,7 @@ import {
   type WebhookRow,
 } from '../storage/webhooks-repo';
 import { isoNow } from '../time';
+import { deliveryRecord, webhookRecord } from './records';
 import { newWebhookSecret } from './signature';
 
 /** An account's webhooks are few: each event costs a delivery per webhook. */
@@ -26,31 +27,6 @@ const DELIVERY_ID = /^msg_[A-Za-z0-9_-]{22}$/;
 const webhookNotFound = () => new ApiError('WEBHOOK_NOT_FOUND');
 
 export type WebhookInput = { url: string; events: string[] };
-
-export function webhookRecord(row: WebhookRow) {
-  return {
-    id: row.id,
-    url: row.url,
-    events: JSON.parse(row.events) as string[],
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  };
-}
-
-export function deliveryRecord(row: DeliveryRow) {
-  return {
-    id: row.id,
-    eventId: row.event_id,
-    type: row.type,
-    status: row.status,
-    attempts: row.attempts,
-    lastStatusCode: row.last_status_code,
-    lastError: row.last_error,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    nextAttemptAt: row.next_attempt_at,
-  };
-}
 
 /** Creates a webhook; the answer is the only place its secret ever appears. */
 export async function createWebhook(db: D1Database, accountId: string, input: WebhookInput) {
