@@ -1,11 +1,11 @@
 // The upload's form fields as zod schemas. Imports only zod and expiry.ts (with extensions), so
-// api/schemas.ts and the typed client can load it under Node's resolution too.
+// files/schemas.ts and the typed client can load it under Node's resolution too.
 import { z } from 'zod';
 import { MAX_EXPIRY_SECONDS, MIN_EXPIRY_SECONDS, TOO_LONG, TOO_SHORT } from '../expiry.ts';
 
 /**
  * The fields as they arrive (text parts, tus metadata): the one schema of each field, read by
- * UploadFieldsSchema (the parser) and described by the OpenAPI documents (api/schemas.ts).
+ * UploadFieldsSchema (the parser) and described by the OpenAPI documents (files/schemas.ts).
  */
 export const UPLOAD_FIELDS = {
   isPublic: z.enum(['true', 'false'], { message: 'must be "true" or "false"' }),

@@ -1,4 +1,4 @@
-// v2: the account's own API keys (keys:write). HTTP only: the rules are in keys-service.ts.
+// v2: the account's own API keys (keys:write). HTTP only: the rules are in service.ts.
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { AppEnv } from '../env';
 import { errors, ok } from '../http/openapi';

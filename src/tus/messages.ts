@@ -1,5 +1,5 @@
-// tus requests and answers over HTTP, shared by the tus routes (router.ts) and the file
-// requests' tus paths (src/requests/tus.ts): what a creation and a PATCH send, and the headers
+// tus requests and answers over HTTP, shared by the tus routes (routes.ts) and the file
+// requests' tus paths (src/requests/tus-routes.ts): what a creation and a PATCH send, and the headers
 // of their answers.
 import type { Context } from 'hono';
 import type { AppEnv } from '../env';
