@@ -1,9 +1,13 @@
-// D1 access for share links an account makes (migration 0007). No HTTP here: callers get rows.
+// D1 access for share links an account makes (migrations 0007 and 0013): to one of its files, or
+// to one of its collections. No HTTP here: callers get rows.
 import { accountActive, FILE_COLUMNS, type FileRow } from './files-repo';
 
 export type LinkRow = {
   id: string;
-  file_id: string;
+  /** The file it shares; null for a collection's link. */
+  file_id: string | null;
+  /** The collection it shares (migration 0013); null for a file's link. */
+  collection_id: string | null;
   account_id: string;
   token: string;
   label: string | null;
@@ -20,28 +24,31 @@ export type LinkRow = {
 };
 
 const LINK_COLUMNS =
-  'id, file_id, account_id, token, label, password_hash, password_salt, password_iterations, max_downloads, download_count, expires_at, last_downloaded_at, created_at, updated_at, revoked_at';
+  'id, file_id, collection_id, account_id, token, label, password_hash, password_salt, password_iterations, max_downloads, download_count, expires_at, last_downloaded_at, created_at, updated_at, revoked_at';
 
 /** The link's columns qualified by `l.`, for statements that join its file. */
 const L = LINK_COLUMNS.split(', ')
   .map((column) => `l.${column}`)
   .join(', ');
 
-// A link is reachable only while its file is: an expired file's links are dead before the sweep
-// removes the file (and, through the trigger of migration 0007, them).
-const FILE_LIVE =
-  'EXISTS (SELECT 1 FROM files f WHERE f.id = l.file_id AND (f.expires_at IS NULL OR f.expires_at > ?2))';
+// A file's link is reachable only while its file is: an expired file's links are dead before the
+// sweep removes the file (and, through the trigger of migration 0007, them). A collection's link
+// lives while its collection does: deleting the collection deletes its links (migration 0013).
+const FILE_LIVE = `(l.collection_id IS NOT NULL OR
+  EXISTS (SELECT 1 FROM files f WHERE f.id = l.file_id AND (f.expires_at IS NULL OR f.expires_at > ?2)))`;
 
 /**
- * Inserts a link unless its file already has `maxPerFile` links (counted in the same statement,
- * so concurrent creates cannot pass the bound). False when the bound refused it.
+ * Inserts a link unless what it shares (its file, or its collection) already has `maxPerTarget`
+ * links (counted in the same statement, so concurrent creates cannot pass the bound). False when
+ * the bound refused it.
  */
-export async function insertLink(db: D1Database, row: LinkRow, maxPerFile: number): Promise<boolean> {
+export async function insertLink(db: D1Database, row: LinkRow, maxPerTarget: number): Promise<boolean> {
   const result = await db
     .prepare(
       `INSERT INTO share_links (${LINK_COLUMNS})
-       SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15
-       WHERE (SELECT COUNT(*) FROM share_links WHERE file_id = ?2) < ?16`,
+       SELECT ?1, ?2, ?17, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15
+       WHERE (CASE WHEN ?2 IS NOT NULL THEN (SELECT COUNT(*) FROM share_links WHERE file_id = ?2)
+                   ELSE (SELECT COUNT(*) FROM share_links WHERE collection_id = ?17) END) < ?16`,
     )
     .bind(
       row.id,
@@ -59,10 +66,22 @@ export async function insertLink(db: D1Database, row: LinkRow, maxPerFile: numbe
       row.created_at,
       row.updated_at,
       row.revoked_at,
-      maxPerFile,
+      maxPerTarget,
+      row.collection_id,
     )
     .run();
   return result.meta.changes > 0;
+}
+
+/** A collection's links, newest first (the caller has checked that the collection is the account's). */
+export async function listLinksOfCollection(db: D1Database, collectionId: string, accountId: string) {
+  const { results } = await db
+    .prepare(
+      `SELECT ${LINK_COLUMNS} FROM share_links WHERE collection_id = ?1 AND account_id = ?2 ORDER BY created_at DESC, id DESC`,
+    )
+    .bind(collectionId, accountId)
+    .all<LinkRow>();
+  return results;
 }
 
 /** A file's links, newest first (the caller has checked that the file is the account's and live). */
