@@ -109,6 +109,13 @@ const configSchema = z.object({
   REQUEST_UPLOAD_WINDOW_SECONDS: int(1, 86_400).default(60),
   // Wrong passwords per request and per address in AUTH_FAILURE_WINDOW_SECONDS.
   REQUEST_PASSWORD_FAILURE_LIMIT: int(1, 1_000_000).default(10),
+  // Members per collection (src/collections/): each is one R2 read when its ZIP is served, and
+  // 1,000 reads fit the Workers Paid plan's subrequests per request (docs/limits.md).
+  MAX_COLLECTION_FILES: int(1, 100_000).default(1000),
+  // Subrequests one request may make (Workers Paid: 10,000 by default; Free: 50). A ZIP archive,
+  // or a range of one, whose R2 reads would pass it is refused before its first byte (docs/limits.md).
+  // At least 11: an archive's request spends 10 on itself (ARCHIVE_FIXED_SUBREQUESTS).
+  SUBREQUEST_BUDGET: int(11, 10_000_000).default(10_000),
   // Checked apart (adminToken below): a bad one disables the admin API, never the whole service.
   ADMIN_TOKEN: z.preprocess(blankToUndefined, z.string().optional()),
 });

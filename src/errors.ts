@@ -22,6 +22,8 @@ export const ERROR_STATUS = {
   // Share links (src/links/): an unknown, another account's, or dead file's link id.
   LINK_NOT_FOUND: 404,
   TOO_MANY_LINKS: 400,
+  // Collections (src/collections/): an unknown, malformed or another account's collection id.
+  COLLECTION_NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   // Revoking the account's last active key that holds keys:write (the account would lose its keys).
   LAST_KEYS_WRITE_KEY: 409,
@@ -68,6 +70,7 @@ const DEFAULT_MESSAGE: Record<ErrorCode, string> = {
   DELIVERY_NOT_FOUND: 'Delivery not found',
   LINK_NOT_FOUND: 'Link not found',
   TOO_MANY_LINKS: 'Too many links to this file',
+  COLLECTION_NOT_FOUND: 'Collection not found',
   METHOD_NOT_ALLOWED: 'Method not allowed',
   LAST_KEYS_WRITE_KEY: 'This is the account’s last active key with keys:write: make another one before revoking it',
   IDEMPOTENCY_KEY_REUSED: 'This Idempotency-Key was used for a different request',
@@ -90,8 +93,11 @@ const DEFAULT_MESSAGE: Record<ErrorCode, string> = {
   INTERNAL_ERROR: 'Internal server error',
 };
 
-/** A validation failure names its field; a 403 FORBIDDEN names the scope the key lacks. */
-export type ErrorDetail = { field: string; message: string } | { scope: string };
+/**
+ * A validation failure names its field; a 403 FORBIDDEN names the scope the key lacks; a 404
+ * FILE_NOT_FOUND about several ids at once (a collection's new members) names each one missing.
+ */
+export type ErrorDetail = { field: string; message: string } | { scope: string } | { id: string };
 
 export class ApiError extends HTTPException {
   readonly code: ErrorCode;
@@ -150,6 +156,18 @@ export const rateLimited = (reset: number, message?: string, headers: Record<str
   new ApiError('RATE_LIMITED', message, {
     headers: { ...headers, 'Retry-After': String(Math.max(1, reset - Math.floor(now / 1000))) },
   });
+
+/** The 404 for a collection id that is unknown, malformed or another account's (no hint which). */
+export const collectionNotFound = () => new ApiError('COLLECTION_NOT_FOUND');
+
+/** The 404 for file ids of a request that are unknown, malformed or another account's: each named. */
+export const filesNotFound = (ids: readonly string[]) =>
+  new ApiError('FILE_NOT_FOUND', ids.length === 1 ? 'File not found' : `${ids.length} files not found`, {
+    details: ids.map((id) => ({ id })),
+  });
+
+/** The 400 for more members than a collection (or an archive) may hold. */
+export const tooManyFiles = (message: string) => new ApiError('TOO_MANY_FILES', message);
 
 /** The one 401 for a missing or refused credential, with the challenge RFC 6750 asks for. */
 export const unauthorized = (message?: string) =>

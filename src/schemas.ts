@@ -11,9 +11,19 @@ export const ErrorSchema = z
     code: z.string().openapi({ example: 'FILE_NOT_FOUND' }),
     requestId: z.string().optional(),
     details: z
-      .array(z.union([z.object({ field: z.string(), message: z.string() }), z.object({ scope: z.string() })]))
+      .array(
+        z.union([
+          z.object({ field: z.string(), message: z.string() }),
+          z.object({ scope: z.string() }),
+          z.object({ id: z.string() }),
+        ]),
+      )
       .optional()
-      .openapi({ description: 'VALIDATION_ERROR: the fields at fault; FORBIDDEN: the scope the key lacks' }),
+      .openapi({
+        description:
+          'VALIDATION_ERROR: the fields at fault; FORBIDDEN: the scope the key lacks; FILE_NOT_FOUND for ' +
+          'several ids at once (a collection’s new members): each id not found',
+      }),
     _perf: z.number().int().optional().openapi({ description: 'v2 only' }),
   })
   .openapi('Error');

@@ -34,10 +34,10 @@ export const RATE_LIMIT_HEADERS = {
 };
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
-  400: 'VALIDATION_ERROR (details names each field), TOO_MANY_FILES, TOO_MANY_LINKS (100 links to one file), or DIGEST_MISMATCH (the bytes do not hash to the SHA-256 the client sent; nothing stored or charged)',
+  400: 'VALIDATION_ERROR (details names each field), TOO_MANY_FILES (also: a collection past MAX_COLLECTION_FILES, an archive past SUBREQUEST_BUDGET), TOO_MANY_LINKS (100 links to one file or collection), or DIGEST_MISMATCH (the bytes do not hash to the SHA-256 the client sent; nothing stored or charged)',
   401: 'UNAUTHORIZED: missing, malformed, unknown, revoked or expired key (always the same answer)',
   403: 'FORBIDDEN: the key lacks the scope this operation needs; details: [{"scope": "<needed>"}]',
-  404: 'FILE_NOT_FOUND: unknown id, another account’s id, expired file, malformed id; LINK_NOT_FOUND likewise for a link id',
+  404: 'FILE_NOT_FOUND: unknown id, another account’s id, expired file, malformed id; LINK_NOT_FOUND and COLLECTION_NOT_FOUND likewise for a link or collection id',
   409:
     'LAST_KEYS_WRITE_KEY: the account’s last active key with keys:write cannot be revoked; ' +
     'IDEMPOTENCY_IN_PROGRESS: a request with this Idempotency-Key is still running',
@@ -96,6 +96,7 @@ function errorContentOf(status: number, only: readonly ErrorCode[] = []) {
  * operation's answer with that status.
  */
 const FEATURE_CODES = new Set<ErrorCode>([
+  'COLLECTION_NOT_FOUND',
   'REQUEST_NOT_FOUND',
   'REQUEST_CLOSED',
   'REQUEST_EXPIRED',
