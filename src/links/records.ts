@@ -7,7 +7,10 @@ export type LinkStatus = 'active' | 'expired' | 'exhausted' | 'revoked';
 
 export type LinkRecord = {
   id: string;
-  fileId: string;
+  /** The file it shares; null for a collection's link. */
+  fileId: string | null;
+  /** The collection it shares; null for a file's link. */
+  collectionId: string | null;
   url: string;
   label: string | null;
   hasPassword: boolean;
@@ -35,6 +38,7 @@ export function linkRecord(row: LinkRow, counts: CountView, origins: Origins, no
   return {
     id: row.id,
     fileId: row.file_id,
+    collectionId: row.collection_id,
     url: linkUrl(origins, row.token),
     label: row.label,
     hasPassword: row.password_hash !== null,

@@ -12,7 +12,11 @@ export const LinkIdParamSchema = z.object({
 export const LinkRecordSchema = z
   .object({
     id: z.string(),
-    fileId: z.string(),
+    fileId: z.string().nullable().openapi({ description: 'The file it shares; null for a collection’s link' }),
+    collectionId: z
+      .string()
+      .nullable()
+      .openapi({ description: 'The collection it shares (one link, one ZIP); null for a file’s link' }),
     url: z.string().openapi({ description: '`{site_url}/share/<token>`: the token is 256 random bits' }),
     label: z.string().nullable(),
     hasPassword: z.boolean(),

@@ -12,6 +12,7 @@ import {
   insertLink,
   type LinkChanges,
   type LinkRow,
+  listLinksOfCollection,
   listLinksOfFile,
   revokeOwnedLink,
   updateOwnedLink,
@@ -23,7 +24,7 @@ import { type LinkRecord, linkRecord } from './records';
 
 export type LinkDeps = { db: D1Database; counters: LinkCounterNamespace; origins: Origins };
 
-/** A file has at most this many links (revoked ones included): a list stays one page. */
+/** A file, or a collection, has at most this many links (revoked ones included): a list stays one page. */
 export const MAX_LINKS_PER_FILE = 100;
 
 export const LINK_ID_PATTERN = /^lnk_[A-Za-z0-9_-]{22}$/;
@@ -56,19 +57,39 @@ async function requireOwnedFile(db: D1Database, fileId: string, accountId: strin
   }
 }
 
-export async function createLink(
+/** What a link shares: one file, or one collection (its ZIP and its members). */
+export type LinkTarget = { fileId: string } | { collectionId: string };
+
+export function createLink(
   deps: LinkDeps,
   fileId: string,
   accountId: string,
   input: NewLink,
   now = Date.now(),
 ): Promise<LinkRecord> {
+  return createLinkTo(deps, { fileId }, accountId, input, () => requireOwnedFile(deps.db, fileId, accountId, now), now);
+}
+
+/**
+ * Makes a link to a target of the account. The body is checked first, then `requireTarget`
+ * (which throws the target's own 404), then the password is hashed and the row inserted, within
+ * the bound of MAX_LINKS_PER_FILE links per file or collection.
+ */
+export async function createLinkTo(
+  deps: LinkDeps,
+  target: LinkTarget,
+  accountId: string,
+  input: NewLink,
+  requireTarget: () => Promise<void>,
+  now = Date.now(),
+): Promise<LinkRecord> {
   const expiresAt = newExpiry(input, now) ?? null;
-  await requireOwnedFile(deps.db, fileId, accountId, now);
+  await requireTarget();
   const password = input.password === undefined ? undefined : await hashPassword(input.password);
   const row: LinkRow = {
     id: `lnk_${randomBase64Url(16)}`,
-    file_id: fileId,
+    file_id: 'fileId' in target ? target.fileId : null,
+    collection_id: 'collectionId' in target ? target.collectionId : null,
     account_id: accountId,
     token: newLinkToken(),
     label: input.label ?? null,
@@ -84,7 +105,8 @@ export async function createLink(
     revoked_at: null,
   };
   if (!(await insertLink(deps.db, row, MAX_LINKS_PER_FILE))) {
-    throw new ApiError('TOO_MANY_LINKS', `A file can have at most ${MAX_LINKS_PER_FILE} links`);
+    const what = 'fileId' in target ? 'A file' : 'A collection';
+    throw new ApiError('TOO_MANY_LINKS', `${what} can have at most ${MAX_LINKS_PER_FILE} links`);
   }
   return linkRecord(row, { count: 0, lastDownloadedAt: null, exhausted: false }, deps.origins, now);
 }
@@ -96,6 +118,12 @@ const withCounts = (deps: LinkDeps, row: LinkRow, now: number) =>
 export async function listLinks(deps: LinkDeps, fileId: string, accountId: string, now = Date.now()) {
   await requireOwnedFile(deps.db, fileId, accountId, now);
   const rows = await listLinksOfFile(deps.db, fileId, accountId);
+  return Promise.all(rows.map((row) => withCounts(deps, row, now)));
+}
+
+/** The links of a collection the caller has found to be the account's, newest first. */
+export async function listCollectionLinks(deps: LinkDeps, collectionId: string, accountId: string, now = Date.now()) {
+  const rows = await listLinksOfCollection(deps.db, collectionId, accountId);
   return Promise.all(rows.map((row) => withCounts(deps, row, now)));
 }
 

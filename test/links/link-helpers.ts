@@ -6,6 +6,8 @@ import { call, createKey, upload } from '../helpers';
 export type { LinkRecord };
 
 export const LINK_FIELDS = [
+  // Since collections (issue 31): a link shares a file (collectionId null) or a collection (fileId null).
+  'collectionId',
   'createdAt',
   'downloadCount',
   'expiresAt',

@@ -20,6 +20,7 @@ describe('POST /api/v2/files/{id}/links', () => {
     expect(Object.keys(link).sort()).toEqual(LINK_FIELDS);
     expect(link).toMatchObject({
       fileId,
+      collectionId: null,
       label: 'for Ana',
       hasPassword: false,
       maxDownloads: 5,
