@@ -1,6 +1,7 @@
 // The API's table of contents: v2 assembled in one place, feature by feature. Each
 // feature registers its own routes (with their OpenAPI operations) on the version's router; the
 // order matters only where paths overlap (DELETE /files/bulk before DELETE /files/{id}).
+import { addCollectionRoutes } from '../collections/routes';
 import { addBulkRoutes } from '../files/bulk-routes';
 import { addManageRoutes } from '../files/manage-routes';
 import { addRawUploadRoute } from '../files/raw-upload-routes';
@@ -20,9 +21,10 @@ export function createV2Router() {
   addBulkRoutes(router);
   addManageRoutes(router);
   addRawUploadRoute(router);
-  // File requests, share links, keys, webhooks.
+  // File requests, share links, collections, keys, webhooks.
   addRequestRoutes(router);
   addLinkRoutes(router);
+  addCollectionRoutes(router);
   addKeyRoutes(router);
   addWebhookRoutes(router);
   addFileRoutes(router, 'v2');

@@ -1,0 +1,212 @@
+// The owner's side of collections: make, list, read, change and delete an account's collections,
+// their members and their share links. Rules only: no HTTP here, SQL in storage/collections-repo.ts.
+import type { Origins } from '../env';
+import { ApiError, collectionNotFound, filesNotFound, tooManyFiles } from '../errors';
+import { FILE_ID_PATTERN } from '../files/ids';
+import { randomBase64Url } from '../lib/crypto';
+import type { LinkCounterNamespace } from '../links/link-counter-client';
+import type { LinkRecord } from '../links/records';
+import { createLinkTo, listCollectionLinks, type NewLink } from '../links/service';
+import {
+  addMembers,
+  type CollectionChanges,
+  type CollectionRow,
+  deleteOwnedCollection,
+  findOwnedCollection,
+  insertCollection,
+  listMembers,
+  listOwnedCollections,
+  removeMember,
+  updateOwnedCollection,
+} from '../storage/collections-repo';
+import type { FileRow } from '../storage/files-repo';
+import { isoNow } from '../time';
+import { type CollectionRecord, collectionRecord } from './records';
+
+/** What the collection rules work with: D1, the links' counters, where URLs point, the member cap. */
+export type CollectionDeps = {
+  db: D1Database;
+  counters: LinkCounterNamespace;
+  origins: Origins;
+  /** MAX_COLLECTION_FILES: live members a collection may hold. */
+  maxFiles: number;
+};
+
+/** `col_` and 128 random bits, base64url. */
+export const COLLECTION_ID_PATTERN = /^col_[A-Za-z0-9_-]{22}$/;
+export const newCollectionId = () => `col_${randomBase64Url(16)}`;
+
+export type Pagination = { page: number; limit: number; total: number; totalPages: number; hasMore: boolean };
+export type PageQuery = { page: number; limit: number };
+
+const pagination = ({ page, limit }: PageQuery, total: number): Pagination => {
+  const totalPages = Math.ceil(total / limit);
+  return { page, limit, total, totalPages, hasMore: page < totalPages };
+};
+
+/** Refuses a malformed id as if it were unknown: the same 404 either way. */
+function checkId(id: string): void {
+  if (!COLLECTION_ID_PATTERN.test(id)) throw collectionNotFound();
+}
+
+const overCap = (max: number) =>
+  tooManyFiles(`A collection holds at most ${max} files (MAX_COLLECTION_FILES); nothing was added`);
+
+/** Each id once, in the order first given. */
+const unique = (ids: readonly string[]) => [...new Set(ids)];
+
+export type NewCollection = { name: string; note?: string; fileIds?: string[] };
+
+export async function createCollection(
+  deps: CollectionDeps,
+  accountId: string,
+  input: NewCollection,
+  now = Date.now(),
+): Promise<CollectionRecord> {
+  const fileIds = unique(input.fileIds ?? []);
+  if (fileIds.length > deps.maxFiles) throw overCap(deps.maxFiles);
+  const row: CollectionRow = {
+    id: newCollectionId(),
+    account_id: accountId,
+    name: input.name,
+    note: input.note ?? null,
+    created_at: isoNow(now),
+    updated_at: isoNow(now),
+  };
+  const outcome = await insertCollection(deps.db, row, fileIds, isoNow(now));
+  if ('missing' in outcome) throw filesNotFound(outcome.missing);
+  return collectionRecord(outcome.created, deps.origins);
+}
+
+export async function listCollections(deps: CollectionDeps, accountId: string, query: PageQuery, now = Date.now()) {
+  const { rows, total } = await listOwnedCollections(deps.db, accountId, isoNow(now), {
+    limit: query.limit,
+    offset: (query.page - 1) * query.limit,
+  });
+  return {
+    collections: rows.map((row) => collectionRecord(row, deps.origins)),
+    pagination: pagination(query, total),
+  };
+}
+
+export async function getCollection(deps: CollectionDeps, id: string, accountId: string, now = Date.now()) {
+  checkId(id);
+  const row = await findOwnedCollection(deps.db, id, accountId, isoNow(now));
+  if (!row) throw collectionNotFound();
+  return collectionRecord(row, deps.origins);
+}
+
+export type CollectionPatch = { name?: string; note?: string | null };
+
+export async function updateCollection(
+  deps: CollectionDeps,
+  id: string,
+  accountId: string,
+  patch: CollectionPatch,
+  now = Date.now(),
+): Promise<CollectionRecord> {
+  checkId(id);
+  const changes: CollectionChanges = {};
+  if (patch.name !== undefined) changes.name = patch.name;
+  if (patch.note !== undefined) changes.note = patch.note;
+  const row = await updateOwnedCollection(deps.db, id, accountId, isoNow(now), changes);
+  if (!row) throw collectionNotFound();
+  return collectionRecord(row, deps.origins);
+}
+
+/** Deletes the collection, its members and its links; never its files. */
+export async function deleteCollection(deps: CollectionDeps, id: string, accountId: string): Promise<void> {
+  checkId(id);
+  if (!(await deleteOwnedCollection(deps.db, id, accountId))) throw collectionNotFound();
+}
+
+/** One page of the collection's live members, as file rows, in collection order. */
+export async function listCollectionFiles(
+  deps: CollectionDeps,
+  id: string,
+  accountId: string,
+  query: PageQuery,
+  now = Date.now(),
+): Promise<{ rows: FileRow[]; pagination: Pagination }> {
+  checkId(id);
+  const page = await listMembers(deps.db, id, accountId, isoNow(now), {
+    limit: query.limit,
+    offset: (query.page - 1) * query.limit,
+  });
+  if (!page.found) throw collectionNotFound();
+  return { rows: page.rows, pagination: pagination(query, page.total) };
+}
+
+/**
+ * Appends files, in the order given (ids already members are ignored). Every id must be a live
+ * file of the account (else 404 FILE_NOT_FOUND naming each one, nothing added), and the
+ * collection stays within MAX_COLLECTION_FILES (else 400 TOO_MANY_FILES, nothing added).
+ */
+export async function addCollectionFiles(
+  deps: CollectionDeps,
+  id: string,
+  accountId: string,
+  fileIds: readonly string[],
+  now = Date.now(),
+): Promise<CollectionRecord> {
+  checkId(id);
+  const outcome = await addMembers(deps.db, id, accountId, unique(fileIds), deps.maxFiles, isoNow(now));
+  switch (outcome.kind) {
+    case 'no-collection':
+      throw collectionNotFound();
+    case 'missing':
+      throw filesNotFound(outcome.ids);
+    case 'too-many':
+      throw tooManyFiles(
+        `A collection holds at most ${deps.maxFiles} files (MAX_COLLECTION_FILES): it has ${outcome.members}, ` +
+          `and ${outcome.adding} would join; nothing was added`,
+      );
+    case 'added':
+      return collectionRecord(outcome.collection, deps.origins);
+  }
+}
+
+/** Takes a file out of the collection (the file stays); 404 FILE_NOT_FOUND when it is not a member. */
+export async function removeCollectionFile(
+  deps: CollectionDeps,
+  id: string,
+  accountId: string,
+  fileId: string,
+  now = Date.now(),
+): Promise<CollectionRecord> {
+  checkId(id);
+  if (!FILE_ID_PATTERN.test(fileId)) {
+    await getCollection(deps, id, accountId, now);
+    throw new ApiError('FILE_NOT_FOUND', 'File not found in this collection');
+  }
+  const outcome = await removeMember(deps.db, id, accountId, fileId, isoNow(now));
+  if (outcome.kind === 'no-collection') throw collectionNotFound();
+  if (outcome.kind === 'no-member') throw new ApiError('FILE_NOT_FOUND', 'File not found in this collection');
+  return collectionRecord(outcome.collection, deps.origins);
+}
+
+const requireCollection = (deps: CollectionDeps, id: string, accountId: string, now: number) => async () => {
+  await getCollection(deps, id, accountId, now);
+};
+
+/** A share link to the collection: the same body and controls as a file's link. */
+export function createCollectionLink(
+  deps: CollectionDeps,
+  id: string,
+  accountId: string,
+  input: NewLink,
+  now = Date.now(),
+): Promise<LinkRecord> {
+  return createLinkTo(deps, { collectionId: id }, accountId, input, requireCollection(deps, id, accountId, now), now);
+}
+
+/** The collection's links, newest first (revoked and expired ones included). */
+export async function collectionLinks(
+  deps: CollectionDeps,
+  id: string,
+  accountId: string,
+  now = Date.now(),
+): Promise<LinkRecord[]> {
+  await requireCollection(deps, id, accountId, now)();
+  return listCollectionLinks(deps, id, accountId, now);
+}
