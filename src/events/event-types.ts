@@ -8,6 +8,7 @@ export const EVENT_TYPES = [
   'link.exhausted',
   'request.received',
   'request.full',
+  'collection.downloaded',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

@@ -38,6 +38,22 @@ export type EventData = {
   'link.exhausted': JsonObject & { linkId: string; fileId: string };
   'request.received': JsonObject & { requestId: string; file: FileEventData };
   'request.full': JsonObject & { requestId: string };
+  'collection.downloaded': CollectionDownloadedData;
+};
+
+/**
+ * A counted download of a collection's ZIP archive (a 200, or a 206 from byte 0): by its owner
+ * through the API (`via: 'owner'`) or through one of its share links (`via: 'link'`, `linkId`).
+ * `fileIds`: its members in archive order; `size`: the archive's length in bytes.
+ */
+export type CollectionDownloadedData = JsonObject & {
+  collectionId: string;
+  name: string;
+  fileIds: string[];
+  fileCount: number;
+  size: number;
+  via: 'owner' | 'link';
+  linkId?: string;
 };
 
 /** One event as it travels: who it belongs to, and the body receivers get (`type`, `timestamp`, `data`). */
