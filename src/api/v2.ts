@@ -1,6 +1,7 @@
 // The API's table of contents: v2 assembled in one place, feature by feature. Each
 // feature registers its own routes (with their OpenAPI operations) on the version's router; the
 // order matters only where paths overlap (DELETE /files/bulk before DELETE /files/{id}).
+import { addArchiveRoutes } from '../collections/archive-routes';
 import { addCollectionRoutes } from '../collections/routes';
 import { addBulkRoutes } from '../files/bulk-routes';
 import { addManageRoutes } from '../files/manage-routes';
@@ -21,10 +22,11 @@ export function createV2Router() {
   addBulkRoutes(router);
   addManageRoutes(router);
   addRawUploadRoute(router);
-  // File requests, share links, collections, keys, webhooks.
+  // File requests, share links, collections and the owner's ZIP archives, keys, webhooks.
   addRequestRoutes(router);
   addLinkRoutes(router);
   addCollectionRoutes(router);
+  addArchiveRoutes(router);
   addKeyRoutes(router);
   addWebhookRoutes(router);
   addFileRoutes(router, 'v2');

@@ -3,7 +3,9 @@
 // schema for that status (objects closed, so an undocumented field fails), the content type is a
 // documented one, and every documented header that is sent matches its schema (the required ones
 // must be sent). The documents themselves are validated in test/node/openapi-document.test.ts.
+import { env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { crc32 } from '../../src/lib/crc32';
 import { api, call, createKey, form, VERSIONS } from '../helpers';
 import {
   type OpenApiDocument,
@@ -521,6 +523,102 @@ describe('every file request operation answers as the v2 document says', () => {
       await call(`${made.tusUrl}/AAAAAAAAAAAAAAAAAAAAAA`, { method: 'DELETE', headers: TUS }),
     );
     await expectDocumented('v2', 'getFileRequestUploadOffset', await call(otherPath, { method: 'HEAD', headers: TUS }));
+  });
+});
+
+describe('every collection operation answers as the v2 document says', () => {
+  it('createCollection … downloadFileRequestArchive: 201, 200, 206, 304, 400, 404, 416', async () => {
+    const { auth } = await createKey('doc-collections', { rateLimitRequests: 10_000 });
+    const send = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
+      call(
+        `/api/v2${path}`,
+        {
+          method,
+          headers: { ...auth, 'Content-Type': 'application/json', ...headers },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        },
+        headers['X-Budget'] ? { SUBREQUEST_BUDGET: headers['X-Budget'] } : {},
+      );
+    const file = (await expectDocumented('v2', 'uploadFile', await upload('v2', auth))) as { data: { id: string } };
+    const other = (await expectDocumented('v2', 'uploadFile', await upload('v2', auth, 'b.txt', 'bee'))) as {
+      data: { id: string };
+    };
+    // Their CRC-32s known (as the upload paths record them), the archive is rangeable.
+    for (const [stored, text] of [
+      [file, 'hi there'],
+      [other, 'bee'],
+    ] as const) {
+      await env.DB.prepare('UPDATE files SET crc32 = ?2 WHERE id = ?1')
+        .bind(stored.data.id, crc32(new TextEncoder().encode(text)))
+        .run();
+    }
+    const made = (await expectDocumented(
+      'v2',
+      'createCollection',
+      await send('POST', '/collections', { name: 'doc', fileIds: [file.data.id] }),
+    )) as { data: { id: string } };
+    const id = made.data.id;
+    const unknown = `col_${'A'.repeat(22)}`;
+    await expectDocumented('v2', 'createCollection', await send('POST', '/collections', { name: '' }));
+    await expectDocumented(
+      'v2',
+      'createCollection',
+      await send('POST', '/collections', { name: 'x', fileIds: ['no'] }),
+    );
+    await expectDocumented('v2', 'listCollections', await send('GET', '/collections'));
+    await expectDocumented('v2', 'listCollections', await send('GET', '/collections?page=0'));
+    await expectDocumented('v2', 'getCollection', await send('GET', `/collections/${id}`));
+    await expectDocumented('v2', 'getCollection', await send('GET', `/collections/${unknown}`));
+    await expectDocumented('v2', 'updateCollection', await send('PATCH', `/collections/${id}`, { note: 'n' }));
+    await expectDocumented('v2', 'updateCollection', await send('PATCH', `/collections/${id}`, {}));
+    await expectDocumented('v2', 'updateCollection', await send('PATCH', `/collections/${unknown}`, { note: 'n' }));
+    const files = `/collections/${id}/files`;
+    await expectDocumented('v2', 'addCollectionFiles', await send('POST', files, { fileIds: [other.data.id] }));
+    await expectDocumented('v2', 'addCollectionFiles', await send('POST', files, { fileIds: [] }));
+    await expectDocumented('v2', 'addCollectionFiles', await send('POST', files, { fileIds: ['nope'] }));
+    await expectDocumented('v2', 'listCollectionFiles', await send('GET', files));
+    await expectDocumented('v2', 'listCollectionFiles', await send('GET', `/collections/${unknown}/files`));
+    const links = `/collections/${id}/links`;
+    await expectDocumented('v2', 'createCollectionLink', await send('POST', links, { maxDownloads: 3 }));
+    await expectDocumented('v2', 'createCollectionLink', await send('POST', links, { maxDownloads: 0 }));
+    await expectDocumented('v2', 'createCollectionLink', await send('POST', `/collections/${unknown}/links`, {}));
+    await expectDocumented('v2', 'listCollectionLinks', await send('GET', links));
+    await expectDocumented('v2', 'listCollectionLinks', await send('GET', `/collections/${unknown}/links`));
+
+    const zip = `/collections/${id}/archive`;
+    for (const [operationId, method] of [
+      ['downloadCollectionArchive', 'GET'],
+      ['downloadCollectionArchiveHead', 'HEAD'],
+    ] as const) {
+      const whole = await send(method, zip);
+      const etag = whole.headers.get('etag') ?? '';
+      await expectDocumented('v2', operationId, whole);
+      await expectDocumented('v2', operationId, await send(method, zip, undefined, { Range: 'bytes=0-9' }));
+      await expectDocumented('v2', operationId, await send(method, zip, undefined, { 'If-None-Match': etag }));
+      if (method === 'GET') {
+        await expectDocumented('v2', operationId, await send(method, zip, undefined, { Range: 'bytes=99999-' }));
+        await expectDocumented('v2', operationId, await send(method, zip, undefined, { 'X-Budget': '11' }));
+        await expectDocumented('v2', operationId, await send(method, `/collections/${unknown}/archive`));
+      }
+    }
+    const request = (await (await send('POST', '/requests', {})).json()) as { data: { id: string } };
+    const requestZip = `/requests/${request.data.id}/archive`;
+    for (const [operationId, method] of [
+      ['downloadFileRequestArchive', 'GET'],
+      ['downloadFileRequestArchiveHead', 'HEAD'],
+    ] as const) {
+      const whole = await send(method, requestZip);
+      const etag = whole.headers.get('etag') ?? '';
+      await expectDocumented('v2', operationId, whole);
+      await expectDocumented('v2', operationId, await send(method, requestZip, undefined, { Range: 'bytes=0-9' }));
+      await expectDocumented('v2', operationId, await send(method, requestZip, undefined, { 'If-None-Match': etag }));
+      if (method === 'GET') await expectDocumented('v2', operationId, await send(method, '/requests/nope/archive'));
+    }
+
+    await expectDocumented('v2', 'removeCollectionFile', await send('DELETE', `${files}/${other.data.id}`));
+    await expectDocumented('v2', 'removeCollectionFile', await send('DELETE', `${files}/${other.data.id}`));
+    await expectDocumented('v2', 'deleteCollection', await send('DELETE', `/collections/${id}`));
+    await expectDocumented('v2', 'deleteCollection', await send('DELETE', `/collections/${id}`));
   });
 });
 

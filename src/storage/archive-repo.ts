@@ -1,0 +1,92 @@
+// D1 reads for a ZIP archive of several files (src/collections/archive.ts): its members' records
+// in order, CRC-32 included (migration 0012; NULL while unknown), and the segments of members
+// stored in segments (migration 0011), each in one statement whatever the member count.
+import type { CollectionRow } from './collections-repo';
+import type { Segment } from './segments-repo';
+
+/** What an archive needs of one member's file row. */
+export type ArchiveMemberRow = {
+  id: string;
+  original_name: string;
+  size: number;
+  /** The unsigned CRC-32 of the bytes; null until it is known. */
+  crc32: number | null;
+  uploaded_at: string;
+  updated_at: string;
+  r2_key: string;
+  etag: string;
+  sha256: string | null;
+};
+
+const MEMBER_COLUMNS =
+  'f.id, f.original_name, f.size, f.crc32, f.uploaded_at, f.updated_at, f.r2_key, f.etag, f.sha256';
+const live = (now: string) => `(f.expires_at IS NULL OR f.expires_at > ${now})`;
+
+/**
+ * The account's collection and its live members in collection order, in one transaction, or
+ * null when there is no such collection. `expired_at`: the latest expiry of a member that has
+ * expired but not yet been swept (it left the collection then: the archive's bytes changed).
+ */
+export async function collectionArchive(
+  db: D1Database,
+  id: string,
+  accountId: string,
+  now: string,
+): Promise<{ collection: CollectionRow & { expired_at: string | null }; members: ArchiveMemberRow[] } | null> {
+  const [collection, members] = await db.batch<(CollectionRow & { expired_at: string | null }) | ArchiveMemberRow>([
+    db
+      .prepare(
+        `SELECT c.id, c.account_id, c.name, c.note, c.created_at, c.updated_at,
+           (SELECT MAX(f.expires_at) FROM collection_files cf JOIN files f ON f.id = cf.file_id
+            WHERE cf.collection_id = c.id AND f.expires_at <= ?3) AS expired_at
+         FROM collections c WHERE c.id = ?1 AND c.account_id = ?2`,
+      )
+      .bind(id, accountId, now),
+    db
+      .prepare(
+        `SELECT ${MEMBER_COLUMNS} FROM collection_files cf JOIN files f ON f.id = cf.file_id
+         WHERE cf.collection_id = ?1 AND ${live('?2')}
+           AND EXISTS (SELECT 1 FROM collections WHERE id = ?1 AND account_id = ?3)
+         ORDER BY cf.position`,
+      )
+      .bind(id, now, accountId),
+  ]);
+  const row = collection?.results[0] as (CollectionRow & { expired_at: string | null }) | undefined;
+  if (!row) return null;
+  return { collection: row, members: (members?.results ?? []) as ArchiveMemberRow[] };
+}
+
+/** The live files that came through the account's request ?1, oldest first. */
+export async function requestArchiveMembers(
+  db: D1Database,
+  requestId: string,
+  accountId: string,
+  now: string,
+): Promise<ArchiveMemberRow[]> {
+  const { results } = await db
+    .prepare(
+      `SELECT ${MEMBER_COLUMNS} FROM files f WHERE f.request_id = ?1 AND f.account_id = ?2 AND ${live('?3')}
+       ORDER BY f.uploaded_at ASC, f.id ASC`,
+    )
+    .bind(requestId, accountId, now)
+    .all<ArchiveMemberRow>();
+  return results;
+}
+
+/** The segments of each of these files stored in segments, in order, by file id (one statement). */
+export async function segmentsOfFiles(db: D1Database, fileIds: readonly string[]): Promise<Map<string, Segment[]>> {
+  const bySegmented = new Map<string, Segment[]>();
+  if (fileIds.length === 0) return bySegmented;
+  const { results } = await db
+    .prepare(
+      'SELECT file_id, r2_key, size FROM file_segments WHERE file_id IN (SELECT value FROM json_each(?1)) ORDER BY file_id, seq',
+    )
+    .bind(JSON.stringify(fileIds))
+    .all<Segment & { file_id: string }>();
+  for (const { file_id, r2_key, size } of results) {
+    const list = bySegmented.get(file_id) ?? [];
+    list.push({ r2_key, size });
+    bySegmented.set(file_id, list);
+  }
+  return bySegmented;
+}

@@ -1,0 +1,63 @@
+// collection.downloaded: one event per counted download of a collection's ZIP (a GET answered
+// 200, or 206 from byte 0), through the real local queue and consumer. HEAD, 304 and later
+// ranges are not downloads.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { EVENT_TYPES } from '../../src/events/event-types';
+import {
+  createWebhook,
+  interceptReceivers,
+  payloadOf,
+  type Received,
+  receiver,
+  settle,
+  waitFor,
+} from '../webhooks/webhook-helpers';
+import { account, archive, makeCollection, uploadFile } from './collection-helpers';
+
+beforeAll(() => interceptReceivers());
+
+const ofType = (calls: Received[], type: string) => calls.filter((c) => payloadOf(c).type === type);
+
+describe('collection.downloaded', () => {
+  it('is an event type webhooks can subscribe to', () => {
+    expect(EVENT_TYPES).toContain('collection.downloaded');
+  });
+
+  it('fires once per counted owner download of the archive, with the collection and its members', async () => {
+    const owner = await account('events');
+    const a = await uploadFile(owner.auth, 'a.txt', 'aaaa');
+    const b = await uploadFile(owner.auth, 'b.txt', 'bb');
+    const made = await makeCollection(owner.auth, { name: 'Downloads', fileIds: [b.id, a.id] });
+    const hook = receiver();
+    await createWebhook(owner.auth, hook.url, ['collection.downloaded']);
+
+    const whole = await archive(owner.auth, made.id);
+    const length = (await whole.arrayBuffer()).byteLength;
+    const etag = whole.headers.get('etag') ?? '';
+    const fromZero = await archive(owner.auth, made.id, { Range: 'bytes=0-9' });
+    expect(fromZero.status).toBe(206);
+    await fromZero.arrayBuffer();
+    // None of these is a download.
+    for (const headers of [{ Range: 'bytes=10-19' }, { 'If-None-Match': etag }] as Record<string, string>[]) {
+      const response = await archive(owner.auth, made.id, headers);
+      expect([206, 304]).toContain(response.status);
+      await response.arrayBuffer();
+    }
+    expect((await archive(owner.auth, made.id, {}, 'HEAD')).status).toBe(200);
+
+    await waitFor(() => ofType(hook.calls(), 'collection.downloaded').length >= 2, 'two events');
+    await settle();
+    const events = ofType(hook.calls(), 'collection.downloaded');
+    expect(events).toHaveLength(2);
+    for (const event of events) {
+      expect(payloadOf(event).data).toEqual({
+        collectionId: made.id,
+        name: 'Downloads',
+        fileIds: [b.id, a.id],
+        fileCount: 2,
+        size: length,
+        via: 'owner',
+      });
+    }
+  });
+});
