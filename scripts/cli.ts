@@ -1,7 +1,16 @@
 // npm run cli -- <command> …: edgeshare from a terminal or a script, through the typed client.
 // EDGESHARE_URL (default http://127.0.0.1:8787) and EDGESHARE_KEY (an API key) say where and who.
 import { createHash } from 'node:crypto';
-import { createReadStream, createWriteStream, statSync } from 'node:fs';
+import {
+  createReadStream,
+  createWriteStream,
+  existsSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -9,6 +18,7 @@ import { pipeline } from 'node:stream/promises';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import * as tus from 'tus-js-client';
 import {
+  type Collection,
   DEFAULT_CHUNK_SIZE,
   EdgeshareClient,
   EdgeshareError,
@@ -42,6 +52,14 @@ commands:
   revoke LINK_ID          revoke a made link: its URL answers 404 from now on
   delete ID…              delete files
   usage                   storage used, quota, file count, rate limit
+  collections list [ID]   your collections; with ID, its files in collection order
+  collections create NAME [FILE_ID…]   make one (--note TEXT), its files in the order given; prints its id
+  collections add ID FILE_ID…          append files to it (ids already in it are ignored)
+  collections remove ID FILE_ID        take a file out of it (the file stays)
+  collections link ID     make a share link to it (--password, --max-downloads, --expires, --label as for share)
+  collections archive ID  save its ZIP (its name, or -o PATH; - for stdout); after a broken run, run it
+                          again to resume from where it stopped (PATH.part)
+  collections delete ID   delete it and its links (never its files)
   requests list           your file requests (upload links for people without a key)
   requests create         make one; prints its page URL
       --label TEXT  --message TEXT  --max-files N  --max-file-size BYTES  --max-bytes BYTES
@@ -89,6 +107,7 @@ const OPTIONS = {
   output: { type: 'string', short: 'o' },
   verify: { type: 'boolean', default: false },
   message: { type: 'string' },
+  note: { type: 'string' },
   'max-files': { type: 'string' },
   'max-file-size': { type: 'string' },
   'max-bytes': { type: 'string' },
@@ -376,6 +395,8 @@ async function run(): Promise<number> {
       );
       return EXIT.ok;
     }
+    case 'collections':
+      return collections(args);
     case 'requests':
       return requests();
     case 'webhooks':
@@ -439,6 +460,114 @@ async function requests(): Promise<number> {
     default:
       throw new UsageError('requests needs list, create or close');
   }
+}
+
+const collectionLine = (collection: Collection) =>
+  [
+    collection.id,
+    `${collection.fileCount} files`.padStart(11),
+    human(collection.bytes).padStart(10),
+    collection.updatedAt,
+    collection.name,
+  ].join('  ');
+
+async function collections([action, ...rest]: string[]): Promise<number> {
+  const api = client();
+  const [id = '', ...fileIds] = rest;
+  const needs = (ok: boolean, what: string) => {
+    if (!ok) throw new UsageError(`collections ${action} needs ${what}`);
+  };
+  switch (action) {
+    case 'list': {
+      needs(rest.length <= 1, 'at most one ID');
+      const page = { page: whole('page', values.page), limit: whole('limit', values.limit) };
+      if (!id) {
+        const { collections: found, pagination } = await api.listCollections(page);
+        const lines = found.map(collectionLine);
+        lines.push(
+          `page ${pagination.page} of ${Math.max(1, pagination.totalPages)} (${pagination.total} collections)`,
+        );
+        out({ collections: found, pagination }, lines.join('\n'));
+        return EXIT.ok;
+      }
+      const { files, pagination } = await api.collectionFiles(id, page);
+      const lines = files.map((file) => [file.id, human(file.size).padStart(10), file.originalName].join('  '));
+      lines.push(`page ${pagination.page} of ${Math.max(1, pagination.totalPages)} (${pagination.total} files)`);
+      out({ files, pagination }, lines.join('\n'));
+      return EXIT.ok;
+    }
+    case 'create': {
+      needs(Boolean(id), 'a NAME');
+      const made = await api.createCollection({ name: id, note: values.note, fileIds });
+      out(made, `${made.id}  ${made.name} (${made.fileCount} files)\narchive: ${made.archiveUrl}`);
+      return EXIT.ok;
+    }
+    case 'add': {
+      needs(Boolean(id) && fileIds.length > 0, 'an ID and at least one FILE_ID');
+      const grown = await api.addToCollection(id, fileIds);
+      out(grown, `${grown.id}  ${grown.fileCount} files (${human(grown.bytes)})`);
+      return EXIT.ok;
+    }
+    case 'remove': {
+      needs(Boolean(id) && fileIds.length === 1, 'an ID and one FILE_ID');
+      const changed = await api.removeFromCollection(id, fileIds[0] as string);
+      out(changed, `removed; ${changed.fileCount} files left`);
+      return EXIT.ok;
+    }
+    case 'link': {
+      needs(Boolean(id) && fileIds.length === 0, 'exactly one ID');
+      const link = await api.createCollectionLink(id, {
+        password: await readPassword(values.password),
+        maxDownloads: whole('max-downloads', values['max-downloads']),
+        expiresIn: whole('expires', values.expires),
+        label: values.label,
+      });
+      out(link, link.url);
+      return EXIT.ok;
+    }
+    case 'archive': {
+      needs(Boolean(id) && fileIds.length === 0, 'exactly one ID');
+      return saveArchive(api, id);
+    }
+    case 'delete': {
+      needs(Boolean(id) && fileIds.length === 0, 'exactly one ID');
+      out(await api.deleteCollection(id), `deleted ${id} (its files stay)`);
+      return EXIT.ok;
+    }
+    default:
+      throw new UsageError('collections needs list, create, add, remove, link, archive or delete');
+  }
+}
+
+/**
+ * Saves a collection's ZIP. Into PATH.part first, its ETag beside it (PATH.part.etag): a run
+ * that finds both asks for the rest (Range from the part's size, If-Range with that ETag), so a
+ * broken download resumes; an archive that changed since comes whole (200) and starts over.
+ */
+async function saveArchive(api: EdgeshareClient, id: string): Promise<number> {
+  const target = values.output ?? `${(await api.getCollection(id)).name.replace(/[\\/]/g, '_')}.zip`;
+  if (target === '-') {
+    const response = await api.downloadCollection(id);
+    await pipeline(Readable.fromWeb(response.body as import('node:stream/web').ReadableStream), process.stdout);
+    return EXIT.ok;
+  }
+  const part = `${target}.part`;
+  const tag = `${part}.etag`;
+  const have = existsSync(part) && existsSync(tag) ? statSync(part).size : 0;
+  const etag = have > 0 ? readFileSync(tag, 'utf8') : undefined;
+  const response = await api.downloadCollection(id, etag ? { range: `bytes=${have}-`, ifRange: etag } : {});
+  const resumed = response.status === 206;
+  writeFileSync(tag, response.headers.get('etag') ?? '');
+  const body = Readable.fromWeb(response.body as import('node:stream/web').ReadableStream);
+  await pipeline(body, createWriteStream(part, { flags: resumed ? 'a' : 'w' }));
+  renameSync(part, target);
+  rmSync(tag, { force: true });
+  const size = statSync(target).size;
+  out(
+    { id, path: target, size, resumedFrom: resumed ? have : 0 },
+    `saved ${target} (${human(size)})${resumed ? `, resumed from ${human(have)}` : ''}`,
+  );
+  return EXIT.ok;
 }
 
 async function webhooks([action, ...rest]: string[]): Promise<number> {

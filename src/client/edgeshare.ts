@@ -3,6 +3,7 @@
 // uploads through tus (tus-js-client) for large files. Not part of the Worker.
 import type { z } from '@hono/zod-openapi';
 import { DetailedError, Upload, type UploadOptions } from 'tus-js-client';
+import type { CollectionCreateSchema, CollectionRecordSchema, CollectionUpdateSchema } from '../collections/schemas.ts';
 import type {
   BulkDeleteResultSchema,
   BulkUploadResultSchema,
@@ -51,6 +52,19 @@ export type CreatedWebhook = z.infer<typeof CreatedWebhookSchema>;
 export type WebhookInput = z.input<typeof WebhookCreateSchema>;
 export type WebhookUpdate = z.input<typeof WebhookUpdateSchema>;
 export type WebhookDelivery = z.infer<typeof DeliveryRecordSchema>;
+/** Several of your files shared as one (one link, one ZIP). */
+export type Collection = z.infer<typeof CollectionRecordSchema>;
+export type CollectionCreate = z.input<typeof CollectionCreateSchema>;
+export type CollectionUpdate = z.input<typeof CollectionUpdateSchema>;
+export type CollectionList = { collections: Collection[]; pagination: Pagination };
+
+export type ArchiveOptions = {
+  /** One range, `bytes=<first>-[<last>]`: a 206 with those bytes of the archive (while it is rangeable). */
+  range?: string;
+  /** The ETag you hold: with `range`, the range applies only while the archive still has it. */
+  ifRange?: string;
+  signal?: AbortSignal;
+};
 
 export type ListOptions = {
   page?: number;
@@ -401,6 +415,88 @@ export class EdgeshareClient {
     return this.#json<ShareLink>('DELETE', `/links/${encodeURIComponent(linkId)}`);
   }
 
+  /** Makes a collection: `name`, `note?`, and its first `fileIds?` (at most 100), in order. */
+  createCollection(input: CollectionCreate): Promise<Collection> {
+    return this.#json<Collection>('POST', '/collections', { body: JSON.stringify(input), headers: JSON_TYPE });
+  }
+
+  /** A page of your collections, newest first. */
+  listCollections(options: { page?: number; limit?: number } = {}): Promise<CollectionList> {
+    return this.#json<CollectionList>('GET', `/collections${pageQuery(options)}`);
+  }
+
+  getCollection(id: string): Promise<Collection> {
+    return this.#json<Collection>('GET', `/collections/${encodeURIComponent(id)}`);
+  }
+
+  /** Renames a collection or changes its note (null removes it). */
+  updateCollection(id: string, changes: CollectionUpdate): Promise<Collection> {
+    return this.#json<Collection>('PATCH', `/collections/${encodeURIComponent(id)}`, {
+      body: JSON.stringify(changes),
+      headers: JSON_TYPE,
+    });
+  }
+
+  /** Deletes a collection and its links; its files stay. */
+  deleteCollection(id: string): Promise<{ message: string }> {
+    return this.#json<{ message: string }>('DELETE', `/collections/${encodeURIComponent(id)}`);
+  }
+
+  /** A page of a collection's files, in collection order. */
+  collectionFiles(id: string, options: { page?: number; limit?: number } = {}): Promise<FileList> {
+    return this.#json<FileList>('GET', `/collections/${encodeURIComponent(id)}/files${pageQuery(options)}`);
+  }
+
+  /** Appends files (1 … 100 ids) in this order; ids already in it are ignored. All or nothing. */
+  addToCollection(id: string, fileIds: string[]): Promise<Collection> {
+    return this.#json<Collection>('POST', `/collections/${encodeURIComponent(id)}/files`, {
+      body: JSON.stringify({ fileIds }),
+      headers: JSON_TYPE,
+    });
+  }
+
+  /** Takes a file out of a collection (the file stays). */
+  removeFromCollection(id: string, fileId: string): Promise<Collection> {
+    return this.#json<Collection>(
+      'DELETE',
+      `/collections/${encodeURIComponent(id)}/files/${encodeURIComponent(fileId)}`,
+    );
+  }
+
+  /** A share link to a collection, with a file link's controls; its record has `collectionId`. */
+  createCollectionLink(id: string, options: ShareLinkCreate = {}): Promise<ShareLink> {
+    return this.#json<ShareLink>('POST', `/collections/${encodeURIComponent(id)}/links`, {
+      body: JSON.stringify(options),
+      headers: JSON_TYPE,
+    });
+  }
+
+  async listCollectionLinks(id: string): Promise<ShareLink[]> {
+    return (await this.#json<{ links: ShareLink[] }>('GET', `/collections/${encodeURIComponent(id)}/links`)).links;
+  }
+
+  /**
+   * A collection's ZIP archive as a Response (stream its body): exact Content-Length; `range`
+   * (with `ifRange`, the ETag of the part you have) resumes it while Accept-Ranges is `bytes`.
+   */
+  downloadCollection(id: string, options: ArchiveOptions = {}): Promise<Response> {
+    return this.#archive(`/collections/${encodeURIComponent(id)}/archive`, options);
+  }
+
+  /** Every file a file request received, oldest first, as one ZIP (as `downloadCollection`). */
+  downloadRequestArchive(id: string, options: ArchiveOptions = {}): Promise<Response> {
+    return this.#archive(`/requests/${encodeURIComponent(id)}/archive`, options);
+  }
+
+  async #archive(path: string, options: ArchiveOptions): Promise<Response> {
+    const headers: Record<string, string> = {};
+    if (options.range) headers.Range = options.range;
+    if (options.range && options.ifRange) headers['If-Range'] = options.ifRange;
+    const response = await this.#send('GET', path, { headers, signal: options.signal });
+    if (!response.ok) throw await errorOf(response);
+    return response;
+  }
+
   /** The account's keys (needs keys:write). */
   async listKeys(): Promise<ApiKey[]> {
     return (await this.#json<{ keys: ApiKey[] }>('GET', '/keys')).keys;
@@ -608,6 +704,14 @@ export class EdgeshareClient {
     if (!response.ok) throw await errorOf(response);
     return ((await response.json()) as Envelope<T>).data;
   }
+}
+
+/** `?page=…&limit=…` for the options given, or nothing. */
+function pageQuery(options: { page?: number; limit?: number }): string {
+  const query = new URLSearchParams();
+  if (options.page !== undefined) query.set('page', String(options.page));
+  if (options.limit !== undefined) query.set('limit', String(options.limit));
+  return query.size > 0 ? `?${query}` : '';
 }
 
 /** A 503, or a 409 saying the first request with the key is still running. */

@@ -25,6 +25,7 @@ export function describeError(error: unknown): string {
     const details = (error.details ?? [])
       .map((detail) => {
         if ('scope' in detail) return `needs ${detail.scope}`;
+        if ('id' in detail) return `not found: ${detail.id}`;
         return detail.message.includes(detail.field) ? detail.message : `${detail.field}: ${detail.message}`;
       })
       .filter((text) => text !== error.message)
