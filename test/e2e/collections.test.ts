@@ -48,9 +48,12 @@ type Stored = { id: string; name: string; bytes: Uint8Array };
 async function uploadAll(files: { name: string; bytes: Uint8Array }[]): Promise<Stored[]> {
   const stored: Stored[] = [];
   for (const file of files) {
-    const record = await client.upload(new Blob([file.bytes], { type: 'application/octet-stream' }), {
-      filename: file.name,
-    });
+    const record = await client.upload(
+      new Blob([file.bytes as Uint8Array<ArrayBuffer>], { type: 'application/octet-stream' }),
+      {
+        filename: file.name,
+      },
+    );
     stored.push({ id: record.id, ...file });
   }
   return stored;
