@@ -60,9 +60,10 @@ export async function prepareArchive(source: ArchiveSource): Promise<PreparedArc
       modified: new Date(member.uploaded_at),
     })),
   );
-  // The records' part of the bytes, and each member's content by its digest (or its R2 ETag
-  // before digests): a change of either changes the ETag, and nothing else does.
-  const content = source.members.map((member) => member.sha256 ?? `etag:${member.etag}`).join('\n');
+  // The records' part of the bytes, and each member's content by its file id (a file's bytes
+  // never change once stored, and a backfilled digest must not move the ETag): the same ETag is
+  // always the same bytes. Only a member swapped for an identical copy moves it needlessly.
+  const content = source.members.map((member) => member.id).join('\n');
   const hash = await sha256Hex(`${zipEtagInput(layout)}\n${content}`);
   // With a CRC-32 still to compute the records do not fix every byte: weak, so never a range's validator.
   const etag = layout.rangeable ? `"${hash}"` : `W/"${hash}"`;

@@ -14,12 +14,9 @@ export type ArchiveMemberRow = {
   uploaded_at: string;
   updated_at: string;
   r2_key: string;
-  etag: string;
-  sha256: string | null;
 };
 
-const MEMBER_COLUMNS =
-  'f.id, f.original_name, f.size, f.crc32, f.uploaded_at, f.updated_at, f.r2_key, f.etag, f.sha256';
+const MEMBER_COLUMNS = 'f.id, f.original_name, f.size, f.crc32, f.uploaded_at, f.updated_at, f.r2_key';
 const live = (now: string) => `(f.expires_at IS NULL OR f.expires_at > ${now})`;
 
 /**
