@@ -323,6 +323,8 @@ describe('reading from R2', () => {
   it('streams: nothing is read before the client reads, and each member once, in order', async () => {
     const { auth, collection, members } = await collectionOf(FILES);
     const { bucket, gets } = loggingBucket();
+    // HEAD reads nothing at all.
+    expect((await archive(auth, collection.id, {}, 'HEAD', { FILES: bucket })).status).toBe(200);
     const response = await archive(auth, collection.id, {}, 'GET', { FILES: bucket });
     expect(response.status).toBe(200);
     expect(gets).toEqual([]);
