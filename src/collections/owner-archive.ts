@@ -26,9 +26,30 @@ const changedAt = (members: ArchiveMemberRow[], ...others: (string | null)[]) =>
   latest([...others, ...members.map((member) => member.updated_at)]);
 
 /**
+ * The prepared archive of the account's collection (its live members, in order), with the
+ * collection's row, or null when there is no such collection: what the owner's route and a
+ * collection link's archive both serve.
+ */
+export async function findCollectionArchive(db: D1Database, id: string, accountId: string, now = Date.now()) {
+  if (!COLLECTION_ID_PATTERN.test(id)) return null;
+  const found = await collectionArchive(db, id, accountId, isoNow(now));
+  if (!found) return null;
+  const { collection, members } = found;
+  const archive = await prepareArchive({
+    name: collection.name,
+    fallbackName: collection.id,
+    members,
+    // Members joining, leaving or deleted move updated_at; an expiry is dated by expired_at; a
+    // rename by the file's updated_at.
+    lastModified: changedAt(members, collection.updated_at, collection.expired_at),
+  });
+  return { collection, archive };
+}
+
+/**
  * GET/HEAD /collections/{id}/archive. A counted download (a GET answered 200, or 206 from byte
- * 0) is a `collection.downloaded` event (`via: owner`); the members' own downloadCount is not
- * touched, as a default or made link's download of the archive would not touch it either.
+ * 0) is a `collection.downloaded` event (`via: owner`); the members' own downloadCounts are not
+ * touched: they count downloads of each file (docs/webhooks.md).
  */
 export async function downloadCollectionArchive(
   deps: OwnerArchiveDeps,
@@ -36,17 +57,9 @@ export async function downloadCollectionArchive(
   id: string,
   accountId: string,
 ): Promise<Response> {
-  if (!COLLECTION_ID_PATTERN.test(id)) throw collectionNotFound();
-  const found = await collectionArchive(deps.db, id, accountId, isoNow());
+  const found = await findCollectionArchive(deps.db, id, accountId);
   if (!found) throw collectionNotFound();
-  const { collection, members } = found;
-  const archive = await prepareArchive({
-    name: collection.name,
-    fallbackName: collection.id,
-    members,
-    // A member added, removed or deleted moves updated_at; an expiry is dated by expired_at; a rename by the file's updated_at.
-    lastModified: changedAt(members, collection.updated_at, collection.expired_at),
-  });
+  const { collection, archive } = found;
   const plan = planArchive(request.headers, archive);
   const response = await archiveResponse(deps, archive, plan, request.method);
   if (archiveCounts(plan, request.method)) {
