@@ -71,10 +71,19 @@ function recordOf(row: FileRow, version: ApiVersion, origins: Origins) {
 }
 
 /**
- * What an upload read of a file: its id, names, type and SHA-256 (lowercase hex, hashed as the
- * bytes streamed; null only for a tus upload begun before digests). Its bytes are in `StoredBlob`.
+ * What an upload read of a file: its id, names, type, SHA-256 (lowercase hex, hashed as the bytes
+ * streamed; null only for a tus upload begun before digests, and for a moment a final upload's)
+ * and CRC-32 (computed with it; null for a tus upload begun before CRCs, or a final upload one
+ * of whose partials was). Its bytes are in `StoredBlob`.
  */
-export type FileDraft = { id: string; originalName: string; filename: string; mimeType: string; sha256: string | null };
+export type FileDraft = {
+  id: string;
+  originalName: string;
+  filename: string;
+  mimeType: string;
+  sha256: string | null;
+  crc32: number | null;
+};
 
 /** When a file uploaded at `now` expires: its own expiresIn, else the configured default, else never. */
 export function expiryOf(expiresInSeconds: number | undefined, defaultSeconds: number | undefined, now: number) {
@@ -106,6 +115,7 @@ export function fileRow(
     expires_at: options.expiresAt,
     request_id: options.requestId ?? null,
     sha256: file.sha256,
+    crc32: file.crc32,
   };
 }
 

@@ -94,6 +94,7 @@ export async function readFilePart(deps: UploadDeps, reader: ChunkSource, part: 
       mimeType: decision.mimeType,
       size: consumed.size,
       sha256: consumed.sha256,
+      crc32: consumed.crc32,
       stored,
     };
   } catch (error) {

@@ -1,7 +1,7 @@
 // R2 helpers: server-made object keys and a streaming writer with bounded memory.
 
 import { concat } from '../lib/multipart';
-import { StreamingSha256 } from '../lib/streaming-sha256';
+import { StreamingChecksums } from '../lib/streaming-checksums';
 
 /** R2 parts must be at least 5 MiB and equal in size except the last. */
 export const PART_SIZE = 8 * 1024 * 1024;
@@ -52,10 +52,10 @@ export type BlobOwner = {
 };
 
 /**
- * The source read to its end: its size, its SHA-256 (hex, hashed as the bytes passed), and the
- * write's completion (the put, or the last part).
+ * The source read to its end: its size, its SHA-256 (hex) and CRC-32 (unsigned), both computed
+ * from the same writes as the bytes passed, and the write's completion (the put, or the last part).
  */
-export type ConsumedBlob = { size: number; sha256: string; finish: () => Promise<StoredBlob> };
+export type ConsumedBlob = { size: number; sha256: string; crc32: number; finish: () => Promise<StoredBlob> };
 
 /**
  * Streams chunks into R2. A body that fits in one part is kept and stored with a single put
@@ -81,9 +81,10 @@ export async function consumeIntoBlob(
   let total = 0;
   let upload: R2MultipartUpload | undefined;
   const parts: R2UploadedPart[] = [];
-  let sha256 = '';
-  // Full parts are hashed as they are cut (one DigestStream write per part instead of one per
-  // request chunk); the tail is hashed once after the loop, so the last part is not hashed again.
+  let sums = { sha256: '', crc32: 0 };
+  // Full parts are hashed as they are cut (one DigestStream write and one CRC-32 call per part
+  // instead of one per request chunk); the tail is hashed once after the loop, so the last part is
+  // not hashed again.
   const flushPart = async (hashed = false) => {
     const part = concat(chunks, buffered);
     chunks.length = 0;
@@ -96,7 +97,7 @@ export async function consumeIntoBlob(
     }
     parts.push(await upload.uploadPart(parts.length + 1, part));
   };
-  const hash = new StreamingSha256();
+  const hash = new StreamingChecksums();
   const cleanUp = async (error: unknown): Promise<never> => {
     hash.abort();
     if (upload) await upload.abort().catch(() => undefined);
@@ -135,14 +136,14 @@ export async function consumeIntoBlob(
       chunks.length = 0;
       chunks.push(tail);
     }
-    sha256 = await hash.hex();
+    sums = await hash.finish();
   } catch (error) {
     return cleanUp(error);
   }
 
   return {
     size: total,
-    sha256,
+    ...sums,
     finish: async () => {
       try {
         owner?.check();
@@ -183,7 +184,7 @@ async function streamIntoPut(
   if (length > options.maxBytes) throw new SizeLimitError(options.maxBytes);
   // The whole length counts at once: a body the quota cannot take is refused before the put starts.
   await options.onBytes?.(length);
-  const hash = new StreamingSha256();
+  const hash = new StreamingChecksums();
   const fixed = new FixedLengthStream(length);
   const writer = fixed.writable.getWriter();
   // A cleanup that starts meanwhile (the client left, the deadline passed) ends the put first.
@@ -197,8 +198,9 @@ async function streamIntoPut(
   const chunks: Uint8Array[] = [];
   let buffered = 0;
   let total = 0;
-  // Hashed in the same ~1 MiB writes as the put: one DigestStream write per write instead of one
-  // per request chunk (each awaited write costs a turn; measured with the bench's digest-* cases).
+  // Hashed in the same ~1 MiB writes as the put: one DigestStream write (and one CRC-32 call) per
+  // write instead of one per request chunk (each awaited write costs a turn; measured with the
+  // bench's digest-* and crc-* cases).
   // Both writes are done with the bytes when they resolve, so a transient chunk may be reused.
   const write = async () => {
     const bytes = concat(chunks, buffered);
@@ -220,10 +222,10 @@ async function streamIntoPut(
     if (total !== length) throw new BodyLengthError(`the body ended after ${total} of its ${length} bytes`);
     if (buffered > 0) await write();
     await writer.close();
-    const sha256 = await hash.hex();
+    const sums = await hash.finish();
     return {
       size: total,
-      sha256,
+      ...sums,
       finish: async () => {
         try {
           owner?.check();

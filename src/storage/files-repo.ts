@@ -19,11 +19,16 @@ export type FileRow = {
   sha256: string | null;
   /** The file request it came through (migration 0010); null for uploads with a key. */
   request_id?: string | null;
+  /**
+   * CRC-32 of the bytes, unsigned (migration 0012), computed with the SHA-256 while the upload
+   * streamed (a ZIP's local headers carry it); null for a file stored before it, until backfilled.
+   */
+  crc32: number | null;
 };
 
 /** Every column of `files`, in insert order. */
 export const FILE_COLUMNS =
-  'id, account_id, filename, original_name, size, mime_type, r2_key, etag, share_token, is_public, download_count, uploaded_at, updated_at, expires_at, request_id, sha256';
+  'id, account_id, filename, original_name, size, mime_type, r2_key, etag, share_token, is_public, download_count, uploaded_at, updated_at, expires_at, request_id, sha256, crc32';
 
 // An expired row is invisible to every read, even before the sweep deletes it.
 /** `?first, ?first+1, …`: numbered parameters for an IN list (D1 allows 100 per statement). */
@@ -55,7 +60,7 @@ export async function insertFiles(
 function insertStatement(db: D1Database, row: FileRow): D1PreparedStatement {
   return db
     .prepare(
-      `INSERT INTO files (${FILE_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)`,
+      `INSERT INTO files (${FILE_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)`,
     )
     .bind(
       row.id,
@@ -74,6 +79,7 @@ function insertStatement(db: D1Database, row: FileRow): D1PreparedStatement {
       row.expires_at,
       row.request_id ?? null,
       row.sha256,
+      row.crc32,
     );
 }
 

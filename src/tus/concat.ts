@@ -13,6 +13,7 @@ import { storedFilename } from '../files/names';
 import { recordFile } from '../files/upload';
 import { fileTooLarge } from '../files/upload-errors';
 import { inSession, openUpload } from '../files/upload-session';
+import { crc32Combine } from '../lib/crc32';
 import { toHex } from '../lib/encoding';
 import { log } from '../log';
 import { setDigest } from '../storage/digests-repo';
@@ -113,14 +114,21 @@ export async function createFinalUpload(
     const head = await readSegmentsHead(deps.bucket, segments, SNIFF_BYTES);
     const decision = decideFileType(head, meta.declaredType, meta.originalName, deps.config.ALLOWED_FILE_TYPES);
     if (!decision.ok) throw new ApiError('INVALID_FILE_TYPE', `File type not allowed: ${decision.reason}`);
-    const file = { id: finalId, meta, mimeType: decision.mimeType, size, etag: await finalEtag(ordered) };
+    const file = {
+      id: finalId,
+      meta,
+      mimeType: decision.mimeType,
+      size,
+      etag: await finalEtag(ordered),
+      crc32: finalCrc32(ordered),
+    };
     row = await recordFinal(deps, file, segments, ordered);
   } catch (error) {
     await unclaimAll(deps, [...claims.values()], finalId);
     throw error;
   }
   await confirmAll(deps, row, [...claims.values()]);
-  // The digest cannot be hashed as bytes arrive (each partial was on its own): right after.
+  // The SHA-256 cannot be hashed as bytes arrive (each partial was on its own): right after.
   deps.waitUntil(hashFinal(deps, row));
   return row;
 }
@@ -133,12 +141,26 @@ async function finalEtag(claims: Claimed[]): Promise<string> {
 }
 
 /**
+ * The CRC-32 of the partials' bytes in order, from each partial's CRC-32 and length alone (no
+ * byte read again); null when a partial has none (completed before CRCs: the sweep's backfill
+ * reads the final for it).
+ */
+function finalCrc32(claims: Claimed[]): number | null {
+  let crc = 0;
+  for (const claim of claims) {
+    if (claim.crc32 === null) return null;
+    crc = crc32Combine(crc, claim.crc32, claim.length);
+  }
+  return crc;
+}
+
+/**
  * The file's row and segments in one batch, after the account committed it: the partials'
  * reservations (bytes and one file each) end in that same commit, the file counting instead.
  */
 async function recordFinal(
   deps: UploadsDeps,
-  file: { id: string; meta: UploadMeta; mimeType: string; size: number; etag: string },
+  file: { id: string; meta: UploadMeta; mimeType: string; size: number; etag: string; crc32: number | null },
   segments: Omit<SegmentRow, 'seq'>[],
   claims: Claimed[],
 ): Promise<FileRow> {
@@ -158,6 +180,7 @@ async function recordFinal(
       mimeType: file.mimeType,
       size: file.size,
       sha256: null,
+      crc32: file.crc32,
       stored: Promise.resolve({ key: concatKey(deps.owner.accountId, file.id), size: file.size, etag: file.etag }),
     };
     return recordFile(fileDeps, pending, {

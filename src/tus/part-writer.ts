@@ -10,6 +10,7 @@ import { MIB } from '../config';
 import { ApiError, validationError } from '../errors';
 import { decideFileType, SNIFF_BYTES } from '../files/file-type';
 import { type ByteSource, byteReader } from '../lib/byte-reader';
+import { crc32 } from '../lib/crc32';
 import { toHex } from '../lib/encoding';
 import { Sha256 } from '../lib/sha256';
 import type { StoredBlob } from '../storage/blobs';
@@ -38,7 +39,7 @@ export type AppendRequest = {
 /** Either the upload's new offset, or (the last byte arrived) the finished object, not yet recorded. */
 export type AppendResult =
   | { complete: false; offset: number; expiresAt: number }
-  | { complete: true; blob: StoredBlob; mimeType: string; sha256: string | null };
+  | { complete: true; blob: StoredBlob; mimeType: string; sha256: string | null; crc32: number | null };
 
 // A lease lasts LEASE_TTL_MS (15 s) past its last renewal: renewing every 5 s while bytes flow
 // (and before every write, and with every part recorded) keeps it well inside that.
@@ -115,6 +116,8 @@ class PartWriter {
   #writtenTail: string | undefined;
   /** The whole upload's SHA-256 so far, continued from the state its object kept. */
   readonly #hash: Sha256 | null;
+  /** The whole upload's CRC-32 so far (the same bytes as the hash), continued from its object's. */
+  #crc32: number | null;
   readonly #digest: { stream: DigestStream; writer: WritableStreamDefaultWriter<ArrayBufferView> } | undefined;
 
   constructor(request: AppendRequest) {
@@ -126,6 +129,7 @@ class PartWriter {
     // Only before any byte is stored (no part, no tail): afterwards the parts' size is fixed.
     this.#partSize = offset === 0 ? chunkPartSize(partSize, length, request.contentLength) : partSize;
     this.#hash = request.upload.hash ? Sha256.restore(request.upload.hash) : null;
+    this.#crc32 = request.upload.crc32 ?? null;
     if (request.checksum) {
       const stream = new crypto.DigestStream(request.checksum.digest);
       this.#digest = { stream, writer: stream.getWriter() };
@@ -203,6 +207,7 @@ class PartWriter {
       buffer.set(piece, this.#filled);
       // Hashed as it goes into the part: at a part's end the hash is exactly the part boundary's.
       this.#hash?.update(piece);
+      if (this.#crc32 !== null) this.#crc32 = crc32(piece, this.#crc32);
       this.#filled += count;
       position += count;
       if (this.#mimeType === null) this.#sniff(false);
@@ -268,6 +273,7 @@ class PartWriter {
       partSize: this.#partSize,
       mimeType: this.#mimeType,
       hash: this.#hash?.save() ?? null,
+      crc32: this.#crc32,
       expiresAt: Date.now() + expiryMs,
     });
     if (!recorded) throw leaseLost();
@@ -331,6 +337,7 @@ class PartWriter {
       partSize: this.#partSize,
       mimeType: this.#mimeType,
       hash: this.#hash?.save() ?? null,
+      crc32: this.#crc32,
       expiresAt: Date.now() + expiryMs,
     });
     if (!ended.ok) throw leaseLost();
@@ -362,6 +369,7 @@ class PartWriter {
         complete: true,
         mimeType,
         sha256,
+        crc32: this.#crc32,
         blob: { key: upload.r2Key, size: upload.length, etag: object.httpEtag },
       };
     }
@@ -372,6 +380,7 @@ class PartWriter {
       complete: true,
       mimeType,
       sha256,
+      crc32: this.#crc32,
       blob: { key: upload.r2Key, size: upload.length, etag: object.httpEtag },
     };
   }

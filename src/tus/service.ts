@@ -209,23 +209,28 @@ export async function appendToOwnUpload(deps: UploadsDeps, id: string, request: 
       : new ApiError('UPLOAD_FAILED', 'The bytes could not be stored', { cause: error });
   }
   if (!result.complete) return result;
-  if (begun.upload.concat === 'partial') return completePartial(deps, begun.upload, begun.lease, result.blob);
+  if (begun.upload.concat === 'partial') return completePartial(deps, begun.upload, begun.lease, result);
   const row = await recordUpload(deps, begun.upload, begun.lease, result);
   return { complete: true, offset: begun.upload.length, fileId: row.id };
 }
 
 /**
  * A partial upload's last byte is stored: its object waits for a final upload (no file, no row,
- * no X-File-Id); the answer is an ordinary PATCH's.
+ * no X-File-Id), keeping its CRC-32 for that final; the answer is an ordinary PATCH's.
  */
 async function completePartial(
   deps: UploadsDeps,
   upload: UploadSnapshot,
   lease: string,
-  blob: StoredBlob,
+  stored: { blob: StoredBlob; crc32: number | null },
 ): Promise<AppendOutcome> {
   const expiresAt = Date.now() + deps.config.TUS_EXPIRY_SECONDS * 1000;
-  const done = await uploadObject(deps.uploads, upload.id).completePartial({ lease, etag: blob.etag, expiresAt });
+  const done = await uploadObject(deps.uploads, upload.id).completePartial({
+    lease,
+    etag: stored.blob.etag,
+    crc32: stored.crc32,
+    expiresAt,
+  });
   if (!done)
     throw new ApiError('UPLOAD_CONFLICT', 'Another request took over this upload, or it ended; ask its offset again');
   return { complete: false, offset: upload.length, expiresAt: Math.min(expiresAt, upload.deadline) };
@@ -277,6 +282,7 @@ async function recordUpload(
         mimeType: result.mimeType,
         size: result.blob.size,
         sha256: result.sha256,
+        crc32: result.crc32,
         stored: Promise.resolve(result.blob),
       };
       // A whole-file sha256 in Upload-Metadata: a mismatch ends the upload, nothing is recorded.

@@ -63,6 +63,8 @@ export type UploadSnapshot = UploadView & {
   tail: Tail | null;
   mimeType: string | null;
   hash: Sha256State | null;
+  /** The CRC-32 of the bytes up to `offset` (tail included); null when the upload began without it. */
+  crc32: number | null;
   meta: UploadMeta;
   holdId: string;
   deadline: number;
@@ -82,7 +84,15 @@ export type BeginResult =
 
 /** A final upload asks for a partial: `ok` when it is complete and now the final's (see Claim). */
 export type ClaimResult =
-  | { status: 'ok'; r2Key: string; length: number; etag: string; holdId: string }
+  | {
+      status: 'ok';
+      r2Key: string;
+      length: number;
+      etag: string;
+      holdId: string;
+      /** The partial's CRC-32; null for one completed before CRCs were kept. */
+      crc32: number | null;
+    }
   | { status: 'not-found' | 'not-partial' | 'gone' | 'claimed' }
   | { status: 'incomplete'; offset: number; length: number };
 
@@ -97,6 +107,11 @@ export type PartProgress = {
   mimeType: string | null;
   /** The hash state of the bytes up to `offset`: the next PATCH goes on from there. */
   hash: Sha256State | null;
+  /**
+   * The CRC-32 of the bytes up to `offset`, taken in the same pass as the hash. Absent (from a
+   * Worker deployed before CRCs) counts as null: not known.
+   */
+  crc32?: number | null;
   expiresAt: number;
   now?: number;
 };
@@ -111,6 +126,8 @@ export type Progress = {
   mimeType: string | null;
   /** The hash state after this PATCH's bytes. */
   hash: Sha256State | null;
+  /** The CRC-32 after this PATCH's bytes (absent counts as null, as in PartProgress). */
+  crc32?: number | null;
   expiresAt: number;
 };
 

@@ -38,6 +38,13 @@ type State = Omit<CreateUpload, 'now'> & {
    * sweep's backfill.
    */
   hash?: Sha256State | null;
+  /**
+   * CRC-32 of the bytes up to `offset` (tail included), kept beside the hash and saved with it (a
+   * plain number). A partial keeps its own once complete, for the final that takes it (concat.ts).
+   * Null (or absent, in a state saved before CRCs) when the upload began without it: its file
+   * gets one from the sweep's backfill.
+   */
+  crc32?: number | null;
   lease: { token: string; until: number } | null;
   /** Whether everything the upload held (R2 multipart, tail objects, the reservation) is given back. */
   cleaned: boolean;
@@ -84,6 +91,7 @@ export class TusUpload extends DurableObject<Env> {
       tail: null,
       mimeType: init.concat === 'partial' ? PARTIAL_TYPE : null,
       hash: new Sha256().save(),
+      crc32: 0,
       lease: null,
       cleaned: false,
       forgetAt: null,
@@ -153,6 +161,7 @@ export class TusUpload extends DurableObject<Env> {
     state.tail = null;
     state.mimeType = progress.mimeType;
     state.hash = progress.hash;
+    state.crc32 = progress.crc32 ?? null;
     state.lease.until = now + LEASE_TTL_MS;
     // The alarm, set to the earlier expiry, finds the upload active and comes back at this one.
     state.expiresAt = Math.min(progress.expiresAt, state.deadline);
@@ -199,6 +208,7 @@ export class TusUpload extends DurableObject<Env> {
     state.tail = progress.tail;
     state.mimeType = progress.mimeType;
     state.hash = progress.hash;
+    state.crc32 = progress.crc32 ?? null;
     state.lease = null;
     state.expiresAt = Math.min(progress.expiresAt, state.deadline);
     this.#save(state);
@@ -227,9 +237,15 @@ export class TusUpload extends DurableObject<Env> {
 
   /**
    * A partial upload's last byte is stored: its object is complete, and waits (its reservation
-   * kept) for a final upload to take it, or for its expiry, which frees both.
+   * kept) for a final upload to take it, or for its expiry, which frees both. Its CRC-32 is kept
+   * for that final (null when the upload began without one).
    */
-  async completePartial(request: { lease: string; etag: string; expiresAt: number }): Promise<boolean> {
+  async completePartial(request: {
+    lease: string;
+    etag: string;
+    crc32: number | null;
+    expiresAt: number;
+  }): Promise<boolean> {
     const state = this.#state();
     if (state?.status !== 'active' || state.lease?.token !== request.lease || !state.concat) return false;
     state.status = 'completed';
@@ -237,6 +253,7 @@ export class TusUpload extends DurableObject<Env> {
     state.tail = null;
     state.lease = null;
     state.hash = null;
+    state.crc32 = request.crc32 ?? null;
     state.etag = request.etag;
     state.expiresAt = Math.min(request.expiresAt, state.deadline);
     this.#save(state);
@@ -265,7 +282,14 @@ export class TusUpload extends DurableObject<Env> {
       this.#save(state);
       await this.ctx.storage.setAlarm(now + CLAIM_TIMEOUT_MS);
     }
-    return { status: 'ok', r2Key: state.r2Key, length: state.length, etag: state.etag, holdId: state.holdId };
+    return {
+      status: 'ok',
+      r2Key: state.r2Key,
+      length: state.length,
+      etag: state.etag,
+      holdId: state.holdId,
+      crc32: state.crc32 ?? null,
+    };
   }
 
   /** The final's row is written: the object is the file's for good (this state is forgotten in time). */
@@ -441,6 +465,8 @@ export class TusUpload extends DurableObject<Env> {
       // A state from before digests: an upload that has not started can still be hashed whole.
       // A partial's bytes are never a file's on their own: nothing to hash (see concat.ts).
       hash: state.concat ? null : (state.hash ?? (state.offset === 0 ? new Sha256().save() : null)),
+      // Likewise for the CRC-32, which a partial keeps too: its final combines the partials'.
+      crc32: state.crc32 ?? (state.offset === 0 ? 0 : null),
       meta: state.meta,
       holdId: state.holdId,
       deadline: state.deadline,

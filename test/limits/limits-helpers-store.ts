@@ -316,6 +316,7 @@ export async function seedFiles(keyId: string, specs: SeedSpec[]): Promise<FileR
       expires_at: spec.expiresAt ?? null,
       // As a file stored before digests: the backfill's to fill in.
       sha256: null,
+      crc32: null,
     };
   });
   for (let start = 0; start < rows.length; start += 100) await insertFiles(env.DB, rows.slice(start, start + 100));
