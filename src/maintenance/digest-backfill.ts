@@ -1,16 +1,19 @@
-// Files stored before digests existed (and tus final uploads whose digest was not computed
-// right after creation) get theirs from the scheduled sweep: a bounded number per
-// run, each streamed once from R2 through the runtime's SHA-256 (memory: one chunk). Bounded so
-// a run stays inside a cron invocation's CPU and subrequest limits; the next run goes on from
-// where this one stopped, and starts over once it reaches the newest.
+// Files stored before digests existed (SHA-256, migration 0008) or before CRC-32s (migration
+// 0012), and tus final uploads whose digests were not computed right after creation, get what
+// they lack from the scheduled sweep: a bounded number per run, each streamed once from R2
+// through the runtime's SHA-256 and the native CRC-32 as needed (memory: one chunk), so a file
+// that lacks both is read once for both. Bounded so a run stays inside a cron invocation's CPU
+// and subrequest limits; the next run goes on from where this one stopped, and starts over once
+// it reaches the newest.
 import { log } from '../log';
-import { filesWithoutDigest, setDigest } from '../storage/digests-repo';
+import { filesWithoutDigest, setDigests } from '../storage/digests-repo';
 import { digestBlob } from '../storage/segments';
 import { clearSweepState, readSweepState, writeSweepState } from '../storage/sweep-repo';
 
 /** Per run: at most this many files, and (after the first) at most this many bytes. */
 export const BACKFILL_LIMITS = { files: 20, bytes: 512 * 1024 * 1024 };
 
+/** hashed: files given what they lacked (a SHA-256, a CRC-32 or both); missing: files without a blob. */
 export type BackfillReport = { hashed: number; missing: number };
 
 const CURSOR = 'digest_after';
@@ -31,15 +34,15 @@ export async function backfillDigests(
     if (last && bytes + file.size > limits.bytes) break;
     last = { uploadedAt: file.uploaded_at, id: file.id };
     bytes += file.size;
-    // One object, or (a tus final upload, whose digest its request computes just after creation)
-    // its segments in order.
-    const sha256 = await digestBlob(deps, file);
-    if (sha256 === null) {
+    // One object, or (a tus final upload, whose digests its request computes just after creation)
+    // its segments in order. Only what the row lacks is computed: the SHA-256 is most of the cost.
+    const digests = await digestBlob(deps, file, { sha256: file.sha256 === null, crc32: file.crc32 === null });
+    if (digests === null) {
       // No blob: the sweep's drift step deals with the row.
       missing++;
       continue;
     }
-    if (await setDigest(deps.db, file.id, file.etag, sha256)) hashed++;
+    if (await setDigests(deps.db, file.id, file.etag, digests)) hashed++;
   }
   const reachedEnd = files.length < limits.files && last?.id === files.at(-1)?.id;
   await (last && !reachedEnd

@@ -47,7 +47,7 @@ export type SweepReport = {
   strayUploadObjects: number;
   /** Objects under segments/ (tus partial uploads) older than any upload can live that no file's segment names. */
   straySegments: number;
-  /** Files stored before digests that got their SHA-256 in this run (see digest-backfill.ts). */
+  /** Files stored before digests or CRC-32s that got what they lacked in this run (see digest-backfill.ts). */
   digestsBackfilled: number;
 };
 

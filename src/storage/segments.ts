@@ -2,6 +2,7 @@
 // ordered segments a final upload left in several objects (migration 0011, src/tus/concat.ts).
 // Every path that reads or deletes a file's bytes goes through here. Reading segments streams
 // them one after another (memory: one chunk); R2 cannot join objects, and nothing is copied.
+import { crc32 } from '../lib/crc32';
 import { toHex } from '../lib/encoding';
 import { log } from '../log';
 import { forgetBlobDeletions } from './blob-deletions-repo';
@@ -128,13 +129,38 @@ async function readAll(stream: ReadableStream<Uint8Array> | null, length: number
   return out.subarray(0, filled);
 }
 
-/** SHA-256 (hex) of the file's bytes, streamed through the runtime's hash; null when they are missing. */
-export async function digestBlob(store: BlobStore, file: BlobRef): Promise<string | null> {
+/** What a digest read computes: each one asked for, or null when it was not. */
+export type BlobDigests = { sha256: string | null; crc32: number | null };
+
+/**
+ * The digests `want` asks for, from one read of the file's bytes (the runtime's SHA-256 and the
+ * native CRC-32 fed the same chunks); null when the bytes are missing.
+ */
+export async function digestBlob(
+  store: BlobStore,
+  file: BlobRef,
+  want: { sha256: boolean; crc32: boolean },
+): Promise<BlobDigests | null> {
   const stream = await openBlob(store, file);
   if (!stream) return null;
-  const digest = new crypto.DigestStream('SHA-256');
-  await stream.pipeTo(digest);
-  return toHex(new Uint8Array(await digest.digest));
+  const digest = want.sha256 ? new crypto.DigestStream('SHA-256') : undefined;
+  const writer = digest?.getWriter();
+  let crc = 0;
+  try {
+    for await (const chunk of stream as unknown as AsyncIterable<Uint8Array>) {
+      if (want.crc32) crc = crc32(chunk, crc);
+      await writer?.write(chunk);
+    }
+    await writer?.close();
+  } catch (error) {
+    digest?.digest.catch(() => undefined);
+    await writer?.abort().catch(() => undefined);
+    throw error;
+  }
+  return {
+    sha256: digest ? toHex(new Uint8Array(await digest.digest)) : null,
+    crc32: want.crc32 ? crc : null,
+  };
 }
 
 /**

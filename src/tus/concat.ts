@@ -16,7 +16,7 @@ import { inSession, openUpload } from '../files/upload-session';
 import { crc32Combine } from '../lib/crc32';
 import { toHex } from '../lib/encoding';
 import { log } from '../log';
-import { setDigest } from '../storage/digests-repo';
+import { setDigests } from '../storage/digests-repo';
 import type { FileRow } from '../storage/files-repo';
 import { concatKey, digestBlob, readSegmentsHead } from '../storage/segments';
 import { abandonSegmentedFile, type SegmentRow, segmentInserts } from '../storage/segments-repo';
@@ -142,8 +142,8 @@ async function finalEtag(claims: Claimed[]): Promise<string> {
 
 /**
  * The CRC-32 of the partials' bytes in order, from each partial's CRC-32 and length alone (no
- * byte read again); null when a partial has none (completed before CRCs: the sweep's backfill
- * reads the final for it).
+ * byte read again); null when a partial has none (completed before CRCs: the final's digest
+ * read right after creation computes it then).
  */
 function finalCrc32(claims: Claimed[]): number | null {
   let crc = 0;
@@ -229,11 +229,14 @@ async function confirmAll(deps: UploadsDeps, row: FileRow, claims: Claimed[]): P
   throw new ApiError('UPLOAD_CONFLICT', 'A partial upload was taken by another final upload meanwhile; try again');
 }
 
-/** The final's SHA-256, read through its segments; if this is lost, the sweep's backfill does it. */
+/**
+ * The final's SHA-256 (and its CRC-32, when a partial had none), read once through its segments;
+ * if this is lost, the sweep's backfill does it.
+ */
 async function hashFinal(deps: UploadsDeps, row: FileRow): Promise<void> {
   try {
-    const sha256 = await digestBlob(deps, row);
-    if (sha256) await setDigest(deps.db, row.id, row.etag, sha256);
+    const digests = await digestBlob(deps, row, { sha256: true, crc32: row.crc32 === null });
+    if (digests) await setDigests(deps.db, row.id, row.etag, digests);
   } catch (error) {
     log('error', 'final upload digest not computed, left to the backfill', { fileId: row.id, error: String(error) });
   }

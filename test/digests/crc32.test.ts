@@ -6,6 +6,7 @@
 import { env, evictDurableObject, runInDurableObject } from 'cloudflare:test';
 import { crc32 as zlibCrc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { backfillDigests } from '../../src/maintenance/digest-backfill';
 import { call, form, json, type Success } from '../helpers';
 import { makeRequest, newOwner, receivedRows } from '../requests/request-helpers';
 import {
@@ -194,6 +195,28 @@ describe('the CRC-32 of every upload', () => {
     expect(response.status).toBe(201);
     await expectCrc32(auth, response.headers.get('x-file-id') ?? '', bytes);
   });
+
+  it('tus: an upload begun before CRCs were kept gets none on the way (never a wrong one), then the backfill’s', async () => {
+    const { auth } = await newKey('crc-tus-old');
+    const bytes = binaryBytes(9 * MIB + 5, 15);
+    const { path, id } = await created(auth, bytes.length, { filename: 'old.bin' });
+    const offset = await patchOk(auth, path, 0, bytes.slice(0, 8 * MIB + 1));
+    // Its object's state as a version before CRCs saved it: no crc32 at all.
+    await runInDurableObject(uploadStub(id), (_instance, state) => {
+      const saved = state.storage.kv.get<UploadState>('upload');
+      if (!saved) throw new Error('no state');
+      delete saved.crc32;
+      state.storage.kv.put('upload', saved);
+    });
+    const last = await patch(auth, path, offset, bytes.slice(offset));
+    expect(last.status).toBe(204);
+    const fileId = last.headers.get('x-file-id') ?? '';
+    expect(await storedCrc32(fileId)).toBeNull();
+    for (let run = 0; run < 50 && (await storedCrc32(fileId)) === null; run++) {
+      await backfillDigests({ db: env.DB, bucket: env.FILES });
+    }
+    await expectCrc32(auth, fileId, bytes);
+  });
 });
 
 describe('the CRC-32 of a tus final upload', () => {
@@ -237,5 +260,23 @@ describe('the CRC-32 of a tus final upload', () => {
     expect(row?.sha256).toBeNull();
     expect(row?.crc32).toBe(zlib(whole));
     expect(zlib(await downloaded(auth, id))).toBe(zlib(whole));
+  });
+
+  it('gets it from its digest read when a partial was completed before CRCs were kept', async () => {
+    const { auth } = await newKey('crc-final-old');
+    const { made, whole } = await partials(auth, 31);
+    await runInDurableObject(uploadStub(made[1]?.id ?? ''), (_instance, state) => {
+      const saved = state.storage.kv.get<UploadState>('upload');
+      if (!saved) throw new Error('no state');
+      delete saved.crc32;
+      state.storage.kv.put('upload', saved);
+    });
+    const response = await createFinal(
+      auth,
+      made.map((partial) => partial.path),
+    );
+    expect(response.status).toBe(201);
+    // The request's digest read right after creation (waitUntil) computed both.
+    await expectCrc32(auth, response.headers.get('x-file-id') ?? '', whole);
   });
 });
