@@ -13,11 +13,18 @@ import { Readable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { ROOT } from '../scripts/wrangler.ts';
 import { benchCases } from './cases/index.ts';
-import { type BenchContext, type CaseResult, runCase, type ServiceId, type WorkerId } from './lib/case.ts';
+import {
+  type BenchContext,
+  type CaseResult,
+  ON_DEMAND_WORKERS,
+  runCase,
+  type ServiceId,
+  type WorkerId,
+} from './lib/case.ts';
 import { machine } from './lib/machine.ts';
 import { renderReport } from './lib/report.ts';
 import type { BenchResults } from './lib/results.ts';
-import { applyMigrations, type BenchWorker, bundle, startWorker } from './lib/runtime.ts';
+import { aliasedConfig, applyMigrations, type BenchWorker, bundle, startWorker } from './lib/runtime.ts';
 import { send } from './lib/transfer.ts';
 import { readZipCheck } from './lib/zip-check.ts';
 import { updateScalingDoc } from './load-model.ts';
@@ -66,6 +73,7 @@ const workers: Partial<Record<WorkerId, BenchWorker>> = {};
 const SOURCES: Record<WorkerId, string> = {
   service: 'wrangler.toml',
   serviceNoEvents: 'wrangler.toml',
+  serviceNoCrc32: 'wrangler.toml',
   r2: 'bench/workers/r2-stream/wrangler.toml',
   tutorial: 'bench/workers/tutorial/wrangler.toml',
   doD1: 'bench/workers/do-d1/wrangler.toml',
@@ -102,18 +110,35 @@ async function createApiKey(name: string, on: ServiceId = 'service'): Promise<{ 
   return { id: data.id, key: data.key };
 }
 
+/** The service's instances, by the name each workerd process gets. */
+const SERVICE_NAMES: Partial<Record<WorkerId, string>> = {
+  service: 'edgeshare',
+  serviceNoEvents: 'edgeshare-no-events',
+  serviceNoCrc32: 'edgeshare-no-crc32',
+};
+
 async function main(): Promise<void> {
   const facts = machine();
-  log(`bundling ${new Set(Object.values(SOURCES)).size} Workers with wrangler deploy --dry-run`);
+  const wanted = new Set(cases.flatMap((entry) => entry.workers ?? []));
+  const sources = (Object.entries(SOURCES) as [WorkerId, string][]).filter(
+    ([id]) => !ON_DEMAND_WORKERS.includes(id) || wanted.has(id),
+  );
   // The no-events instance runs the service's own bundle.
   const bundleOf = (id: WorkerId) => (id === 'serviceNoEvents' ? 'service' : id);
-  for (const [id, config] of Object.entries(SOURCES) as [WorkerId, string][]) {
-    if (bundleOf(id) === id) bundle(config, join(tmp, 'bundles', id));
+  const bundled = sources.filter(([id]) => bundleOf(id) === id);
+  log(`bundling ${bundled.length} Workers with wrangler deploy --dry-run`);
+  for (const [id, config] of bundled) {
+    // The no-CRC instance: the service's code with node:zlib's crc32 reading nothing.
+    const source =
+      id === 'serviceNoCrc32'
+        ? aliasedConfig(config, { 'node:zlib': 'bench/lib/no-crc32.ts' }, join(tmp, 'configs', id))
+        : config;
+    bundle(source, join(tmp, 'bundles', id));
   }
-  for (const [id, config] of Object.entries(SOURCES) as [WorkerId, string][]) {
-    const isService = id === 'service' || id === 'serviceNoEvents';
+  for (const [id, config] of sources) {
+    const isService = id in SERVICE_NAMES;
     const worker = await startWorker({
-      name: id === 'service' ? 'edgeshare' : id === 'serviceNoEvents' ? 'edgeshare-no-events' : `bench-${id}`,
+      name: SERVICE_NAMES[id] ?? `bench-${id}`,
       configPath: config,
       bundleDir: join(tmp, 'bundles', bundleOf(id)),
       stateDir: join(tmp, 'state', id),

@@ -29,7 +29,14 @@ export type Target = {
 /** Memory growth under 1 MiB is sampling noise: count it as 1 MiB in memory ratios. */
 export const MEMORY_FLOOR_MIB = 1;
 
-const UNITS: Record<string, string> = { mibPerS: 'MiB/s', memGrowthMiB: 'MiB', rps: 'req/s', p50: 'ms', ms: 'ms' };
+const UNITS: Record<string, string> = {
+  mibPerS: 'MiB/s',
+  memGrowthMiB: 'MiB',
+  rps: 'req/s',
+  p50: 'ms',
+  ms: 'ms',
+  cpuMsPerMiB: 'ms',
+};
 
 function variant(results: Map<string, CaseResult>, caseId: string, variantId: string): VariantResult | undefined {
   return results.get(caseId)?.variants.find((entry) => entry.id === variantId);
@@ -142,6 +149,42 @@ export const TARGETS: Target[] = [
       evaluate: (results) => {
         const pair = versusVariant(results, caseId, 'r2-single');
         return pair && compare(pair.service, pair.baseline, 'memGrowthMiB', 1.2, '<=', MEMORY_FLOOR_MIB);
+      },
+    },
+  ]),
+  // The CRC-32 of every upload (issue 31): at most 3 % of an upload's throughput, A/B in the same
+  // run (the service against its own code with the CRC taken out), on every path the case sends.
+  ...['crc-1mib', 'crc-300mib'].flatMap((caseId): Target[] => [
+    ...[
+      ['form', 'multipart upload (POST /api/v2/upload)'],
+      ['raw', 'raw-body upload (PUT /api/v2/upload/{filename})'],
+      ['tus', 'tus upload'],
+    ].flatMap(([path, what]): Target[] => [
+      {
+        id: `${caseId}.${path}-throughput`,
+        text: `${caseId}: ${what} throughput with the CRC-32 ≥ 0.97× the same code without it`,
+        evaluate: (results) => {
+          const pair = serviceVersus(results, caseId, path);
+          return pair && compare(pair.service, pair.baseline, 'mibPerS', 0.97, '>=');
+        },
+      },
+      // Wall time swings with whatever else the machine runs; workerd's CPU per MiB much less.
+      {
+        id: `${caseId}.${path}-cpu`,
+        text: `${caseId}: ${what} workerd CPU per MiB with the CRC-32 against the same code without it (shown, no goal)`,
+        evaluate: (results) => {
+          const pair = serviceVersus(results, caseId, path);
+          return pair && show(pair.service, pair.baseline, 'cpuMsPerMiB');
+        },
+      },
+    ]),
+    {
+      id: `${caseId}.native-vs-js`,
+      text: `${caseId}: a hashed put with node:zlib’s native CRC-32 against the same with a JavaScript table CRC-32 (throughput, shown, no goal)`,
+      evaluate: (results) => {
+        const native = variant(results, caseId, 'r2-crc-native');
+        const js = variant(results, caseId, 'r2-crc-js');
+        return native && js && show(native, js, 'mibPerS');
       },
     },
   ]),

@@ -4,6 +4,7 @@
 import type { BenchCase } from '../lib/case.ts';
 import { bulkCase } from './bulk.ts';
 import { costsCase } from './costs.ts';
+import { crcCase } from './crc.ts';
 import { digestCase } from './digests.ts';
 import { downloadCase } from './downloads.ts';
 import { eventsCase } from './events.ts';
@@ -23,6 +24,9 @@ export function benchCases(quick: boolean): BenchCase[] {
     digestCase('digest-1mib', 1, reps(7)),
     digestCase('digest-50mib', quick ? 8 : 50, reps(5)),
     digestCase('digest-300mib', quick ? 24 : 300, reps(3)),
+    // The CRC's few percent at most are within a round's swing: more rounds, compared round by round.
+    crcCase('crc-1mib', 1, reps(9)),
+    crcCase('crc-300mib', quick ? 24 : 300, reps(5)),
     tusCase('tus-300mib', quick ? 24 : 300, [10, 50], reps(5)),
     downloadCase('download-300mib', quick ? 24 : 300, reps(3)),
     shareDownloadCase('share-download', quick ? 8 : 50, reps(5)),

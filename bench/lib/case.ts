@@ -10,8 +10,15 @@ export type Metrics = Record<string, number>;
 /** baseline: a tiny reference Worker; service: edgeshare; peer: shown beside, never a target. */
 export type Role = 'baseline' | 'service' | 'peer';
 
-/** serviceNoEvents: edgeshare as built, started without its EVENTS queue producer (events are skipped). */
-export type WorkerId = 'service' | 'serviceNoEvents' | 'r2' | 'tutorial' | 'doD1';
+/**
+ * serviceNoEvents: edgeshare as built, started without its EVENTS queue producer (events are
+ * skipped). serviceNoCrc32: edgeshare bundled with node:zlib's crc32 replaced by one that reads
+ * nothing (bench/lib/no-crc32.ts), started only for the cases that name it (BenchCase.workers).
+ */
+export type WorkerId = 'service' | 'serviceNoEvents' | 'serviceNoCrc32' | 'r2' | 'tutorial' | 'doD1';
+
+/** The workers a run starts only when one of its cases names them. */
+export const ON_DEMAND_WORKERS: readonly WorkerId[] = ['serviceNoCrc32'];
 
 export type Rep = {
   /** What the variant measured itself (throughput, latency, …). */
@@ -46,7 +53,7 @@ export type MetricSpec = {
 };
 
 /** The edgeshare instances a key can be made in. */
-export type ServiceId = 'service' | 'serviceNoEvents';
+export type ServiceId = 'service' | 'serviceNoEvents' | 'serviceNoCrc32';
 
 /** Everything a case may use while preparing its variants. */
 export type BenchContext = {
@@ -68,6 +75,8 @@ export type BenchCase = {
    */
   description: string | string[];
   reps: number;
+  /** Workers of ON_DEMAND_WORKERS this case needs (the others every run starts). */
+  workers?: WorkerId[];
   /**
    * Each repetition in a fresh workerd process (restarted, then warmed): for memory figures,
    * which in a long-lived process depend on what earlier requests left allocated.

@@ -2,7 +2,7 @@
 // bundled by `wrangler deploy --dry-run`, bindings read from the Worker's wrangler.toml, served by
 // the Miniflare API. Each Worker gets its own Miniflare instance, so its own workerd process,
 // whose memory and CPU the harness reads from /proc.
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, extname, join, resolve } from 'node:path';
 import { convertV4MiniflareOptions, Miniflare } from 'miniflare';
 import { unstable_getMiniflareWorkerOptions, unstable_readConfig, unstable_splitSqlQuery } from 'wrangler';
@@ -25,6 +25,29 @@ export type BenchWorker = {
 /** Bundles a Worker exactly as `wrangler deploy` would, into outDir. */
 export function bundle(configPath: string, outDir: string): void {
   wrangler(['deploy', '--dry-run', '--config', configPath, '--outdir', outDir], { quiet: true });
+}
+
+/**
+ * A copy of a Worker's wrangler.toml, written into `dir`, whose bundle substitutes modules:
+ * wrangler's [alias] table (esbuild's alias), each import of a key resolving to its file. The
+ * copy's paths (main, the assets directory, migrations) are made absolute, so it builds the same
+ * Worker from there. (`wrangler --alias` cannot name `node:` modules: it splits at the first colon.)
+ */
+export function aliasedConfig(configPath: string, aliases: Record<string, string>, dir: string): string {
+  const source = resolve(ROOT, configPath);
+  const text = readFileSync(source, 'utf8').replace(
+    /^(main|directory|migrations_dir)(\s*=\s*)"([^"]+)"/gm,
+    (_line, key: string, equals: string, path: string) =>
+      `${key}${equals}${JSON.stringify(resolve(dirname(source), path))}`,
+  );
+  if (/^\[alias\]/m.test(text)) throw new Error(`${configPath} has its own [alias] table: merge, do not append`);
+  const table = Object.entries(aliases).map(
+    ([from, to]) => `${JSON.stringify(from)} = ${JSON.stringify(resolve(ROOT, to))}`,
+  );
+  mkdirSync(dir, { recursive: true });
+  const copy = join(dir, 'wrangler.toml');
+  writeFileSync(copy, `${text}\n[alias]\n${table.join('\n')}\n`);
+  return copy;
 }
 
 const MODULE_TYPES: Record<string, 'ESModule' | 'CompiledWasm' | 'Text' | 'Data'> = {

@@ -7,6 +7,10 @@
 //                           edgeshare's raw upload reads: the nearest a hashed put gets to the plain one
 //   PUT    /digest-buffered/:key  the whole body read into memory, hashed by one crypto.subtle.digest,
 //                           then one put(): the cheapest SHA-256 for a small body (not for large ones)
+//   PUT    /crc-native/:key the digest-reads put with a CRC-32 of each read too, by node:zlib's native
+//                           crc32 (src/lib/crc32.ts), as edgeshare computes it (bench: crc-*)
+//   PUT    /crc-js/:key     the same with a byte-at-a-time JavaScript table CRC-32 instead: what the
+//                           native one saves
 //   PUT    /recorded/:key  the floor of an authenticated, recorded, hashed upload: one call to a
 //                           per-caller Durable Object (authorize), the digest-reads put, a second
 //                           call (the account's commit) and one D1 insert; no parsing, no checks
@@ -25,6 +29,7 @@
 //   DELETE /object/:key     clean-up between runs (not timed)
 
 import { DurableObject } from 'cloudflare:workers';
+import { crc32 } from '../../../src/lib/crc32.ts';
 import { toHex } from '../../../src/lib/encoding.ts';
 import { Sha256, type Sha256State } from '../../../src/lib/sha256.ts';
 
@@ -99,12 +104,36 @@ async function putHashed(bucket: R2Bucket, key: string, body: ReadableStream<Uin
   return { object, sha256: toHex(new Uint8Array(await digest.digest)) };
 }
 
+/** The textbook byte-at-a-time table CRC-32 (reflected 0xEDB88320): the JavaScript one to beat. */
+const CRC_TABLE = Uint32Array.from({ length: 256 }, (_, n) => {
+  let c = n;
+  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+  return c >>> 0;
+});
+
+function tableCrc32(bytes: Uint8Array, previous: number): number {
+  let c = ~previous;
+  for (let i = 0; i < bytes.length; i++) c = (CRC_TABLE[(c ^ (bytes[i] as number)) & 0xff] as number) ^ (c >>> 8);
+  return ~c >>> 0;
+}
+
+/** The CRC-32 a route computes of each read, continued from the last (none: no CRC). */
+type Crc32 = (bytes: Uint8Array, previous: number) => number;
+const CRC32S: Record<string, Crc32> = { 'crc-native': crc32, 'crc-js': tableCrc32 };
+
 /**
  * The single put hashed the way edgeshare's raw upload reads: `readAtLeast` (a workerd extension
  * of the BYOB reader) fills one reused buffer of 2 MiB, written to the hash and the put
- * before the next read. The nearest a hashed upload can get to the plain put.
+ * before the next read (and given to `crc`, if any, first). The nearest a hashed upload can get
+ * to the plain put.
  */
-async function putHashedReads(bucket: R2Bucket, key: string, body: ReadableStream<Uint8Array>, length: number) {
+async function putHashedReads(
+  bucket: R2Bucket,
+  key: string,
+  body: ReadableStream<Uint8Array>,
+  length: number,
+  crc?: Crc32,
+) {
   const size = Math.min(length, 2 * 1024 * 1024);
   const digest = new crypto.DigestStream('SHA-256');
   const hasher = digest.getWriter();
@@ -113,9 +142,11 @@ async function putHashedReads(bucket: R2Bucket, key: string, body: ReadableStrea
   const putting = bucket.put(key, fixed.readable);
   const reader = body.getReader({ mode: 'byob' });
   let buffer = new ArrayBuffer(size);
+  let crc32Value = 0;
   for (;;) {
     const { value, done } = await reader.readAtLeast(size, new Uint8Array(buffer));
     if (value && value.length > 0) {
+      if (crc) crc32Value = crc(value, crc32Value);
       await Promise.all([hasher.write(value), writer.write(value)]);
       buffer = value.buffer as ArrayBuffer;
     }
@@ -124,7 +155,7 @@ async function putHashedReads(bucket: R2Bucket, key: string, body: ReadableStrea
   await writer.close();
   await hasher.close();
   const object = await putting;
-  return { object, sha256: toHex(new Uint8Array(await digest.digest)) };
+  return { object, sha256: toHex(new Uint8Array(await digest.digest)), crc32: crc ? crc32Value : undefined };
 }
 
 /** One PATCH of a resumable upload at its floor (see /resumable above): the part is this PATCH's body. */
@@ -186,10 +217,11 @@ export default {
       const { object, sha256 } = await putHashed(env.BUCKET, key, request.body, length);
       return Response.json({ key, size: object?.size, etag: object?.httpEtag, sha256 });
     }
-    if (request.method === 'PUT' && request.body && route === 'digest-reads') {
+    if (request.method === 'PUT' && request.body && (route === 'digest-reads' || (route && route in CRC32S))) {
       const length = Number(request.headers.get('content-length'));
-      const { object, sha256 } = await putHashedReads(env.BUCKET, key, request.body, length);
-      return Response.json({ key, size: object?.size, etag: object?.httpEtag, sha256 });
+      const crc = route ? CRC32S[route] : undefined;
+      const { object, sha256, crc32 } = await putHashedReads(env.BUCKET, key, request.body, length, crc);
+      return Response.json({ key, size: object?.size, etag: object?.httpEtag, sha256, crc32 });
     }
     if (request.method === 'PUT' && request.body && route === 'recorded') {
       const length = Number(request.headers.get('content-length'));
