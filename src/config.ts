@@ -116,6 +116,9 @@ const configSchema = z.object({
   // or a range of one, whose R2 reads would pass it is refused before its first byte (docs/limits.md).
   // At least 11: an archive's request spends 10 on itself (ARCHIVE_FIXED_SUBREQUESTS).
   SUBREQUEST_BUDGET: int(11, 10_000_000).default(10_000),
+  // The access log (src/access-log/): `off` records nothing, for the whole service.
+  ACCESS_LOG: z.preprocess(blankToUndefined, z.enum(['on', 'off']).default('on')),
+  ACCESS_LOG_RETENTION_DAYS: int(1, 3650).default(90),
   // Checked apart (adminToken below): a bad one disables the admin API, never the whole service.
   ADMIN_TOKEN: z.preprocess(blankToUndefined, z.string().optional()),
 });

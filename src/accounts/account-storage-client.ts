@@ -199,3 +199,7 @@ export class QuotaTicket {
     }
   }
 }
+
+/** The account's visitor secret (raw bytes) for the period `now` falls in (src/access-log/visitor-id.ts). */
+export const visitorSecret = (namespace: AccountsNamespace, accountId: string, periodMs: number, now: number) =>
+  accountOf(namespace, accountId).visitorKey({ periodMs, now }) as Promise<ArrayBuffer>;

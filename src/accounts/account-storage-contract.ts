@@ -70,5 +70,7 @@ export type AccountRescheduleRequest = {
   files: (AccountFile & { previous: string | null })[];
   now?: number;
 };
+/** The access log's visitor secret for the period `now` falls in (periods of `periodMs` from the epoch). */
+export type VisitorKeyRequest = { periodMs: number; now?: number };
 export type AccountUsageRequest = { accountId: string; limits?: QuotaLimits; now?: number };
 export type { Grant as AccountGrant };

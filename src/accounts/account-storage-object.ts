@@ -1,4 +1,5 @@
 import { DurableObject } from 'cloudflare:workers';
+import { fromBase64Url, toBase64Url } from '../lib/encoding';
 import { liveFilesOfAccount } from '../storage/account-usage-repo';
 import type {
   AccountCommitRequest,
@@ -12,6 +13,7 @@ import type {
   QuotaLimits,
   ReserveResult,
   Usage,
+  VisitorKeyRequest,
 } from './account-storage-contract';
 
 type Account = { bytes: number; files: number };
@@ -28,6 +30,9 @@ type Hold = {
 
 // The account: bytes and files of live files (expiry tracked in the `expiring` table).
 const ACCOUNT_KEY = 'account';
+// The visitor secrets of the access log, by period (base64url).
+const VISITOR_KEYS_KEY = 'visitor-keys';
+type VisitorKeys = Record<number, string>;
 const HOLDS_KEY = 'holds';
 const SEQ_KEY = 'seq';
 
@@ -207,6 +212,26 @@ export class AccountStorage extends DurableObject<Env> {
       heldBytes: holds.reduce((sum, hold) => sum + holdBytes(hold), 0),
       heldFiles: holds.reduce((sum, hold) => sum + holdFiles(hold), 0),
     };
+  }
+
+  /**
+   * The secret that names the account's visitors in access logs for the period `now` falls in
+   * (src/access-log/visitor-id.ts): random, made at the period's first use, kept for that period
+   * and the one after (late events), then deleted, so no id can ever be linked across periods.
+   * A period older than that gets a secret nobody keeps.
+   */
+  visitorKey(request: VisitorKeyRequest): ArrayBuffer {
+    const period = Math.floor((request.now ?? Date.now()) / request.periodMs);
+    const stored = this.ctx.storage.kv.get<VisitorKeys>(VISITOR_KEYS_KEY) ?? {};
+    const known = stored[period];
+    if (known) return fromBase64Url(known)?.slice().buffer ?? new ArrayBuffer(0);
+    const secret = crypto.getRandomValues(new Uint8Array(32));
+    const newest = Math.max(period, ...Object.keys(stored).map(Number));
+    if (period < newest - 1) return secret.buffer;
+    const kept: VisitorKeys = { [period]: toBase64Url(secret) };
+    for (const [other, value] of Object.entries(stored)) if (Number(other) >= newest - 1) kept[Number(other)] = value;
+    this.ctx.storage.kv.put(VISITOR_KEYS_KEY, kept);
+    return secret.buffer;
   }
 
   /** Rebuilds the account from its rows in D1 (tests, and repairs by hand). */

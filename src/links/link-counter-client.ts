@@ -1,4 +1,6 @@
 // How the Worker talks to a link's LinkCounter object (src/links/link-counter-object.ts).
+
+import type { AccessPage, AppendRequest, PageRequest } from '../access-log/access-log-contract';
 import { log } from '../log';
 import type { LinkRow } from '../storage/links-repo';
 import type { CountView, ReserveResult, WindowRequest, WindowResult } from './link-counter-contract';
@@ -48,11 +50,17 @@ export async function countOf(namespace: LinkCounterNamespace, link: LinkRow): P
       seed: link.download_count,
       max: link.max_downloads,
     });
-    return { count: view.count, lastDownloadedAt: view.lastDownloadedAt, exhausted: view.exhausted };
+    return {
+      count: view.count,
+      lastDownloadedAt: view.lastDownloadedAt,
+      exhausted: view.exhausted,
+      access: view.access,
+    };
   } catch (error) {
     log('error', 'link counter unreachable', { linkId: link.id, error: String(error) });
     const exhausted = link.max_downloads !== null && link.download_count >= link.max_downloads;
-    return { count: link.download_count, lastDownloadedAt: link.last_downloaded_at, exhausted };
+    const access = { lastAccessAt: null, visitors: 0, droppedEvents: 0 };
+    return { count: link.download_count, lastDownloadedAt: link.last_downloaded_at, exhausted, access };
   }
 }
 
@@ -71,3 +79,22 @@ export const passwordBlocked = (namespace: LinkCounterNamespace, linkId: string,
 
 export const passwordFailed = (namespace: LinkCounterNamespace, linkId: string, window: WindowRequest) =>
   counterOf(namespace, linkId).passwordFailed(window) as Promise<WindowResult>;
+
+/** The object that keeps a log: a made link's own, or a file's default link's (`file:<fileId>`). */
+const logObject = (namespace: LinkCounterNamespace, log: { type: 'link' | 'file'; id: string }) =>
+  log.type === 'link' ? counterOf(namespace, log.id) : defaultLinkCounter(namespace, log.id);
+
+/** Where share visits are logged (recordVisits, src/http/visit-log.ts): a made link's object, or a default link's. */
+export const linkLogs =
+  (env: { LINK_COUNTERS: LinkCounterNamespace }) =>
+  async (log: { type: string; id: string }, batch: AppendRequest): Promise<void> => {
+    if (log.type !== 'link' && log.type !== 'file') throw new Error(`no link log of a ${log.type}`);
+    await logObject(env.LINK_COUNTERS, { type: log.type, id: log.id }).appendAccess(batch);
+  };
+
+/** A page of a link's log (or a default link's), newest first. */
+export const linkAccessPage = (
+  namespace: LinkCounterNamespace,
+  log: { type: 'link' | 'file'; id: string },
+  request: PageRequest,
+): Promise<AccessPage> => logObject(namespace, log).accessPage(request);

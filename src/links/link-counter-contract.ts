@@ -1,5 +1,6 @@
 // The types the LinkCounter object and its client share (so neither imports the other's code),
 // and the one rule of a capped link's byte budget.
+import type { AccessSummary } from '../access-log/access-log-contract';
 
 /**
  * One response through a link: reserve the bytes it will send before it starts. A cap of N is a
@@ -26,8 +27,9 @@ export type ReserveResult = { ok: boolean; count: number; exhausted: boolean };
 /** Gives back what a reserved response did not send (its client broke off). */
 export type GiveBackRequest = { linkId: string; bytes: number };
 
-export type PeekRequest = { linkId: string; seed: number; max: number | null };
-export type CountView = { count: number; lastDownloadedAt: string | null; exhausted: boolean };
+export type PeekRequest = { linkId: string; seed: number; max: number | null; now?: number };
+/** `access`: what the link's access log says of it (src/access-log/). */
+export type CountView = { count: number; lastDownloadedAt: string | null; exhausted: boolean; access: AccessSummary };
 
 /** A file's default link (its share token, no cap): counted downloads, flushed to the file's row. */
 export type FileCountRequest = { fileId: string; now?: number };

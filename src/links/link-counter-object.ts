@@ -1,4 +1,7 @@
 import { DurableObject } from 'cloudflare:workers';
+import type { AccessPage, AppendRequest, PageRequest } from '../access-log/access-log-contract';
+import { AccessLogTable } from '../access-log/access-log-table';
+import { getConfig } from '../config';
 import { flushFileDownloads } from '../storage/files-repo';
 import { flushLinkCount } from '../storage/links-repo';
 import {
@@ -40,7 +43,8 @@ export const FLUSH_DELAY_MS = 5_000;
  * never serves more than N × the file's size however many requests arrive at once. D1
  * (share_links.download_count, and the file's download_count) learns the count from an alarm a
  * few seconds later, so a busy link costs D1 one write per FLUSH_DELAY_MS, not one per download;
- * the owner's view reads the count here. The object also counts wrong passwords for its link.
+ * the owner's view reads the count here. The object also counts wrong passwords for its link,
+ * and keeps its link's access log (src/access-log/access-log-table.ts) in its own SQLite.
  */
 export class LinkCounter extends DurableObject<Env> {
   /** Reserves a response's bytes (and counts a download from byte 0) unless the budget is spent. */
@@ -72,14 +76,26 @@ export class LinkCounter extends DurableObject<Env> {
     this.ctx.storage.kv.put('count', state);
   }
 
-  /** The exact count (and last download), and whether the budget is spent, without counting. */
+  /** The exact count (and last download), whether the budget is spent, and the log's summary, without counting. */
   peek(request: PeekRequest): CountView {
     const state = this.#state(request.linkId, request.seed);
     return {
       count: state.count,
       lastDownloadedAt: state.last,
       exhausted: isSpent({ count: state.count, served: state.served ?? 0 }, request.max, state.size),
+      access: this.#log().summary(request.now),
     };
+  }
+
+  /** Adds a batch of the link's access events (and the count of those dropped on the way). */
+  async appendAccess(request: AppendRequest): Promise<void> {
+    const expires = this.#log().append(request);
+    if (expires !== null) await this.#wakeBy(expires);
+  }
+
+  /** A page of the link's access log, newest first. */
+  accessPage(request: PageRequest): AccessPage {
+    return this.#log().page(request);
   }
 
   /** One counted download through a file's default link (no cap), added to its row by the alarm. */
@@ -101,8 +117,13 @@ export class LinkCounter extends DurableObject<Env> {
   }
 
   override async alarm(): Promise<void> {
-    this.#alarmSet = false;
+    this.#alarmAt = null;
     await Promise.all([this.#flushLink(), this.#flushFile()]);
+    // Events past the retention period go even when nobody visits or reads the log any more.
+    const log = this.#log();
+    log.prune();
+    const expires = log.nextExpiry();
+    if (expires !== null) await this.#wakeBy(expires);
   }
 
   async #flushLink(): Promise<void> {
@@ -141,12 +162,26 @@ export class LinkCounter extends DurableObject<Env> {
     return { linkId, count: seed, flushed: seed, last: null, served: size === undefined ? 0 : seed * size };
   }
 
-  #alarmSet = false;
+  #accessLog: AccessLogTable | undefined;
 
-  async #scheduleFlush(): Promise<void> {
-    if (this.#alarmSet) return;
-    if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(Date.now() + FLUSH_DELAY_MS);
-    this.#alarmSet = true;
+  #log(): AccessLogTable {
+    this.#accessLog ??= new AccessLogTable(this.ctx.storage, getConfig(this.env).ACCESS_LOG_RETENTION_DAYS);
+    return this.#accessLog;
+  }
+
+  /** When the one alarm is set for (ms), null: none; undefined: not read yet. */
+  #alarmAt: number | null | undefined;
+
+  /** The alarm serves the flush and the log's retention: it is set for the earlier of what each needs. */
+  async #wakeBy(at: number): Promise<void> {
+    if (this.#alarmAt === undefined) this.#alarmAt = await this.ctx.storage.getAlarm();
+    if (this.#alarmAt !== null && this.#alarmAt <= at) return;
+    await this.ctx.storage.setAlarm(at);
+    this.#alarmAt = at;
+  }
+
+  #scheduleFlush(): Promise<void> {
+    return this.#wakeBy(Date.now() + FLUSH_DELAY_MS);
   }
 
   #window(request: WindowRequest, fail: boolean): WindowResult {

@@ -20,6 +20,10 @@ export type LinkRecord = {
   lastDownloadedAt: string | null;
   createdAt: string;
   status: LinkStatus;
+  /** From the link's access log: the last visit of any kind, distinct visitors among the kept events, events dropped. */
+  lastAccessAt: string | null;
+  visitors: number;
+  droppedEvents: number;
 };
 
 export const linkUrl = (origins: Origins, token: string) => `${origins.site}/share/${token}`;
@@ -31,6 +35,12 @@ export function linkStatus(row: LinkRow, exhausted: boolean, now = Date.now()): 
   if (exhausted) return 'exhausted';
   return 'active';
 }
+
+const accessOf = ({ access }: CountView) => ({
+  lastAccessAt: access.lastAccessAt === null ? null : new Date(access.lastAccessAt).toISOString(),
+  visitors: access.visitors,
+  droppedEvents: access.droppedEvents,
+});
 
 /** `counts`: the link's counter object's view (exact); D1's row may be a few seconds behind it. */
 export function linkRecord(row: LinkRow, counts: CountView, origins: Origins, now = Date.now()): LinkRecord {
@@ -48,5 +58,6 @@ export function linkRecord(row: LinkRow, counts: CountView, origins: Origins, no
     lastDownloadedAt: counts.lastDownloadedAt ?? row.last_downloaded_at,
     createdAt: row.created_at,
     status: linkStatus(row, counts.exhausted, now),
+    ...accessOf(counts),
   };
 }

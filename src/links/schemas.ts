@@ -26,6 +26,12 @@ export const LinkRecordSchema = z
     lastDownloadedAt: time.nullable(),
     createdAt: time,
     status: z.enum(['active', 'expired', 'exhausted', 'revoked']),
+    lastAccessAt: time.nullable().openapi({ description: 'The last visit of any kind (page, download, password…)' }),
+    visitors: z.number().int().openapi({ description: 'Distinct visitors among the access log’s kept events' }),
+    droppedEvents: z
+      .number()
+      .int()
+      .openapi({ description: 'Access events dropped under load before they reached the log' }),
   })
   .openapi('ShareLink');
 

@@ -108,7 +108,8 @@ export async function createLinkTo(
     const what = 'fileId' in target ? 'A file' : 'A collection';
     throw new ApiError('TOO_MANY_LINKS', `${what} can have at most ${MAX_LINKS_PER_FILE} links`);
   }
-  return linkRecord(row, { count: 0, lastDownloadedAt: null, exhausted: false }, deps.origins, now);
+  const access = { lastAccessAt: null, visitors: 0, droppedEvents: 0 };
+  return linkRecord(row, { count: 0, lastDownloadedAt: null, exhausted: false, access }, deps.origins, now);
 }
 
 /** Each record's counts come from its link's counter object: exact, not D1's flushed copy. */

@@ -1,5 +1,6 @@
 // The only code that talks to a request's Durable Object.
 
+import type { AccessPage, AppendRequest, PageRequest } from '../access-log/access-log-contract';
 import { type AccountsNamespace, QuotaTicket } from '../accounts/account-storage-client';
 import type { AccountFile, StorageOwner } from '../accounts/account-storage-contract';
 import { ApiError } from '../errors';
@@ -54,6 +55,21 @@ export async function hitWindow(
     return undefined;
   }
 }
+
+/** Where a request's visits are logged (recordVisits, src/http/visit-log.ts): its own object. */
+export const requestLogs =
+  (env: { FILE_REQUESTS: CounterNamespace }) =>
+  async (log: { type: string; id: string }, batch: AppendRequest): Promise<void> => {
+    if (log.type !== 'request') throw new Error(`no request log of a ${log.type}`);
+    await counterOf(env.FILE_REQUESTS, log.id).appendAccess(batch);
+  };
+
+/** A page of a request's access log, newest first. */
+export const requestAccessPage = (
+  namespace: CounterNamespace,
+  requestId: string,
+  request: PageRequest,
+): Promise<AccessPage> => counterOf(namespace, requestId).accessPage(request);
 
 const MIN_AHEAD = 256 * 1024;
 const MAX_AHEAD = 8 * 1024 * 1024;

@@ -1,4 +1,7 @@
 import { DurableObject } from 'cloudflare:workers';
+import type { AccessPage, AppendRequest, PageRequest } from '../access-log/access-log-contract';
+import { AccessLogTable } from '../access-log/access-log-table';
+import { getConfig } from '../config';
 import type {
   CommitResult,
   RequestCounts,
@@ -22,7 +25,8 @@ const STATE_KEY = 'state';
  * An upload holds a slot (one file) and the bytes it has read before it keeps anything; the slot
  * becomes a received file at commit, or goes back at release (or when the hold lapses, if its
  * Worker died). The limits come with every call, so an owner's change applies at once. It also
- * counts the request's uploads and failed passwords in fixed windows (throttling).
+ * counts the request's uploads and failed passwords in fixed windows (throttling), and keeps the
+ * request's access log (src/access-log/access-log-table.ts), pruned by its alarm.
  */
 export class FileRequestCounter extends DurableObject<Env> {
   /**
@@ -112,6 +116,37 @@ export class FileRequestCounter extends DurableObject<Env> {
   /** Counts one event of `scope` in a fixed window; refused past `limit` (a refused one counts too). */
   hit(request: { scope: string; limit: number; windowSeconds: number; count?: boolean; now?: number }): WindowResult {
     return countInWindow(this.ctx.storage, request);
+  }
+
+  /** Adds a batch of the request's access events (and the count of those dropped on the way). */
+  async appendAccess(request: AppendRequest): Promise<void> {
+    const expires = this.#log().append(request);
+    if (expires !== null) await this.#wakeBy(expires);
+  }
+
+  /** A page of the request's access log, newest first. */
+  accessPage(request: PageRequest): AccessPage {
+    return this.#log().page(request);
+  }
+
+  /** The only alarm: events past the retention period go even when nobody uses the request any more. */
+  override async alarm(): Promise<void> {
+    const log = this.#log();
+    log.prune();
+    const expires = log.nextExpiry();
+    if (expires !== null) await this.ctx.storage.setAlarm(expires);
+  }
+
+  #accessLog: AccessLogTable | undefined;
+
+  #log(): AccessLogTable {
+    this.#accessLog ??= new AccessLogTable(this.ctx.storage, getConfig(this.env).ACCESS_LOG_RETENTION_DAYS);
+    return this.#accessLog;
+  }
+
+  async #wakeBy(at: number): Promise<void> {
+    const current = await this.ctx.storage.getAlarm();
+    if (current === null || current > at) await this.ctx.storage.setAlarm(at);
   }
 
   #state(now: number): State {
