@@ -1,13 +1,18 @@
 // What a route hands openForVisitor (src/visitors/service.ts): the visit as the request carries
-// it (the URL's token, the client's address, the credentials the route reads) and its deps.
+// it (the URL's token, the client's address, the credentials the route reads) and its deps,
+// whose `record` hands the visit's end to the access log (visit-log.ts).
 import type { Context } from 'hono';
 import type { AppEnv } from '../env';
 import { basicPassword } from '../lib/basic-auth';
 import { clientAddress } from '../limiter/auth-guard-client';
 import { readGrant } from '../visitors/grant';
 import type { Visit, VisitKind, VisitorDeps } from '../visitors/service';
+import { noteVisit } from './visit-log';
 
-export const visitorDeps = (c: Context<AppEnv>): VisitorDeps => ({ guard: c.env.AUTH_GUARD });
+export const visitorDeps = (c: Context<AppEnv>): VisitorDeps => ({
+  guard: c.env.AUTH_GUARD,
+  record: noteVisit(c.req.raw),
+});
 
 /** The visit of this request; `credentials`: what the route takes (a page takes no password). */
 export const visitOf = (

@@ -5,12 +5,13 @@
 // (unknown, private, revoked, expired, exhausted, file gone) is the same 404.
 import type { Config } from '../config';
 import { ApiError } from '../errors';
-import { findShared } from '../files/service';
+import { findShared, SHARE_TOKEN_PATTERN } from '../files/service';
+import { fileOwnerOfShareToken, linkOwnerOfToken } from '../storage/access-subjects-repo';
 import type { FileRow } from '../storage/files-repo';
 import { findLiveLinkByToken, type LinkRow } from '../storage/links-repo';
 import { isoNow } from '../time';
 import type { Lock } from '../visitors/access';
-import { type Door, EXHAUSTED, GONE, type Refusal, type VisitKind } from '../visitors/service';
+import { type Door, EXHAUSTED, GONE, Refusal, type VisitKind, type VisitSubject } from '../visitors/service';
 import { LINK_PASSWORDS_PER_ADDRESS, linkDownloadsPerAddress } from '../visitors/throttle';
 import { isExhausted, type LinkCounterNamespace, passwordBlocked, passwordFailed } from './link-counter-client';
 import type { ServeDeps } from './serve';
@@ -43,6 +44,17 @@ function linkLock(counters: LinkCounterNamespace, link: LinkRow): Lock | null {
   };
 }
 
+/** Whose a token is, live or not (the access log's, after the answer): a made link, or a file's default link. */
+async function tokenOwner(db: D1Database, token: string): Promise<VisitSubject | undefined> {
+  if (isLinkToken(token)) {
+    const link = await linkOwnerOfToken(db, token);
+    return link ? { type: 'link', id: link.id, accountId: link.account_id } : undefined;
+  }
+  if (!SHARE_TOKEN_PATTERN.test(token)) return undefined;
+  const file = await fileOwnerOfShareToken(db, token);
+  return file ? { type: 'file', id: file.id, accountId: file.account_id } : undefined;
+}
+
 /** Bytes go out (and count) on these: throttled per address, and a made link's cap is checked as it serves. */
 const carriesFile = (kind: VisitKind) => kind === 'download' || kind === 'preview';
 
@@ -70,13 +82,14 @@ export function shareDoor<A>(
       }
       const found = await findLiveLinkByToken(deps.db, token, isoNow());
       if (!found) return GONE;
-      if (!carriesFile(kind) && (await exhausted(found.link))) return EXHAUSTED;
+      if (!carriesFile(kind) && (await exhausted(found.link))) return new Refusal('exhausted', found);
       return found;
     },
     describe: ({ file, link }) =>
       link
         ? { type: 'link', id: link.id, accountId: link.account_id }
         : { type: 'file', id: file.id, accountId: file.account_id },
+    identify: (token) => tokenOwner(deps.db, token),
     lock: ({ link }) => (link ? linkLock(deps.counters, link) : null),
     recheck: ({ link }) => (carriesFile(kind) ? exhausted(link) : Promise.resolve(undefined)),
     serve,

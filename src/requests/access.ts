@@ -6,11 +6,11 @@ import { ApiError, rateLimited } from '../errors';
 import { throttleAddress } from '../limiter/auth-guard-client';
 import type { RequestWithOwner } from '../storage/requests-repo';
 import type { Blocked, Lock } from '../visitors/access';
-import { type Door, openForVisitor, type Visit, type VisitorDeps } from '../visitors/service';
+import { type Door, openForVisitor, Refusal, type Visit, type VisitorDeps } from '../visitors/service';
 import { requestPasswordsPerAddress, requestUploadsPerAddress } from '../visitors/throttle';
 import { type CounterNamespace, counterOf, hitWindow } from './request-counter-client';
 import type { WindowResult } from './request-counter-contract';
-import { openRequestByToken, requestByToken } from './service';
+import { requestByToken, requestGone, requestStatus } from './service';
 
 export type RequestVisitDeps = VisitorDeps & { db: D1Database; counters: CounterNamespace; config: Config };
 
@@ -71,8 +71,13 @@ export function requestDoor<A>(
   serve: (request: RequestWithOwner) => Promise<A>,
 ): Door<RequestWithOwner, A> {
   return {
-    // 404 REQUEST_NOT_FOUND for an unknown token, and (open) 410 for a request taking no files.
-    find: (token) => (entry.taking === 'open' ? openRequestByToken(deps.db, token) : requestByToken(deps.db, token)),
+    // 404 REQUEST_NOT_FOUND for an unknown token, and (open) 410 for a request taking no files:
+    // that one is still the request's visit (its access log hears of it).
+    async find(token) {
+      const request = await requestByToken(deps.db, token);
+      const status = entry.taking === 'open' ? requestStatus(request) : 'open';
+      return status === 'open' ? request : new Refusal('gone', request, requestGone(status));
+    },
     describe: (request) => ({ type: 'request', id: request.id, accountId: request.account_id }),
     lock: (request) => (entry.guarded === false ? null : requestLock(deps, request)),
     admit: entry.upload ? (request, visit) => countUpload(deps, request, visit) : undefined,

@@ -6,12 +6,14 @@ import { html } from 'hono/html';
 import type { AppEnv } from '../env';
 import { ApiError } from '../errors';
 import { origins } from '../http/request-deps';
+import { recordVisits } from '../http/visit-log';
 import { visitOf, visitorDeps } from '../http/visitor';
 import { TUS_CHUNK_BYTES, TUS_FROM_BYTES } from '../lib/web-settings';
 import { layout, pageCsp, pageHeaders } from '../pages/layout';
 import { openForVisitor } from '../visitors/service';
 import { requestDoor } from './access';
 import { requestTusUrl, requestUploadUrl } from './records';
+import { requestLogs } from './request-counter-client';
 import { requestStatus } from './service';
 
 export const REQUEST_PAGE_SCRIPT = '/assets/request.js';
@@ -92,6 +94,7 @@ async function page(c: Context<AppEnv>): Promise<Response> {
 
 export function createRequestPageRouter() {
   const router = new Hono<AppEnv>();
+  router.use('*', recordVisits(requestLogs));
   router.get('/:token', page);
   return router;
 }

@@ -12,6 +12,7 @@ import { errorsWith, serveDocumented } from '../http/openapi';
 import { origins, storage } from '../http/request-deps';
 import { publicRoute } from '../http/route-needs';
 import { versionRouter } from '../http/validation';
+import { noteReceived, recordVisits } from '../http/visit-log';
 import { basicOf, visitOf, visitorDeps } from '../http/visitor';
 import type { RequestWithOwner } from '../storage/requests-repo';
 import { effectiveMethod } from '../tus/http';
@@ -22,6 +23,7 @@ import { onRequestReceived, receiptOf } from './hooks';
 import { requestConfig } from './limits';
 import { requestOwner } from './owner';
 import { requestTusUrl, requestUploadUrl } from './records';
+import { requestLogs } from './request-counter-client';
 import {
   PUBLIC_CODES,
   PUBLIC_ERROR_DESCRIPTIONS,
@@ -84,6 +86,10 @@ async function admitUpload(c: Context<AppEnv>) {
 async function uploadForm(c: Context<AppEnv>): Promise<Response> {
   const { request, deps } = await admitUpload(c);
   const { rows, failures, counts } = await receiveFiles(deps, request, c.req.raw);
+  noteReceived(
+    c,
+    rows.reduce((sum, row) => sum + row.size, 0),
+  );
   if (counts) await onRequestReceived({ db: deps.db, events: deps.events, request, files: rows, counts });
   const first = failures[0];
   if (rows.length === 0 && first) throw first.error;
@@ -100,6 +106,10 @@ async function uploadForm(c: Context<AppEnv>): Promise<Response> {
 async function uploadRaw(c: Context<AppEnv>): Promise<Response> {
   const { request, deps } = await admitUpload(c);
   const { rows, counts } = await receiveRawFile(deps, request, c.req.raw, c.req.param('filename') ?? '');
+  noteReceived(
+    c,
+    rows.reduce((sum, row) => sum + row.size, 0),
+  );
   if (counts) await onRequestReceived({ db: deps.db, events: deps.events, request, files: rows, counts });
   return c.json({ success: true as const, data: { files: rows.map(receiptOf) } }, 201);
 }
@@ -294,6 +304,8 @@ const overrideRoute = uploaderRoute({
  */
 export function createRequestPublicRouter() {
   const router = versionRouter();
+  // Every visit of the request's URLs goes to its access log once answered.
+  router.use('/r/*', recordVisits(requestLogs));
   serveDocumented(router, describeRoute, publicRoute, describe);
   serveDocumented(router, formRoute, publicRoute, uploadForm);
   serveDocumented(router, rawRoute, publicRoute, uploadRaw);

@@ -174,17 +174,6 @@ export async function closeRequest(db: D1Database, id: string, accountId: string
 }
 
 /**
- * The request behind a public URL, if it still takes files: 404 for a malformed or unknown
- * token (or one whose owner is revoked), 410 for a closed, expired or full one.
- */
-export async function openRequestByToken(db: D1Database, token: string, now = Date.now()): Promise<RequestWithOwner> {
-  const row = await requestByToken(db, token);
-  const status = requestStatus(row, now);
-  if (status !== 'open') throw requestGone(status);
-  return row;
-}
-
-/**
  * The request behind a public URL whatever its status: 404 when unknown, or when its account has
  * no active, unexpired key left (a rotation, which always leaves one, keeps it serving).
  */

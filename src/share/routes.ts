@@ -3,8 +3,10 @@ import { bodyLimit } from 'hono/body-limit';
 import type { AppEnv } from '../env';
 import { ApiError } from '../errors';
 import { events } from '../http/request-deps';
+import { recordVisits } from '../http/visit-log';
 import { basicOf, grantOf, visitOf, visitorDeps } from '../http/visitor';
 import { type AccessDeps, type Shared, shareDoor } from '../links/access';
+import { linkLogs } from '../links/link-counter-client';
 import { serveShared } from '../links/serve';
 import { pageHeaders } from '../pages/layout';
 import { grantCookie, grantValue } from '../visitors/grant';
@@ -48,6 +50,8 @@ const needsPassword = () =>
  */
 export function createShareRouter() {
   const router = new Hono<AppEnv>();
+  // Every visit of a share URL goes to its link's access log once answered.
+  router.use('*', recordVisits(linkLogs));
 
   // `preview` false: a capped link, whose every byte served counts against its cap, so the page
   // neither shows the file's start nor makes the browser (or a chat app's unfurler) fetch it.

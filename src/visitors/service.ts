@@ -9,7 +9,8 @@ import { log } from '../log';
 import { type Access, checkAccess, type Lock } from './access';
 import type { AddressAllowance } from './throttle';
 
-export type VisitKind = 'page' | 'download' | 'preview' | 'password' | 'upload';
+/** `archive`: a collection's ZIP. */
+export type VisitKind = 'page' | 'download' | 'archive' | 'preview' | 'password' | 'upload';
 export type VisitOutcome =
   | 'served'
   | 'partial'
@@ -27,8 +28,18 @@ export type Visit = { kind: VisitKind; token: string; address: string; password?
 /** What a visit was to: a made link, a file's default link, a file request. */
 export type VisitSubject = { type: 'link' | 'file' | 'request'; id: string; accountId: string };
 
-/** How one visit ended; `status` when the answer or the error carries one. */
-export type VisitEvent = { kind: VisitKind; outcome: VisitOutcome; status?: number; subject?: VisitSubject };
+/**
+ * How one visit ended; `status` when the answer or the error carries one. A visit refused before
+ * its subject was found (a throttled download, a dead link) may still `identify` it: asked only
+ * after the answer, for the access log.
+ */
+export type VisitEvent = {
+  kind: VisitKind;
+  outcome: VisitOutcome;
+  status?: number;
+  subject?: VisitSubject;
+  identify?: () => Promise<VisitSubject | undefined>;
+};
 
 export type VisitorDeps = {
   /** The one per-address throttle. */
@@ -37,9 +48,17 @@ export type VisitorDeps = {
   record?: (event: VisitEvent) => void;
 };
 
-/** Why a door turns a visitor away whatever the credentials; answered with door.gone(). */
-export class Refusal {
-  constructor(readonly reason: 'gone' | 'exhausted') {}
+/**
+ * Why a door turns a visitor away whatever the credentials; answered with `error`, else
+ * door.gone(). `subject`: what the token found, when it found something (a closed request, an
+ * exhausted link), so the visit is still told to the subject's log.
+ */
+export class Refusal<S = never> {
+  constructor(
+    readonly reason: 'gone' | 'exhausted',
+    readonly subject?: S,
+    readonly error?: ApiError,
+  ) {}
 }
 export const GONE = new Refusal('gone');
 export const EXHAUSTED = new Refusal('exhausted');
@@ -49,15 +68,20 @@ export type Door<S, A> = {
   /** Counted per client address before the token is looked up (share downloads): 429 past it. */
   throttle?: AddressAllowance;
   /** The subject behind the token, or why there is none (a door may throw its own 404 or 410). */
-  find(token: string): Promise<S | Refusal>;
+  find(token: string): Promise<S | Refusal<S>>;
   describe(subject: S): VisitSubject;
+  /**
+   * Whose the token is although no subject was found (a dead link, a download throttled before
+   * its lookup): asked after the answer, and only by the access log.
+   */
+  identify?(token: string): Promise<VisitSubject | undefined>;
   /** What guards the subject; none: open to anyone with the URL. */
   lock?(subject: S): Lock | null;
   /** Asked when access is refused: a subject found dead after all is gone, whatever the credentials. */
-  recheck?(subject: S): Promise<Refusal | undefined>;
+  recheck?(subject: S): Promise<Refusal<S> | undefined>;
   /** Counted once access is granted (a file request's uploads): throws 429 past an allowance. */
   admit?(subject: S, visit: Visit): Promise<void>;
-  serve(subject: S): Promise<A | Refusal>;
+  serve(subject: S): Promise<A | Refusal<S>>;
   /** The error for a refused token (404, the same for every dead or unknown one). */
   gone(): ApiError;
 };
@@ -66,7 +90,7 @@ export type Visited<S, A> =
   | { open: true; subject: S; answer: A }
   | { open: false; subject: S; access: Exclude<Access, 'open'> };
 
-type Trace<S> = { step: 'throttle' | 'find' | 'access' | 'admit' | 'serve'; subject?: S; refusal?: Refusal };
+type Trace<S> = { step: 'throttle' | 'find' | 'access' | 'admit' | 'serve'; subject?: S; refusal?: Refusal<S> };
 
 /**
  * Takes a visitor from token to answer: the door's per-address throttle, its subject, access
@@ -84,14 +108,18 @@ export async function openForVisitor<S, A>(deps: VisitorDeps, visit: Visit, door
     event = refused(error, trace);
     throw error;
   } finally {
-    report(deps, { kind: visit.kind, ...event, subject: trace.subject && door.describe(trace.subject) });
+    const subject = trace.subject && door.describe(trace.subject);
+    const identify =
+      !subject && door.identify ? () => door.identify?.(visit.token) ?? Promise.resolve(undefined) : undefined;
+    report(deps, { kind: visit.kind, ...event, subject, identify });
   }
 }
 
 async function walk<S, A>(deps: VisitorDeps, visit: Visit, door: Door<S, A>, trace: Trace<S>): Promise<Visited<S, A>> {
-  const refuse = (refusal: Refusal): never => {
+  const refuse = (refusal: Refusal<S>): never => {
     trace.refusal = refusal;
-    throw door.gone();
+    if (refusal.subject !== undefined) trace.subject = refusal.subject;
+    throw refusal.error ?? door.gone();
   };
   if (door.throttle) await throttleAddress(deps.guard, visit.address, door.throttle);
   trace.step = 'find';
