@@ -36,6 +36,16 @@ function expandIpv6(address: string): string[] | undefined {
   return [...left, ...Array.from({ length: tail === undefined ? 0 : missing }, () => '0'), ...right];
 }
 
+/**
+ * The address's guard, by the id the runtime derives from the address (idFromName: a keyed hash,
+ * under a key of the namespace that the runtime keeps), passed on as a bare id. An object reached
+ * by name keeps its name (`ctx.id.name`; local state stores it in plain text), so the address
+ * would be kept wherever the guard is; by id, only the hash is. The same id as getByName(address)
+ * gave: every window counted before still counts.
+ */
+export const guardOf = (namespace: GuardNamespace, address: string) =>
+  namespace.get(namespace.idFromString(namespace.idFromName(address).toString()));
+
 // Addresses known to be blocked, per isolate and scope: they are answered 429 at once, without
 // another trip to the guard. For keys and the admin token only failures are counted and refused:
 // valid credentials are never refused, the lockout bounds the work and noise of guessing, and the
@@ -82,7 +92,7 @@ export async function hitAddress(
   count = true,
 ): Promise<WindowResult | undefined> {
   try {
-    const result = await namespace.getByName(address).hit({ scope, ...allowance, count });
+    const result = await guardOf(namespace, address).hit({ scope, ...allowance, count });
     if (result.blocked) {
       if (blocked.size >= MAX_REMEMBERED) blocked.clear();
       blocked.set(`${scope} ${address}`, result.reset);
