@@ -10,7 +10,9 @@ import { addFileRoutes } from '../files/routes';
 import { addFallbacks } from '../http/fallbacks';
 import { versionRouter } from '../http/validation';
 import { addKeyRoutes } from '../keys/routes';
+import { addLinkAccessRoutes } from '../links/access-log-routes';
 import { addLinkRoutes } from '../links/routes';
+import { addRequestAccessRoutes } from '../requests/access-log-routes';
 import { addRequestRoutes } from '../requests/routes';
 import { addUploadRoutes } from '../tus/routes';
 import { addWebhookRoutes } from '../webhooks/routes';
@@ -29,6 +31,9 @@ export function createV2Router() {
   addArchiveRoutes(router);
   addKeyRoutes(router);
   addWebhookRoutes(router);
+  // Access logs (who fetched what), before the file routes' /files/{id}.
+  addLinkAccessRoutes(router);
+  addRequestAccessRoutes(router);
   addFileRoutes(router, 'v2');
   // Resumable uploads (tus), with their own 405s.
   addUploadRoutes(router);

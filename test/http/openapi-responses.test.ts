@@ -291,6 +291,38 @@ describe('every share-link operation answers as the v2 document says', () => {
   });
 });
 
+describe('every access-log operation answers as the v2 document says', () => {
+  it('getShareLinkAccessLog, getFileAccessLog, getFileRequestAccessLog: 200, 400, 404', async () => {
+    const { auth } = await createKey('doc-access');
+    const created = (await expectDocumented('v2', 'uploadFile', await upload('v2', auth))) as {
+      data: { id: string; shareUrl: string };
+    };
+    const send = (method: string, path: string, body?: unknown) =>
+      call(`/api/v2${path}`, {
+        method,
+        headers: { ...auth, 'Content-Type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    const link = (await (await send('POST', `/files/${created.data.id}/links`, {})).json()) as {
+      data: { id: string; url: string };
+    };
+    // A visit of each, so the pages hold events whose every field the schema checks.
+    await (await call(`${new URL(link.data.url).pathname}/download`)).arrayBuffer();
+    await (await call(`${new URL(created.data.shareUrl).pathname}/download`)).arrayBuffer();
+    const request = (await (await send('POST', '/requests', {})).json()) as { data: { id: string; url: string } };
+    await (await call(new URL(request.data.url).pathname)).arrayBuffer();
+    for (const [operationId, path] of [
+      ['getShareLinkAccessLog', `/links/${link.data.id}`],
+      ['getFileAccessLog', `/files/${created.data.id}`],
+      ['getFileRequestAccessLog', `/requests/${request.data.id}`],
+    ] as const) {
+      await expectDocumented('v2', operationId, await send('GET', `${path}/access?limit=5`));
+      await expectDocumented('v2', operationId, await send('GET', `${path}/access?cursor=nope`));
+      await expectDocumented('v2', operationId, await send('GET', `${path.replace(/[^/]+$/, 'nope')}/access`));
+    }
+  });
+});
+
 describe('the keys operations answer as the v2 document says', () => {
   it('listKeys, createKey, renameKey, revokeKey: 200, 201, 400, 403, 404, 409', async () => {
     const { id, auth } = await createKey('doc-keys');

@@ -10,15 +10,18 @@ export const LINK_FIELDS = [
   'collectionId',
   'createdAt',
   'downloadCount',
+  'droppedEvents',
   'expiresAt',
   'fileId',
   'hasPassword',
   'id',
   'label',
+  'lastAccessAt',
   'lastDownloadedAt',
   'maxDownloads',
   'status',
   'url',
+  'visitors',
 ];
 
 /** A fresh key (== account) with one uploaded file. */
