@@ -50,6 +50,11 @@ commands:
       --label TEXT          a note for you (visitors never see it)
   links ID                the links made to a file, with their counts and status
   revoke LINK_ID          revoke a made link: its URL answers 404 from now on
+  access ID               who fetched what: a link's access log (lnk_…), or a file's (its default
+                          link and every link to it), newest first
+      --request             ID is a file request's: its page and uploads
+      --limit N             events per page (1 … 100, default 20)
+      --cursor CURSOR       the next page (printed at the end of a page)
   delete ID…              delete files
   usage                   storage used, quota, file count, rate limit
   collections list [ID]   your collections; with ID, its files in collection order
@@ -114,6 +119,8 @@ const OPTIONS = {
   types: { type: 'string' },
   public: { type: 'boolean', default: false },
   scope: { type: 'string', multiple: true },
+  request: { type: 'boolean', default: false },
+  cursor: { type: 'string' },
   help: { type: 'boolean', short: 'h', default: false },
 } as const satisfies ParseArgsConfig['options'];
 
@@ -262,6 +269,30 @@ async function upload(files: string[]): Promise<number> {
   return failed > 0 ? EXIT.refused : EXIT.ok;
 }
 
+/** One page of an access log, one event per line, then where the next page starts. */
+async function access(id: string): Promise<number> {
+  const of = values.request ? { requestId: id } : id.startsWith('lnk_') ? { linkId: id } : { fileId: id };
+  const page = await client().accessLog(of, { limit: whole('limit', values.limit), cursor: values.cursor });
+  const lines = page.events.map((event) =>
+    [
+      event.at,
+      event.kind.padEnd(8),
+      event.outcome.padEnd(17),
+      String(event.status),
+      human(event.bytes).padStart(10),
+      event.client.padEnd(7),
+      (event.country ?? '--').padEnd(2),
+      event.visitor,
+      event.linkId ?? '',
+    ].join('  '),
+  );
+  if (lines.length === 0) lines.push('no events');
+  if (page.droppedEvents > 0) lines.push(`${page.droppedEvents} events dropped under load (never recorded)`);
+  if (page.nextCursor) lines.push(`more: --cursor ${page.nextCursor}`);
+  out(page, lines.join('\n'));
+  return EXIT.ok;
+}
+
 async function run(): Promise<number> {
   switch (command) {
     case 'upload':
@@ -322,6 +353,8 @@ async function run(): Promise<number> {
       out({ links }, lines.length > 0 ? lines.join('\n') : 'no links made to this file');
       return EXIT.ok;
     }
+    case 'access':
+      return access(one('access'));
     case 'revoke': {
       const link = await client().revokeLink(one('revoke'));
       out(link, `revoked ${link.id}`);

@@ -4,6 +4,7 @@
 import type { z } from '@hono/zod-openapi';
 import { DetailedError, Upload, type UploadOptions } from 'tus-js-client';
 import type { CollectionCreateSchema, CollectionRecordSchema, CollectionUpdateSchema } from '../collections/schemas.ts';
+import type { AccessEventSchema, AccessPageSchema } from '../access-log/schemas.ts';
 import type {
   BulkDeleteResultSchema,
   BulkUploadResultSchema,
@@ -36,6 +37,11 @@ export type Usage = z.infer<typeof UsageSchema>;
 export type ShareLink = z.infer<typeof LinkRecordSchema>;
 export type ShareLinkCreate = z.input<typeof LinkCreateSchema>;
 export type ShareLinkUpdate = z.input<typeof LinkUpdateSchema>;
+/** One visit of a capability URL (a share link, a file request): see docs/access-log.md. */
+export type AccessEvent = z.infer<typeof AccessEventSchema>;
+export type AccessLogPage = z.infer<typeof AccessPageSchema>;
+/** Whose access log: a made link's, a file's (its default link and every link to it), a file request's. */
+export type AccessLogOf = { linkId: string } | { fileId: string } | { requestId: string };
 /** One of the account's API keys (never its secret, except `key` once at creation). */
 export type ApiKey = z.infer<typeof KeyRecordSchema>;
 export type NewApiKey = z.input<typeof CreateKeySchema>;
@@ -495,6 +501,22 @@ export class EdgeshareClient {
     const response = await this.#send('GET', path, { headers, signal: options.signal });
     if (!response.ok) throw await errorOf(response);
     return response;
+  /**
+   * A page of an access log, newest first (`limit` 1…100, default 20); pass the answer's
+   * `nextCursor` as `cursor` for the next page (null at the end). Needs files:read.
+   */
+  accessLog(of: AccessLogOf, options: { limit?: number; cursor?: string } = {}): Promise<AccessLogPage> {
+    const path =
+      'linkId' in of
+        ? `/links/${encodeURIComponent(of.linkId)}`
+        : 'fileId' in of
+          ? `/files/${encodeURIComponent(of.fileId)}`
+          : `/requests/${encodeURIComponent(of.requestId)}`;
+    const query = new URLSearchParams();
+    if (options.limit !== undefined) query.set('limit', String(options.limit));
+    if (options.cursor !== undefined) query.set('cursor', options.cursor);
+    const search = query.size > 0 ? `?${query}` : '';
+    return this.#json<AccessLogPage>('GET', `${path}/access${search}`);
   }
 
   /** The account's keys (needs keys:write). */
