@@ -142,6 +142,9 @@ ${EVENT_TYPES.map(
 <p id="links-file" class="muted"></p>
 <p id="links-caption" class="hint"></p>
 <ul id="links-list" class="links-list" aria-label="Links to this file"></ul>
+<button id="links-access" class="secondary" type="button" aria-expanded="false">Access log of all these links</button>
+<p class="hint">Every visit of the file’s share link and of the links above: who (an anonymous id that changes every 30 days, never an address), when, from where, what they got.</p>
+<div id="links-access-log"></div>
 <form id="link-form" class="link-form">
 <h3>Make a link</h3>
 <p class="hint">A made link works even when the file is private. Visitors never see its label or counts.</p>

@@ -1,6 +1,9 @@
-// A file's share links, in a dialog: each link with its state and counts, copy and revoke; and a
-// form to make one (label, password, download limit, expiry). Through the typed client only.
+// A file's share links, in a dialog: each link with its state and counts (downloads, last access,
+// distinct visitors), its access log, copy and revoke; the access log of the file's links
+// together; and a form to make one (label, password, download limit, expiry). Through the typed
+// client only.
 import type { EdgeshareClient, FileRecord, ShareLink, ShareLinkCreate } from '../client/edgeshare.ts';
+import { accessPanel } from './access-view.ts';
 import { button, byId, copyText, h } from './dom.ts';
 import { formatDate } from './format.ts';
 
@@ -27,7 +30,23 @@ export function createLinksView(hooks: Hooks) {
   const password = byId<HTMLInputElement>('link-password');
   const max = byId<HTMLInputElement>('link-max');
   const expiry = byId<HTMLSelectElement>('link-expiry');
+  const fileAccess = byId<HTMLButtonElement>('links-access');
+  const fileLog = byId('links-access-log');
   let file: FileRecord | null = null;
+
+  /** Shows or hides an access log in `holder`, loading it (again) when shown. */
+  function toggleLog(
+    toggle: HTMLButtonElement,
+    holder: HTMLElement,
+    of: Parameters<typeof accessPanel>[1],
+    label: string,
+  ) {
+    const client = hooks.client();
+    if (!client) return;
+    const open = toggle.getAttribute('aria-expanded') === 'true';
+    toggle.setAttribute('aria-expanded', String(!open));
+    holder.replaceChildren(...(open ? [] : [accessPanel(client, of, label, hooks.onError)]));
+  }
 
   async function load(): Promise<void> {
     const client = hooks.client();
@@ -52,13 +71,23 @@ export function createLinksView(hooks: Hooks) {
       link.hasPassword ? 'password' : 'no password',
       link.expiresAt ? `expires ${formatDate(link.expiresAt)}` : 'no expiry',
     ].join(' · ');
+    const visitors = `${link.visitors} ${link.visitors === 1 ? 'visitor' : 'visitors'}`;
+    const access = link.lastAccessAt ? `last access ${formatDate(link.lastAccessAt)} · ${visitors}` : 'never visited';
+    const log = h('div', { class: 'link-access' });
     const li = h(
       'li',
       { attrs: { 'data-link-id': link.id, 'data-status': link.status } },
       h('strong', { text: name }),
       h('span', { class: 'muted small', text: facts }),
+      h('span', { class: 'muted small link-seen', text: access }),
       h('span', { class: 'link-url', text: link.url }),
     );
+    const toggle = button('Access log', {
+      class: 'secondary',
+      attrs: { 'aria-label': `Access log of ${name}`, 'aria-expanded': 'false' },
+      onClick: () => toggleLog(toggle, log, { linkId: link.id }, `Access log of ${name}`),
+    });
+    li.append(toggle);
     if (link.status === 'active') {
       li.append(
         button('Copy', {
@@ -90,6 +119,7 @@ export function createLinksView(hooks: Hooks) {
         }),
       );
     }
+    li.append(log);
     return li;
   }
 
@@ -113,10 +143,16 @@ export function createLinksView(hooks: Hooks) {
     }
   });
 
+  fileAccess.addEventListener('click', () => {
+    if (file) toggleLog(fileAccess, fileLog, { fileId: file.id }, 'Access log of the file’s links');
+  });
+
   byId<HTMLButtonElement>('links-close').addEventListener('click', () => dialog.close());
   dialog.addEventListener('close', () => {
     file = null;
     list.replaceChildren();
+    fileLog.replaceChildren();
+    fileAccess.setAttribute('aria-expanded', 'false');
     form.reset();
   });
 

@@ -162,4 +162,43 @@ describe.runIf(warnIfNoChromium('the share link browser tests'))('made share lin
     expect(await dialog.isVisible()).toBe(false);
     expect(problems).toEqual([]);
   });
+
+  it('shows each link’s downloads, last access and visitors, and its access log', async () => {
+    const fileId = await upload(key, 'Poster.png', true);
+    const link = await makeLink(key, fileId, { label: 'Poster link' });
+    expect((await fetch(`${link.url}/download`, { headers: { 'User-Agent': 'curl/8.5.0' } })).status).toBe(200);
+    await fetch(link.url).then((response) => response.arrayBuffer());
+    // Recording runs after each answer: wait until the link's record has both visits.
+    await expect
+      .poll(async () => (await linksOf(key, fileId))[0] as unknown as { visitors: number }, { timeout: 10_000 })
+      .toMatchObject({ visitors: 1 });
+
+    const { page, problems } = await newPage(context);
+    await page.goto(`${server().origin}/`);
+    await page.getByLabel('API key', { exact: true }).fill(key);
+    await page.getByRole('button', { name: 'Use key' }).click();
+    await page.getByRole('button', { name: 'Share links of Poster.png' }).click();
+    const dialog = page.locator('#links-dialog');
+    const item = dialog.locator('li').filter({ hasText: 'Poster link' });
+    await item.waitFor();
+    expect(await item.textContent()).toContain('1 downloads');
+    expect(await item.textContent()).toMatch(/last access \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC · 1 visitor(?!s)/);
+
+    await item.getByRole('button', { name: 'Access log of Poster link' }).click();
+    const log = item.getByRole('region', { name: 'Access log of Poster link' });
+    const rows = log.locator('tbody tr');
+    await expect.poll(() => rows.count()).toBe(2);
+    expect(await rows.nth(0).textContent()).toContain('Page');
+    expect(await rows.nth(1).textContent()).toContain('Download');
+    expect(await rows.nth(1).textContent()).toContain('Served (200)');
+    expect(await rows.nth(1).textContent()).toContain('curl');
+    await screenshot(page, 'web-app-access-log');
+
+    // The file's links together: the same two visits.
+    await dialog.getByRole('button', { name: 'Access log of all these links' }).click();
+    const all = dialog.getByRole('region', { name: 'Access log of the file’s links' });
+    await expect.poll(() => all.locator('tbody tr').count()).toBe(2);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
 });
