@@ -31,6 +31,12 @@ export function noteReceived(c: Context<AppEnv>, bytes: number): void {
   if (event) event.received = bytes;
 }
 
+/**
+ * What an uncapped download's bytes are counted by: the body is pumped this much at a time, so
+ * counting costs next to nothing per byte, and a download cut short is counted up to this low.
+ */
+const COUNTED_PIECE = 256 * 1024;
+
 /** Kinds whose answer carries the shared content: their bytes are counted as they go out. */
 const CARRIES_CONTENT = new Set<VisitKind>(['download', 'preview', 'archive']);
 
@@ -122,6 +128,7 @@ export const recordVisits = (appender: LogAppender) =>
         onEnd: record,
         waitUntil: deps.waitUntil,
         signal: c.req.raw.signal,
+        readBytes: COUNTED_PIECE,
       });
       c.res = new Response(counted, c.res);
       return;
