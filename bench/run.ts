@@ -74,6 +74,7 @@ const SOURCES: Record<WorkerId, string> = {
   service: 'wrangler.toml',
   serviceNoEvents: 'wrangler.toml',
   serviceNoCrc32: 'wrangler.toml',
+  serviceNoAccessLog: 'wrangler.toml',
   r2: 'bench/workers/r2-stream/wrangler.toml',
   tutorial: 'bench/workers/tutorial/wrangler.toml',
   doD1: 'bench/workers/do-d1/wrangler.toml',
@@ -115,6 +116,7 @@ const SERVICE_NAMES: Partial<Record<WorkerId, string>> = {
   service: 'edgeshare',
   serviceNoEvents: 'edgeshare-no-events',
   serviceNoCrc32: 'edgeshare-no-crc32',
+  serviceNoAccessLog: 'edgeshare-no-access-log',
 };
 
 async function main(): Promise<void> {
@@ -123,8 +125,8 @@ async function main(): Promise<void> {
   const sources = (Object.entries(SOURCES) as [WorkerId, string][]).filter(
     ([id]) => !ON_DEMAND_WORKERS.includes(id) || wanted.has(id),
   );
-  // The no-events instance runs the service's own bundle.
-  const bundleOf = (id: WorkerId) => (id === 'serviceNoEvents' ? 'service' : id);
+  // The no-events and no-access-log instances run the service's own bundle.
+  const bundleOf = (id: WorkerId) => (id === 'serviceNoEvents' || id === 'serviceNoAccessLog' ? 'service' : id);
   const bundled = sources.filter(([id]) => bundleOf(id) === id);
   log(`bundling ${bundled.length} Workers with wrangler deploy --dry-run`);
   for (const [id, config] of bundled) {
@@ -142,7 +144,13 @@ async function main(): Promise<void> {
       configPath: config,
       bundleDir: join(tmp, 'bundles', bundleOf(id)),
       stateDir: join(tmp, 'state', id),
-      vars: isService ? { MAX_FILE_SIZE: String(2 ** 30), ADMIN_TOKEN: adminToken } : {},
+      vars: isService
+        ? {
+            MAX_FILE_SIZE: String(2 ** 30),
+            ADMIN_TOKEN: adminToken,
+            ...(id === 'serviceNoAccessLog' ? { ACCESS_LOG: 'off' } : {}),
+          }
+        : {},
       withoutQueueProducers: id === 'serviceNoEvents' ? ['EVENTS'] : [],
     });
     await applyMigrations(worker);

@@ -265,6 +265,14 @@ export const TARGETS: Target[] = [
       return pair && compare(pair.service, pair.baseline, 'mibPerS', 0.9, '>=');
     },
   },
+  {
+    id: 'access-log.throughput',
+    text: 'access-log: a share download with the access log on ≥ 0.97× the same download with ACCESS_LOG=off (same run)',
+    evaluate: (results) => {
+      const pair = serviceVersus(results, 'access-log');
+      return pair && compare(pair.service, pair.baseline, 'mibPerS', 0.97, '>=');
+    },
+  },
   ...['get-c10', 'get-c50'].map(
     (caseId): Target => ({
       id: `${caseId}.rps`,

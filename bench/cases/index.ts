@@ -2,6 +2,7 @@
 // variants, and the runner interleaves them round by round. To add one, write a factory beside
 // these, put it in the list, and name its targets in ../targets.ts.
 import type { BenchCase } from '../lib/case.ts';
+import { accessLogCase } from './access-log.ts';
 import { bulkCase } from './bulk.ts';
 import { costsCase } from './costs.ts';
 import { crcCase } from './crc.ts';
@@ -30,6 +31,7 @@ export function benchCases(quick: boolean): BenchCase[] {
     tusCase('tus-300mib', quick ? 24 : 300, [10, 50], reps(5)),
     downloadCase('download-300mib', quick ? 24 : 300, reps(3)),
     shareDownloadCase('share-download', quick ? 8 : 50, reps(5)),
+    accessLogCase('access-log', quick ? 8 : 50, reps(7)),
     // Rounds swing 10–20 % here (workerd is CPU-bound, the client on the other core competes): more of them.
     readCase('get-c10', 10, quick ? 1 : 4, reps(11)),
     readCase('get-c50', 50, quick ? 1 : 4, reps(9)),

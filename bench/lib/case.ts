@@ -12,13 +12,14 @@ export type Role = 'baseline' | 'service' | 'peer';
 
 /**
  * serviceNoEvents: edgeshare as built, started without its EVENTS queue producer (events are
- * skipped). serviceNoCrc32: edgeshare bundled with node:zlib's crc32 replaced by one that reads
- * nothing (bench/lib/no-crc32.ts), started only for the cases that name it (BenchCase.workers).
+ * skipped); serviceNoAccessLog: the same bundle with ACCESS_LOG=off (nothing recorded).
+ * serviceNoCrc32: edgeshare bundled with node:zlib's crc32 replaced by one that reads nothing
+ * (bench/lib/no-crc32.ts). Both start only for the cases that name them (BenchCase.workers).
  */
-export type WorkerId = 'service' | 'serviceNoEvents' | 'serviceNoCrc32' | 'r2' | 'tutorial' | 'doD1';
+export type WorkerId = 'service' | 'serviceNoEvents' | 'serviceNoCrc32' | 'serviceNoAccessLog' | 'r2' | 'tutorial' | 'doD1';
 
 /** The workers a run starts only when one of its cases names them. */
-export const ON_DEMAND_WORKERS: readonly WorkerId[] = ['serviceNoCrc32'];
+export const ON_DEMAND_WORKERS: readonly WorkerId[] = ['serviceNoCrc32', 'serviceNoAccessLog'];
 
 export type Rep = {
   /** What the variant measured itself (throughput, latency, …). */
@@ -53,7 +54,7 @@ export type MetricSpec = {
 };
 
 /** The edgeshare instances a key can be made in. */
-export type ServiceId = 'service' | 'serviceNoEvents' | 'serviceNoCrc32';
+export type ServiceId = 'service' | 'serviceNoEvents' | 'serviceNoCrc32' | 'serviceNoAccessLog';
 
 /** Everything a case may use while preparing its variants. */
 export type BenchContext = {
