@@ -16,7 +16,14 @@ export type Role = 'baseline' | 'service' | 'peer';
  * serviceNoCrc32: edgeshare bundled with node:zlib's crc32 replaced by one that reads nothing
  * (bench/lib/no-crc32.ts). Both start only for the cases that name them (BenchCase.workers).
  */
-export type WorkerId = 'service' | 'serviceNoEvents' | 'serviceNoCrc32' | 'serviceNoAccessLog' | 'r2' | 'tutorial' | 'doD1';
+export type WorkerId =
+  | 'service'
+  | 'serviceNoEvents'
+  | 'serviceNoCrc32'
+  | 'serviceNoAccessLog'
+  | 'r2'
+  | 'tutorial'
+  | 'doD1';
 
 /** The workers a run starts only when one of its cases names them. */
 export const ON_DEMAND_WORKERS: readonly WorkerId[] = ['serviceNoCrc32', 'serviceNoAccessLog'];

@@ -3,8 +3,8 @@
 // uploads through tus (tus-js-client) for large files. Not part of the Worker.
 import type { z } from '@hono/zod-openapi';
 import { DetailedError, Upload, type UploadOptions } from 'tus-js-client';
-import type { CollectionCreateSchema, CollectionRecordSchema, CollectionUpdateSchema } from '../collections/schemas.ts';
 import type { AccessEventSchema, AccessPageSchema } from '../access-log/schemas.ts';
+import type { CollectionCreateSchema, CollectionRecordSchema, CollectionUpdateSchema } from '../collections/schemas.ts';
 import type {
   BulkDeleteResultSchema,
   BulkUploadResultSchema,
@@ -501,6 +501,8 @@ export class EdgeshareClient {
     const response = await this.#send('GET', path, { headers, signal: options.signal });
     if (!response.ok) throw await errorOf(response);
     return response;
+  }
+
   /**
    * A page of an access log, newest first (`limit` 1…100, default 20); pass the answer's
    * `nextCursor` as `cursor` for the next page (null at the end). Needs files:read.
