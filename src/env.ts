@@ -26,6 +26,8 @@ export type ApiKeyContext = {
   maxFiles: number;
   /** How long a storage hold of this key's uploads may live (see config.holdTtlMs). */
   holdTtlMs: number;
+  /** The account's policy overrides (JSON as D1 keeps them, or null); read by src/policy/. */
+  policy: string | null;
 };
 
 export type RateLimitState = { limit: number; remaining: number; reset: number };

@@ -77,15 +77,20 @@ export type KeyState = {
   scopes: Scope[] | null;
   expiresAt: number | null;
   overrides: { [K in Exclude<keyof KeyLimits, 'holdTtlMs'>]: number | null };
+  /**
+   * The account's policy overrides as D1 keeps them (JSON, or null: none), read with the key so a
+   * request learns its bounds without another trip; src/policy/ reads them.
+   */
+  policy: string | null;
 };
 
 /** A change pushed to the key's object (the admin API, the keys routes): applies at once. */
-export type KeyUpdate = Partial<Pick<KeyState, 'status' | 'expiresAt'>> & {
+export type KeyUpdate = Partial<Pick<KeyState, 'status' | 'expiresAt' | 'policy'>> & {
   overrides?: Partial<KeyState['overrides']>;
 };
 
 /** The key as the request sees it once its object has checked it. */
-export type AuthorizedKey = Pick<KeyState, 'id' | 'accountId' | 'scopes' | 'expiresAt'>;
+export type AuthorizedKey = Pick<KeyState, 'id' | 'accountId' | 'scopes' | 'expiresAt' | 'policy'>;
 
 export type AuthorizeRequest = {
   keyId: string;

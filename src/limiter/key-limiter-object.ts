@@ -80,7 +80,14 @@ export class KeyLimiter extends DurableObject<Env> {
     ) {
       return { limits: null, admission: null };
     }
-    const key = { id: state.id, accountId: state.accountId, scopes: state.scopes, expiresAt: state.expiresAt };
+    const key = {
+      id: state.id,
+      accountId: state.accountId,
+      scopes: state.scopes,
+      expiresAt: state.expiresAt,
+      // A state stored before policies has none.
+      policy: state.policy ?? null,
+    };
     const limits = effectiveLimits(state.overrides, request.defaults);
     const quota = { quotaBytes: limits.storageQuotaBytes, maxFiles: limits.maxFiles, holdTtlMs: limits.holdTtlMs };
     const forbidden = request.scope !== null && !hasScope(state.scopes, request.scope) ? request.scope : undefined;
@@ -243,6 +250,7 @@ export class KeyLimiter extends DurableObject<Env> {
       scopes: parseScopes(row.scopes),
       expiresAt: row.expires_at === null ? null : Date.parse(row.expires_at),
       overrides: overridesOf(row),
+      policy: row.policy,
       checkedAt: now,
     };
     if (!known) {

@@ -125,6 +125,7 @@ export const authenticate = () =>
         accountId: row.account_id,
         scopes: parseScopes(row.scopes),
         expiresAt: row.expires_at === null ? null : Date.parse(row.expires_at),
+        policy: row.policy,
       };
       const windowMs = limits.rateLimitWindowSeconds * 1000;
       state = {

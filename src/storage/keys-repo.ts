@@ -1,7 +1,7 @@
 // D1 access for API keys. Only hashes are stored; the key itself never reaches this module.
 // A key belongs to an account (accounts-repo.ts); its storage limits are its account's, so every
 // read joins the account and shows them under the key's old column names.
-import { insertAccountStatement } from './accounts-repo';
+import { type AccountLimits, insertAccountStatement } from './accounts-repo';
 
 export type KeyRow = {
   id: string;
@@ -46,6 +46,30 @@ const COLUMNS = `k.id, k.account_id, k.prefix, k.name, k.status, k.scopes, k.rat
   k.expires_at, k.last_used_at`;
 const FROM = 'api_keys k JOIN accounts a ON a.id = k.account_id';
 
+/** The account's policy overrides (accounts.policy, JSON; src/policy/), as the reads that take them show them. */
+export type WithPolicy = { policy: string | null };
+
+/**
+ * A read of one key that also takes its account's policy overrides (`policy`: the column, in
+ * the query). A database an earlier migration made has no accounts.policy, and so no overrides:
+ * the read goes on without them rather than failing authentication (a deploy migrates first;
+ * the migration tests run today's code on older schemas).
+ */
+async function firstWithPolicy<T>(db: D1Database, query: (policy: string) => string, ...values: unknown[]) {
+  try {
+    return await db
+      .prepare(query('a.policy'))
+      .bind(...values)
+      .first<T & WithPolicy>();
+  } catch (error) {
+    if (!String(error).includes('no such column: a.policy')) throw error;
+    return db
+      .prepare(query('NULL AS policy'))
+      .bind(...values)
+      .first<T & WithPolicy>();
+  }
+}
+
 /**
  * The id of the active, unexpired key with this hash: the only D1 read authentication needs,
  * once per isolate (an expired key, like a revoked one, never reaches its Durable Object).
@@ -59,7 +83,10 @@ export function findActiveKeyIdByHash(db: D1Database, keyHash: string, now: stri
     .first<{ id: string }>();
 }
 
-/** What a key's Durable Object checks a presented key against: hash, status, account, scopes, expiry, overrides. */
+/**
+ * What a key's Durable Object checks a presented key against: hash, status, account, scopes,
+ * expiry, overrides; and the account's policy overrides, which the request takes along.
+ */
 export type KeyStateRow = Pick<
   KeyRow,
   | 'status'
@@ -70,24 +97,25 @@ export type KeyStateRow = Pick<
   | 'rate_limit_window_seconds'
   | 'storage_quota_bytes'
   | 'max_files'
-> & { key_hash: string };
+> & { key_hash: string } & WithPolicy;
 
 export function findKeyState(db: D1Database, keyId: string) {
-  return db
-    .prepare(
-      `SELECT k.key_hash, k.status, k.account_id, k.scopes, k.expires_at, k.rate_limit_requests,
-         k.rate_limit_window_seconds, a.storage_quota_bytes, a.max_files
+  return firstWithPolicy<KeyStateRow>(
+    db,
+    (policy) => `SELECT k.key_hash, k.status, k.account_id, k.scopes, k.expires_at, k.rate_limit_requests,
+         k.rate_limit_window_seconds, a.storage_quota_bytes, a.max_files, ${policy}
        FROM ${FROM} WHERE k.id = ?1`,
-    )
-    .bind(keyId)
-    .first<KeyStateRow>();
+    keyId,
+  );
 }
 
+/** An active key by its hash, with its account's policy overrides (authentication without the key's object). */
 export function findActiveKeyByHash(db: D1Database, keyHash: string) {
-  return db
-    .prepare(`SELECT ${COLUMNS} FROM ${FROM} WHERE k.key_hash = ?1 AND k.status = 'active'`)
-    .bind(keyHash)
-    .first<KeyRow>();
+  return firstWithPolicy<KeyRow>(
+    db,
+    (policy) => `SELECT ${COLUMNS}, ${policy} FROM ${FROM} WHERE k.key_hash = ?1 AND k.status = 'active'`,
+    keyHash,
+  );
 }
 
 export function findKey(db: D1Database, id: string) {
@@ -112,7 +140,7 @@ export type KeyOptions = {
 export async function insertKey(
   db: D1Database,
   key: NewKey,
-  overrides: KeyOverrides,
+  overrides: KeyOverrides & Pick<AccountLimits, 'policy'>,
   now: string,
   options: KeyOptions = {},
 ): Promise<KeyRow> {

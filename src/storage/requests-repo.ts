@@ -22,12 +22,14 @@ export type RequestRow = {
   closed_at: string | null;
 };
 
-/** A request found by its token, with its owning account's state and storage overrides. */
+/** A request found by its token, with its owning account's state, storage and policy overrides. */
 export type RequestWithOwner = RequestRow & {
   /** 1 while the account has an active, unexpired key (any of them: rotation keeps requests alive). */
   owner_active: 0 | 1;
   owner_storage_quota_bytes: number | null;
   owner_max_files: number | null;
+  /** The account's policy overrides (accounts.policy, JSON), or null: they decide received files' expiry. */
+  owner_policy: string | null;
 };
 
 const COLUMNS =
@@ -79,7 +81,8 @@ export function findRequestByToken(db: D1Database, token: string, now: string) {
     .prepare(
       `SELECT ${R_COLUMNS},
               ${accountActive('r.account_id', '?2')} AS owner_active,
-              a.storage_quota_bytes AS owner_storage_quota_bytes, a.max_files AS owner_max_files
+              a.storage_quota_bytes AS owner_storage_quota_bytes, a.max_files AS owner_max_files,
+              a.policy AS owner_policy
          FROM file_requests r JOIN accounts a ON a.id = r.account_id
         WHERE r.token = ?1`,
     )
