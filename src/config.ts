@@ -6,6 +6,11 @@ import { log } from './log';
 export const MAX_JSON_BODY = 64 * 1024;
 
 export const MIB = 1024 * 1024;
+
+/** The largest download cap a link may have (links/schemas.ts), so the largest LINK_MAX_DOWNLOADS. */
+export const MAX_LINK_DOWNLOADS = 1_000_000_000;
+/** The shortest longest password: a file request's password is at most 200 characters. */
+export const MAX_PASSWORD_MIN_LENGTH = 200;
 export const GIB = 1024 * MIB;
 
 /** Used when ALLOWED_FILE_TYPES is empty: documents, images, audio, video, text, archives, plain binary data. */
@@ -48,6 +53,17 @@ const int = (min: number, max: number) => z.preprocess(blankToUndefined, z.coerc
 const optionalInt = (min: number, max: number) =>
   z.preprocess(blankToUndefined, z.coerce.number().int().min(min).max(max).optional());
 
+/** `true` or `false` (a TOML boolean too); empty: unset. */
+const optionalBool = z.preprocess(
+  (value) => (typeof value === 'string' ? (value.trim() === '' ? undefined : value.trim().toLowerCase()) : value),
+  z
+    .union([
+      z.boolean(),
+      z.enum(['true', 'false'], { message: 'must be true or false' }).transform((v) => v === 'true'),
+    ])
+    .optional(),
+);
+
 const origin = z.preprocess(
   blankToUndefined,
   z
@@ -89,6 +105,17 @@ const configSchema = z.object({
       .default(DEFAULT_ALLOWED_FILE_TYPES),
   ),
   DEFAULT_EXPIRY_SECONDS: optionalInt(MIN_EXPIRY_SECONDS, MAX_EXPIRY_SECONDS),
+  // Policy (src/policy/): bounds on what accounts may ask for, each overridable per account.
+  // Empty: no bound. See docs/policy.md.
+  LINK_MAX_EXPIRY_SECONDS: optionalInt(MIN_EXPIRY_SECONDS, MAX_EXPIRY_SECONDS),
+  LINK_REQUIRE_EXPIRY: optionalBool,
+  LINK_REQUIRE_PASSWORD: optionalBool,
+  LINK_MAX_DOWNLOADS: optionalInt(1, MAX_LINK_DOWNLOADS),
+  PASSWORD_MIN_LENGTH: optionalInt(1, MAX_PASSWORD_MIN_LENGTH),
+  FILE_MAX_EXPIRY_SECONDS: optionalInt(MIN_EXPIRY_SECONDS, MAX_EXPIRY_SECONDS),
+  FILE_REQUIRE_EXPIRY: optionalBool,
+  REQUEST_MAX_EXPIRY_SECONDS: optionalInt(MIN_EXPIRY_SECONDS, MAX_EXPIRY_SECONDS),
+  REQUEST_MAX_BYTES: optionalInt(1, Number.MAX_SAFE_INTEGER),
   SITE_URL: origin,
   PUBLIC_BASE_URL: origin,
   CORS_ORIGINS: z.preprocess(

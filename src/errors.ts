@@ -30,6 +30,8 @@ export const ERROR_STATUS = {
   // Idempotency-Key (src/middleware/idempotency.ts): the key named another request; its first request still runs.
   IDEMPOTENCY_KEY_REUSED: 422,
   IDEMPOTENCY_IN_PROGRESS: 409,
+  // Policy (src/policy/): a create or change that breaks a bound the operator set (details name each).
+  POLICY_VIOLATION: 422,
   RANGE_NOT_SATISFIABLE: 416,
   REQUEST_TIMEOUT: 408,
   // tus uploads (src/tus/): the statuses the tus 1.0.0 protocol prescribes.
@@ -75,6 +77,7 @@ const DEFAULT_MESSAGE: Record<ErrorCode, string> = {
   LAST_KEYS_WRITE_KEY: 'This is the account’s last active key with keys:write: make another one before revoking it',
   IDEMPOTENCY_KEY_REUSED: 'This Idempotency-Key was used for a different request',
   IDEMPOTENCY_IN_PROGRESS: 'A request with this Idempotency-Key is still running: retry later',
+  POLICY_VIOLATION: 'This request breaks a bound this service sets (GET /api/v2/policy); nothing was changed',
   RANGE_NOT_SATISFIABLE: 'Requested range not satisfiable',
   REQUEST_TIMEOUT: 'The request took too long',
   UPLOAD_CONFLICT: 'Upload-Offset does not match the upload, or another request is writing to it',
@@ -93,11 +96,15 @@ const DEFAULT_MESSAGE: Record<ErrorCode, string> = {
   INTERNAL_ERROR: 'Internal server error',
 };
 
+/** A bound of the policy a request broke: the field at fault, the bound's name, and its value. */
+export type PolicyDetail = { field: string; rule: string; limit: number | boolean };
+
 /**
  * A validation failure names its field; a 403 FORBIDDEN names the scope the key lacks; a 404
- * FILE_NOT_FOUND about several ids at once (a collection's new members) names each one missing.
+ * FILE_NOT_FOUND about several ids at once (a collection's new members) names each one missing; a
+ * 422 POLICY_VIOLATION names each bound broken.
  */
-export type ErrorDetail = { field: string; message: string } | { scope: string } | { id: string };
+export type ErrorDetail = { field: string; message: string } | { scope: string } | { id: string } | PolicyDetail;
 
 export class ApiError extends HTTPException {
   readonly code: ErrorCode;
@@ -124,6 +131,10 @@ export class ApiError extends HTTPException {
 /** The 403 for a key without the scope a request needs (before the request has any effect). */
 export const forbidden = (scope: string, headers?: Record<string, string>) =>
   new ApiError('FORBIDDEN', `This API key lacks the scope ${scope}`, { details: [{ scope }], headers });
+
+/** The 422 for a create or change that breaks bounds of the policy: every one of them, in `details`. */
+export const policyViolation = (details: PolicyDetail[], message?: string) =>
+  new ApiError('POLICY_VIOLATION', message, { details });
 
 /** The envelope's sentence for validation details: the first one's, when it names its field. */
 const validationText = (details: FieldDetail[]) => {

@@ -16,13 +16,15 @@ export const ErrorSchema = z
           z.object({ field: z.string(), message: z.string() }),
           z.object({ scope: z.string() }),
           z.object({ id: z.string() }),
+          z.object({ field: z.string(), rule: z.string(), limit: z.union([z.number(), z.boolean()]) }),
         ]),
       )
       .optional()
       .openapi({
         description:
           'VALIDATION_ERROR: the fields at fault; FORBIDDEN: the scope the key lacks; FILE_NOT_FOUND for ' +
-          'several ids at once (a collection’s new members): each id not found',
+          'several ids at once (a collection’s new members): each id not found; POLICY_VIOLATION: each ' +
+          'bound broken (`rule` names it as GET /api/v2/policy does, `limit` is its value)',
       }),
     _perf: z.number().int().optional().openapi({ description: 'v2 only' }),
   })

@@ -13,6 +13,7 @@ import { addKeyRoutes } from '../keys/routes';
 import { addLinkAccessRoutes } from '../links/access-log-routes';
 import { addLinkRoutes } from '../links/routes';
 import { addRequestAccessRoutes } from '../requests/access-log-routes';
+import { addPolicyRoutes } from '../policy/routes';
 import { addRequestRoutes } from '../requests/routes';
 import { addUploadRoutes } from '../tus/routes';
 import { addWebhookRoutes } from '../webhooks/routes';
@@ -24,7 +25,8 @@ export function createV2Router() {
   addBulkRoutes(router);
   addManageRoutes(router);
   addRawUploadRoute(router);
-  // File requests, share links, collections and the owner's ZIP archives, keys, webhooks.
+  // File requests, share links, collections and the owner's ZIP archives, keys, webhooks, and the
+  // bounds the policy sets on them.
   addRequestRoutes(router);
   addLinkRoutes(router);
   addCollectionRoutes(router);
@@ -34,6 +36,7 @@ export function createV2Router() {
   // Access logs (who fetched what), before the file routes' /files/{id}.
   addLinkAccessRoutes(router);
   addRequestAccessRoutes(router);
+  addPolicyRoutes(router);
   addFileRoutes(router, 'v2');
   // Resumable uploads (tus), with their own 405s.
   addUploadRoutes(router);

@@ -3,7 +3,7 @@
 import { type createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../env';
-import { ApiError, ERROR_STATUS, type ErrorCode, validationError } from '../errors';
+import { ApiError, ERROR_STATUS, type ErrorCode, policyViolation, validationError } from '../errors';
 import { type ErrorBody, ErrorSchema } from '../schemas';
 import { honoPath } from './fallbacks';
 
@@ -68,7 +68,12 @@ const errorContent = { 'application/json': { schema: ErrorSchema } };
 
 /** An error envelope as the API sends it, for the documents' examples. */
 function errorExample(code: ErrorCode): ErrorBody {
-  const error = code === 'VALIDATION_ERROR' ? validationError('page', 'page must be at least 1') : new ApiError(code);
+  const error =
+    code === 'VALIDATION_ERROR'
+      ? validationError('page', 'page must be at least 1')
+      : code === 'POLICY_VIOLATION'
+        ? policyViolation([{ field: 'expiresIn', rule: 'linkMaxExpirySeconds', limit: 604800 }])
+        : new ApiError(code);
   const body: ErrorBody = { error: error.message, code };
   if (error.details) body.details = error.details;
   return body;
@@ -102,6 +107,7 @@ const FEATURE_CODES = new Set<ErrorCode>([
   'REQUEST_EXPIRED',
   'REQUEST_FULL',
   'PASSWORD_REQUIRED',
+  'POLICY_VIOLATION',
 ]);
 
 /** The error envelope for each status, with the headers each carries, and a default for the rest. */
@@ -134,6 +140,17 @@ export function errorResponse(status: number, description: string, codes: ErrorC
     },
   };
 }
+
+/**
+ * The 422 of an operation the policy bounds (src/policy/). On v2 writes the Idempotency-Key's 422
+ * is added to it (idempotency/openapi.ts): both codes share the status.
+ */
+export const POLICY_ERRORS = errorResponse(
+  422,
+  'POLICY_VIOLATION: the request breaks a bound this service sets (GET /api/v2/policy); details: ' +
+    '[{"field", "rule", "limit"}], one per bound broken; nothing was created or changed',
+  ['POLICY_VIOLATION'],
+);
 
 /** An OpenAPI response whose body is JSON of this schema (no rate-limit headers: the admin API). */
 export const jsonResponse = <T extends z.ZodType>(schema: T, description: string) => ({

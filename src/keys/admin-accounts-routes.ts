@@ -1,11 +1,14 @@
 // /admin/accounts: the operator's account view. Create an account with its first key, list
-// accounts and an account's keys, give an account another key, set an account's limits.
+// accounts and an account's keys, give an account another key, set an account's limits and its
+// policy overrides (src/policy/).
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { AppEnv } from '../env';
 import { ApiError } from '../errors';
 import { jsonResponse } from '../http/openapi';
 import { keyChanged } from '../limiter/key-limiter-client';
 import { SCOPES, storeScopes } from '../limiter/scopes';
+import { PolicyOverridesPatchSchema, StoredOverridesSchema } from '../policy/schemas';
+import { parseOverrides } from '../policy/service';
 import { type AccountRow, findAccount, listAccounts, updateAccountLimits } from '../storage/accounts-repo';
 import { insertKey, listAccountKeys } from '../storage/keys-repo';
 import { isoNow } from '../time';
@@ -16,7 +19,13 @@ import { KeySchema, keyRecord } from './records';
 const LimitsSchema = z.object({
   storageQuotaBytes: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).nullish(),
   maxFiles: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).nullish(),
+  /** The account's own bounds (docs/policy.md): each named one set, lifted (false) or cleared (null). */
+  policy: PolicyOverridesPatchSchema.optional(),
 });
+
+/** A change of policy overrides as D1 applies it (a JSON merge patch), or undefined: none. */
+const policyPatch = (patch: z.infer<typeof PolicyOverridesPatchSchema> | undefined) =>
+  patch === undefined ? undefined : JSON.stringify(patch);
 
 const AccountKeySchema = z.object({
   name: KeyNameSchema,
@@ -38,6 +47,9 @@ const AccountSchema = z
     name: z.string(),
     storageQuotaBytes: z.number().int().nullable(),
     maxFiles: z.number().int().nullable(),
+    policy: StoredOverridesSchema.openapi({
+      description: 'The bounds overridden for this account (false: lifted); the others follow the configuration',
+    }),
     createdAt: z.string(),
     updatedAt: z.string(),
   })
@@ -48,6 +60,7 @@ const accountRecord = (row: AccountRow) => ({
   name: row.name,
   storageQuotaBytes: row.storage_quota_bytes,
   maxFiles: row.max_files,
+  policy: parseOverrides(row.policy),
   createdAt: row.created_at,
   updatedAt: row.updated_at,
 });
@@ -56,14 +69,16 @@ const IdParam = z.object({ id: z.string() });
 const ok = <T extends z.ZodType>(data: T, description: string) =>
   jsonResponse(z.object({ success: z.literal(true), data }), description);
 
-/** Every key of the account applies the account's new storage limits at once. */
+/** Every key of the account applies the account's new storage limits (and policy overrides, when given) at once. */
 export async function pushAccountLimits(
   env: AppEnv['Bindings'],
   accountId: string,
   overrides: { storageQuotaBytes: number | null; maxFiles: number | null },
+  policy?: string | null,
 ) {
   const accountKeys = await listAccountKeys(env.DB, accountId);
-  await Promise.all(accountKeys.map((key) => keyChanged(env.KEY_LIMITER, key.id, { overrides })));
+  const update = policy === undefined ? { overrides } : { overrides, policy };
+  await Promise.all(accountKeys.map((key) => keyChanged(env.KEY_LIMITER, key.id, update)));
 }
 
 export function addAccountRoutes(router: OpenAPIHono<AppEnv>) {
@@ -86,7 +101,7 @@ export function addAccountRoutes(router: OpenAPIHono<AppEnv>) {
     const row = await insertKey(
       c.env.DB,
       { ...material, name: input.key?.name ?? input.name },
-      { storageQuotaBytes: input.storageQuotaBytes, maxFiles: input.maxFiles },
+      { storageQuotaBytes: input.storageQuotaBytes, maxFiles: input.maxFiles, policy: policyPatch(input.policy) },
       now,
       {
         accountName: input.name,
@@ -161,9 +176,12 @@ export function addAccountRoutes(router: OpenAPIHono<AppEnv>) {
   });
   router.openapi(setLimits, async (c) => {
     const { id } = c.req.valid('param');
-    const row = await updateAccountLimits(c.env.DB, id, c.req.valid('json'), isoNow());
+    const input = c.req.valid('json');
+    const limits = { storageQuotaBytes: input.storageQuotaBytes, maxFiles: input.maxFiles };
+    const row = await updateAccountLimits(c.env.DB, id, { ...limits, policy: policyPatch(input.policy) }, isoNow());
     if (!row) throw new ApiError('NOT_FOUND', 'No such account');
-    await pushAccountLimits(c.env, id, { storageQuotaBytes: row.storage_quota_bytes, maxFiles: row.max_files });
+    const overrides = { storageQuotaBytes: row.storage_quota_bytes, maxFiles: row.max_files };
+    await pushAccountLimits(c.env, id, overrides, row.policy);
     return c.json({ success: true as const, data: accountRecord(row) }, 200);
   });
 }

@@ -1,0 +1,39 @@
+// v2 only: GET /policy, the bounds the caller's account works within; and what every route that
+// makes or changes something bounded hands its service (the policy, an upload's expiry rule).
+// HTTP only: the rules are in service.ts.
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import type { AppEnv } from '../env';
+import { errors, ok } from '../http/openapi';
+import { requires } from '../http/route-needs';
+import { successV2 } from '../schemas';
+import { PolicySchema } from './schemas';
+import { type ExpiryRule, effectivePolicy, type Policy, uploadExpiryRule } from './service';
+
+/**
+ * The bounds the caller's account works within: the configuration with the account's overrides,
+ * which came with the key (no trip of their own).
+ */
+export const policy = (c: Context<AppEnv>): Policy => effectivePolicy(c.get('config'), c.get('apiKey').policy);
+
+/** How the expiry of the caller's uploads is decided: its account's policy and the configured default. */
+export const uploadExpiry = (c: Context<AppEnv>): ExpiryRule =>
+  uploadExpiryRule(policy(c), c.get('config').DEFAULT_EXPIRY_SECONDS);
+
+export function addPolicyRoutes(router: OpenAPIHono<AppEnv>) {
+  const get = createRoute({
+    method: 'get',
+    path: '/policy',
+    operationId: 'getPolicy',
+    summary: 'The bounds this service sets on your account’s links, file requests and files',
+    description:
+      'Any valid key may read it (no scope): a client learns what it may ask for before asking. Each bound is ' +
+      'the operator’s configuration, or the account’s own where the operator set one; `null` where none is set. ' +
+      'A create or change that breaks one is 422 POLICY_VIOLATION, naming each bound in `details` by the names ' +
+      'used here.',
+    // Any valid key: the bounds concern whatever the key can do, and say nothing of the account's data.
+    middleware: [requires({ scope: null })] as const,
+    responses: { 200: ok(successV2(PolicySchema), 'The effective bounds'), ...errors(401, 429) },
+  });
+  router.openapi(get, (c) => c.json({ success: true as const, data: policy(c) }, 200));
+}
