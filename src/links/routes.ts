@@ -4,10 +4,11 @@ import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../env';
 import { FileIdParamSchema } from '../files/schemas';
-import { errors, ok } from '../http/openapi';
+import { errors, ok, POLICY_ERRORS } from '../http/openapi';
 import { accountId, origins, storage } from '../http/request-deps';
 import { requires } from '../http/route-needs';
 import { jsonBodyLimit } from '../http/validation';
+import { policy } from '../policy/routes';
 import { successV2 } from '../schemas';
 import { LinkCreateSchema, LinkIdParamSchema, LinkRecordSchema, LinkUpdateSchema } from './schemas';
 import { createLink, getLink, type LinkDeps, listLinks, revokeLink, updateLink } from './service';
@@ -17,6 +18,7 @@ const deps = (c: Parameters<MiddlewareHandler<AppEnv>>[0]): LinkDeps => ({
   db: storage(c).db,
   counters: c.env.LINK_COUNTERS,
   origins: origins(c),
+  policy: policy(c),
 });
 
 export function addLinkRoutes(router: OpenAPIHono<AppEnv>) {
@@ -28,6 +30,8 @@ export function addLinkRoutes(router: OpenAPIHono<AppEnv>) {
     summary: 'Make a share link to a file: optional label, password, download cap, expiry',
     description:
       'The link works whether or not the file is public. `expiresAt` and `expiresIn` exclude each other. ' +
+      'The account’s policy (GET /policy) may require an expiry, a password or a download cap, and bound them: ' +
+      '422 POLICY_VIOLATION names each bound broken. ' +
       'The password is never shown again; visitors give it on the share page or with HTTP Basic and an ' +
       'empty user name (`curl -u :PASSWORD <url>/download`).',
     middleware: [requires({ scope: 'links:write' }), jsonBodyLimit()] as const,
@@ -35,7 +39,11 @@ export function addLinkRoutes(router: OpenAPIHono<AppEnv>) {
       params: FileIdParamSchema,
       body: { required: true, content: { 'application/json': { schema: LinkCreateSchema } } },
     },
-    responses: { 201: ok(successV2(LinkRecordSchema), 'The new link'), ...errors(400, 401, 404, 415, 429) },
+    responses: {
+      201: ok(successV2(LinkRecordSchema), 'The new link'),
+      ...errors(400, 401, 404, 415, 429),
+      ...POLICY_ERRORS,
+    },
   });
   router.openapi(create, async (c) => {
     const link = await createLink(deps(c), c.req.valid('param').id, accountId(c), c.req.valid('json'));
@@ -78,13 +86,20 @@ export function addLinkRoutes(router: OpenAPIHono<AppEnv>) {
     path: '/links/{linkId}',
     operationId: 'updateShareLink',
     summary: 'Change a link: label, password, download cap, expiry (null clears each)',
-    description: 'A revoked link stays revoked. Raising the cap of an exhausted link opens it again.',
+    description:
+      'A revoked link stays revoked. Raising the cap of an exhausted link opens it again. Only the fields sent ' +
+      'are judged against the account’s policy (GET /policy): a bound tightened since the link was made never ' +
+      'refuses a change that leaves its field alone.',
     middleware: [requires({ scope: 'links:write' }), jsonBodyLimit()] as const,
     request: {
       params: LinkIdParamSchema,
       body: { required: true, content: { 'application/json': { schema: LinkUpdateSchema } } },
     },
-    responses: { 200: ok(successV2(LinkRecordSchema), 'The link as it is now'), ...errors(400, 401, 404, 415, 429) },
+    responses: {
+      200: ok(successV2(LinkRecordSchema), 'The link as it is now'),
+      ...errors(400, 401, 404, 415, 429),
+      ...POLICY_ERRORS,
+    },
   });
   router.openapi(update, async (c) => {
     const link = await updateLink(deps(c), c.req.valid('param').linkId, accountId(c), c.req.valid('json'));

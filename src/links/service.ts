@@ -6,6 +6,7 @@ import { ApiError } from '../errors';
 import { FILE_ID_PATTERN } from '../files/ids';
 import { newExpiry } from '../files/update';
 import { randomBase64Url } from '../lib/crypto';
+import { checkLink, type Policy } from '../policy/service';
 import { findOwnedFile } from '../storage/files-repo';
 import {
   findOwnedLink,
@@ -22,7 +23,8 @@ import { hashPassword } from '../visitors/password';
 import { countOf, type LinkCounterNamespace } from './link-counter-client';
 import { type LinkRecord, linkRecord } from './records';
 
-export type LinkDeps = { db: D1Database; counters: LinkCounterNamespace; origins: Origins };
+/** `policy`: the bounds of the account's links (src/policy/), checked before any link is made or changed. */
+export type LinkDeps = { db: D1Database; counters: LinkCounterNamespace; origins: Origins; policy: Policy };
 
 /** A file, or a collection, has at most this many links (revoked ones included): a list stays one page. */
 export const MAX_LINKS_PER_FILE = 100;
@@ -84,6 +86,7 @@ export async function createLinkTo(
   now = Date.now(),
 ): Promise<LinkRecord> {
   const expiresAt = newExpiry(input, now) ?? null;
+  checkLink(deps.policy, input, { now });
   await requireTarget();
   const password = input.password === undefined ? undefined : await hashPassword(input.password);
   const row: LinkRow = {
@@ -152,6 +155,8 @@ export async function updateLink(
   const expiresAt = newExpiry(patch, now);
   if (expiresAt !== undefined) changes.expiresAt = expiresAt;
   if (!LINK_ID_PATTERN.test(linkId)) throw linkNotFound();
+  // Only what the patch touches is judged: a link made before a bound tightened keeps working.
+  checkLink(deps.policy, patch, { change: true, now });
   if (patch.password !== undefined) {
     changes.password = patch.password === null ? null : await hashPassword(patch.password);
   }

@@ -4,11 +4,12 @@ import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { AppEnv } from '../env';
 import { fileRecord } from '../files/records';
 import { FileRecordV2 } from '../files/schemas';
-import { errorsWith, ok } from '../http/openapi';
+import { errorsWith, ok, POLICY_ERRORS } from '../http/openapi';
 import { origins, storage } from '../http/request-deps';
 import { requires } from '../http/route-needs';
 import { jsonBodyLimit } from '../http/validation';
 import type { Scope } from '../limiter/scopes';
+import { policy } from '../policy/routes';
 import { PaginationSchema, successV2 } from '../schemas';
 import { listRequestFiles } from '../storage/files-repo';
 import { isoNow } from '../time';
@@ -60,13 +61,18 @@ export function addRequestRoutes(router: OpenAPIHono<AppEnv>) {
     description:
       'Answers the request with `url` (a page for people), `uploadUrl` (multipart POST, parts named `file`) ' +
       'and `tusUrl` (tus 1.0). None needs a key: the URL is the capability. Files received land in your ' +
-      'account with `requestId`, private unless `isPublic` is true.',
+      'account with `requestId`, private unless `isPublic` is true. The account’s policy (GET /policy) may bound ' +
+      'the expiry, require a maxBytes and a password length: 422 POLICY_VIOLATION names each bound broken.',
     middleware: [jsonBodyLimit()] as const,
     request: { body: { required: true, content: { 'application/json': { schema: RequestCreateSchema } } } },
-    responses: { 201: ok(successV2(RequestRecordSchema), 'The request'), ...errorsWith(OWNER_CODES, 400, 401, 429) },
+    responses: {
+      201: ok(successV2(RequestRecordSchema), 'The request'),
+      ...errorsWith(OWNER_CODES, 400, 401, 429),
+      ...POLICY_ERRORS,
+    },
   });
   router.openapi(create, async (c) => {
-    const row = await createRequest(storage(c).db, c.get('config'), accountIdOf(c), c.req.valid('json'));
+    const row = await createRequest(storage(c).db, c.get('config'), policy(c), accountIdOf(c), c.req.valid('json'));
     return c.json({ success: true as const, data: requestRecord(row, origins(c)) }, 201);
   });
 
@@ -118,11 +124,13 @@ export function addRequestRoutes(router: OpenAPIHono<AppEnv>) {
     responses: {
       200: ok(successV2(RequestRecordSchema), 'The request as it is now'),
       ...errorsWith(OWNER_CODES, 400, 401, 404, 429),
+      ...POLICY_ERRORS,
     },
   });
   router.openapi(update, async (c) => {
     const body = c.req.valid('json');
-    const row = await updateRequest(storage(c).db, c.get('config'), c.req.valid('param').id, accountIdOf(c), body);
+    const { id } = c.req.valid('param');
+    const row = await updateRequest(storage(c).db, c.get('config'), policy(c), id, accountIdOf(c), body);
     if (row.closed_at !== null) endOpenUploads(c, row);
     return c.json({ success: true as const, data: requestRecord(row, origins(c)) }, 200);
   });

@@ -4,6 +4,7 @@ import type { Config } from '../config';
 import { ApiError, validationError } from '../errors';
 import { isAllowed } from '../files/file-type';
 import { randomBase64Url } from '../lib/crypto';
+import { checkRequest, type Policy, requestExpirySeconds } from '../policy/service';
 import {
   closeOwnedRequest,
   findOwnedRequest,
@@ -99,13 +100,24 @@ function expiry(body: { expiresIn?: number; expiresAt?: string }, now: number): 
 const passwordHash = async (password: string | null | undefined) =>
   password === undefined ? undefined : password === null ? null : passwordText(await hashPassword(password));
 
+/**
+ * Makes a file request. `policy`: the account's bounds (src/policy/), checked before anything is
+ * written; a request made without an expiry stays open the default 7 days, or less when the
+ * policy bounds it.
+ */
 export async function createRequest(
   db: D1Database,
   config: Config,
+  policy: Policy,
   accountId: string,
   body: RequestCreate,
   now = Date.now(),
 ): Promise<RequestRow> {
+  // Malformed values (400) first, then the policy (422), then the password's slow hash.
+  const expiresAt = expiry(body, now);
+  const maxFileSize = checkFileSize(body.maxFileSize, config) ?? null;
+  const allowedTypes = checkTypes(body.allowedTypes, config) ?? null;
+  checkRequest(policy, body, { now });
   const row: RequestRow = {
     id: randomBase64Url(16),
     account_id: accountId,
@@ -113,16 +125,16 @@ export async function createRequest(
     label: body.label ?? null,
     message: body.message ?? null,
     max_files: body.maxFiles ?? DEFAULT_REQUEST_FILES,
-    max_file_size: checkFileSize(body.maxFileSize, config) ?? null,
+    max_file_size: maxFileSize,
     max_bytes: body.maxBytes ?? null,
-    allowed_types: checkTypes(body.allowedTypes, config) ?? null,
+    allowed_types: allowedTypes,
     is_public: body.isPublic ? 1 : 0,
     password_hash: (await passwordHash(body.password)) ?? null,
     file_count: 0,
     bytes: 0,
     created_at: isoNow(now),
     updated_at: isoNow(now),
-    expires_at: expiry(body, now) ?? isoNow(now + DEFAULT_REQUEST_EXPIRY_SECONDS * 1000),
+    expires_at: expiresAt ?? isoNow(now + requestExpirySeconds(policy, DEFAULT_REQUEST_EXPIRY_SECONDS) * 1000),
     closed_at: null,
   };
   await insertRequest(db, row);
@@ -140,25 +152,31 @@ export function listRequests(db: D1Database, accountId: string, page: { page: nu
   return listOwnedRequests(db, accountId, { limit: page.limit, offset: (page.page - 1) * page.limit });
 }
 
+/** Changes a file request: only the fields sent, each judged against the account's policy first. */
 export async function updateRequest(
   db: D1Database,
   config: Config,
+  policy: Policy,
   id: string,
   accountId: string,
   body: RequestUpdate,
   now = Date.now(),
 ): Promise<RequestRow> {
   if (!REQUEST_ID_PATTERN.test(id)) throw requestNotFound();
+  const expiresAt = expiry(body, now);
+  const maxFileSize = checkFileSize(body.maxFileSize, config);
+  const allowedTypes = checkTypes(body.allowedTypes, config);
+  checkRequest(policy, body, { change: true, now });
   const changes: RequestChanges = {
     label: body.label,
     message: body.message,
     max_files: body.maxFiles,
-    max_file_size: checkFileSize(body.maxFileSize, config),
+    max_file_size: maxFileSize,
     max_bytes: body.maxBytes,
-    allowed_types: checkTypes(body.allowedTypes, config),
+    allowed_types: allowedTypes,
     is_public: body.isPublic === undefined ? undefined : body.isPublic ? 1 : 0,
     password_hash: await passwordHash(body.password),
-    expires_at: expiry(body, now),
+    expires_at: expiresAt,
   };
   if (body.closed !== undefined) changes.closed_at = body.closed ? isoNow(now) : null;
   const row = await updateOwnedRequest(db, id, accountId, isoNow(now), changes);
