@@ -2,10 +2,11 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../env';
 import { addFallbacks } from '../http/fallbacks';
-import { errors, ok } from '../http/openapi';
+import { errors, ok, POLICY_ERRORS } from '../http/openapi';
 import { origins, storage } from '../http/request-deps';
 import { requires } from '../http/route-needs';
 import { jsonBodyLimit } from '../http/validation';
+import { uploadExpiry } from '../policy/routes';
 import { uploadRecord } from './records';
 import { uploadDeps } from './routes';
 import {
@@ -26,16 +27,22 @@ export function addBulkRoutes(router: OpenAPIHono<AppEnv>) {
     summary: 'Upload several files (at most MAX_BULK_FILES) in one request',
     description:
       'Answers 201 whenever the request is well formed, with one result per file in part order; ' +
-      '400 only when the request as a whole is unusable (not multipart, no files, too many files).',
+      '400 only when the request as a whole is unusable (not multipart, no files, too many files), and 422 ' +
+      'POLICY_VIOLATION when the one expiry of all the files breaks the account’s policy (nothing stored).',
     request: { body: { required: true, content: { 'multipart/form-data': { schema: BulkUploadFormSchema } } } },
-    responses: { 201: ok(BulkUploadResultSchema, 'Files processed'), ...errors(400, 401, 408, 429, 503) },
+    responses: {
+      201: ok(BulkUploadResultSchema, 'Files processed'),
+      ...errors(400, 401, 408, 429, 503),
+      ...POLICY_ERRORS,
+    },
   });
   // Streamed by the handler, not parsed by the validator.
   const needs = requires({ scope: 'files:write', holdsUpload: (config) => config.MAX_BULK_FILES });
   router.post(bulkUpload.path, needs, async (c) => {
     const maxFiles = c.get('config').MAX_BULK_FILES;
     const deps = uploadDeps(c);
-    const outcomes = await inSession(deps.session, () => uploadBulk(deps, c.req.raw, maxFiles));
+    const expiry = uploadExpiry(c);
+    const outcomes = await inSession(deps.session, () => uploadBulk(deps, c.req.raw, maxFiles, expiry));
     const base = origins(c);
     const results = outcomes.map((outcome) =>
       outcome.ok

@@ -1,11 +1,12 @@
 // v2 only: PATCH /files/{id} (change a file) and GET /usage (the key's account and limits).
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../env';
-import { errors, ok } from '../http/openapi';
+import { errors, ok, POLICY_ERRORS } from '../http/openapi';
 import { origins, storage } from '../http/request-deps';
 import { requires } from '../http/route-needs';
 import { jsonBodyLimit } from '../http/validation';
 import { accountUsage } from '../limiter/key-limiter-client';
+import { policy } from '../policy/routes';
 import { successV2 } from '../schemas';
 import { fileRecord } from './records';
 import { FileIdParamSchema, FileRecordV2, FileUpdateSchema, UsageSchema } from './schemas';
@@ -19,16 +20,22 @@ export function addManageRoutes(router: OpenAPIHono<AppEnv>) {
     summary: 'Change a file: isPublic, originalName, expiry',
     description:
       'Only the fields sent change; `updatedAt` always does. `expiresAt` and `expiresIn` exclude each ' +
-      'other, and null for either clears the expiry. Making a file private stops its share link at once.',
+      'other, and null for either clears the expiry. Making a file private stops its share link at once. A new ' +
+      'expiry keeps to the account’s policy (GET /policy: fileMaxExpirySeconds, fileRequireExpiry), or 422.',
     middleware: [requires({ scope: 'files:write' }), jsonBodyLimit()] as const,
     request: {
       params: FileIdParamSchema,
       body: { required: true, content: { 'application/json': { schema: FileUpdateSchema } } },
     },
-    responses: { 200: ok(successV2(FileRecordV2), 'The file as it is now'), ...errors(400, 401, 404, 415, 429) },
+    responses: {
+      200: ok(successV2(FileRecordV2), 'The file as it is now'),
+      ...errors(400, 401, 404, 415, 429),
+      ...POLICY_ERRORS,
+    },
   });
   router.openapi(update, async (c) => {
-    const row = await updateFile(storage(c), c.req.valid('param').id, c.get('apiKey'), c.req.valid('json'));
+    const { id } = c.req.valid('param');
+    const row = await updateFile(storage(c), id, c.get('apiKey'), c.req.valid('json'), policy(c));
     return c.json({ success: true as const, data: fileRecord(row, 'v2', origins(c)) }, 200);
   });
 

@@ -2,9 +2,11 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { AppEnv } from '../env';
 import { validationError } from '../errors';
-import { errors, ok } from '../http/openapi';
+import { errors, ok, POLICY_ERRORS } from '../http/openapi';
 import { origins } from '../http/request-deps';
 import { requires } from '../http/route-needs';
+import { uploadExpiry } from '../policy/routes';
+import type { ExpiryRule } from '../policy/service';
 import { successV2 } from '../schemas';
 import { uploadRecord } from './records';
 import { uploadDeps } from './routes';
@@ -60,6 +62,7 @@ export function addRawUploadRoute(router: OpenAPIHono<AppEnv>) {
     responses: {
       201: ok(successV2(UploadRecordV2), 'Stored'),
       ...errors(400, 401, 408, 413, 415, 429, 503),
+      ...POLICY_ERRORS,
     },
   });
   // The body is streamed by the handler. The query goes through the form fields' schema inside
@@ -68,7 +71,7 @@ export function addRawUploadRoute(router: OpenAPIHono<AppEnv>) {
     const deps = uploadDeps(c);
     const name = c.req.param('filename');
     const row = await inSession(deps.session, () =>
-      uploadRawFile(deps, c.req.raw, { name, options: rawUploadOptions(c.req.queries()) }),
+      uploadRawFile(deps, c.req.raw, { name, options: rawUploadOptions(c.req.queries(), uploadExpiry(c)) }),
     );
     return c.json({ success: true as const, data: uploadRecord(row, 'v2', origins(c)) }, 201);
   });
@@ -84,8 +87,11 @@ export function addRawUploadRoute(router: OpenAPIHono<AppEnv>) {
   }
 }
 
-/** isPublic and expiresIn from the query (each at most once), validated as the form's fields. */
-function rawUploadOptions(queries: Record<string, string[]>): RecordOptions {
+/**
+ * isPublic and expiresIn from the query (each at most once), validated as the form's fields, the
+ * expiry judged by the account's policy: all before the body is read.
+ */
+function rawUploadOptions(queries: Record<string, string[]>, expiry: ExpiryRule): RecordOptions {
   const fields: Record<string, string> = {};
   for (const name of ['isPublic', 'expiresIn']) {
     const values = queries[name];
@@ -93,6 +99,6 @@ function rawUploadOptions(queries: Record<string, string[]>): RecordOptions {
     if (values.length > 1) throw validationError(name, `${name} was given more than once`);
     fields[name] = values[0] ?? '';
   }
-  const { sha256: _none, ...options } = recordOptions(fields);
+  const { sha256: _none, ...options } = recordOptions(fields, expiry);
   return options;
 }

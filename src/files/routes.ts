@@ -4,9 +4,10 @@ import type { Context } from 'hono';
 import { QuotaTicket } from '../accounts/account-storage-client';
 import type { AppEnv } from '../env';
 import { offersHead } from '../http/fallbacks';
-import { DOWNLOAD_REQUEST_HEADERS, downloadResponses, errors, ok } from '../http/openapi';
+import { DOWNLOAD_REQUEST_HEADERS, downloadResponses, errors, ok, POLICY_ERRORS } from '../http/openapi';
 import { origins, storage } from '../http/request-deps';
 import { requires } from '../http/route-needs';
+import { uploadExpiry } from '../policy/routes';
 import { PaginationSchema, success as successV1, successV2 } from '../schemas';
 import { type ApiVersion, fileRecord, uploadRecord } from './records';
 import {
@@ -34,16 +35,21 @@ export function addFileRoutes(router: OpenAPIHono<AppEnv>, version: ApiVersion) 
     path: '/upload',
     operationId: 'uploadFile',
     summary: 'Upload one file',
+    description:
+      'An `expiresIn` the account’s policy does not allow (or none, where the policy requires one and no ' +
+      'default is configured) is 422 POLICY_VIOLATION, and nothing is stored or charged.',
     request: { body: { required: true, content: { 'multipart/form-data': { schema: UploadFormSchema } } } },
     responses: {
       201: ok(success(UploadRecord), 'Stored'),
       ...errors(400, 401, 408, 413, 415, 429, 503),
+      ...POLICY_ERRORS,
     },
   });
   // The body is streamed by the handler, not parsed by the validator.
   router.post(upload.path, requires({ scope: 'files:write', holdsUpload: () => 1 }), async (c) => {
     const deps = uploadDeps(c);
-    const row = await inSession(deps.session, () => uploadSingleFile(deps, c.req.raw));
+    const expiry = uploadExpiry(c);
+    const row = await inSession(deps.session, () => uploadSingleFile(deps, c.req.raw, expiry));
     return c.json({ success: true, data: uploadRecord(row, version, origins(c)) }, 201);
   });
   router.openAPIRegistry.registerPath(upload);

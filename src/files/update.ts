@@ -3,6 +3,7 @@ import type { ApiKeyContext } from '../env';
 import { ApiError, validationError } from '../errors';
 import { MAX_EXPIRY_SECONDS } from '../expiry';
 import { rescheduleFiles } from '../limiter/key-limiter-client';
+import { checkFileChange, type Policy } from '../policy/service';
 import { type FileChanges, type FileRow, updateOwnedFile } from '../storage/files-repo';
 import { isoNow } from '../time';
 import { FILE_ID_PATTERN } from './ids';
@@ -23,7 +24,9 @@ export type FilePatch = {
 };
 
 /**
- * Applies a change to the caller's live file and returns the row as it is after it. The row is
+ * Applies a change to the caller's live file and returns the row as it is after it. A new expiry
+ * must keep to the account's policy (`policy`, src/policy/); a change that leaves the expiry
+ * alone is not judged on it. The row is
  * written first (one D1 trip); when its expiry changed, the key's account learns the new time,
  * so the file leaves the quota exactly when it expires. The sweep needs nothing: it reads
  * expires_at from D1. A private file's share link is dead from the row on.
@@ -33,6 +36,7 @@ export async function updateFile(
   id: string,
   key: Pick<ApiKeyContext, 'id' | 'accountId'>,
   patch: FilePatch,
+  policy: Policy,
   now = Date.now(),
 ): Promise<FileRow> {
   const changes: FileChanges = {};
@@ -41,6 +45,7 @@ export async function updateFile(
   const expiresAt = newExpiry(patch, now);
   if (expiresAt !== undefined) changes.expiresAt = expiresAt;
   if (!FILE_ID_PATTERN.test(id)) throw new ApiError('FILE_NOT_FOUND');
+  checkFileChange(policy, patch, now);
 
   const updated = await updateOwnedFile(storage.db, id, key.accountId, isoNow(now), changes);
   if (!updated) throw new ApiError('FILE_NOT_FOUND');

@@ -2,6 +2,7 @@
 import { ApiError, type ErrorCode, validationError } from '../errors';
 import { HEX_SHA256 } from '../lib/digest';
 import type { MultipartReader } from '../lib/multipart';
+import type { ExpiryRule } from '../policy/service';
 import type { FileRow } from '../storage/files-repo';
 import { checkDigest, recordFiles } from './upload';
 import { uploadError } from './upload-errors';
@@ -19,7 +20,12 @@ export type BulkOutcome = { ok: true; row: FileRow } | { ok: false; filename: st
  * final write overlap with reading the next, then records every stored file in one D1 batch.
  * A file that fails leaves nothing behind and does not stop the others.
  */
-export async function uploadBulk(deps: UploadDeps, request: Request, maxFiles: number): Promise<BulkOutcome[]> {
+export async function uploadBulk(
+  deps: UploadDeps,
+  request: Request,
+  maxFiles: number,
+  expiry: ExpiryRule,
+): Promise<BulkOutcome[]> {
   const fields: Record<string, string> = {};
   // One per file, in part order: the n-th sha256 field is the n-th file's ('' asserts nothing).
   const digests: string[] = [];
@@ -28,7 +34,7 @@ export async function uploadBulk(deps: UploadDeps, request: Request, maxFiles: n
     fileFields: FILE_FIELDS,
     field: async (reader, part) => {
       if (part.name === 'sha256') digests.push(await readDigestField(reader));
-      else await readFormField(reader, part, fields);
+      else await readFormField(reader, part, fields, expiry);
     },
     admit: (part, files) => {
       // An empty file input is no file (the loop skips it), so it is never one too many.
@@ -41,7 +47,7 @@ export async function uploadBulk(deps: UploadDeps, request: Request, maxFiles: n
   return readFileParts(deps, request, rules, async (parts) => {
     // Text fields named `files` alone are no files at all.
     if (parts.every((part) => part.text)) throw validationError('files', 'at least one file is required');
-    const options = recordOptions(fields);
+    const options = recordOptions(fields, expiry);
     refuseMismatches(deps, parts, digests);
     const files = parts.flatMap((part) => (part.file && !part.error ? [part.file] : []));
     let recorded: Awaited<ReturnType<typeof recordFiles>> = { rows: [], failures: new Map() };

@@ -1,6 +1,7 @@
 // The non-file fields of an upload (isPublic, expiresIn, sha256): read from the form, validated once.
 import { validationError, zodValidationError } from '../errors';
 import type { MultipartReader, PartInfo } from '../lib/multipart';
+import type { ExpiryRule } from '../policy/service';
 import { UploadFieldsSchema } from './upload-fields-schema';
 
 export type RecordOptions = {
@@ -16,16 +17,36 @@ export type RecordOptions = {
 const FIELD_NAMES = new Set(['isPublic', 'expiresIn', 'sha256']);
 const MAX_FIELD_BYTES = 1024;
 
-/** Reads a known text field into fields (once each); other parts are skipped. */
-export async function readFormField(reader: MultipartReader, part: PartInfo, fields: Record<string, string>) {
+/**
+ * Reads a known text field into fields (once each); other parts are skipped. An expiresIn is
+ * judged by `expiry` as soon as it is read: one the policy refuses stops the form before any
+ * file part after it is stored.
+ */
+export async function readFormField(
+  reader: MultipartReader,
+  part: PartInfo,
+  fields: Record<string, string>,
+  expiry?: ExpiryRule,
+) {
   if (!FIELD_NAMES.has(part.name)) return;
   if (part.name in fields) throw validationError(part.name, 'was given more than once');
-  fields[part.name] = (await reader.readText(MAX_FIELD_BYTES)).trim();
+  const value = (await reader.readText(MAX_FIELD_BYTES)).trim();
+  fields[part.name] = value;
+  if (part.name === 'expiresIn' && expiry) recordOptions({ expiresIn: value }, expiry);
 }
 
-/** isPublic, expiresIn (and a client's sha256), validated once the whole form has been read. */
-export function recordOptions(fields: Record<string, string>): RecordOptions {
+/**
+ * isPublic, expiresIn (and a client's sha256), validated once the whole form has been read. The
+ * expiry is the one place an upload's is decided: `expiry` (src/policy/) takes what was asked
+ * (or the configured default when nothing was) and refuses what the account's policy does not
+ * allow (422 POLICY_VIOLATION), before anything is committed.
+ */
+export function recordOptions(fields: Record<string, string>, expiry: ExpiryRule): RecordOptions {
   const parsed = UploadFieldsSchema.safeParse(fields);
   if (!parsed.success) throw zodValidationError(parsed.error.issues.slice(0, 1));
-  return { isPublic: parsed.data.isPublic, expiresInSeconds: parsed.data.expiresIn, sha256: parsed.data.sha256 };
+  return {
+    isPublic: parsed.data.isPublic,
+    expiresInSeconds: expiry(parsed.data.expiresIn),
+    sha256: parsed.data.sha256,
+  };
 }

@@ -5,6 +5,7 @@ import type { Config } from '../config';
 import type { AppEnv } from '../env';
 import type { UploadOwner } from '../files/upload-owner';
 import { effectiveLimits, keyDefaults } from '../limiter/limits';
+import { effectivePolicy, receivedFileExpiry } from '../policy/service';
 import type { RequestWithOwner } from '../storage/requests-repo';
 
 /** The account of the authenticated key: the owner of its requests. */
@@ -32,3 +33,10 @@ export function requestOwner(config: Config, request: RequestWithOwner): UploadO
     limits: { quotaBytes: limits.storageQuotaBytes, maxFiles: limits.maxFiles, holdTtlMs: limits.holdTtlMs },
   };
 }
+
+/**
+ * How long a file received through a request lives (seconds, or undefined: as long as it is
+ * kept): the uploader cannot choose, so the owner's policy decides (receivedFileExpiry).
+ */
+export const receivedExpiry = (config: Config, request: RequestWithOwner): number | undefined =>
+  receivedFileExpiry(effectivePolicy(config, request.owner_policy), config.DEFAULT_EXPIRY_SECONDS);

@@ -25,7 +25,7 @@ import {
 import { uploadObject } from '../tus/tus-upload-client';
 import { onRequestReceived } from './hooks';
 import { requestConfig, requestLimits } from './limits';
-import { requestOwner } from './owner';
+import { receivedExpiry, requestOwner } from './owner';
 import { requestTusUrl } from './records';
 import { type CounterStub, counterOf, onCounter, overRequestBytes, releaseSlot } from './request-counter-client';
 import { requestGone, requestStatus } from './service';
@@ -51,15 +51,20 @@ const encode = (value: string) => toBase64(new TextEncoder().encode(value));
 
 /**
  * The uploader's Upload-Metadata with only what is theirs to say (the name and the declared
- * type): whether the file is public, and its expiry, are the request's.
+ * type): whether the file is public is the request's, its expiry the owner's policy's.
  */
-function uploaderMetadata(header: string | undefined, request: RequestWithOwner): string {
+function uploaderMetadata(
+  header: string | undefined,
+  request: RequestWithOwner,
+  expiresIn: number | undefined,
+): string {
   const pairs = parseMetadata(header);
   const kept = ['filename', 'filetype'].flatMap((name) => {
     const value = pairs.get(name);
     return value === undefined ? [] : [`${name} ${encode(value)}`];
   });
-  return [...kept, `isPublic ${encode(request.is_public === 1 ? 'true' : 'false')}`].join(',');
+  const expiry = expiresIn === undefined ? [] : [`expiresIn ${encode(String(expiresIn))}`];
+  return [...kept, `isPublic ${encode(request.is_public === 1 ? 'true' : 'false')}`, ...expiry].join(',');
 }
 
 /** POST tusUrl: a new upload, held in the owner's quota and in the request before any byte is kept. */
@@ -70,7 +75,8 @@ export async function createRequestUpload(c: Context<AppEnv>, request: RequestWi
   }
   const { length, metadata, first } = creationRequest(c);
   const deps = tusDeps(c, request);
-  const upload = await createUpload(deps, { length, metadata: uploaderMetadata(metadata, request) });
+  const expiresIn = receivedExpiry(c.get('config'), request);
+  const upload = await createUpload(deps, { length, metadata: uploaderMetadata(metadata, request, expiresIn) });
   const stub = counterOf(c.env.FILE_REQUESTS, request.id);
   const held = await onCounter(stub, (counter) =>
     counter.reserve({

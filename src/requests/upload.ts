@@ -12,6 +12,7 @@ import { inSession, openUpload, type UploadContext, type UploadDeps } from '../f
 import type { FileRow } from '../storage/files-repo';
 import type { RequestWithOwner } from '../storage/requests-repo';
 import { requestLimits } from './limits';
+import { receivedExpiry } from './owner';
 import { type CounterNamespace, counterOf, RequestTicket } from './request-counter-client';
 import type { RequestCounts } from './request-counter-contract';
 
@@ -56,10 +57,13 @@ async function inRequestSession(
   });
 }
 
-/** Where a file received through a request lands: the request's visibility, its id, no expiry of its own. */
-const requestOptions = (request: RequestWithOwner) => ({
+/**
+ * Where a file received through a request lands: the request's visibility, its id, and the
+ * expiry the owner's policy gives received files (the uploader chooses none).
+ */
+const requestOptions = (deps: ReceiveDeps, request: RequestWithOwner) => ({
   isPublic: request.is_public === 1,
-  expiresInSeconds: undefined,
+  expiresInSeconds: receivedExpiry(deps.config, request),
   requestId: request.id,
 });
 
@@ -80,7 +84,7 @@ export function receiveFiles(deps: ReceiveDeps, request: RequestWithOwner, body:
     return readFileParts(uploadDeps, body, rules, async (parts) => {
       const files = parts.flatMap((part) => (part.file ? [part.file] : []));
       if (files.length === 0) throw validationError('file', 'at least one file part is required');
-      const { rows, failures } = await recordFiles(uploadDeps, files, requestOptions(request));
+      const { rows, failures } = await recordFiles(uploadDeps, files, requestOptions(deps, request));
       return {
         rows,
         failures: files.flatMap((file) => {
@@ -113,7 +117,7 @@ export function receiveRawFile(
       await body.body?.cancel().catch(() => undefined);
       throw uploadError(error);
     }
-    const row = await uploadRawFile(uploadDeps, body, { name, options: requestOptions(request) });
+    const row = await uploadRawFile(uploadDeps, body, { name, options: requestOptions(deps, request) });
     return { rows: [row], failures: [] };
   });
 }

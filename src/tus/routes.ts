@@ -9,11 +9,12 @@ import { fileRecord } from '../files/records';
 import { FileIdParamSchema, FileRecordV2 } from '../files/schemas';
 import { keyOwner } from '../files/upload-owner';
 import { addFallbacks, allowedMethods, methodNotAllowed, offersHead } from '../http/fallbacks';
-import { errors, ok, RATE_LIMIT_HEADERS, serveDocumented } from '../http/openapi';
+import { errors, ok, POLICY_ERRORS, RATE_LIMIT_HEADERS, serveDocumented } from '../http/openapi';
 import { origins, storage } from '../http/request-deps';
 import { requires } from '../http/route-needs';
 import { versionRouter } from '../http/validation';
 import { countRequest, keyStillActive, rateLimitHeaders } from '../limiter/key-limiter-client';
+import { uploadExpiry } from '../policy/routes';
 import { successV2 } from '../schemas';
 import { createFinalUpload } from './concat';
 import { effectiveMethod, isUncountedTransfer, UPLOADS_PATH } from './http';
@@ -61,6 +62,7 @@ function deps(c: Context<AppEnv>): UploadsDeps {
     owner: keyOwner(c.get('apiKey')),
     waitUntil: (promise) => c.executionCtx.waitUntil(promise),
     keyStillActive: () => keyStillActive(c.env.KEY_LIMITER, storage(c).db, c.get('apiKey').id),
+    expiry: uploadExpiry(c),
   };
 }
 
@@ -170,7 +172,9 @@ const create = createRoute({
     'Concatenation (parallel uploads): `Upload-Concat: partial` makes a partial upload (reserved and sent like any ' +
     'other, but never a file); `Upload-Concat: final;<url> <url> …` (no Upload-Length, no body) makes one file of ' +
     'complete partial uploads of the same account, in order, without copying their bytes: 201 with X-File-Id at once. ' +
-    'The final’s sha256 is computed a moment after its creation.',
+    'The final’s sha256 is computed a moment after its creation. An expiresIn the account’s policy does not allow ' +
+    '(or none, where it requires one and no default is configured) is 422 POLICY_VIOLATION before any byte is ' +
+    'kept (a partial upload’s is not judged: its final’s is).',
   request: {
     headers: [
       TUS_REQUEST,
@@ -191,6 +195,7 @@ const create = createRoute({
   responses: {
     201: noContent('Created', CREATED_HEADERS),
     ...tusErrors(400, 401, 404, 409, 410, 412, 413, 415, 429, 460, 503),
+    ...POLICY_ERRORS,
   },
 });
 

@@ -19,6 +19,7 @@ import { inSession, openUpload } from '../files/upload-session';
 import type { LimiterNamespace } from '../limiter/key-limiter-client';
 import { hasScope } from '../limiter/scopes';
 import { log } from '../log';
+import type { ExpiryRule } from '../policy/service';
 import { blobKey, type StoredBlob } from '../storage/blobs';
 import type { FileRow } from '../storage/files-repo';
 import { isSegmented, segmentKey, segmentsOf } from '../storage/segments';
@@ -46,7 +47,16 @@ export type UploadsDeps = {
    * completed upload's file is recorded. Unset where no key sends it (a file request's uploads).
    */
   keyStillActive?: () => Promise<boolean>;
+  /**
+   * How a new upload's expiry is decided (the account's policy, src/policy/), judged when it is
+   * created, before any byte. Unset: the metadata's expiresIn as it is (a file request's uploads,
+   * whose expiry the request decides).
+   */
+  expiry?: ExpiryRule;
 };
+
+/** An expiry taken as asked: where no policy applies (partial uploads, a file request's uploads). */
+const asAsked: ExpiryRule = (asked) => asked;
 
 // A reservation outlives its upload's deadline a little: the upload's object releases it first.
 const RESERVATION_MARGIN_MS = 60 * 60 * 1000;
@@ -63,7 +73,7 @@ export const UNNAMED_UPLOAD = 'upload';
  * named `upload` plus the usual extension of the declared filetype (`upload.png`), or just
  * `upload`.
  */
-export function uploadMeta(header: string | undefined): UploadMeta {
+export function uploadMeta(header: string | undefined, expiry: ExpiryRule = asAsked): UploadMeta {
   const pairs = parseMetadata(header);
   const declared = pairs.get('filename');
   const filetype = pairs.get('filetype');
@@ -76,7 +86,7 @@ export function uploadMeta(header: string | undefined): UploadMeta {
     const value = pairs.get(name);
     if (value !== undefined) fields[name] = value.trim();
   }
-  const options = recordOptions(fields);
+  const options = recordOptions(fields, expiry);
   return {
     originalName: cleanOriginalName(filename),
     declaredType: filetype === undefined || filetype.trim() === '' ? undefined : filetype,
@@ -105,7 +115,8 @@ export async function createUpload(
   const holdId = await reserveStorage(deps.accounts, owner, request.length, deadline + RESERVATION_MARGIN_MS);
   let meta: UploadMeta;
   try {
-    meta = checkedMeta(request.metadata);
+    // A partial upload is no file: its expiry is its final upload's to decide.
+    meta = checkedMeta(request.metadata, request.concat ? undefined : deps.expiry);
   } catch (error) {
     await releaseHold(deps.accounts, owner.accountId, holdId);
     throw error;
@@ -133,9 +144,12 @@ export async function createUpload(
   }
 }
 
-/** The metadata of a new upload, refused when its name or declared type runs when opened. */
-export function checkedMeta(header: string | undefined): UploadMeta {
-  const meta = uploadMeta(header);
+/**
+ * The metadata of a new upload, refused when its name or declared type runs when opened, or its
+ * expiry breaks the policy (`expiry`).
+ */
+export function checkedMeta(header: string | undefined, expiry?: ExpiryRule): UploadMeta {
+  const meta = uploadMeta(header, expiry);
   const runnable = runnableExtension(meta.originalName);
   if (runnable) throw new ApiError('INVALID_FILE_TYPE', `File type not allowed: .${runnable} files are not allowed`);
   const declared = normalizeMediaType(meta.declaredType);

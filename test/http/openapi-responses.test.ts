@@ -213,6 +213,69 @@ describe('every v2 addition answers as its OpenAPI document says', () => {
     );
     logged.mockRestore();
   });
+
+  it('getPolicy: 200, 401; and 422 POLICY_VIOLATION on every operation the policy bounds', async () => {
+    const { auth } = await createKey('doc-policy');
+    await expectDocumented('v2', 'getPolicy', await call('/api/v2/policy', { headers: auth }));
+    await expectDocumented('v2', 'getPolicy', await call('/api/v2/policy', { headers: { Authorization: 'Bearer x' } }));
+    const file = (await (await upload('v2', auth)).json()) as { data: { id: string } };
+    const link = (await (
+      await call(`/api/v2/files/${file.data.id}/links`, {
+        method: 'POST',
+        headers: { ...auth, 'Content-Type': 'application/json' },
+        body: '{}',
+      })
+    ).json()) as { data: { id: string } };
+    const bounded = { LINK_REQUIRE_PASSWORD: 'true', FILE_REQUIRE_EXPIRY: 'true', REQUEST_MAX_BYTES: '1000' };
+    const json = (method: string, body: unknown): RequestInit => ({
+      method,
+      headers: { ...auth, 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    const refused: [string, string, string, RequestInit][] = [
+      ['v2', 'getPolicy', '/api/v2/policy', { headers: auth }],
+      ['v2', 'createShareLink', `/api/v2/files/${file.data.id}/links`, json('POST', {})],
+      ['v2', 'updateShareLink', `/api/v2/links/${link.data.id}`, json('PATCH', { password: null })],
+      ['v2', 'createFileRequest', '/api/v2/requests', json('POST', {})],
+      ['v2', 'updateFile', `/api/v2/files/${file.data.id}`, json('PATCH', { expiresIn: null })],
+      [
+        'v1',
+        'uploadFile',
+        '/api/v1/upload',
+        { method: 'POST', headers: auth, body: form([{ filename: 'a.txt', content: 'a' }]) },
+      ],
+      [
+        'v2',
+        'uploadFile',
+        '/api/v2/upload',
+        { method: 'POST', headers: auth, body: form([{ filename: 'a.txt', content: 'a' }]) },
+      ],
+      [
+        'v2',
+        'uploadFiles',
+        '/api/v2/upload/bulk',
+        { method: 'POST', headers: auth, body: form([{ name: 'files', filename: 'a.txt', content: 'a' }]) },
+      ],
+      ['v2', 'uploadRawFile', '/api/v2/upload/a.txt', { method: 'PUT', headers: auth, body: 'a' }],
+      [
+        'v2',
+        'createUpload',
+        '/api/v2/uploads',
+        { method: 'POST', headers: { ...auth, 'Tus-Resumable': '1.0.0', 'Upload-Length': '1' } },
+      ],
+    ];
+    for (const [version, operationId, path, init] of refused) {
+      const response = await call(path, init, bounded);
+      if (operationId !== 'getPolicy') expect(response.status, operationId).toBe(422);
+      await expectDocumented(version as Version, operationId, response);
+    }
+    const request = (await (await call('/api/v2/requests', json('POST', { maxBytes: 500 }))).json()) as {
+      data: { id: string };
+    };
+    const changed = await call(`/api/v2/requests/${request.data.id}`, json('PATCH', { maxBytes: null }), bounded);
+    expect(changed.status).toBe(422);
+    await expectDocumented('v2', 'updateFileRequest', changed);
+  });
 });
 
 describe('every webhook operation answers as the v2 document says', () => {
