@@ -3,7 +3,7 @@
 // npm run keys -- revoke ID_OR_KEY
 // npm run keys -- set ID_OR_KEY [--rate-limit N|default] [--rate-window SECONDS|default] [--quota BYTES|default] [--max-files N|default]
 // npm run keys -- accounts
-// npm run keys -- account-set ACCOUNT_ID [--quota BYTES|default] [--max-files N|default]
+// npm run keys -- account-set ACCOUNT_ID [--quota BYTES|default] [--max-files N|default] [policy flags, below]
 // A key made without --account founds an account of its own (the account takes the key's id and
 // its --quota/--max-files); --quota and --max-files are always the account's limits.
 // Local database by default; --remote for the deployed one; --persist-to DIR for another local state.
@@ -12,6 +12,7 @@ import { KEY_STATE_MAX_AGE_MS, newKeyMaterial } from '../src/keys/key-material.t
 import { KeyNameSchema, printableName } from '../src/keys/key-name.ts';
 import { sha256Hex } from '../src/lib/crypto.ts';
 import { SCOPES } from '../src/limiter/scopes.ts';
+import { PolicyOverridesPatchSchema, type PolicyRule } from '../src/policy/schemas.ts';
 import { exitOnWranglerError, literal, sql, type Target } from './wrangler.ts';
 
 const USAGE = `usage:
@@ -22,6 +23,11 @@ const USAGE = `usage:
   npm run keys -- set ID_OR_KEY [--rate-limit N|default] [--rate-window SECONDS|default] [--quota BYTES|default] [--max-files N|default]
   npm run keys -- accounts
   npm run keys -- account-set ACCOUNT_ID [--quota BYTES|default] [--max-files N|default]
+                 [--link-max-expiry SECONDS] [--link-require-expiry true] [--link-require-password true]
+                 [--link-max-downloads N] [--password-min-length N] [--file-max-expiry SECONDS]
+                 [--file-require-expiry true] [--request-max-expiry SECONDS] [--request-max-bytes BYTES]
+  Policy flags (the account's own bounds, docs/policy.md) take a value, \`off\` to lift the configured
+  bound for the account (false for the true/false ones), or \`default\` to follow the configuration again.
 A key made without --account founds an account of its own (with its --quota and --max-files);
 with --account it joins that account. Scopes (default: all): ${SCOPES.join(', ')}.
 options: --remote (the deployed database), --persist-to DIR (another local state),
@@ -65,6 +71,43 @@ function overrideValue(value: string, flag: string): string {
   return value === 'default' ? 'NULL' : String(positiveInt(value, flag));
 }
 
+/** account-set's policy flags: each sets one of the account's policy overrides (src/policy/schemas.ts). */
+const POLICY_FLAGS: [string, PolicyRule][] = [
+  ['link-max-expiry', 'linkMaxExpirySeconds'],
+  ['link-require-expiry', 'linkRequireExpiry'],
+  ['link-require-password', 'linkRequirePassword'],
+  ['link-max-downloads', 'linkMaxDownloads'],
+  ['password-min-length', 'passwordMinLength'],
+  ['file-max-expiry', 'fileMaxExpirySeconds'],
+  ['file-require-expiry', 'fileRequireExpiry'],
+  ['request-max-expiry', 'requestMaxExpirySeconds'],
+  ['request-max-bytes', 'requestMaxBytes'],
+];
+
+/**
+ * The policy flags given, as a JSON merge patch of the account's overrides (null clears one),
+ * checked by the schema the admin API uses; undefined when none is given.
+ */
+function policyPatch(flags: Record<string, unknown>): string | undefined {
+  const patch: Record<string, number | boolean | null> = {};
+  for (const [flag, rule] of POLICY_FLAGS) {
+    const value = flags[flag];
+    if (typeof value !== 'string') continue;
+    if (value === 'default') patch[rule] = null;
+    else if (value === 'off' || value === 'false') patch[rule] = false;
+    else if (value === 'true') patch[rule] = true;
+    else if (/^\d+$/.test(value)) patch[rule] = Number(value);
+    else fail(`--${flag} takes a whole number, true, off or default`);
+  }
+  if (Object.keys(patch).length === 0) return undefined;
+  const parsed = PolicyOverridesPatchSchema.safeParse(patch);
+  if (!parsed.success) {
+    const flagOf = (rule: unknown) => POLICY_FLAGS.find(([, name]) => name === rule)?.[0] ?? String(rule);
+    fail(parsed.error.issues.map((issue) => `--${flagOf(issue.path[0])}: ${issue.message}`).join('; '));
+  }
+  return JSON.stringify(parsed.data);
+}
+
 /** The WHERE clause that picks a key by its id (key_…) or by the key itself (esk_…). */
 async function keyWhere(idOrKey: string): Promise<string> {
   return idOrKey.startsWith('esk_') ? `key_hash = ${literal(await sha256Hex(idOrKey))}` : `id = ${literal(idOrKey)}`;
@@ -84,6 +127,7 @@ const { values, positionals } = parseArgs({
     remote: { type: 'boolean', default: false },
     'persist-to': { type: 'string' },
     'no-wait': { type: 'boolean', default: false },
+    ...Object.fromEntries(POLICY_FLAGS.map(([flag]) => [flag, { type: 'string' as const }])),
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
@@ -205,15 +249,24 @@ async function run(): Promise<void> {
       break;
     }
     case 'accounts': {
-      const rows = sql<{ id: string; name: string; keys: number; quota: number | null; max_files: number | null }>(
+      const rows = sql<{
+        id: string;
+        name: string;
+        keys: number;
+        quota: number | null;
+        max_files: number | null;
+        policy: string | null;
+      }>(
         target,
-        `SELECT a.id, a.name, a.storage_quota_bytes AS quota, a.max_files,
+        `SELECT a.id, a.name, a.storage_quota_bytes AS quota, a.max_files, a.policy,
            (SELECT COUNT(*) FROM api_keys k WHERE k.account_id = a.id AND k.status = 'active') AS keys
          FROM accounts a ORDER BY a.created_at, a.id`,
       );
       for (const row of rows) {
         const limits = `quota ${row.quota ?? 'default'}, max files ${row.max_files ?? 'default'}`;
-        console.log([row.id, row.name, `${row.keys} active keys`, limits].join('\t'));
+        // The policy overrides as stored (JSON); the configuration decides every bound not named.
+        const policy = `policy ${row.policy ?? 'default'}`;
+        console.log([row.id, row.name, `${row.keys} active keys`, limits, policy].join('\t'));
       }
       break;
     }
@@ -226,7 +279,10 @@ async function run(): Promise<void> {
       const sets = columns.flatMap(([column, value, flag]) =>
         value === undefined ? [] : [`${column} = ${overrideValue(value, flag)}`],
       );
-      if (sets.length === 0) fail('account-set needs --quota or --max-files');
+      const policy = policyPatch(values);
+      // A merge patch: only the bounds named change; an object left empty is stored as NULL.
+      if (policy) sets.push(`policy = NULLIF(json_patch(COALESCE(policy, '{}'), ${literal(policy)}), '{}')`);
+      if (sets.length === 0) fail('account-set needs --quota, --max-files or a policy flag (see --help)');
       const now = literal(new Date().toISOString());
       const rows = sql<{ id: string }>(
         target,

@@ -154,6 +154,51 @@ describe('npm run keys', () => {
     expect(() => keys('create', '--name', 'x', '--scope', 'files:everything')).toThrow();
   });
 
+  it('account-set sets, lifts and clears an account’s policy overrides, and refuses values the API refuses', () => {
+    const founder = lastLine(keys('create', '--name', 'bounded'));
+    const hash = createHash('sha256').update(founder).digest('hex');
+    const account = String(rows(`SELECT account_id FROM api_keys WHERE key_hash = '${hash}'`)[0]?.account_id);
+    const policy = () => rows(`SELECT policy FROM accounts WHERE id = '${account}'`)[0]?.policy;
+    expect(policy()).toBeNull();
+
+    keys('account-set', account, '--link-max-downloads', '10', '--link-require-password', 'true', '--quota', '800');
+    expect(JSON.parse(String(policy()))).toEqual({ linkMaxDownloads: 10, linkRequirePassword: true });
+    expect(rows(`SELECT storage_quota_bytes FROM accounts WHERE id = '${account}'`)[0]).toEqual({
+      storage_quota_bytes: 800,
+    });
+    // Only the bounds named change; `off` lifts a configured bound for the account.
+    keys('account-set', account, '--file-max-expiry', '86400', '--link-require-password', 'off');
+    expect(JSON.parse(String(policy()))).toEqual({
+      linkMaxDownloads: 10,
+      linkRequirePassword: false,
+      fileMaxExpirySeconds: 86400,
+    });
+    expect(keys('accounts')).toContain('"fileMaxExpirySeconds":86400');
+
+    for (const bad of [
+      ['--file-max-expiry', '10'],
+      ['--link-max-downloads', 'many'],
+      ['--password-min-length', '201'],
+      ['--link-require-expiry', '12'],
+    ]) {
+      expect(() => keys('account-set', account, ...bad), bad.join(' ')).toThrow(new RegExp(bad[0] as string));
+    }
+    expect(JSON.parse(String(policy()))).toMatchObject({ linkMaxDownloads: 10 });
+
+    // `default` clears each override; with none left the column is NULL again.
+    keys(
+      'account-set',
+      account,
+      '--link-max-downloads',
+      'default',
+      '--link-require-password',
+      'default',
+      '--file-max-expiry',
+      'default',
+    );
+    expect(policy()).toBeNull();
+  });
+
   it('list escapes control characters in names stored before they were refused, and create refuses them', () => {
     const id = 'key_ctrlnamectrlname';
     const name = 'evil\u001b[2J\u0007\ttab\nline\u009b\u202e';
