@@ -65,6 +65,7 @@ commands:
   collections archive ID  save its ZIP (its name, or -o PATH; - for stdout); after a broken run, run it
                           again to resume from where it stopped (PATH.part)
   collections delete ID   delete it and its links (never its files)
+  policy                  the bounds the service sets on your account (expiries, passwords, caps)
   requests list           your file requests (upload links for people without a key)
   requests create         make one; prints its page URL
       --label TEXT  --message TEXT  --max-files N  --max-file-size BYTES  --max-bytes BYTES
@@ -430,6 +431,17 @@ async function run(): Promise<number> {
     }
     case 'collections':
       return collections(args);
+    case 'policy': {
+      const policy = await client().policy();
+      const width = Math.max(...Object.keys(policy).map((name) => name.length));
+      out(
+        policy,
+        Object.entries(policy)
+          .map(([name, value]) => `${name.padEnd(width)}  ${value === null ? 'none' : value}`)
+          .join('\n'),
+      );
+      return EXIT.ok;
+    }
     case 'requests':
       return requests();
     case 'webhooks':

@@ -18,6 +18,7 @@ import { parseDigestField, reprDigest } from '../lib/digest.ts';
 import { toHex } from '../lib/encoding.ts';
 import { Sha256 } from '../lib/sha256.ts';
 import type { LinkCreateSchema, LinkRecordSchema, LinkUpdateSchema } from '../links/schemas.ts';
+import type { PolicySchema } from '../policy/schemas.ts';
 import type { RequestCreateSchema, RequestRecordSchema, RequestUpdateSchema } from '../requests/schemas.ts';
 import type { ErrorBody, PaginationSchema } from '../schemas.ts';
 import type {
@@ -71,6 +72,8 @@ export type ArchiveOptions = {
   ifRange?: string;
   signal?: AbortSignal;
 };
+/** The bounds the service sets on the key's account (null: none); see `policy()`. */
+export type Policy = z.infer<typeof PolicySchema>;
 
 export type ListOptions = {
   page?: number;
@@ -346,6 +349,15 @@ export class EdgeshareClient {
 
   usage(): Promise<Usage> {
     return this.#json<Usage>('GET', '/usage');
+  }
+
+  /**
+   * The bounds the service sets on this key's account: expiries, passwords, download caps,
+   * file request sizes (null where none is set). A create or change that breaks one fails with
+   * an EdgeshareError of code POLICY_VIOLATION whose `details` name each bound.
+   */
+  policy(): Promise<Policy> {
+    return this.#json<Policy>('GET', '/policy');
   }
 
   /** Makes a file request: an upload link for people without a key (url, uploadUrl, tusUrl). */

@@ -26,9 +26,11 @@ export function describeError(error: unknown): string {
       .map((detail) => {
         if ('scope' in detail) return `needs ${detail.scope}`;
         if ('id' in detail) return `not found: ${detail.id}`;
+        // A policy refusal's message already says each bound it broke.
+        if ('rule' in detail) return '';
         return detail.message.includes(detail.field) ? detail.message : `${detail.field}: ${detail.message}`;
       })
-      .filter((text) => text !== error.message)
+      .filter((text) => text !== '' && text !== error.message)
       .join('; ');
     return `${error.message} (${error.status} ${error.code})${details ? `: ${details}` : ''}`;
   }

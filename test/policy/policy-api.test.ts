@@ -64,7 +64,7 @@ describe('GET /api/v2/policy', () => {
     const { key } = ((await created.json()) as { data: { key: { key: string } } }).data;
     const reader = { Authorization: `Bearer ${key.key}` };
     expect(await policyOf(reader, { LINK_MAX_DOWNLOADS: '3' })).toMatchObject({ linkMaxDownloads: 3 });
-    for (const headers of [{}, { Authorization: 'Bearer esk_nope' }]) {
+    for (const headers of [{}, { Authorization: 'Bearer esk_nope' }] as Record<string, string>[]) {
       const response = await call('/api/v2/policy', { headers });
       expect(response.status).toBe(401);
       expect(((await response.json()) as { code: string }).code).toBe('UNAUTHORIZED');
