@@ -25,5 +25,8 @@ export const EXPIRY_CHOICES: readonly { label: string; seconds: number }[] = [
   { label: '1 year', seconds: 31_536_000 },
 ];
 
+/** How long a file request made in the app stays open unless the user picks another: the API's default, 7 days. */
+export const DEFAULT_REQUEST_EXPIRY_SECONDS = 604_800;
+
 /** Where the key is kept: sessionStorage by default, localStorage when the user asks to be remembered. */
 export const KEY_STORAGE_NAME = 'edgeshare.apiKey';

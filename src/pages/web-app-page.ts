@@ -3,7 +3,7 @@
 // API on this origin with the typed client.
 import { html } from 'hono/html';
 import { EVENT_TYPES } from '../events/event-types';
-import { EXPIRY_CHOICES, TUS_CHUNK_BYTES, TUS_FROM_BYTES } from '../lib/web-settings';
+import { DEFAULT_REQUEST_EXPIRY_SECONDS, EXPIRY_CHOICES, TUS_CHUNK_BYTES, TUS_FROM_BYTES } from '../lib/web-settings';
 import { layout, pageCsp } from './layout';
 
 /** The app talks only to this origin's API (fetch, XMLHttpRequest, tus). */
@@ -93,7 +93,13 @@ export const webAppPage = layout({
 <div class="field"><label for="request-message">Message for the people sending</label><textarea id="request-message" maxlength="2000" rows="2"></textarea></div>
 <div class="row">
 <div class="inline-field"><label for="request-max-files">Files</label><input id="request-max-files" type="number" min="1" max="1000" value="10"></div>
-<div class="inline-field"><label for="request-password">Password (optional)</label><input id="request-password" type="password" autocomplete="new-password"></div>
+<div class="inline-field"><label for="request-password">Password (optional)</label><input id="request-password" type="password" autocomplete="new-password" maxlength="200"></div>
+<div class="inline-field"><label for="request-max-mib">Size limit in MiB (optional)</label><input id="request-max-mib" type="number" min="0.01" step="any" inputmode="decimal"></div>
+<div class="inline-field"><label for="request-expiry">Open for</label>
+<select id="request-expiry">${EXPIRY_CHOICES.map(
+    (choice) =>
+      html`<option value="${choice.seconds}"${choice.seconds === DEFAULT_REQUEST_EXPIRY_SECONDS ? ' selected' : ''}>${choice.label}</option>`,
+  )}</select></div>
 <div class="check"><input id="request-public" type="checkbox"><label for="request-public">Received files get public share links</label></div>
 </div>
 <button type="submit">Make upload link</button>

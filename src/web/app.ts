@@ -2,12 +2,13 @@
 // share links, and manage your files and usage. Everything goes through the typed client to this
 // origin's public API (the page's CSP allows nothing else). Built into /assets/app.js by
 // scripts/assets.mjs.
-import { EdgeshareClient } from '../client/edgeshare.ts';
+import { EdgeshareClient, type Policy } from '../client/edgeshare.ts';
 import { byId, saveBlob } from './dom.ts';
 import { createFilesView } from './files-view.ts';
 import { describeError, formatBytes, formatCount, isUnauthorized, UNAUTHORIZED_TEXT } from './format.ts';
 import { forgetKey, type KeyPlace, keyPrefix, loadKey, saveKey } from './key-store.ts';
 import { createLinksView } from './links-view.ts';
+import { expiryChoices, fillExpirySelect, neverAllowed, OPEN_POLICY } from './policy-choices.ts';
 import { createRequestsView } from './requests-view.ts';
 import { sharexUploader } from './sharex.ts';
 import { createUploader } from './uploads.ts';
@@ -20,6 +21,8 @@ const appSection = byId('app');
 const liveStatus = byId('live-status');
 
 let client: EdgeshareClient | null = null;
+/** The service's bounds on this key's account (GET /api/v2/policy): the app offers only what they allow. */
+let policy: Policy = OPEN_POLICY;
 
 const newClient = (apiKey: string) => new EdgeshareClient({ baseUrl: location.origin, apiKey });
 
@@ -48,7 +51,7 @@ function fail(error: unknown): void {
   showBanner(describeError(error));
 }
 
-const links = createLinksView({ client: () => client, onError: fail, announce });
+const links = createLinksView({ client: () => client, onError: fail, announce, policy: () => policy });
 
 const files = createFilesView({
   client: () => client,
@@ -56,6 +59,7 @@ const files = createFilesView({
   announce,
   onChanged: () => void loadUsage(),
   openLinks: (file) => links.open(file),
+  policy: () => policy,
 });
 
 const requests = createRequestsView({
@@ -63,6 +67,7 @@ const requests = createRequestsView({
   onError: fail,
   announce,
   onChanged: () => void loadUsage(),
+  policy: () => policy,
 });
 const webhooks = createWebhooksView({ client: () => client, onError: fail, announce });
 
@@ -82,6 +87,36 @@ const uploader = createUploader(byId<HTMLUListElement>('uploads'), byId<HTMLButt
   onError: fail,
 });
 
+// ---- Policy ----
+
+/** The upload's expiry choices: "the service default" only where nothing must expire. */
+function offerUploadExpiries(): void {
+  const max = policy.fileMaxExpirySeconds;
+  const first = neverAllowed(policy.fileRequireExpiry, max) ? 'Service default (usually never)' : undefined;
+  fillExpirySelect(byId<HTMLSelectElement>('upload-expiry'), expiryChoices(max), { first });
+}
+
+/** Reads the account's bounds, then offers only the choices they allow everywhere in the app. */
+async function loadPolicy(): Promise<void> {
+  const current = client;
+  if (!current) return;
+  try {
+    const read = await current.policy();
+    if (client !== current) return;
+    policy = read;
+  } catch (error) {
+    fail(error);
+    return;
+  }
+  applyPolicy();
+}
+
+function applyPolicy(): void {
+  offerUploadExpiries();
+  files.redraw();
+  requests.offerChoices();
+}
+
 // ---- Key ----
 
 function signIn(key: string, place: KeyPlace): void {
@@ -91,6 +126,7 @@ function signIn(key: string, place: KeyPlace): void {
     place === 'local' ? 'in this browser until you forget it' : 'in this tab until it closes';
   keySection.hidden = true;
   appSection.hidden = false;
+  void loadPolicy();
   void loadUsage();
   void files.load();
   void requests.load();
@@ -99,6 +135,8 @@ function signIn(key: string, place: KeyPlace): void {
 
 function signOut(): void {
   client = null;
+  policy = OPEN_POLICY;
+  applyPolicy();
   forgetKey();
   files.clear();
   requests.clear();

@@ -7,6 +7,13 @@ export function byId<T extends HTMLElement = HTMLElement>(id: string): T {
   return element as T;
 }
 
+/** The <label> of the control with this id. */
+export function labelOf(id: string): HTMLLabelElement {
+  const label = document.querySelector<HTMLLabelElement>(`label[for="${CSS.escape(id)}"]`);
+  if (!label) throw new Error(`#${id} has no label on the page`);
+  return label;
+}
+
 type Options = { class?: string; text?: string; attrs?: Record<string, string> };
 
 export function h<K extends keyof HTMLElementTagNameMap>(

@@ -1,9 +1,10 @@
 // "Your files": one page of the key's files as a table, with search, order, pages, and per row
 // public/private, expiry, copy link, download and delete; several rows can be deleted at once.
-import type { EdgeshareClient, FileRecord, ListOptions, Pagination } from '../client/edgeshare.ts';
-import { EXPIRY_CHOICES, PAGE_SIZE } from '../lib/web-settings.ts';
+import type { EdgeshareClient, FileRecord, ListOptions, Pagination, Policy } from '../client/edgeshare.ts';
+import { PAGE_SIZE } from '../lib/web-settings.ts';
 import { button, byId, copyText, h, saveBlob } from './dom.ts';
 import { formatBytes, formatCount, formatDate } from './format.ts';
+import { expiryChoices, neverAllowed } from './policy-choices.ts';
 
 type Hooks = {
   client: () => EdgeshareClient | null;
@@ -15,6 +16,8 @@ type Hooks = {
   onChanged: () => void;
   /** Opens the file's share links (links-view.ts). */
   openLinks: (file: FileRecord) => void;
+  /** The account's bounds: a row offers only the expiries they allow. */
+  policy: () => Policy;
 };
 
 type Query = Required<Pick<ListOptions, 'page' | 'sort' | 'order'>> & { q: string };
@@ -207,12 +210,16 @@ export function createFilesView(hooks: Hooks) {
 
   function expiry(file: FileRecord): HTMLElement {
     const id = `expiry-${file.id}`;
+    const { fileRequireExpiry, fileMaxExpirySeconds } = hooks.policy();
+    const never = neverAllowed(fileRequireExpiry, fileMaxExpirySeconds)
+      ? [h('option', { text: 'Never', attrs: { value: 'never' } })]
+      : [];
     const select = h(
       'select',
       { attrs: { id } },
       h('option', { text: 'Change to…', attrs: { value: '' } }),
-      h('option', { text: 'Never', attrs: { value: 'never' } }),
-      ...EXPIRY_CHOICES.map((choice) =>
+      ...never,
+      ...expiryChoices(fileMaxExpirySeconds).map((choice) =>
         h('option', { text: `In ${choice.label}`, attrs: { value: String(choice.seconds) } }),
       ),
     );
@@ -327,6 +334,10 @@ export function createFilesView(hooks: Hooks) {
 
   return {
     load,
+    /** Draws the rows again (the policy changed what they offer); nothing before the first page. */
+    redraw() {
+      if (pagination) render();
+    },
     /** Back to a blank table (after the key is forgotten). */
     clear() {
       latest++;

@@ -1,16 +1,19 @@
 // A file's share links, in a dialog: each link with its state and counts (downloads, last access,
 // distinct visitors), its access log, copy and revoke; the access log of the file's links
-// together; and a form to make one (label, password, download limit, expiry). Through the typed
-// client only.
-import type { EdgeshareClient, FileRecord, ShareLink, ShareLinkCreate } from '../client/edgeshare.ts';
+// together; and a form to make one (label, password, download limit, expiry), offering only what
+// the account's policy allows. Through the typed client only.
+import type { EdgeshareClient, FileRecord, Policy, ShareLink, ShareLinkCreate } from '../client/edgeshare.ts';
 import { accessPanel } from './access-view.ts';
-import { button, byId, copyText, h } from './dom.ts';
+import { button, byId, copyText, h, labelOf } from './dom.ts';
 import { formatDate } from './format.ts';
+import { boundPassword, expiryChoices, fillExpirySelect, neverAllowed } from './policy-choices.ts';
 
 type Hooks = {
   client: () => EdgeshareClient | null;
   onError: (error: unknown) => void;
   announce: (text: string) => void;
+  /** The account's bounds: the form offers only links they allow. */
+  policy: () => Policy;
 };
 
 const STATUS_TEXT: Record<ShareLink['status'], string> = {
@@ -32,6 +35,9 @@ export function createLinksView(hooks: Hooks) {
   const expiry = byId<HTMLSelectElement>('link-expiry');
   const fileAccess = byId<HTMLButtonElement>('links-access');
   const fileLog = byId('links-access-log');
+
+  const passwordLabel = labelOf('link-password');
+  const maxLabel = labelOf('link-max');
   let file: FileRecord | null = null;
 
   /** Shows or hides an access log in `holder`, loading it (again) when shown. */
@@ -46,6 +52,27 @@ export function createLinksView(hooks: Hooks) {
     const open = toggle.getAttribute('aria-expanded') === 'true';
     toggle.setAttribute('aria-expanded', String(!open));
     holder.replaceChildren(...(open ? [] : [accessPanel(client, of, label, hooks.onError)]));
+  }
+
+  /** The form as the policy allows: an expiry within its bound, and the password and cap it requires. */
+  function offerChoices(): void {
+    const policy = hooks.policy();
+    const bound = policy.linkMaxExpirySeconds;
+    const first = neverAllowed(policy.linkRequireExpiry, bound) ? 'Never (or with the file)' : undefined;
+    fillExpirySelect(expiry, expiryChoices(bound), { first });
+    boundPassword(password, passwordLabel, policy, policy.linkRequirePassword === true);
+    const cap = policy.linkMaxDownloads;
+    max.required = cap !== null;
+    if (cap === null) {
+      max.removeAttribute('max');
+      max.defaultValue = '';
+      maxLabel.textContent = 'Download limit (optional)';
+    } else {
+      max.max = String(cap);
+      max.defaultValue = String(cap);
+      maxLabel.textContent = `Download limit (at most ${cap})`;
+    }
+    form.reset();
   }
 
   async function load(): Promise<void> {
@@ -160,6 +187,7 @@ export function createLinksView(hooks: Hooks) {
     /** Opens the dialog for one file and loads its links. */
     open(target: FileRecord): void {
       file = target;
+      offerChoices();
       fileLine.textContent = target.originalName;
       caption.textContent = 'Loading…';
       list.replaceChildren();

@@ -1,8 +1,10 @@
 // "File requests" in the web app: make an upload link for people without a key, copy it, see its
 // counts and the files it received, close or reopen it. Through the typed client only.
-import type { EdgeshareClient, FileRequest } from '../client/edgeshare.ts';
-import { button, byId, copyText, h } from './dom.ts';
+import type { EdgeshareClient, FileRequest, Policy } from '../client/edgeshare.ts';
+import { DEFAULT_REQUEST_EXPIRY_SECONDS } from '../lib/web-settings.ts';
+import { button, byId, copyText, h, labelOf } from './dom.ts';
 import { formatBytes, formatDate } from './format.ts';
+import { boundPassword, expiryChoices, fillExpirySelect } from './policy-choices.ts';
 
 type Hooks = {
   client: () => EdgeshareClient | null;
@@ -10,7 +12,11 @@ type Hooks = {
   announce: (text: string) => void;
   /** A received file may have changed the account (usage, the files list). */
   onChanged: () => void;
+  /** The account's bounds: the form offers only requests they allow. */
+  policy: () => Policy;
 };
+
+const MiB = 1024 * 1024;
 
 const STATUS_TEXT: Record<FileRequest['status'], string> = {
   open: 'Open',
@@ -23,6 +29,32 @@ export function createRequestsView(hooks: Hooks) {
   const body = byId<HTMLTableSectionElement>('requests-body');
   const caption = byId('requests-caption');
   const form = byId<HTMLFormElement>('request-form');
+  const expiry = byId<HTMLSelectElement>('request-expiry');
+  const maxMiB = byId<HTMLInputElement>('request-max-mib');
+  const maxMiBLabel = labelOf('request-max-mib');
+
+  /**
+   * The form as the policy allows: how long it stays open within requestMaxExpirySeconds (the
+   * API's 7 days by default), a size limit it requires under requestMaxBytes, the password length.
+   */
+  function offerChoices(): void {
+    const policy = hooks.policy();
+    const choices = expiryChoices(policy.requestMaxExpirySeconds);
+    fillExpirySelect(expiry, choices, { chosen: DEFAULT_REQUEST_EXPIRY_SECONDS, prefix: '' });
+    boundPassword(byId('request-password'), labelOf('request-password'), policy, false);
+    const bytes = policy.requestMaxBytes;
+    maxMiB.required = bytes !== null;
+    if (bytes === null) {
+      maxMiB.removeAttribute('max');
+      maxMiB.defaultValue = '';
+      maxMiBLabel.textContent = 'Size limit in MiB (optional)';
+    } else {
+      maxMiB.max = String(bytes / MiB);
+      maxMiB.defaultValue = String(bytes / MiB);
+      maxMiBLabel.textContent = `Size limit in MiB (at most ${bytes / MiB})`;
+    }
+    form.reset();
+  }
 
   async function load(): Promise<void> {
     const client = hooks.client();
@@ -137,11 +169,16 @@ export function createRequestsView(hooks: Hooks) {
     if (!client) return;
     const value = (id: string) => byId<HTMLInputElement>(id).value.trim();
     const maxFiles = Number(value('request-max-files') || '10');
+    // MiB as typed, in whole bytes; never past the policy's bound by rounding.
+    const mib = value('request-max-mib');
+    const maxBytes = mib ? Math.max(1, Math.floor(Number(mib) * MiB)) : undefined;
     try {
       const made = await client.createRequest({
         label: value('request-label') || undefined,
         message: value('request-message') || undefined,
         maxFiles,
+        maxBytes,
+        expiresIn: Number(expiry.value),
         password: value('request-password') || undefined,
         isPublic: byId<HTMLInputElement>('request-public').checked,
       });
@@ -153,5 +190,5 @@ export function createRequestsView(hooks: Hooks) {
     }
   });
 
-  return { load, clear: () => body.replaceChildren() };
+  return { load, offerChoices, clear: () => body.replaceChildren() };
 }

@@ -1,0 +1,152 @@
+/// <reference lib="dom" />
+// (DOM types: the page.evaluate callbacks here run in the browser.)
+// The web app under a policy, in real Chromium against a `wrangler dev` of its own started with
+// policy variables: it reads GET /api/v2/policy and offers only the choices the bounds allow (the
+// expiry of uploads, of a file and of a link; a link's password and download cap; a file
+// request's lifetime, size and password), and what it makes with them is taken.
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type DevServer, startDevServer } from '../e2e/dev-server.ts';
+import { api, launchBrowser, newPage, screenshot, warnIfNoChromium } from './browser.ts';
+
+const DAY = 86_400;
+const MiB = 1024 * 1024;
+const VARS = {
+  FILE_MAX_EXPIRY_SECONDS: String(2 * DAY),
+  FILE_REQUIRE_EXPIRY: 'true',
+  LINK_MAX_EXPIRY_SECONDS: String(7 * DAY),
+  LINK_REQUIRE_PASSWORD: 'true',
+  LINK_MAX_DOWNLOADS: '5',
+  PASSWORD_MIN_LENGTH: '10',
+  REQUEST_MAX_EXPIRY_SECONDS: String(3 * DAY),
+  REQUEST_MAX_BYTES: String(10 * MiB),
+};
+
+/** The labels of a <select>'s options, and the one selected. */
+const optionsOf = (page: Page, selector: string) =>
+  page.locator(selector).evaluate((select: HTMLSelectElement) => ({
+    options: Array.from(select.options).map((option) => option.text),
+    selected: select.selectedOptions[0]?.text ?? '',
+  }));
+
+const daysUntil = (iso: string | null) => (Date.parse(iso ?? '') - Date.now()) / (DAY * 1000);
+
+describe.runIf(warnIfNoChromium('the web app policy browser tests'))('the web app under a policy, in Chromium', () => {
+  let server: DevServer;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    server = await startDevServer({ vars: VARS });
+    browser = await launchBrowser();
+  }, 180_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  it('offers only the expiries, passwords, caps and request limits the policy allows, and makes what they allow', async () => {
+    const key = await server.createKey('policy browser test');
+    const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.origin });
+    const { page, problems } = await newPage(context);
+    await page.goto(`${server.origin}/`);
+    await page.getByLabel('API key', { exact: true }).fill(key);
+    await page.getByRole('button', { name: 'Use key' }).click();
+    await page.getByRole('heading', { name: 'Your files' }).waitFor();
+
+    // Uploads: no "service default" (files must expire), nothing past 2 days; the longest chosen.
+    await expect
+      .poll(() => optionsOf(page, '#upload-expiry'))
+      .toEqual({ options: ['In 1 hour', 'In 1 day', 'In 2 days'], selected: 'In 2 days' });
+    await page
+      .locator('#file-input')
+      .setInputFiles({ name: 'bounded.txt', mimeType: 'text/plain', buffer: Buffer.from('kept two days') });
+    await page.locator('#uploads li[data-state="done"]').waitFor();
+    const listed = await api<{ data: { files: { id: string; expiresAt: string | null }[] } }>(
+      server.origin,
+      key,
+      '/api/v2/files',
+    );
+    const [file] = listed.body.data.files;
+    expect(daysUntil(file?.expiresAt ?? null)).toBeGreaterThan(1.99);
+    expect(daysUntil(file?.expiresAt ?? null)).toBeLessThanOrEqual(2);
+
+    // A file's row: no "Never", nothing past the bound.
+    const row = page.locator('#files-body tr').filter({ hasText: 'bounded.txt' });
+    await row.waitFor();
+    expect((await optionsOf(page, `#expiry-${file?.id}`)).options).toEqual([
+      'Change to…',
+      'In 1 hour',
+      'In 1 day',
+      'In 2 days',
+    ]);
+
+    // Its links: an expiry within 7 days (no "Never"), a password of 10 or more, a cap of at most 5.
+    await page.getByRole('button', { name: 'Share links of bounded.txt' }).click();
+    const dialog = page.locator('#links-dialog');
+    await dialog.getByText('No links made to this file yet.').waitFor();
+    expect(await optionsOf(page, '#link-expiry')).toEqual({
+      options: ['In 1 hour', 'In 1 day', 'In 7 days'],
+      selected: 'In 7 days',
+    });
+    const password = dialog.getByLabel('Password (required, at least 10 characters)');
+    expect(await password.evaluate((input: HTMLInputElement) => [input.required, input.minLength])).toEqual([true, 10]);
+    const cap = dialog.getByLabel('Download limit (at most 5)');
+    expect(await cap.evaluate((input: HTMLInputElement) => [input.required, input.max, input.value])).toEqual([
+      true,
+      '5',
+      '5',
+    ]);
+    await screenshot(page, 'web-app-policy-links');
+    // What the browser refuses is never sent: a short password, a cap past 5.
+    await password.fill('short');
+    await dialog.getByRole('button', { name: 'Make link' }).click();
+    expect(await password.evaluate((input: HTMLInputElement) => input.validity.tooShort)).toBe(true);
+    await password.fill('long enough now');
+    await cap.fill('6');
+    await dialog.getByRole('button', { name: 'Make link' }).click();
+    expect(await cap.evaluate((input: HTMLInputElement) => input.validity.rangeOverflow)).toBe(true);
+    const none = await api<{ data: { links: unknown[] } }>(server.origin, key, `/api/v2/files/${file?.id}/links`);
+    expect(none.body.data.links).toEqual([]);
+    await cap.fill('5');
+    await dialog.getByLabel('Label (only you see it)').fill('Bounded link');
+    await dialog.getByRole('button', { name: 'Make link' }).click();
+    await dialog.getByText('Bounded link').waitFor();
+    const links = await api<{ data: { links: { hasPassword: boolean; maxDownloads: number; expiresAt: string }[] } }>(
+      server.origin,
+      key,
+      `/api/v2/files/${file?.id}/links`,
+    );
+    expect(links.body.data.links).toHaveLength(1);
+    expect(links.body.data.links[0]).toMatchObject({ hasPassword: true, maxDownloads: 5 });
+    expect(daysUntil(links.body.data.links[0]?.expiresAt ?? null)).toBeGreaterThan(6.99);
+    await dialog.getByRole('button', { name: 'Close' }).click();
+
+    // File requests: open at most 3 days (the 7-day default is not offered), a size limit of at most 10 MiB.
+    expect(await optionsOf(page, '#request-expiry')).toEqual({
+      options: ['1 hour', '1 day', '3 days'],
+      selected: '3 days',
+    });
+    const size = page.getByLabel('Size limit in MiB (at most 10)');
+    expect(await size.evaluate((input: HTMLInputElement) => [input.required, input.max, input.value])).toEqual([
+      true,
+      '10',
+      '10',
+    ]);
+    const requestPassword = page.getByLabel('Password (optional, at least 10 characters)');
+    expect(await requestPassword.evaluate((input: HTMLInputElement) => input.minLength)).toBe(10);
+    await page.getByLabel('Name (only you see it)').fill('Bounded request');
+    await page.getByRole('button', { name: 'Make upload link' }).click();
+    await page.locator('#requests-body tr[data-request-id]').filter({ hasText: 'Bounded request' }).waitFor();
+    const requests = await api<{ data: { requests: { maxBytes: number; expiresAt: string }[] } }>(
+      server.origin,
+      key,
+      '/api/v2/requests',
+    );
+    expect(requests.body.data.requests[0]?.maxBytes).toBe(10 * MiB);
+    expect(daysUntil(requests.body.data.requests[0]?.expiresAt ?? null)).toBeGreaterThan(2.99);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+});
