@@ -35,7 +35,6 @@ export function createLinksView(hooks: Hooks) {
   const expiry = byId<HTMLSelectElement>('link-expiry');
   const fileAccess = byId<HTMLButtonElement>('links-access');
   const fileLog = byId('links-access-log');
-
   const passwordLabel = labelOf('link-password');
   const maxLabel = labelOf('link-max');
   let file: FileRecord | null = null;
