@@ -7,11 +7,12 @@ import type { AppEnv } from '../env';
 import type { ErrorCode } from '../errors';
 import { fileRecord } from '../files/records';
 import { FileRecordV2, ListQuerySchema } from '../files/schemas';
-import { errorsWith, ok } from '../http/openapi';
+import { errorsWith, ok, POLICY_ERRORS } from '../http/openapi';
 import { accountId, origins, storage } from '../http/request-deps';
 import { requires } from '../http/route-needs';
 import { jsonBodyLimit } from '../http/validation';
 import { LinkCreateSchema, LinkRecordSchema } from '../links/schemas';
+import { policy } from '../policy/routes';
 import { PaginationSchema, successV2 } from '../schemas';
 import {
   CollectionCreateSchema,
@@ -35,11 +36,15 @@ import {
   updateCollection,
 } from './service';
 
-/** What the collection rules need from the request: D1 (timed on v2), links' counters, origins, the cap. */
+/**
+ * What the collection rules need from the request: D1 (timed on v2), links' counters, origins,
+ * the account's policy, the cap.
+ */
 export const collectionDeps = (c: Context<AppEnv>): CollectionDeps => ({
   db: storage(c).db,
   counters: c.env.LINK_COUNTERS,
   origins: origins(c),
+  policy: policy(c),
   maxFiles: c.get('config').MAX_COLLECTION_FILES,
 });
 
@@ -221,12 +226,14 @@ function addCollectionLinkRoutes(router: OpenAPIHono<AppEnv>) {
     description:
       'The same body and controls as a file’s link. Its cap `maxDownloads` N is a byte budget of N × the ' +
       'archive’s length, members and ranges included. The record carries `collectionId` and `fileId: null`; ' +
-      '`/links/{linkId}` reads, changes and revokes it like any link.',
+      '`/links/{linkId}` reads, changes and revokes it like any link. The account’s policy (GET /policy) bounds it ' +
+      'as it bounds a file’s link.',
     middleware: [WRITE, jsonBodyLimit()] as const,
     request: { params: CollectionIdParamSchema, body: jsonBody(LinkCreateSchema) },
     responses: {
       201: ok(successV2(LinkRecordSchema), 'The new link'),
       ...errorsWith(['COLLECTION_NOT_FOUND', 'TOO_MANY_LINKS', 'VALIDATION_ERROR'], 400, 401, 404, 415, 429),
+      ...POLICY_ERRORS,
     },
   });
   router.openapi(create, async (c) => {

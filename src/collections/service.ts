@@ -7,6 +7,7 @@ import { randomBase64Url } from '../lib/crypto';
 import type { LinkCounterNamespace } from '../links/link-counter-client';
 import type { LinkRecord } from '../links/records';
 import { createLinkTo, listCollectionLinks, type NewLink } from '../links/service';
+import type { Policy } from '../policy/service';
 import {
   addMembers,
   type CollectionChanges,
@@ -23,11 +24,15 @@ import type { FileRow } from '../storage/files-repo';
 import { isoNow } from '../time';
 import { type CollectionRecord, collectionRecord } from './records';
 
-/** What the collection rules work with: D1, the links' counters, where URLs point, the member cap. */
+/**
+ * What the collection rules work with: D1, the links' counters, where URLs point, the bounds of
+ * the account's links (its policy), the member cap.
+ */
 export type CollectionDeps = {
   db: D1Database;
   counters: LinkCounterNamespace;
   origins: Origins;
+  policy: Policy;
   /** MAX_COLLECTION_FILES: live members a collection may hold. */
   maxFiles: number;
 };

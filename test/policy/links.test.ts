@@ -1,6 +1,7 @@
-// The policy on share links: each bound on each entry point (POST /files/{id}/links, PATCH
-// /links/{id}), 422 POLICY_VIOLATION with every bound broken, nothing made or changed; links made
-// before a bound tightened keep working, and a change is judged only on what it touches.
+// The policy on share links: each bound on each entry point (POST /files/{id}/links, POST
+// /collections/{id}/links, PATCH /links/{id}), 422 POLICY_VIOLATION with every bound broken,
+// nothing made or changed; links made before a bound tightened keep working, and a change is
+// judged only on what it touches.
 import { describe, expect, it } from 'vitest';
 import { call, uploadOk } from '../helpers';
 import { type Auth, type Env, expectViolation, newAccount, send, setAccountPolicy } from './policy-helpers';
@@ -222,6 +223,40 @@ describe('POST /api/v2/files/{id}/links under the policy', () => {
       await send(other.auth, 'POST', `/files/${other.fileId}/links`, {}, { LINK_REQUIRE_PASSWORD: 'true' }),
       [{ field: 'password', rule: 'linkRequirePassword', limit: true }],
     );
+  });
+});
+
+describe('POST /api/v2/collections/{id}/links under the policy', () => {
+  async function withCollection() {
+    const { auth, fileId } = await withFile();
+    const made = await send(auth, 'POST', '/collections', { name: 'bounded', fileIds: [fileId] });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    return { auth, collectionId: made.body.data.id as string };
+  }
+  const collectionLinks = async (auth: Auth, id: string) =>
+    (await send(auth, 'GET', `/collections/${id}/links`, undefined)).body.data.links as { id: string }[];
+
+  for (const { bound, env, body, details } of CREATES) {
+    it(`is 422 POLICY_VIOLATION for ${bound}, and makes no link`, async () => {
+      const { auth, collectionId } = await withCollection();
+      const answer = await send(auth, 'POST', `/collections/${collectionId}/links`, body, env);
+      expectViolation(answer, asDetails(details), bound);
+      expect(await collectionLinks(auth, collectionId)).toEqual([]);
+    });
+  }
+
+  it('makes a collection link that keeps to every bound', async () => {
+    const { auth, collectionId } = await withCollection();
+    const env = { LINK_REQUIRE_PASSWORD: 'true', LINK_MAX_DOWNLOADS: '5', PASSWORD_MIN_LENGTH: '6' };
+    const made = await send(
+      auth,
+      'POST',
+      `/collections/${collectionId}/links`,
+      { password: 'long enough', maxDownloads: 5 },
+      env,
+    );
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    expect(made.body.data).toMatchObject({ collectionId, hasPassword: true, maxDownloads: 5 });
   });
 });
 
