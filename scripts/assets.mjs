@@ -1,13 +1,14 @@
-// Makes the pages' generated browser code, both git-ignored: copies the vendored Swagger UI (for
-// /docs) from node_modules into public/assets/vendor/, and bundles the web app (src/web/, for /)
-// with esbuild into public/assets/app.js. The repository holds no minified bundle, and the pages
+// Makes the pages' generated browser code, all git-ignored: copies the vendored Swagger UI (for
+// /docs) from node_modules into public/assets/vendor/, bundles the web app (src/web/, for /)
+// with esbuild into public/assets/app.js, and copies the guides (docs/*.md) into
+// public/assets/guides/, where the OpenAPI document's tags link to them. The repository holds no minified bundle, and the pages
 // load nothing from a CDN. Runs as wrangler.toml's [build] command (so before every
 // `wrangler dev` and `wrangler deploy`, dry runs included) and from vitest.config.ts (the worker
 // tests read public/ through the ASSETS binding).
 //
 // Plain JavaScript on purpose: wrangler runs it with whatever `node` is first on PATH, which may
 // be a machine's Node 20 when wrangler is called directly.
-import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildSync } from 'esbuild';
@@ -101,13 +102,37 @@ function bundledPackages(inputs) {
   });
 }
 
+export const GUIDES_DIR = join(ROOT, 'public/assets/guides');
+
+/**
+ * Copies the guides (docs/*.md, and the README they link to as ../README.md) where the Worker
+ * serves them as static files: /assets/guides/<name>.md. A file is written only when its bytes
+ * change, and by a rename (several `wrangler dev`s may build at once). Returns the names copied.
+ */
+export function copyGuides() {
+  mkdirSync(GUIDES_DIR, { recursive: true });
+  const sources = readdirSync(join(ROOT, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => [join(ROOT, 'docs', name), join(GUIDES_DIR, name)]);
+  sources.push([join(ROOT, 'README.md'), join(ROOT, 'public/assets/README.md')]);
+  for (const [from, to] of sources) {
+    const bytes = readFileSync(from);
+    if (existsSync(to) && readFileSync(to).equals(bytes)) continue;
+    const temporary = `${to}.${process.pid}.tmp`;
+    writeFileSync(temporary, bytes);
+    renameSync(temporary, to);
+  }
+  return sources.length;
+}
+
 /** Everything the pages need in public/ that the repository does not hold. */
 export function buildBrowserAssets() {
-  return { swaggerUi: copyVendorAssets(), webApp: buildWebApp() };
+  return { swaggerUi: copyVendorAssets(), webApp: buildWebApp(), guides: copyGuides() };
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const { swaggerUi, webApp } = buildBrowserAssets();
+  const { swaggerUi, webApp, guides } = buildBrowserAssets();
   console.log(`vendor assets: swagger-ui-dist ${swaggerUi} in public/assets/vendor/`);
   console.log(`web app: public/assets/app.js (with ${webApp.map((p) => p.name).join(', ')})`);
+  console.log(`guides: ${guides} in public/assets/guides/`);
 }

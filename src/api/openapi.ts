@@ -3,6 +3,7 @@ import type { AppEnv } from '../env';
 import type { ApiVersion } from '../files/records';
 import { HEADER_COMPONENTS } from '../http/openapi';
 import { documentIdempotency } from '../idempotency/openapi';
+import { tagWithGuides } from './guides';
 
 const DESCRIPTION = `File sharing API. Every request needs \`Authorization: Bearer <API_KEY>\`.
 Errors use \`{"error": string, "code": string}\`. Rate-limit headers (\`X-RateLimit-Limit\`,
@@ -35,6 +36,7 @@ export function openApiDocument(router: OpenAPIHono<AppEnv>, version: ApiVersion
     servers: [{ url: `${origin}/api/${version}` }],
     security: [{ apiKey: [] }],
   });
+  tagWithGuides(document, origin);
   return version === 'v2' ? documentIdempotency(document) : document;
 }
 
