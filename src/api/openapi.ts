@@ -3,7 +3,7 @@ import type { AppEnv } from '../env';
 import type { ApiVersion } from '../files/records';
 import { HEADER_COMPONENTS } from '../http/openapi';
 import { documentIdempotency } from '../idempotency/openapi';
-import { tagWithGuides } from './guides';
+import { tagWithGuides } from '../http/guides';
 
 const DESCRIPTION = `File sharing API. Every request needs \`Authorization: Bearer <API_KEY>\`.
 Errors use \`{"error": string, "code": string}\`. Rate-limit headers (\`X-RateLimit-Limit\`,
