@@ -1,9 +1,9 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../env';
 import type { ApiVersion } from '../files/records';
+import { tagWithGuides } from '../http/guides';
 import { HEADER_COMPONENTS } from '../http/openapi';
 import { documentIdempotency } from '../idempotency/openapi';
-import { tagWithGuides } from '../http/guides';
 
 const DESCRIPTION = `File sharing API. Every request needs \`Authorization: Bearer <API_KEY>\`.
 Errors use \`{"error": string, "code": string}\`. Rate-limit headers (\`X-RateLimit-Limit\`,
