@@ -53,11 +53,13 @@ export default defineConfig({
         },
       },
       {
-        // A real `wrangler dev` per test file (test/e2e/dev-server.ts): what only the HTTP layer shows.
+        // A real `wrangler dev` (test/e2e/dev-server.ts): what only the HTTP layer shows. One, with an
+        // admin token, is shared by the files (global setup); a file needing its own vars starts its own.
         test: {
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
           environment: 'node',
+          globalSetup: ['./test/e2e/global-setup.ts'],
           testTimeout: 60_000,
           hookTimeout: 180_000,
         },
@@ -69,8 +71,9 @@ export default defineConfig({
           name: 'browser',
           include: ['test/browser/**/*.test.ts'],
           environment: 'node',
-          // One wrangler dev (with an admin token) shared by the files.
+          // One wrangler dev (with an admin token) shared by the files; each waits until it answers.
           globalSetup: ['./test/browser/global-setup.ts'],
+          setupFiles: ['./test/browser/setup.ts'],
           testTimeout: 60_000,
           hookTimeout: 180_000,
         },

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { expect, inject } from 'vitest';
 import { ROOT } from '../../scripts/wrangler.ts';
+import { adminKey } from '../e2e/dev-server.ts';
 
 const CANDIDATES = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'];
 
@@ -41,8 +42,14 @@ export function launchBrowser(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: ARGS });
 }
 
-/** The wrangler dev the browser project's global setup started (test/browser/global-setup.ts). */
-export const server = () => ({ origin: inject('browserOrigin'), adminToken: inject('browserAdminToken') });
+/**
+ * The wrangler dev the browser project's global setup started (test/browser/global-setup.ts);
+ * test/browser/setup.ts waits until it answers, before each file.
+ */
+export const server = () => {
+  const { origin, adminToken } = inject('browserServer');
+  return { origin, adminToken };
+};
 
 /** A page that records console errors and Content-Security-Policy violations. */
 export async function newPage(context: BrowserContext): Promise<{ page: Page; problems: string[] }> {
@@ -83,15 +90,9 @@ export async function api<T = unknown>(
 }
 
 /** A fresh API key through the admin API. */
-export async function createKey(name: string): Promise<string> {
+export function createKey(name: string): Promise<string> {
   const { origin, adminToken } = server();
-  const { status, body } = await api<{ data: { key: string } }>(origin, adminToken, '/admin/keys', {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ name }),
-  });
-  if (status !== 201) throw new Error(`could not create a key: ${status} ${JSON.stringify(body)}`);
-  return body.data.key;
+  return adminKey(origin, adminToken, name);
 }
 
 /** The web app's tables (by their body's id) and the sections (by their heading's id) that hold them. */

@@ -8,15 +8,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../../scripts/wrangler.ts';
-import { type DevServer, startDevServer } from './dev-server.ts';
+import { type SharedDevServer, sharedDevServer } from './dev-server.ts';
 
 const CLI = join(ROOT, 'scripts/cli.ts');
-let server: DevServer;
+let server: SharedDevServer;
 let work: string;
 let env: NodeJS.ProcessEnv;
 
 beforeAll(async () => {
-  server = await startDevServer();
+  server = await sharedDevServer('e2eServer');
   work = mkdtempSync(join(tmpdir(), 'edgeshare-cli-'));
   env = {
     ...process.env,
@@ -27,7 +27,6 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await server?.stop();
   if (work) rmSync(work, { recursive: true, force: true });
 });
 

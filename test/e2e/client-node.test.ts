@@ -8,21 +8,20 @@ import { delimiter, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildClient } from '../../scripts/build-client.ts';
-import { type DevServer, startDevServer } from './dev-server.ts';
+import { type SharedDevServer, sharedDevServer } from './dev-server.ts';
 
-let server: DevServer;
+let server: SharedDevServer;
 let key: string;
 let bundle: string;
 const work = mkdtempSync(join(tmpdir(), 'edgeshare-client-node-'));
 
 beforeAll(async () => {
   bundle = buildClient();
-  server = await startDevServer();
+  server = await sharedDevServer('e2eServer');
   key = await server.createKey('client on node');
 }, 180_000);
 
 afterAll(async () => {
-  await server?.stop();
   rmSync(work, { recursive: true, force: true });
 });
 

@@ -1,21 +1,17 @@
 // The typed client (src/client/edgeshare.ts) against the real service under `wrangler dev`:
 // every operation, a resumable upload through tus, and errors as EdgeshareError.
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { EdgeshareClient, EdgeshareError } from '../../src/client/edgeshare.ts';
-import { type DevServer, startDevServer } from './dev-server.ts';
+import { type SharedDevServer, sharedDevServer } from './dev-server.ts';
 
-let server: DevServer;
+let server: SharedDevServer;
 let client: EdgeshareClient;
 
 beforeAll(async () => {
-  server = await startDevServer();
+  server = await sharedDevServer('e2eServer');
   client = new EdgeshareClient({ baseUrl: server.origin, apiKey: await server.createKey('client') });
 }, 120_000);
-
-afterAll(async () => {
-  await server?.stop();
-});
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 const text = (value: string, type = 'text/plain') => new Blob([value], { type });

@@ -1,13 +1,17 @@
 // A real `wrangler dev` for end-to-end tests: the project's wrangler on the Node that runs the
 // tests, offline (scripts/wrangler.ts), on 127.0.0.1 (wrangler.toml [dev] ip) and a free port,
-// with its own throwaway local state. Start one per test file; stop it in afterAll.
+// with its own throwaway local state. A file that needs vars of its own starts one (and stops it
+// in afterAll); the others share their project's, started by its global setup (shareDevServer).
 import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { applyMigrations, ROOT, wranglerEnv } from '../../scripts/wrangler.ts';
+import { inject } from 'vitest';
+import type { TestProject } from 'vitest/node';
+import { ROOT, targetArgs, wranglerEnv } from '../../scripts/wrangler.ts';
 
 const WRANGLER = join(ROOT, 'node_modules/wrangler/bin/wrangler.js');
 const run = promisify(execFile);
@@ -32,6 +36,9 @@ export type DevServerOptions = {
   startTimeoutMs?: number;
 };
 
+/** A server that is starting: `ready` settles when it answers /health (or rejects, with its output). */
+type LaunchedDevServer = DevServer & { ready: Promise<void>; log: string };
+
 /** A TCP port nothing listens on right now, on 127.0.0.1. */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -47,60 +54,97 @@ export function freePort(): Promise<number> {
 }
 
 export async function startDevServer(options: DevServerOptions = {}): Promise<DevServer> {
-  const persistTo = mkdtempSync(join(tmpdir(), 'edgeshare-e2e-'));
-  const target = { remote: false, persistTo };
-  applyMigrations(target);
+  const server = await launchDevServer(options);
+  await server.ready;
+  return server;
+}
 
+/**
+ * Starts wrangler dev and returns before it answers: migrations, wrangler's own start and its
+ * first build take seconds of CPU, which a global setup lets the first test files use meanwhile.
+ * Its output also goes to `log`, a file other processes (test files) can read.
+ */
+async function launchDevServer(options: DevServerOptions): Promise<LaunchedDevServer> {
+  const dir = mkdtempSync(join(tmpdir(), 'edgeshare-e2e-'));
+  const persistTo = join(dir, 'state');
+  const log = join(dir, 'wrangler.log');
   const [port, inspectorPort] = [await freePort(), await freePort()];
   const origin = `http://127.0.0.1:${port}`;
   const vars = Object.entries(options.vars ?? {}).flatMap(([name, value]) => ['--var', `${name}:${value}`]);
-  // The ip comes from wrangler.toml [dev]; the inspector gets its own port so that runs (and a
-  // developer's own `npm run dev`) never collide on the default one.
-  const args = ['dev', '--port', String(port), '--inspector-port', String(inspectorPort), '--persist-to', persistTo];
-  // detached: wrangler leads a new process group, so stop() can end workerd and esbuild with it.
-  const child = spawn(process.execPath, [WRANGLER, ...args, '--show-interactive-dev-session=false', ...vars], {
-    cwd: ROOT,
-    env: { ...wranglerEnv(), XDG_CONFIG_HOME: join(persistTo, 'config') },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
-  let log = '';
-  const append = (chunk: Buffer) => {
-    log = (log + chunk.toString()).slice(-20_000);
+  let output = '';
+  const append = (chunk: Buffer | string) => {
+    output = (output + chunk.toString()).slice(-20_000);
+    appendFileSync(log, chunk);
   };
-  child.stdout.on('data', append);
-  child.stderr.on('data', append);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  append('');
+
+  let child: ReturnType<typeof spawn> | undefined;
+  let exited = Promise.resolve();
+  let stopping = false;
+  const start = async () => {
+    await run(
+      process.execPath,
+      [WRANGLER, 'd1', 'migrations', 'apply', 'DB', ...targetArgs({ remote: false, persistTo })],
+      {
+        cwd: ROOT,
+        env: wranglerEnv(),
+      },
+    );
+    if (stopping) return;
+    // The ip comes from wrangler.toml [dev]; the inspector gets its own port so that runs (and a
+    // developer's own `npm run dev`) never collide on the default one.
+    const args = ['dev', '--port', String(port), '--inspector-port', String(inspectorPort), '--persist-to', persistTo];
+    // detached: wrangler leads a new process group, so stop() can end workerd and esbuild with it.
+    const started = spawn(process.execPath, [WRANGLER, ...args, '--show-interactive-dev-session=false', ...vars], {
+      cwd: ROOT,
+      env: { ...wranglerEnv(), XDG_CONFIG_HOME: join(dir, 'config') },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    child = started;
+    started.stdout?.on('data', append);
+    started.stderr?.on('data', append);
+    exited = new Promise<void>((resolve) =>
+      started.once('exit', (code, signal) => {
+        if (!stopping) append(`\n${EXITED} (${signal ?? code})\n`);
+        resolve();
+      }),
+    );
+    await waitForHealth(origin, options.startTimeoutMs ?? 90_000, log);
+  };
+  const ready = start().catch((error: unknown) => {
+    const message = error instanceof Error ? error.message : String(error);
+    append(`\n${EXITED}: did not start: ${message}\n`);
+    throw new Error(`wrangler dev did not start: ${message}\n${output}`);
+  });
+  // Whoever awaits `ready` sees a failure; this keeps a global setup's unawaited one quiet.
+  ready.catch(() => undefined);
 
   const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null && child.pid !== undefined) {
-      process.kill(-child.pid, 'SIGTERM');
-      const timer = setTimeout(() => child.pid !== undefined && process.kill(-child.pid, 'SIGKILL'), 10_000);
+    stopping = true;
+    await ready.catch(() => undefined);
+    if (child && child.exitCode === null && child.signalCode === null && child.pid !== undefined) {
+      const pid = child.pid;
+      process.kill(-pid, 'SIGTERM');
+      const timer = setTimeout(() => process.kill(-pid, 'SIGKILL'), 10_000);
       await exited;
       clearTimeout(timer);
     }
-    rmSync(persistTo, { recursive: true, force: true });
+    rmSync(dir, { recursive: true, force: true });
   };
-
-  try {
-    await waitForHealth(origin, options.startTimeoutMs ?? 90_000, () => child.exitCode !== null);
-  } catch (error) {
-    await stop();
-    throw new Error(`wrangler dev did not start: ${(error as Error).message}\n${log}`);
-  }
 
   return {
     origin,
     persistTo,
-    output: () => log,
+    log,
+    ready,
+    output: () => output,
     stop,
     async createKey(name = 'e2e') {
       const { stdout } = await run(
         process.execPath,
         [join(ROOT, 'scripts/keys.ts'), 'create', '--name', name, '--persist-to', persistTo],
-        {
-          cwd: ROOT,
-        },
+        { cwd: ROOT },
       );
       const key = stdout.trim().split('\n').at(-1) ?? '';
       if (!key.startsWith('esk_')) throw new Error(`no key in keys output: ${stdout}`);
@@ -109,10 +153,14 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   };
 }
 
-async function waitForHealth(origin: string, timeoutMs: number, hasExited: () => boolean): Promise<void> {
+/** The line a server's log ends with when wrangler exits or never started. */
+const EXITED = '[e2e] wrangler dev exited';
+
+/** Polls /health until it answers 200; fails early once the log says wrangler is gone. */
+async function waitForHealth(origin: string, timeoutMs: number, log: string): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (hasExited()) throw new Error('wrangler exited');
+    if (readLog(log).includes(EXITED)) throw new Error('wrangler exited');
     try {
       const response = await fetch(`${origin}/health`, { signal: AbortSignal.timeout(2_000) });
       await response.arrayBuffer();
@@ -123,4 +171,70 @@ async function waitForHealth(origin: string, timeoutMs: number, hasExited: () =>
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
   throw new Error(`no answer from ${origin}/health within ${timeoutMs} ms`);
+}
+
+const readLog = (log: string) => {
+  try {
+    return readFileSync(log, 'utf8');
+  } catch {
+    return '';
+  }
+};
+
+/** What a global setup hands its project's test files about the server it shares. */
+export type SharedDevServerInfo = { origin: string; adminToken: string; log: string };
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    e2eServer: SharedDevServerInfo;
+    browserServer: SharedDevServerInfo;
+  }
+}
+
+/**
+ * For a project's global setup: one `wrangler dev` (with an admin token, so files make their keys
+ * through /admin/keys) for the project's files, under `name`; none when `enabled` is false.
+ * Returns the teardown. Each file makes its own keys and files, so they can share it.
+ */
+export async function shareDevServer(
+  project: TestProject,
+  name: 'e2eServer' | 'browserServer',
+  enabled = true,
+): Promise<() => Promise<void>> {
+  const adminToken = randomBytes(24).toString('base64url');
+  const server = enabled ? await launchDevServer({ vars: { ADMIN_TOKEN: adminToken } }) : undefined;
+  project.provide(name, { origin: server?.origin ?? '', adminToken, log: server?.log ?? '' });
+  return async () => {
+    await server?.stop();
+  };
+}
+
+/** A project's shared server, in a test file: `origin`, and a new key, through the admin API. */
+export type SharedDevServer = { origin: string; adminToken: string; createKey(name?: string): Promise<string> };
+
+/** The shared server `name`, once it answers (it may still be starting when the first files run). */
+export async function sharedDevServer(name: 'e2eServer' | 'browserServer'): Promise<SharedDevServer> {
+  const { origin, adminToken, log } = inject(name);
+  try {
+    await waitForHealth(origin, 150_000, log);
+  } catch (error) {
+    throw new Error(
+      `the shared wrangler dev did not start: ${(error as Error).message}\n${readLog(log).slice(-20_000)}`,
+    );
+  }
+  return { origin, adminToken, createKey: (keyName = 'e2e') => adminKey(origin, adminToken, keyName) };
+}
+
+/** A fresh API key through POST /admin/keys. */
+export async function adminKey(origin: string, adminToken: string, name: string): Promise<string> {
+  const response = await fetch(`${origin}/admin/keys`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${adminToken}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ name }),
+  });
+  const body = (await response.json()) as { data?: { key?: string } };
+  if (response.status !== 201 || !body.data?.key) {
+    throw new Error(`could not create a key: ${response.status} ${JSON.stringify(body)}`);
+  }
+  return body.data.key;
 }

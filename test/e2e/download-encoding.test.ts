@@ -2,8 +2,8 @@
 // where responses get compressed, so this cannot be seen through worker.fetch. Node's http
 // module is the client, so no transparent decoding hides what was on the wire.
 import { request } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type DevServer, startDevServer } from './dev-server.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type SharedDevServer, sharedDevServer } from './dev-server.ts';
 
 type Wire = { status: number; headers: Record<string, string | string[] | undefined>; body: Buffer };
 
@@ -61,12 +61,12 @@ const FILES = [
 
 type Uploaded = { id: string; size: number; mimeType: string; shareUrl: string; bytes: Buffer };
 
-let server: DevServer | undefined;
+let server: SharedDevServer | undefined;
 let auth: Record<string, string> = {};
 const uploaded = new Map<string, Uploaded>();
 
 beforeAll(async () => {
-  server = await startDevServer();
+  server = await sharedDevServer('e2eServer');
   auth = { Authorization: `Bearer ${await server.createKey('downloads')}` };
   for (const file of FILES) {
     const form = new FormData();
@@ -76,10 +76,6 @@ beforeAll(async () => {
     if (response.status !== 201) throw new Error(`upload failed: ${response.status} ${JSON.stringify(body)}`);
     uploaded.set(file.filename, { ...body.data, bytes: Buffer.from(file.content) });
   }
-});
-
-afterAll(async () => {
-  await server?.stop();
 });
 
 const ROUTES = [

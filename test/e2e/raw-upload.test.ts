@@ -8,21 +8,20 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EdgeshareClient, EdgeshareError } from '../../src/client/edgeshare.ts';
-import { type DevServer, startDevServer } from './dev-server.ts';
+import { type SharedDevServer, sharedDevServer } from './dev-server.ts';
 
 const run = promisify(execFile);
-let server: DevServer;
+let server: SharedDevServer;
 let key: string;
 let dir: string;
 
 beforeAll(async () => {
-  server = await startDevServer();
+  server = await sharedDevServer('e2eServer');
   key = await server.createKey('raw');
   dir = mkdtempSync(join(tmpdir(), 'edgeshare-raw-'));
 }, 120_000);
 
 afterAll(async () => {
-  await server?.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Upload, type UploadOptions } from 'tus-js-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type DevServer, startDevServer } from './dev-server.ts';
+import { type SharedDevServer, sharedDevServer } from './dev-server.ts';
 
 const MIB = 1024 * 1024;
 const SIZE = 48 * MIB;
@@ -16,7 +16,7 @@ const CHUNK = 8 * MIB;
 const ABORT_AT = 20 * MIB;
 const PASSWORD = 'tus e2e password';
 
-let server: DevServer | undefined;
+let server: SharedDevServer | undefined;
 let owner: Record<string, string> = {};
 let dir = '';
 let path = '';
@@ -27,12 +27,11 @@ beforeAll(async () => {
   path = join(dir, 'big.bin');
   bytes = randomBytes(SIZE);
   writeFileSync(path, bytes);
-  server = await startDevServer();
+  server = await sharedDevServer('e2eServer');
   owner = { Authorization: `Bearer ${await server.createKey('request tus e2e')}` };
 });
 
 afterAll(async () => {
-  await server?.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 

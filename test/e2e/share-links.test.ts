@@ -7,16 +7,16 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../../scripts/wrangler.ts';
 import { EdgeshareClient, EdgeshareError } from '../../src/client/edgeshare.ts';
-import { type DevServer, startDevServer } from './dev-server.ts';
+import { type SharedDevServer, sharedDevServer } from './dev-server.ts';
 
 const CLI = join(ROOT, 'scripts/cli.ts');
-let server: DevServer;
+let server: SharedDevServer;
 let client: EdgeshareClient;
 let work: string;
 let env: NodeJS.ProcessEnv;
 
 beforeAll(async () => {
-  server = await startDevServer();
+  server = await sharedDevServer('e2eServer');
   const apiKey = await server.createKey('links');
   client = new EdgeshareClient({ baseUrl: server.origin, apiKey });
   work = mkdtempSync(join(tmpdir(), 'edgeshare-links-'));
@@ -24,7 +24,6 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await server?.stop();
   if (work) rmSync(work, { recursive: true, force: true });
 });
 

@@ -3,13 +3,13 @@
 // download back the same, whose id comes on the final's answer, and whose partials are no files.
 import { createHash } from 'node:crypto';
 import { Upload } from 'tus-js-client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type DevServer, startDevServer } from './dev-server.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type SharedDevServer, sharedDevServer } from './dev-server.ts';
 
 const MIB = 1024 * 1024;
 const SIZE = 6 * MIB + 12_345;
 
-let server: DevServer | undefined;
+let server: SharedDevServer | undefined;
 let auth: Record<string, string> = {};
 
 /** `size` deterministic bytes (xorshift) that no type detection recognises. */
@@ -27,12 +27,8 @@ function deterministicBytes(size: number): Buffer {
 }
 
 beforeAll(async () => {
-  server = await startDevServer();
+  server = await sharedDevServer('e2eServer');
   auth = { Authorization: `Bearer ${await server.createKey('tus parallel e2e')}` };
-});
-
-afterAll(async () => {
-  await server?.stop();
 });
 
 describe('tus-js-client parallelUploads against wrangler dev', () => {

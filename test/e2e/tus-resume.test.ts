@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type HttpRequest, Upload, type UploadOptions } from 'tus-js-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type DevServer, startDevServer } from './dev-server.ts';
+import { type SharedDevServer, sharedDevServer } from './dev-server.ts';
 
 const MIB = 1024 * 1024;
 const SIZE = 160 * MIB;
@@ -16,7 +16,7 @@ const CHUNK = 20 * MIB;
 // In the middle of the third chunk: the server keeps the bytes that arrived (unaligned).
 const ABORT_AT = 50 * MIB;
 
-let server: DevServer | undefined;
+let server: SharedDevServer | undefined;
 let auth: Record<string, string> = {};
 let dir = '';
 let path = '';
@@ -50,12 +50,11 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'edgeshare-tus-'));
   path = join(dir, 'big.bin');
   expectedSha = writeDeterministicFile(path, SIZE);
-  server = await startDevServer();
+  server = await sharedDevServer('e2eServer');
   auth = { Authorization: `Bearer ${await server.createKey('tus e2e')}` };
 });
 
 afterAll(async () => {
-  await server?.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
