@@ -18,12 +18,15 @@ export const perf = () =>
     const timings = new Timings();
     c.set('timings', timings);
     const start = performance.now();
+    // The header's total is the body's _perf, one measurement: work after the body is made (an
+    // idempotency record, the unwinding middleware) would otherwise set the two apart.
+    let total: number | undefined;
     const json = c.json.bind(c);
-    c.json = ((object: unknown, ...rest: unknown[]) =>
-      (json as (...args: unknown[]) => Response)(
-        isPlainObject(object) ? { ...object, _perf: Math.round(performance.now() - start) } : object,
-        ...rest,
-      )) as typeof c.json;
+    c.json = ((object: unknown, ...rest: unknown[]) => {
+      if (!isPlainObject(object)) return (json as (...args: unknown[]) => Response)(object, ...rest);
+      total = performance.now() - start;
+      return (json as (...args: unknown[]) => Response)({ ...object, _perf: Math.round(total) }, ...rest);
+    }) as typeof c.json;
     await next();
-    c.res.headers.set('Server-Timing', timings.header(performance.now() - start));
+    c.res.headers.set('Server-Timing', timings.header(total ?? performance.now() - start));
   });
