@@ -74,7 +74,8 @@ export default defineConfig({
       },
       {
         // The pages in real headless Chromium (playwright-core driving Debian's chromium) against a
-        // real `wrangler dev`; skipped, loudly, where no Chromium is installed (test/browser/browser.ts).
+        // real `wrangler dev`; skipped, loudly, where no Chromium is installed, and failing instead
+        // in CI (CI=true), so that CI never passes without them (test/browser/browser.ts).
         test: {
           name: 'browser',
           include: ['test/browser/**/*.test.ts'],

@@ -2,7 +2,8 @@
 // (DOM types: tablesInPlace's callback runs in the browser.)
 // Real headless Chromium for the page tests: Debian's `chromium` driven by playwright-core (which
 // downloads no browser of its own). Where no Chromium is installed the tests are skipped, never
-// silently: the skip prints a banner saying so and how to install one.
+// silently: the skip prints a banner saying so and how to install one. In CI they fail instead,
+// so that a run without them never passes green.
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
@@ -15,13 +16,31 @@ const CANDIDATES = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/ch
 /** The Chromium binary, or undefined when none is installed. */
 export const CHROMIUM_PATH = CANDIDATES.find((path): path is string => Boolean(path && existsSync(path)));
 
-export function warnIfNoChromium(what: string): boolean {
-  if (CHROMIUM_PATH) return true;
+/** A CI run: CI set to anything but empty, `false` or `0` (GitHub Actions and .ci/run set CI=true). */
+export const isCI = (env: NodeJS.ProcessEnv = process.env) =>
+  !['', 'false', '0'].includes((env.CI ?? '').trim().toLowerCase());
+
+/** Whether `what` (browser tests) can run here; see chromiumOrSkip. */
+export const warnIfNoChromium = (what: string): boolean => chromiumOrSkip(what, CHROMIUM_PATH, process.env);
+
+/**
+ * True with a Chromium; without one, false after a banner saying `what` is skipped, or, in CI, an
+ * error, which fails the file (and the run).
+ */
+export function chromiumOrSkip(what: string, chromium: string | undefined, env: NodeJS.ProcessEnv): boolean {
+  if (chromium) return true;
+  const install =
+    'Install it with `apt-get install -y chromium` (Debian), or set CHROMIUM_PATH. .ci/run installs it where apt-get exists.';
+  if (isCI(env)) {
+    throw new Error(
+      `${what} cannot run, since no Chromium is installed, and CI must not pass without them. ${install}`,
+    );
+  }
   const line = '!'.repeat(78);
   console.warn(
     `\n${line}\n!! SKIPPED: ${what}, since no Chromium is installed.\n` +
       '!! Install it with `apt-get install -y chromium` (Debian), or set CHROMIUM_PATH.\n' +
-      `!! .ci/run installs it where apt-get exists.\n${line}\n`,
+      `!! .ci/run installs it where apt-get exists. A CI run (CI=true) fails instead.\n${line}\n`,
   );
   return false;
 }
