@@ -90,6 +90,9 @@ export default defineConfig({
           setupFiles: ['./test/browser/setup.ts'],
           testTimeout: 60_000,
           hookTimeout: 180_000,
+          // What a page shows after an API call: vitest's 1 s default is too short while several
+          // Chromiums and wrangler devs share two cores (1 s missed once); a poll still ends at the match.
+          expect: { poll: { timeout: 10_000 } },
         },
       },
     ],
