@@ -35,7 +35,8 @@ export type EventData = {
   'file.deleted': { file: FileEventData };
   'file.expired': { file: FileEventData };
   'file.downloaded': { file: FileEventData; via: DownloadVia; linkId?: string };
-  'link.exhausted': JsonObject & { linkId: string; fileId: string };
+  /** A collection's link: `fileId` null, and `collectionId`. */
+  'link.exhausted': JsonObject & { linkId: string; fileId: string | null; collectionId?: string };
   'request.received': JsonObject & { requestId: string; file: FileEventData };
   'request.full': JsonObject & { requestId: string };
   'collection.downloaded': CollectionDownloadedData;

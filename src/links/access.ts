@@ -1,18 +1,16 @@
-// The visitor's side of share links, as a door of openForVisitor (src/visitors/service.ts): a
-// token finds a made link (43 characters) and its file, or a file by its default link (its
+// The visitor's side of share links, the parts the share door (src/share/door.ts) is made of: a
+// token finds a made link (43 characters) and what it shares, or a file by its default link (its
 // share token, governed by isPublic); a made link may have a password, whose wrong guesses its
-// counter object also counts; the file is then served by src/links/serve.ts. Every dead state
-// (unknown, private, revoked, expired, exhausted, file gone) is the same 404.
-import type { Config } from '../config';
-import { ApiError } from '../errors';
+// counter object also counts; a file is then served by src/links/serve.ts, a collection by
+// src/collections/link-serve.ts. Every dead state (unknown, private, revoked, expired, exhausted,
+// file gone) is the same 404.
 import { findShared, SHARE_TOKEN_PATTERN } from '../files/service';
 import { fileOwnerOfShareToken, linkOwnerOfToken } from '../storage/access-subjects-repo';
 import type { FileRow } from '../storage/files-repo';
-import { findLiveLinkByToken, type LinkRow } from '../storage/links-repo';
-import { isoNow } from '../time';
+import type { LinkRow } from '../storage/links-repo';
 import type { Lock } from '../visitors/access';
-import { type Door, EXHAUSTED, GONE, Refusal, type VisitKind, type VisitSubject } from '../visitors/service';
-import { LINK_PASSWORDS_PER_ADDRESS, linkDownloadsPerAddress } from '../visitors/throttle';
+import { EXHAUSTED, type VisitKind, type VisitSubject } from '../visitors/service';
+import { LINK_PASSWORDS_PER_ADDRESS } from '../visitors/throttle';
 import { isExhausted, type LinkCounterNamespace, passwordBlocked, passwordFailed } from './link-counter-client';
 import type { ServeDeps } from './serve';
 import { LINK_TOKEN_PATTERN } from './service';
@@ -30,7 +28,7 @@ export const isLinkToken = (token: string) => LINK_TOKEN_PATTERN.test(token);
 const PASSWORD_FAILURES_PER_LINK = { limit: 30, windowSeconds: 900 };
 
 /** A made link's password, and its counter object's window of wrong guesses. */
-function linkLock(counters: LinkCounterNamespace, link: LinkRow): Lock | null {
+export function linkLock(counters: LinkCounterNamespace, link: LinkRow): Lock | null {
   if (link.password_hash === null || link.password_salt === null || link.password_iterations === null) return null;
   return {
     id: link.id,
@@ -45,7 +43,7 @@ function linkLock(counters: LinkCounterNamespace, link: LinkRow): Lock | null {
 }
 
 /** Whose a token is, live or not (the access log's, after the answer): a made link, or a file's default link. */
-async function tokenOwner(db: D1Database, token: string): Promise<VisitSubject | undefined> {
+export async function tokenOwner(db: D1Database, token: string): Promise<VisitSubject | undefined> {
   if (isLinkToken(token)) {
     const link = await linkOwnerOfToken(db, token);
     return link ? { type: 'link', id: link.id, accountId: link.account_id } : undefined;
@@ -56,43 +54,18 @@ async function tokenOwner(db: D1Database, token: string): Promise<VisitSubject |
 }
 
 /** Bytes go out (and count) on these: throttled per address, and a made link's cap is checked as it serves. */
-const carriesFile = (kind: VisitKind) => kind === 'download' || kind === 'preview';
+export const carriesContent = (kind: VisitKind) => kind === 'download' || kind === 'preview' || kind === 'archive';
+
+/** The link's budget is spent: an exhausted link is 404 before its password is asked. */
+export const exhaustedLink = async (counters: LinkCounterNamespace, link: LinkRow | null, size?: number) =>
+  link && (await isExhausted(counters, link, size)) ? EXHAUSTED : undefined;
 
 /**
- * The door of /share/<token>: `serve` gives the answer once the visitor may have the file. A
- * download or preview is throttled per client address, default links as made ones; the
- * password form (`password`) is made links' only. A made link found exhausted is 404 before its
- * password is asked; a download finds the exact answer when it reserves its bytes, so it is
- * asked only of a visitor refused the file (an exhausted link is 404 with or without its password).
+ * What a file's share token finds, for the share door (src/share/door.ts): a file through its
+ * default link (any token that is not a made link's, never for the password form), or null.
  */
-export function shareDoor<A>(
-  deps: AccessDeps,
-  config: Config,
-  kind: VisitKind,
-  serve: (shared: Shared) => Promise<A | Refusal>,
-): Door<Shared, A> {
-  const exhausted = async (link: LinkRow | null) =>
-    link && (await isExhausted(deps.counters, link)) ? EXHAUSTED : undefined;
-  return {
-    throttle: carriesFile(kind) ? linkDownloadsPerAddress(config) : undefined,
-    async find(token) {
-      if (!isLinkToken(token)) {
-        const file = kind === 'password' ? null : await findShared(deps, token);
-        return file ? { file, link: null } : GONE;
-      }
-      const found = await findLiveLinkByToken(deps.db, token, isoNow());
-      if (!found) return GONE;
-      if (!carriesFile(kind) && (await exhausted(found.link))) return new Refusal('exhausted', found);
-      return found;
-    },
-    describe: ({ file, link }) =>
-      link
-        ? { type: 'link', id: link.id, accountId: link.account_id }
-        : { type: 'file', id: file.id, accountId: file.account_id },
-    identify: (token) => tokenOwner(deps.db, token),
-    lock: ({ link }) => (link ? linkLock(deps.counters, link) : null),
-    recheck: ({ link }) => (carriesFile(kind) ? exhausted(link) : Promise.resolve(undefined)),
-    serve,
-    gone: () => new ApiError('FILE_NOT_FOUND'),
-  };
+export async function findDefaultShared(deps: AccessDeps, token: string, kind: VisitKind): Promise<Shared | null> {
+  if (kind === 'password') return null;
+  const file = await findShared(deps, token);
+  return file ? { file, link: null } : null;
 }

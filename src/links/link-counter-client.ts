@@ -43,12 +43,13 @@ export async function giveBackBytes(namespace: LinkCounterNamespace, linkId: str
 }
 
 /** The exact count; D1's (possibly a few seconds behind) if the object cannot be reached. */
-export async function countOf(namespace: LinkCounterNamespace, link: LinkRow): Promise<CountView> {
+export async function countOf(namespace: LinkCounterNamespace, link: LinkRow, size?: number): Promise<CountView> {
   try {
     const view = await counterOf(namespace, link.id).peek({
       linkId: link.id,
       seed: link.download_count,
       max: link.max_downloads,
+      ...(size === undefined ? {} : { size }),
     });
     return {
       count: view.count,
@@ -64,10 +65,13 @@ export async function countOf(namespace: LinkCounterNamespace, link: LinkRow): P
   }
 }
 
-/** True once the link's budget is spent (asked of its object: exact). */
-export async function isExhausted(namespace: LinkCounterNamespace, link: LinkRow): Promise<boolean> {
+/**
+ * True once the link's budget is spent (asked of its object: exact). `size`: the length of what
+ * it shares now, when known (a collection's archive); else the one its last reservation saw.
+ */
+export async function isExhausted(namespace: LinkCounterNamespace, link: LinkRow, size?: number): Promise<boolean> {
   if (link.max_downloads === null) return false;
-  return (await countOf(namespace, link)).exhausted;
+  return (await countOf(namespace, link, size)).exhausted;
 }
 
 /** Counts one download through a file's default link; D1 hears of it from the object's alarm. */

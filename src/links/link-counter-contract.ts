@@ -27,7 +27,11 @@ export type ReserveResult = { ok: boolean; count: number; exhausted: boolean };
 /** Gives back what a reserved response did not send (its client broke off). */
 export type GiveBackRequest = { linkId: string; bytes: number };
 
-export type PeekRequest = { linkId: string; seed: number; max: number | null; now?: number };
+/**
+ * `size`: the length of what the link shares now, when the caller knows it (a collection's archive
+ * grows and shrinks with its members); else the length the last reservation saw.
+ */
+export type PeekRequest = { linkId: string; seed: number; max: number | null; size?: number; now?: number };
 /** `access`: what the link's access log says of it (src/access-log/). */
 export type CountView = { count: number; lastDownloadedAt: string | null; exhausted: boolean; access: AccessSummary };
 

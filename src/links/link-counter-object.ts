@@ -82,7 +82,7 @@ export class LinkCounter extends DurableObject<Env> {
     return {
       count: state.count,
       lastDownloadedAt: state.last,
-      exhausted: isSpent({ count: state.count, served: state.served ?? 0 }, request.max, state.size),
+      exhausted: isSpent({ count: state.count, served: state.served ?? 0 }, request.max, request.size ?? state.size),
       access: this.#log().summary(request.now),
     };
   }

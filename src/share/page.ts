@@ -88,6 +88,92 @@ ${shown ? html`<section class="preview" aria-label="Preview">${shown}</section>`
   });
 }
 
+/** A collection's member as its share page shows it. */
+export type CollectionPageMember = { id: string; original_name: string; size: number; mime_type: string };
+
+export type CollectionPageInput = {
+  name: string;
+  note: string | null;
+  members: CollectionPageMember[];
+  /** The ZIP's exact length. */
+  archiveLength: number;
+  shareUrl: string;
+  origin: string;
+  /** The start of text members, by file id (a bounded number of them: each is a storage read). */
+  texts: Map<string, { text: string; truncated: boolean }>;
+  /** false: no previews (a capped link, whose every byte served spends its budget). */
+  preview: boolean;
+};
+
+function memberPreview(member: CollectionPageMember, input: CollectionPageInput, base: string) {
+  if (!input.preview) return '';
+  const viewPath = `${base}/files/${member.id}/view`;
+  const name = member.original_name;
+  // preload="none" and lazy images: a long list fetches nothing a visitor does not look at.
+  switch (previewKind(member.mime_type)) {
+    case 'image':
+      return html`<img src="${viewPath}" alt="Preview of ${name}" loading="lazy">`;
+    case 'audio':
+      return html`<audio controls preload="none" src="${viewPath}" aria-label="Preview of ${name}"></audio>`;
+    case 'video':
+      return html`<video controls preload="none" src="${viewPath}" aria-label="Preview of ${name}"></video>`;
+    case 'text': {
+      const text = input.texts.get(member.id);
+      if (!text) return html`<p class="note"><a href="${viewPath}">Show ${name}</a></p>`;
+      return html`<pre tabindex="0" aria-label="Contents of ${name}">${text.text}</pre>${
+        text.truncated
+          ? html`<p class="note">The first ${formatBytes(TEXT_PREVIEW_BYTES)} of ${formatBytes(member.size)}.</p>`
+          : ''
+      }`;
+    }
+    default:
+      return '';
+  }
+}
+
+/** The share page of a collection: its name, its note, each file with its own download, and "Download all". */
+export function collectionPage(input: CollectionPageInput) {
+  const base = new URL(input.shareUrl).pathname;
+  const count = input.members.length;
+  const files = `${count} ${count === 1 ? 'file' : 'files'}`;
+  const total = formatBytes(input.members.reduce((sum, member) => sum + member.size, 0));
+  const zip = formatBytes(input.archiveLength);
+  const description = `${files} · ${total} · shared with edgeshare`;
+  const image = `${input.origin}/assets/icon-192.png`;
+  return layout({
+    title: `${input.name} · edgeshare`,
+    head: html`<meta name="description" content="${description}">
+<meta property="og:site_name" content="edgeshare">
+<meta property="og:type" content="website">
+<meta property="og:title" content="${input.name}">
+<meta property="og:description" content="${description}">
+<meta property="og:url" content="${input.shareUrl}">
+<meta property="og:image" content="${image}">
+<meta property="og:image:alt" content="edgeshare">
+<meta name="twitter:card" content="summary">
+<meta name="twitter:title" content="${input.name}">
+<meta name="twitter:description" content="${description}">
+<meta name="twitter:image" content="${image}">
+<meta name="robots" content="noindex">`,
+    body: html`<h1>${input.name}</h1>
+${input.note ? html`<p class="collection-note">${input.note}</p>` : ''}
+<p class="muted">${files} · ${total}</p>
+<a class="button download-all" href="${base}/archive.zip" download>Download all (ZIP, ${zip})</a>
+<ul class="collection-files" aria-label="Files">
+${input.members.map((member) => {
+  const size = formatBytes(member.size);
+  const shown = memberPreview(member, input, base);
+  return html`<li class="collection-file">
+<h2 class="file-name">${member.original_name}</h2>
+<p class="muted file-meta">${size} · ${member.mime_type}</p>
+${shown ? html`<div class="preview">${shown}</div>` : ''}
+<a class="button secondary" href="${base}/files/${member.id}" download aria-label="Download ${member.original_name} (${size})">Download (${size})</a>
+</li>`;
+})}
+</ul>`,
+  });
+}
+
 /** A made link's password form: it names nothing of the file, neither in the page nor its head. */
 export function lockedPage(input: { wrong: boolean }) {
   return layout({

@@ -1,17 +1,20 @@
 import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { type LinkServeDeps, serveCollectionArchive, serveCollectionMember } from '../collections/link-serve';
 import type { AppEnv } from '../env';
 import { ApiError } from '../errors';
 import { events } from '../http/request-deps';
 import { recordVisits } from '../http/visit-log';
 import { basicOf, grantOf, visitOf, visitorDeps } from '../http/visitor';
-import { type AccessDeps, type Shared, shareDoor } from '../links/access';
+import type { AccessDeps, Shared } from '../links/access';
 import { linkLogs } from '../links/link-counter-client';
 import { serveShared } from '../links/serve';
 import { pageHeaders } from '../pages/layout';
 import { grantCookie, grantValue } from '../visitors/grant';
-import { openForVisitor } from '../visitors/service';
+import { openForVisitor, type VisitKind } from '../visitors/service';
+import { type SharedCollection, type ShareServe, shareDoor } from './door';
 import {
+  collectionPage,
   LOCKED_PAGE_CSP,
   lockedPage,
   NOT_FOUND_CSP,
@@ -24,13 +27,17 @@ import { asPreview, previewKind, readTextPreview } from './preview';
 
 const NOT_FOUND_HEADERS = pageHeaders(NOT_FOUND_CSP);
 
-const accessDeps = (c: Context<AppEnv>): AccessDeps => ({
+const accessDeps = (c: Context<AppEnv>): AccessDeps & LinkServeDeps => ({
   db: c.env.DB,
   bucket: c.env.FILES,
   counters: c.env.LINK_COUNTERS,
   events: events(c),
   waitUntil: (promise) => c.executionCtx.waitUntil(promise),
+  subrequestBudget: c.get('config').SUBREQUEST_BUDGET,
 });
+
+/** A collection page reads the start of at most this many text members (one storage read each). */
+const TEXT_PREVIEWS_PER_PAGE = 10;
 
 const wantsHtml = (c: Context<AppEnv>) => (c.req.header('accept') ?? '').includes('text/html');
 
@@ -67,8 +74,42 @@ export function createShareRouter() {
     return c.html(sharePage({ row: file, origin, shareUrl, text, preview }), 200, pageHeaders(SHARE_PAGE_CSP));
   };
 
+  // A collection's page: every live member, "Download all" with the ZIP's exact length. A capped
+  // link shows no previews, as a capped file link does (each preview would spend its budget).
+  const collection = async (c: Context<AppEnv>, { link, collection, archive }: SharedCollection) => {
+    const preview = link.max_downloads === null;
+    const members = archive.source.members;
+    const texts = new Map<string, { text: string; truncated: boolean }>();
+    if (preview && c.req.method === 'GET') {
+      const store = { bucket: c.env.FILES, db: c.env.DB };
+      const textual = members.filter((member) => previewKind(member.mime_type) === 'text');
+      await Promise.all(
+        textual.slice(0, TEXT_PREVIEWS_PER_PAGE).map(async (member) => {
+          const text = await readTextPreview(store, member);
+          if (text) texts.set(member.id, text);
+        }),
+      );
+    }
+    const origin = c.get('config').SITE_URL ?? new URL(c.req.url).origin;
+    const shareUrl = `${origin}/share/${c.req.param('token')}`;
+    const body = collectionPage({
+      name: collection.name,
+      note: collection.note,
+      members,
+      archiveLength: archive.length,
+      shareUrl,
+      origin,
+      texts,
+      preview,
+    });
+    return c.html(body, 200, pageHeaders(SHARE_PAGE_CSP));
+  };
+
   router.get('/:token', async (c) => {
-    const door = shareDoor(accessDeps(c), c.get('config'), 'page', (shared) => page(c, shared));
+    const door = shareDoor(accessDeps(c), c.get('config'), 'page', {
+      file: (shared) => page(c, shared),
+      collection: (shared) => collection(c, shared),
+    });
     try {
       const visited = await openForVisitor(visitorDeps(c), visitOf(c, 'page', { grant: grantOf(c) }), door);
       // Before the password: nothing of the file, not even in the page's head.
@@ -91,10 +132,10 @@ export function createShareRouter() {
       c.header('Cache-Control', 'private, no-store');
       const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
       const password = typeof form.password === 'string' ? form.password : '';
-      const door = shareDoor(accessDeps(c), c.get('config'), 'password', async ({ link }) =>
-        // A link without a password has nothing to grant: back to its page.
-        link?.password_hash ? grantValue(link.password_hash, link.id) : undefined,
-      );
+      // A link without a password has nothing to grant: back to its page.
+      const grant = async ({ link }: { link: Shared['link'] }) =>
+        link?.password_hash ? grantValue(link.password_hash, link.id) : undefined;
+      const door = shareDoor(accessDeps(c), c.get('config'), 'password', { file: grant, collection: grant });
       try {
         const visited = await openForVisitor(visitorDeps(c), visitOf(c, 'password', { password }), door);
         if (!visited.open) return c.html(lockedPage({ wrong: true }), 401, pageHeaders(LOCKED_PAGE_CSP));
@@ -114,14 +155,35 @@ export function createShareRouter() {
   // The Download button: counts. The page's preview: the same bytes, never counted, and inline
   // for the types the page previews (see preview.ts). Both throttled per client address, default
   // links as made ones. Scripts send a made link's password as HTTP Basic; browsers hold a grant.
-  for (const [path, view] of [
-    ['/:token/download', false],
-    ['/:token/view', true],
-  ] as const) {
+  // A collection link's /download is its ZIP (logged as `archive`); it has no /view of its own.
+  const fileServe = (c: Context<AppEnv>, view: boolean): ShareServe<Response>['file'] => {
+    const deps = accessDeps(c);
+    return (shared) => serveShared(deps, c.req.raw, shared, view);
+  };
+  const archiveServe = (c: Context<AppEnv>): ShareServe<Response>['collection'] => {
+    const deps = accessDeps(c);
+    return (shared) => serveCollectionArchive(deps, c.req.raw, shared);
+  };
+  const memberServe = (c: Context<AppEnv>, view: boolean): ShareServe<Response>['collection'] => {
+    const deps = accessDeps(c);
+    return (shared) => serveCollectionMember(deps, c.req.raw, shared, c.req.param('fileId') ?? '', view);
+  };
+
+  const routes = [
+    [
+      '/:token/download',
+      'download',
+      (c) => ({ file: fileServe(c, false), collection: archiveServe(c), collectionKind: 'archive' }),
+    ],
+    ['/:token/view', 'preview', (c) => ({ file: fileServe(c, true) })],
+    ['/:token/archive.zip', 'archive', (c) => ({ collection: archiveServe(c) })],
+    ['/:token/files/:fileId', 'download', (c) => ({ collection: memberServe(c, false) })],
+    ['/:token/files/:fileId/view', 'preview', (c) => ({ collection: memberServe(c, true) })],
+  ] as const satisfies readonly (readonly [string, VisitKind, (c: Context<AppEnv>) => ShareServe<Response>])[];
+
+  for (const [path, kind, serve] of routes) {
     router.get(path, async (c) => {
-      const deps = accessDeps(c);
-      const kind = view ? 'preview' : 'download';
-      const door = shareDoor(deps, c.get('config'), kind, (shared) => serveShared(deps, c.req.raw, shared, view));
+      const door = shareDoor(accessDeps(c), c.get('config'), kind, serve(c));
       try {
         const visit = visitOf(c, kind, { password: basicOf(c), grant: grantOf(c) });
         const visited = await openForVisitor(visitorDeps(c), visit, door);
@@ -130,7 +192,8 @@ export function createShareRouter() {
           throw needsPassword();
         }
         const response = visited.answer;
-        return view ? asPreview(response, (response.headers.get('content-type') ?? '').split(';')[0] ?? '') : response;
+        if (kind !== 'preview') return response;
+        return asPreview(response, (response.headers.get('content-type') ?? '').split(';')[0] ?? '');
       } catch (error) {
         if (isCode(error, 'FILE_NOT_FOUND') && wantsHtml(c)) return c.html(notFoundPage, 404, NOT_FOUND_HEADERS);
         throw error;

@@ -14,9 +14,11 @@ export type ArchiveMemberRow = {
   uploaded_at: string;
   updated_at: string;
   r2_key: string;
+  /** Not in the archive's bytes: what a collection's share page says of each file. */
+  mime_type: string;
 };
 
-const MEMBER_COLUMNS = 'f.id, f.original_name, f.size, f.crc32, f.uploaded_at, f.updated_at, f.r2_key';
+const MEMBER_COLUMNS = 'f.id, f.original_name, f.size, f.crc32, f.uploaded_at, f.updated_at, f.r2_key, f.mime_type';
 const live = (now: string) => `(f.expires_at IS NULL OR f.expires_at > ${now})`;
 
 /**

@@ -253,3 +253,19 @@ export async function listMembers(
     total: (total?.results[0] as { total: number } | undefined)?.total ?? 0,
   };
 }
+
+/**
+ * The file ?3 while it is a live member of account ?2's collection ?1 (a collection link's one
+ * member): null for a file that is not in it, another account's, expired or deleted.
+ */
+export function findMember(db: D1Database, id: string, accountId: string, fileId: string, now: string) {
+  return db
+    .prepare(
+      `SELECT ${F} FROM collection_files cf JOIN files f ON f.id = cf.file_id
+       JOIN collections c ON c.id = cf.collection_id
+       WHERE cf.collection_id = ?1 AND c.account_id = ?2 AND f.account_id = ?2 AND cf.file_id = ?3
+         AND ${liveFile('f', '?4')}`,
+    )
+    .bind(id, accountId, fileId, now)
+    .first<FileRow>();
+}

@@ -1,5 +1,6 @@
 // D1 access for share links an account makes (migrations 0007 and 0013): to one of its files, or
 // to one of its collections. No HTTP here: callers get rows.
+import type { CollectionRow } from './collections-repo';
 import { accountActive, FILE_COLUMNS, type FileRow } from './files-repo';
 
 export type LinkRow = {
@@ -158,31 +159,49 @@ export function revokeOwnedLink(db: D1Database, id: string, accountId: string, n
 }
 
 export type SharedByLink = { link: LinkRow; file: FileRow };
+/** A collection's link and its collection (its members are read apart, for the archive). */
+export type SharedCollectionByLink = { link: LinkRow; collection: CollectionRow };
+
+const COLLECTION_COLUMNS = 'id, account_id, name, note, created_at, updated_at';
 
 /**
- * A link that is not revoked, not expired, whose file is live and whose account has an active key
- * (the default link's condition), with its file: one statement.
+ * A link that is not revoked, not expired, whose account has an active key (the default link's
+ * condition), with what it shares: its file while the file is live, or its collection (a
+ * collection's links go with it). One statement, whichever kind the token is.
  * Exhaustion is not D1's to say (the link's counter object owns the count).
  */
-export async function findLiveLinkByToken(db: D1Database, token: string, now: string): Promise<SharedByLink | null> {
+export async function findLiveLinkByToken(
+  db: D1Database,
+  token: string,
+  now: string,
+): Promise<SharedByLink | SharedCollectionByLink | null> {
   const F = FILE_COLUMNS.split(', ')
     .map((column) => `f.${column} AS f_${column}`)
     .join(', ');
+  const C = COLLECTION_COLUMNS.split(', ')
+    .map((column) => `c.${column} AS c_${column}`)
+    .join(', ');
   const row = await db
     .prepare(
-      `SELECT ${L}, ${F} FROM share_links l JOIN files f ON f.id = l.file_id
+      `SELECT ${L}, ${F}, ${C} FROM share_links l
+       LEFT JOIN files f ON f.id = l.file_id
+       LEFT JOIN collections c ON c.id = l.collection_id AND c.account_id = l.account_id
        WHERE l.token = ?1 AND l.revoked_at IS NULL AND (l.expires_at IS NULL OR l.expires_at > ?2)
-         AND (f.expires_at IS NULL OR f.expires_at > ?2) AND ${accountActive('l.account_id', '?2')}`,
+         AND ((f.id IS NOT NULL AND (f.expires_at IS NULL OR f.expires_at > ?2)) OR c.id IS NOT NULL)
+         AND ${accountActive('l.account_id', '?2')}`,
     )
     .bind(token, now)
     .first<Record<string, unknown>>();
   if (!row) return null;
   const link: Record<string, unknown> = {};
   const file: Record<string, unknown> = {};
+  const collection: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(row)) {
     if (name.startsWith('f_')) file[name.slice(2)] = value;
+    else if (name.startsWith('c_')) collection[name.slice(2)] = value;
     else link[name] = value;
   }
+  if (link.collection_id !== null) return { link: link as LinkRow, collection: collection as CollectionRow };
   return { link: link as LinkRow, file: file as FileRow };
 }
 

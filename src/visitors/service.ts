@@ -70,6 +70,8 @@ export type Door<S, A> = {
   /** The subject behind the token, or why there is none (a door may throw its own 404 or 410). */
   find(token: string): Promise<S | Refusal<S>>;
   describe(subject: S): VisitSubject;
+  /** What a visit to this subject is logged as, when not the visit's own kind (a collection's /download is its archive). */
+  kindOf?(subject: S): VisitKind;
   /**
    * Whose the token is although no subject was found (a dead link, a download throttled before
    * its lookup): asked after the answer, and only by the access log.
@@ -111,7 +113,8 @@ export async function openForVisitor<S, A>(deps: VisitorDeps, visit: Visit, door
     const subject = trace.subject && door.describe(trace.subject);
     const identify =
       !subject && door.identify ? () => door.identify?.(visit.token) ?? Promise.resolve(undefined) : undefined;
-    report(deps, { kind: visit.kind, ...event, subject, identify });
+    const kind = (trace.subject !== undefined && door.kindOf?.(trace.subject)) || visit.kind;
+    report(deps, { kind, ...event, subject, identify });
   }
 }
 

@@ -1,0 +1,151 @@
+// Serving a collection through one of its share links, once the visitor may have it (the share
+// door, src/share/door.ts, decides that): its ZIP archive (archive.ts), or one member with a
+// file download's headers. Every answer that carries bytes (the ZIP or any range of it, a
+// member, a member's preview) reserves them from the link's budget first, a cap of N being
+// N × the archive's length (the contract's "a download cap is a cap on bytes"), in the link's
+// counter object, exact under concurrency; what a broken-off answer did not send is given back.
+import { type EventSink, emitEvents, type NewEvent } from '../events/emit';
+import { countsAsDownload, type DownloadPlan, planDownload, serveFile } from '../files/download';
+import { fileEventData } from '../files/records';
+import { meteredStream } from '../lib/metered-stream';
+import {
+  countDefaultLinkDownload,
+  giveBackBytes,
+  type LinkCounterNamespace,
+  reserveBytes,
+} from '../links/link-counter-client';
+import type { ReserveResult } from '../links/link-counter-contract';
+import type { CollectionRow } from '../storage/collections-repo';
+import { findMember } from '../storage/collections-repo';
+import type { LinkRow } from '../storage/links-repo';
+import { isoNow } from '../time';
+import { EXHAUSTED, GONE, Refusal } from '../visitors/service';
+import {
+  type ArchiveDeps,
+  archiveBytes,
+  archiveCounts,
+  archiveResponse,
+  emitCollectionDownloaded,
+  type PreparedArchive,
+  planArchive,
+} from './archive';
+
+/** What a collection link's token found: the link, its collection, and the archive of its live members now. */
+export type SharedCollection = { link: LinkRow; collection: CollectionRow; archive: PreparedArchive };
+
+export type LinkServeDeps = ArchiveDeps & {
+  counters: LinkCounterNamespace;
+  events: EventSink;
+  /** Keeps work alive past the answer (giving back what a broken-off answer did not send). */
+  waitUntil: (promise: Promise<unknown>) => void;
+};
+
+/**
+ * Reserves `bytes` (and counts a download from byte 0) of the link's budget, then answers with
+ * `answer()`, metered so that a client breaking off gives back what it did not take. An
+ * uncapped link reserves only to count. EXHAUSTED when the answer would pass the budget.
+ */
+async function withinBudget(
+  deps: LinkServeDeps,
+  request: Request,
+  shared: SharedCollection,
+  spend: { bytes: number; counts: boolean },
+  answer: () => Promise<Response>,
+): Promise<{ response: Response; reserved: ReserveResult | null } | Refusal> {
+  const { link, archive } = shared;
+  const capped = link.max_downloads !== null;
+  if (!capped && !spend.counts) return { response: await answer(), reserved: null };
+  const reserved = await reserveBytes(deps.counters, link, archive.length, spend.bytes, spend.counts);
+  if (!reserved.ok) return EXHAUSTED;
+  let response: Response;
+  try {
+    response = await answer();
+  } catch (error) {
+    deps.waitUntil(giveBackBytes(deps.counters, link.id, spend.bytes));
+    throw error;
+  }
+  if (!capped || spend.bytes === 0 || !response.body) return { response, reserved };
+  const body = meteredStream(response.body, spend.bytes, {
+    onShort: (unsent) => giveBackBytes(deps.counters, link.id, unsent),
+    waitUntil: deps.waitUntil,
+    signal: request.signal,
+  });
+  return { response: new Response(body, { status: response.status, headers: response.headers }), reserved };
+}
+
+/** The event of the reservation that spent the link's budget (once per link). */
+const exhaustedEvent = ({ link, collection }: SharedCollection): NewEvent => ({
+  accountId: link.account_id,
+  type: 'link.exhausted',
+  data: { linkId: link.id, fileId: null, collectionId: collection.id },
+});
+
+/**
+ * GET/HEAD /share/<token>/archive.zip (and /download): the collection's ZIP as the owner's
+ * route answers it (ranges, If-Range, If-None-Match, HEAD). A 200, or a 206 from byte 0, is a
+ * download of the link and a `collection.downloaded` event (`via: link`).
+ */
+export async function serveCollectionArchive(
+  deps: LinkServeDeps,
+  request: Request,
+  shared: SharedCollection,
+): Promise<Response | Refusal> {
+  const { archive } = shared;
+  const plan = planArchive(request.headers, archive);
+  const spend = { bytes: archiveBytes(plan, archive, request.method), counts: archiveCounts(plan, request.method) };
+  const served = await withinBudget(deps, request, shared, spend, () =>
+    archiveResponse(deps, archive, plan, request.method),
+  );
+  if (served instanceof Refusal) return served;
+  if (spend.counts) {
+    emitCollectionDownloaded(deps.events, shared.link.account_id, shared.collection, archive, {
+      kind: 'link',
+      linkId: shared.link.id,
+    });
+  }
+  if (served.reserved?.exhausted) emitEvents(deps.events, [exhaustedEvent(shared)]);
+  return served.response;
+}
+
+/** The bytes a planned file answer carries: what it reserves of the budget. */
+function fileBytes(plan: DownloadPlan, size: number, method: string): number {
+  if (method !== 'GET') return 0;
+  if (plan.kind === 'full') return size;
+  if (plan.kind === 'partial') return plan.length;
+  return 0;
+}
+
+/**
+ * GET/HEAD /share/<token>/files/<fileId> (`view` false) and its preview (`view` true): one live
+ * member of the collection, with a share download's headers; GONE (the same 404 as an unknown
+ * token) for a file that is not a member. A download from byte 0 counts for the link and for
+ * the file itself (its downloadCount, a `file.downloaded` event `via: link`), as a download of
+ * that file through a share link; a preview counts nothing, but its bytes spend a capped
+ * link's budget like any.
+ */
+export async function serveCollectionMember(
+  deps: LinkServeDeps,
+  request: Request,
+  shared: SharedCollection,
+  fileId: string,
+  view: boolean,
+): Promise<Response | Refusal> {
+  const { link, collection } = shared;
+  const member = await findMember(deps.db, collection.id, link.account_id, fileId, isoNow());
+  if (!member) return GONE;
+  const plan = planDownload(request.headers, member);
+  const counts = !view && request.method === 'GET' && countsAsDownload(plan);
+  const spend = { bytes: fileBytes(plan, member.size, request.method), counts };
+  const served = await withinBudget(deps, request, shared, spend, () => serveFile(deps, member, plan, request.method));
+  if (served instanceof Refusal) return served;
+  const events: NewEvent[] = [];
+  if (counts) {
+    // The file's own count: the object of its default link adds it to the file's row.
+    await countDefaultLinkDownload(deps.counters, member.id);
+    const file = fileEventData({ ...member, download_count: member.download_count + 1 });
+    events.push({ accountId: link.account_id, type: 'file.downloaded', data: { file, via: 'link', linkId: link.id } });
+  }
+  if (served.reserved?.exhausted) events.push(exhaustedEvent(shared));
+  emitEvents(deps.events, events);
+  return served.response;
+}
