@@ -50,8 +50,8 @@ commands:
       --label TEXT          a note for you (visitors never see it)
   links ID                the links made to a file, with their counts and status
   revoke LINK_ID          revoke a made link: its URL answers 404 from now on
-  access ID               who fetched what: a link's access log (lnk_…), or a file's (its default
-                          link and every link to it), newest first
+  access ID               who fetched what: a link's access log (lnk_…), a collection's (col_…: every
+                          link to it), or a file's (its default link and every link to it), newest first
       --request             ID is a file request's: its page and uploads
       --limit N             events per page (1 … 100, default 20)
       --cursor CURSOR       the next page (printed at the end of a page)
@@ -272,7 +272,13 @@ async function upload(files: string[]): Promise<number> {
 
 /** One page of an access log, one event per line, then where the next page starts. */
 async function access(id: string): Promise<number> {
-  const of = values.request ? { requestId: id } : id.startsWith('lnk_') ? { linkId: id } : { fileId: id };
+  const of = values.request
+    ? { requestId: id }
+    : id.startsWith('lnk_')
+      ? { linkId: id }
+      : id.startsWith('col_')
+        ? { collectionId: id }
+        : { fileId: id };
   const page = await client().accessLog(of, { limit: whole('limit', values.limit), cursor: values.cursor });
   const lines = page.events.map((event) =>
     [

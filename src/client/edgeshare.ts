@@ -42,7 +42,7 @@ export type ShareLinkUpdate = z.input<typeof LinkUpdateSchema>;
 export type AccessEvent = z.infer<typeof AccessEventSchema>;
 export type AccessLogPage = z.infer<typeof AccessPageSchema>;
 /** Whose access log: a made link's, a file's (its default link and every link to it), a file request's. */
-export type AccessLogOf = { linkId: string } | { fileId: string } | { requestId: string };
+export type AccessLogOf = { linkId: string } | { fileId: string } | { collectionId: string } | { requestId: string };
 /** One of the account's API keys (never its secret, except `key` once at creation). */
 export type ApiKey = z.infer<typeof KeyRecordSchema>;
 export type NewApiKey = z.input<typeof CreateKeySchema>;
@@ -525,7 +525,9 @@ export class EdgeshareClient {
         ? `/links/${encodeURIComponent(of.linkId)}`
         : 'fileId' in of
           ? `/files/${encodeURIComponent(of.fileId)}`
-          : `/requests/${encodeURIComponent(of.requestId)}`;
+          : 'collectionId' in of
+            ? `/collections/${encodeURIComponent(of.collectionId)}`
+            : `/requests/${encodeURIComponent(of.requestId)}`;
     const query = new URLSearchParams();
     if (options.limit !== undefined) query.set('limit', String(options.limit));
     if (options.cursor !== undefined) query.set('cursor', options.cursor);

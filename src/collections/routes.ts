@@ -3,6 +3,7 @@
 // in archive-routes.ts.
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
+import { AccessPageSchema, AccessQuerySchema } from '../access-log/schemas';
 import type { AppEnv } from '../env';
 import type { ErrorCode } from '../errors';
 import { fileRecord } from '../files/records';
@@ -25,6 +26,7 @@ import {
 import {
   addCollectionFiles,
   type CollectionDeps,
+  collectionAccessLog,
   collectionLinks,
   createCollection,
   createCollectionLink,
@@ -261,5 +263,33 @@ function addCollectionLinkRoutes(router: OpenAPIHono<AppEnv>) {
   router.openapi(list, async (c) => {
     const links = await collectionLinks(collectionDeps(c), c.req.valid('param').id, accountId(c));
     return c.json({ success: true as const, data: { links } }, 200);
+  });
+
+  const access = route({
+    method: 'get',
+    path: '/collections/{id}/access',
+    operationId: 'getCollectionAccessLog',
+    summary: 'Who fetched a collection: the access logs of every link made to it, merged',
+    description:
+      'Newest first, `limit` (1…100, default 20) at a time; pass `nextCursor` back as `cursor` for the next page ' +
+      '(null at the end). Every visit of a collection link is an event: its page (`page`), its ZIP (`archive`), ' +
+      'one member (`download`), a member’s preview (`preview`), password attempts (`password`), refused and ' +
+      'throttled ones included (see docs/access-log.md). Each event’s `linkId` names the link it came through. ' +
+      'The client’s address is never kept: `visitor` is a keyed hash of it that changes every 30 days.',
+    middleware: [READ] as const,
+    request: { params: CollectionIdParamSchema, query: AccessQuerySchema },
+    responses: {
+      200: ok(successV2(AccessPageSchema), 'A page of events'),
+      ...errorsWith(['COLLECTION_NOT_FOUND', 'VALIDATION_ERROR'], 400, 401, 404, 429),
+    },
+  });
+  router.openapi(access, async (c) => {
+    const data = await collectionAccessLog(
+      collectionDeps(c),
+      c.req.valid('param').id,
+      accountId(c),
+      c.req.valid('query'),
+    );
+    return c.json({ success: true as const, data }, 200);
   });
 }

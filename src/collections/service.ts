@@ -4,6 +4,7 @@ import type { Origins } from '../env';
 import { ApiError, collectionNotFound, filesNotFound, tooManyFiles } from '../errors';
 import { FILE_ID_PATTERN } from '../files/ids';
 import { randomBase64Url } from '../lib/crypto';
+import { type AccessQuery, accessOfLinks } from '../links/access-log';
 import type { LinkCounterNamespace } from '../links/link-counter-client';
 import type { LinkRecord } from '../links/records';
 import { createLinkTo, listCollectionLinks, type NewLink } from '../links/service';
@@ -21,6 +22,7 @@ import {
   updateOwnedCollection,
 } from '../storage/collections-repo';
 import type { FileRow } from '../storage/files-repo';
+import { listLinksOfCollection } from '../storage/links-repo';
 import { isoNow } from '../time';
 import { type CollectionRecord, collectionRecord } from './records';
 
@@ -214,4 +216,24 @@ export async function collectionLinks(
 ): Promise<LinkRecord[]> {
   await requireCollection(deps, id, accountId, now)();
   return listCollectionLinks(deps, id, accountId, now);
+}
+
+/**
+ * The access logs of every link made to the collection (revoked and expired ones included),
+ * merged newest first; COLLECTION_NOT_FOUND as for the collection itself.
+ */
+export async function collectionAccessLog(
+  deps: CollectionDeps,
+  id: string,
+  accountId: string,
+  query: AccessQuery,
+  now = Date.now(),
+) {
+  await requireCollection(deps, id, accountId, now)();
+  const links = await listLinksOfCollection(deps.db, id, accountId);
+  return accessOfLinks(
+    deps.counters,
+    links.map((link) => link.id),
+    query,
+  );
 }

@@ -116,4 +116,22 @@ describe('the access log under wrangler dev', () => {
     expect(page.events.map((event) => event.linkId)).toEqual([link.id]);
     expect(page.nextCursor).toBeNull();
   });
+
+  it('reads a collection’s links together: client.accessLog({ collectionId }) and cli access col_…', async () => {
+    const file = await client.upload(new Blob(['in a collection'], { type: 'text/plain' }), { filename: 'm.txt' });
+    const collection = await client.createCollection({ name: 'logged', fileIds: [file.id] });
+    const first = await client.createCollectionLink(collection.id);
+    const second = await client.createCollectionLink(collection.id, { label: 'second' });
+    await (await fetch(`${first.url}/archive.zip`)).arrayBuffer();
+    await (await fetch(`${second.url}/files/${file.id}`)).arrayBuffer();
+    const log = await logOf({ collectionId: collection.id }, 2);
+    expect(log.events.map((event) => [event.kind, event.linkId])).toEqual([
+      ['download', second.id],
+      ['archive', first.id],
+    ]);
+    const byCollection = await cli(['access', collection.id, '--json']);
+    expect(byCollection.code, byCollection.stderr).toBe(0);
+    const page = JSON.parse(byCollection.stdout) as { events: { kind: string }[] };
+    expect(page.events.map((event) => event.kind)).toEqual(['download', 'archive']);
+  });
 });

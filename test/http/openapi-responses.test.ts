@@ -355,7 +355,7 @@ describe('every share-link operation answers as the v2 document says', () => {
 });
 
 describe('every access-log operation answers as the v2 document says', () => {
-  it('getShareLinkAccessLog, getFileAccessLog, getFileRequestAccessLog: 200, 400, 404', async () => {
+  it('getShareLinkAccessLog, getFileAccessLog, getCollectionAccessLog, getFileRequestAccessLog: 200, 400, 404', async () => {
     const { auth } = await createKey('doc-access');
     const created = (await expectDocumented('v2', 'uploadFile', await upload('v2', auth))) as {
       data: { id: string; shareUrl: string };
@@ -374,9 +374,19 @@ describe('every access-log operation answers as the v2 document says', () => {
     await (await call(`${new URL(created.data.shareUrl).pathname}/download`)).arrayBuffer();
     const request = (await (await send('POST', '/requests', {})).json()) as { data: { id: string; url: string } };
     await (await call(new URL(request.data.url).pathname)).arrayBuffer();
+    const collection = (await (
+      await send('POST', '/collections', { name: 'logged', fileIds: [created.data.id] })
+    ).json()) as {
+      data: { id: string };
+    };
+    const collectionLink = (await (await send('POST', `/collections/${collection.data.id}/links`, {})).json()) as {
+      data: { url: string };
+    };
+    await (await call(`${new URL(collectionLink.data.url).pathname}/archive.zip`)).arrayBuffer();
     for (const [operationId, path] of [
       ['getShareLinkAccessLog', `/links/${link.data.id}`],
       ['getFileAccessLog', `/files/${created.data.id}`],
+      ['getCollectionAccessLog', `/collections/${collection.data.id}`],
       ['getFileRequestAccessLog', `/requests/${request.data.id}`],
     ] as const) {
       await expectDocumented('v2', operationId, await send('GET', `${path}/access?limit=5`));
