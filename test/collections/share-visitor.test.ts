@@ -280,7 +280,10 @@ describe('a password-protected collection link', () => {
 describe('a collection link’s cap: N × the archive’s length', () => {
   async function zipLength(path: string) {
     const head = await call(`${path}/archive.zip`, { method: 'HEAD' });
-    return Number(head.headers.get('content-length'));
+    expect(head.status).toBe(200);
+    const length = Number(head.headers.get('content-length'));
+    expect(length).toBeGreaterThan(0);
+    return length;
   }
 
   it('serves one ZIP on a cap of 1, then every path is 404 (page, members, ranges, ZIP)', async () => {
