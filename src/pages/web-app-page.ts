@@ -13,6 +13,14 @@ export const WEB_APP_SCRIPT = '/assets/app.js';
 
 const MiB = 1024 * 1024;
 
+/** The app's views, in the navigation's order: `#<id>` opens one (src/web/views.ts). */
+const VIEWS = [
+  { id: 'files', label: 'Files' },
+  { id: 'collections', label: 'Collections' },
+  { id: 'requests', label: 'File requests' },
+  { id: 'webhooks', label: 'Webhooks' },
+];
+
 export const webAppPage = layout({
   title: 'edgeshare: share files',
   scripts: [WEB_APP_SCRIPT],
@@ -37,8 +45,15 @@ export const webAppPage = layout({
 </section>
 
 <div id="app" hidden>
-<div class="row key-status"><p>Using the key <code id="key-prefix"></code>, kept <span id="key-place"></span>.</p><button id="forget-key" class="secondary" type="button">Forget key</button></div>
+<div class="row key-status"><p>Using the key <code id="key-prefix"></code>, kept <span id="key-place"></span>.</p><span class="row compact"><button id="refresh" class="secondary" type="button">Refresh</button><button id="forget-key" class="secondary" type="button">Forget key</button></span></div>
 
+<nav class="views" aria-label="Views">
+<ul>
+${VIEWS.map((view) => html`<li><a id="nav-${view.id}" href="#${view.id}">${view.label}</a></li>`)}
+</ul>
+</nav>
+
+<div id="view-files" class="view" data-view="files">
 <section aria-labelledby="upload-heading">
 <h2 id="upload-heading">Upload</h2>
 <div id="drop-zone" class="drop-zone">
@@ -67,7 +82,7 @@ export const webAppPage = layout({
 </section>
 
 <section aria-labelledby="files-heading">
-<div class="row"><h2 id="files-heading">Your files</h2><button id="refresh" class="secondary" type="button">Refresh</button></div>
+<h2 id="files-heading">Your files</h2>
 <form id="search-form" class="row search" role="search">
 <div class="inline-field"><label for="search">Search by name</label><input id="search" name="q" type="search" maxlength="255"></div>
 <div class="inline-field"><label for="sort">Order</label>
@@ -75,6 +90,11 @@ export const webAppPage = layout({
 <button type="submit">Search</button>
 </form>
 <div class="row bulk"><span class="check"><input id="select-all" type="checkbox"><label for="select-all">Select all on this page</label></span><button id="delete-selected" class="danger" type="button" disabled>Delete selected</button></div>
+<form id="collect-form" class="row bulk collect">
+<div class="inline-field"><label for="collect-target">Collection</label><select id="collect-target"><option value="">A new collection</option></select></div>
+<div class="inline-field" id="collect-name-field"><label for="collect-name">New collection’s name</label><input id="collect-name" maxlength="200"></div>
+<button id="collect-selected" type="submit" disabled>Add selected to collection</button>
+</form>
 <div class="table-wrap">
 <table class="files-table">
 <caption id="files-caption">Loading…</caption>
@@ -85,6 +105,38 @@ export const webAppPage = layout({
 <nav class="row pager" aria-label="Pages of files"><button id="prev-page" class="secondary" type="button" disabled>Previous page</button><span id="page-info"></span><button id="next-page" class="secondary" type="button" disabled>Next page</button></nav>
 </section>
 
+<section aria-labelledby="sharex-heading">
+<h2 id="sharex-heading">ShareX</h2>
+<p>A <a href="https://getsharex.com/">ShareX</a> custom uploader for this service: screenshots, text and files go up in one request each (so up to about 95 MB), and ShareX copies the share link. Open the file with ShareX to add it.</p>
+<div class="check"><input id="sharex-with-key" type="checkbox"><label for="sharex-with-key">Put my API key in the file</label></div>
+<p class="hint">Without the key, edit the file and replace <code>esk_REPLACE_WITH_YOUR_API_KEY</code> before importing it. With it, the key is saved in plain text wherever the file goes.</p>
+<button id="sharex-download" type="button">Download edgeshare.sxcu</button>
+</section>
+</div>
+
+<div id="view-collections" class="view" data-view="collections" hidden>
+<section aria-labelledby="collections-heading">
+<h2 id="collections-heading">Collections</h2>
+<p>A collection shares several of your files under one link: a page listing them, each with its own download, and one ZIP of them all. Select files under Files to add them, or make an empty one here.</p>
+<form id="collection-form" class="request-form">
+<div class="field"><label for="collection-name">Name</label><input id="collection-name" maxlength="200" required></div>
+<div class="field"><label for="collection-note">Note for visitors (optional)</label><textarea id="collection-note" maxlength="2000" rows="2"></textarea></div>
+<button type="submit">Make collection</button>
+</form>
+<p id="collections-caption" class="hint">Loading…</p>
+<ul id="collections-list" class="collections-list" aria-label="Your collections"></ul>
+</section>
+<section id="collection-detail" aria-labelledby="collection-heading" hidden>
+<div class="row"><h2 id="collection-heading"></h2></div>
+<p id="collection-facts" class="muted"></p>
+<p id="collection-note-text" class="collection-note"></p>
+<div class="row compact"><button id="collection-links" type="button">Links</button><button id="collection-archive" class="secondary" type="button">Download ZIP</button><button id="collection-delete" class="danger" type="button">Delete collection</button></div>
+<p id="collection-files-caption" class="hint"></p>
+<ul id="collection-files" class="collection-members" aria-label="Files in this collection"></ul>
+</section>
+</div>
+
+<div id="view-requests" class="view" data-view="requests" hidden>
 <section aria-labelledby="requests-heading">
 <div class="row"><h2 id="requests-heading">File requests</h2></div>
 <p>An upload link for people without a key: they send files to you from its page, with curl or any tus client. What they send lands in your files, private unless you say otherwise.</p>
@@ -113,6 +165,9 @@ export const webAppPage = layout({
 </div>
 </section>
 
+</div>
+
+<div id="view-webhooks" class="view" data-view="webhooks" hidden>
 <section aria-labelledby="webhooks-heading">
 <h2 id="webhooks-heading">Webhooks</h2>
 <p>This service POSTs a signed JSON message to your URL when something happens to your files (Standard Webhooks signatures; see the README).</p>
@@ -143,17 +198,18 @@ ${EVENT_TYPES.map(
 </table>
 </div>
 </section>
+</div>
 <dialog id="links-dialog" class="links-dialog" aria-labelledby="links-heading">
 <div class="row"><h2 id="links-heading">Share links</h2><button id="links-close" class="secondary" type="button">Close</button></div>
 <p id="links-file" class="muted"></p>
 <p id="links-caption" class="hint"></p>
 <ul id="links-list" class="links-list" aria-label="Links to this file"></ul>
 <button id="links-access" class="secondary" type="button" aria-expanded="false">Access log of all these links</button>
-<p class="hint">Every visit of the file’s share link and of the links above: who (an anonymous id that changes every 30 days, never an address), when, from where, what they got.</p>
+<p id="links-access-hint" class="hint">Every visit of the file’s share link and of the links above: who (an anonymous id that changes every 30 days, never an address), when, from where, what they got.</p>
 <div id="links-access-log"></div>
 <form id="link-form" class="link-form">
 <h3>Make a link</h3>
-<p class="hint">A made link works even when the file is private. Visitors never see its label or counts.</p>
+<p id="link-form-hint" class="hint">A made link works even when the file is private. Visitors never see its label or counts.</p>
 <div class="inline-field"><label for="link-label">Label (only you see it)</label><input id="link-label" maxlength="200"></div>
 <div class="inline-field"><label for="link-password">Password (optional)</label><input id="link-password" type="password" autocomplete="new-password" maxlength="256"></div>
 <div class="inline-field"><label for="link-max">Download limit (optional)</label><input id="link-max" type="number" min="1" step="1" inputmode="numeric"></div>
@@ -165,13 +221,6 @@ ${EVENT_TYPES.map(
 </form>
 </dialog>
 
-<section aria-labelledby="sharex-heading">
-<h2 id="sharex-heading">ShareX</h2>
-<p>A <a href="https://getsharex.com/">ShareX</a> custom uploader for this service: screenshots, text and files go up in one request each (so up to about 95 MB), and ShareX copies the share link. Open the file with ShareX to add it.</p>
-<div class="check"><input id="sharex-with-key" type="checkbox"><label for="sharex-with-key">Put my API key in the file</label></div>
-<p class="hint">Without the key, edit the file and replace <code>esk_REPLACE_WITH_YOUR_API_KEY</code> before importing it. With it, the key is saved in plain text wherever the file goes.</p>
-<button id="sharex-download" type="button">Download edgeshare.sxcu</button>
-</section>
 <p class="muted">This page uses only the service's public API; its reference is at <a href="/docs">/docs</a>.</p>
 </div>`,
 });

@@ -3,6 +3,7 @@
 // origin's public API (the page's CSP allows nothing else). Built into /assets/app.js by
 // scripts/assets.mjs.
 import { EdgeshareClient, type Policy } from '../client/edgeshare.ts';
+import { createCollectionsView } from './collections-view.ts';
 import { byId, saveBlob } from './dom.ts';
 import { createFilesView } from './files-view.ts';
 import { describeError, formatBytes, formatCount, isUnauthorized, UNAUTHORIZED_TEXT } from './format.ts';
@@ -12,6 +13,7 @@ import { expiryChoices, fillExpirySelect, neverAllowed, OPEN_POLICY } from './po
 import { createRequestsView } from './requests-view.ts';
 import { sharexUploader } from './sharex.ts';
 import { createUploader } from './uploads.ts';
+import { createViews } from './views.ts';
 import { createWebhooksView } from './webhooks-view.ts';
 
 const banner = byId('banner');
@@ -53,6 +55,13 @@ function fail(error: unknown): void {
 
 const links = createLinksView({ client: () => client, onError: fail, announce, policy: () => policy });
 
+const collections = createCollectionsView({
+  client: () => client,
+  onError: fail,
+  announce,
+  openLinks: (collection) => links.openCollection(collection),
+});
+
 const files = createFilesView({
   client: () => client,
   onError: fail,
@@ -60,6 +69,7 @@ const files = createFilesView({
   onChanged: () => void loadUsage(),
   openLinks: (file) => links.open(file),
   policy: () => policy,
+  collect: (fileIds) => collections.collect(fileIds),
 });
 
 const requests = createRequestsView({
@@ -70,6 +80,17 @@ const requests = createRequestsView({
   policy: () => policy,
 });
 const webhooks = createWebhooksView({ client: () => client, onError: fail, announce });
+
+// One view at a time; each view's list is read again when it is shown (another tab, or the API,
+// may have changed it meanwhile).
+const views = createViews((view) => {
+  if (!client) return;
+  if (view === 'files') void files.load();
+  // (The collections are loaded at sign-in for the Files view's choice of collection.)
+  else if (view === 'collections') void collections.load();
+  else if (view === 'requests') void requests.load();
+  else void webhooks.load();
+});
 
 const uploader = createUploader(byId<HTMLUListElement>('uploads'), byId<HTMLButtonElement>('clear-uploads'), {
   client: () => client,
@@ -128,9 +149,9 @@ function signIn(key: string, place: KeyPlace): void {
   appSection.hidden = false;
   void loadPolicy();
   void loadUsage();
-  void files.load();
-  void requests.load();
-  void webhooks.load();
+  // The Files view offers the collections as places for selected files; the view shown loads its own list.
+  void collections.load();
+  views.start();
 }
 
 function signOut(): void {
@@ -139,6 +160,7 @@ function signOut(): void {
   applyPolicy();
   forgetKey();
   files.clear();
+  collections.clear();
   requests.clear();
   webhooks.clear();
   appSection.hidden = true;
@@ -201,6 +223,7 @@ byId('refresh').addEventListener('click', () => {
   hideBanner();
   void loadUsage();
   void files.load();
+  void collections.load();
   void requests.load();
 });
 

@@ -18,6 +18,8 @@ type Hooks = {
   openLinks: (file: FileRecord) => void;
   /** The account's bounds: a row offers only the expiries they allow. */
   policy: () => Policy;
+  /** Puts the selected files into a collection (collections-view.ts); true when done. */
+  collect: (fileIds: string[]) => Promise<boolean>;
 };
 
 type Query = Required<Pick<ListOptions, 'page' | 'sort' | 'order'>> & { q: string };
@@ -27,6 +29,7 @@ export function createFilesView(hooks: Hooks) {
   const caption = byId('files-caption');
   const selectAll = byId<HTMLInputElement>('select-all');
   const deleteSelected = byId<HTMLButtonElement>('delete-selected');
+  const collectSelected = byId<HTMLButtonElement>('collect-selected');
   const previous = byId<HTMLButtonElement>('prev-page');
   const next = byId<HTMLButtonElement>('next-page');
   const pageInfo = byId('page-info');
@@ -94,6 +97,9 @@ export function createFilesView(hooks: Hooks) {
   function updateSelection(): void {
     deleteSelected.disabled = selected.size === 0;
     deleteSelected.textContent = selected.size === 0 ? 'Delete selected' : `Delete selected (${selected.size})`;
+    collectSelected.disabled = selected.size === 0;
+    collectSelected.textContent =
+      selected.size === 0 ? 'Add selected to collection' : `Add selected (${selected.size}) to collection`;
     selectAll.checked = files.length > 0 && selected.size === files.length;
     selectAll.indeterminate = selected.size > 0 && selected.size < files.length;
   }
@@ -312,6 +318,17 @@ export function createFilesView(hooks: Hooks) {
         ? `Deleted ${result.deleted} ${result.deleted === 1 ? 'file' : 'files'}.`
         : `Deleted ${result.deleted}; ${result.failed} could not be deleted (${describeFailures(result.results)}).`;
     }, true);
+  });
+
+  byId<HTMLFormElement>('collect-form').addEventListener('submit', async (event) => {
+    event.preventDefault();
+    // Collection order follows the page's order, not the order the boxes were ticked in.
+    const ids = files.map((file) => file.id).filter((id) => selected.has(id));
+    if (ids.length === 0) return;
+    if (await hooks.collect(ids)) {
+      selected.clear();
+      render();
+    }
   });
 
   previous.addEventListener('click', () => {

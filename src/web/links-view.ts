@@ -1,8 +1,15 @@
-// A file's share links, in a dialog: each link with its state and counts (downloads, last access,
-// distinct visitors), its access log, copy and revoke; the access log of the file's links
-// together; and a form to make one (label, password, download limit, expiry), offering only what
-// the account's policy allows. Through the typed client only.
-import type { EdgeshareClient, FileRecord, Policy, ShareLink, ShareLinkCreate } from '../client/edgeshare.ts';
+// The share links of a file or of a collection, in a dialog: each link with its state and counts
+// (downloads, last access, distinct visitors), its access log, copy and revoke; the access log of
+// all its links together; and a form to make one (label, password, download limit, expiry),
+// offering only what the account's policy allows. Through the typed client only.
+import type {
+  Collection,
+  EdgeshareClient,
+  FileRecord,
+  Policy,
+  ShareLink,
+  ShareLinkCreate,
+} from '../client/edgeshare.ts';
 import { accessPanel } from './access-view.ts';
 import { button, byId, copyText, h, labelOf } from './dom.ts';
 import { formatDate } from './format.ts';
@@ -14,6 +21,23 @@ type Hooks = {
   announce: (text: string) => void;
   /** The account's bounds: the form offers only links they allow. */
   policy: () => Policy;
+};
+
+/** What the dialog shows the links of. */
+type Target = { kind: 'file' | 'collection'; id: string; name: string };
+
+/** What the dialog says of its links, by what they share. */
+const HINTS: Record<Target['kind'], { access: string; form: string }> = {
+  file: {
+    access:
+      'Every visit of the file’s share link and of the links above: who (an anonymous id that changes every 30 days, never an address), when, from where, what they got.',
+    form: 'A made link works even when the file is private. Visitors never see its label or counts.',
+  },
+  collection: {
+    access:
+      'Every visit of the links above: the page, the ZIP, each file; who (an anonymous id that changes every 30 days, never an address), when, from where, what they got.',
+    form: 'Visitors get a page of the collection’s files, each file’s own download and the ZIP of all. They never see the label or counts.',
+  },
 };
 
 const STATUS_TEXT: Record<ShareLink['status'], string> = {
@@ -37,7 +61,7 @@ export function createLinksView(hooks: Hooks) {
   const fileLog = byId('links-access-log');
   const passwordLabel = labelOf('link-password');
   const maxLabel = labelOf('link-max');
-  let file: FileRecord | null = null;
+  let target: Target | null = null;
 
   /** Shows or hides an access log in `holder`, loading it (again) when shown. */
   function toggleLog(
@@ -57,7 +81,8 @@ export function createLinksView(hooks: Hooks) {
   function offerChoices(): void {
     const policy = hooks.policy();
     const bound = policy.linkMaxExpirySeconds;
-    const first = neverAllowed(policy.linkRequireExpiry, bound) ? 'Never (or with the file)' : undefined;
+    const never = target?.kind === 'collection' ? 'Never' : 'Never (or with the file)';
+    const first = neverAllowed(policy.linkRequireExpiry, bound) ? never : undefined;
     fillExpirySelect(expiry, expiryChoices(bound), { first });
     boundPassword(password, passwordLabel, policy, policy.linkRequirePassword === true);
     const cap = policy.linkMaxDownloads;
@@ -76,13 +101,14 @@ export function createLinksView(hooks: Hooks) {
 
   async function load(): Promise<void> {
     const client = hooks.client();
-    if (!client || !file) return;
-    const shown = file;
+    if (!client || !target) return;
+    const shown = target;
     try {
-      const links = await client.listLinks(shown.id);
-      if (file !== shown) return;
+      const links =
+        shown.kind === 'file' ? await client.listLinks(shown.id) : await client.listCollectionLinks(shown.id);
+      if (target !== shown) return;
       list.replaceChildren(...links.map(item));
-      caption.textContent = links.length === 0 ? 'No links made to this file yet.' : '';
+      caption.textContent = links.length === 0 ? `No links made to this ${shown.kind} yet.` : '';
     } catch (error) {
       hooks.onError(error);
     }
@@ -152,14 +178,17 @@ export function createLinksView(hooks: Hooks) {
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     const client = hooks.client();
-    if (!client || !file) return;
+    if (!client || !target) return;
     const options: ShareLinkCreate = {};
     if (label.value.trim()) options.label = label.value.trim();
     if (password.value) options.password = password.value;
     if (max.value) options.maxDownloads = Number(max.value);
     if (expiry.value) options.expiresIn = Number(expiry.value);
     try {
-      const link = await client.createLink(file.id, options);
+      const link =
+        target.kind === 'file'
+          ? await client.createLink(target.id, options)
+          : await client.createCollectionLink(target.id, options);
       form.reset();
       const copied = await copyText(link.url).catch(() => false);
       hooks.announce(copied ? 'Link made and copied.' : 'Link made.');
@@ -170,28 +199,41 @@ export function createLinksView(hooks: Hooks) {
   });
 
   fileAccess.addEventListener('click', () => {
-    if (file) toggleLog(fileAccess, fileLog, { fileId: file.id }, 'Access log of the file’s links');
+    if (!target) return;
+    const of = target.kind === 'file' ? { fileId: target.id } : { collectionId: target.id };
+    toggleLog(fileAccess, fileLog, of, `Access log of the ${target.kind}’s links`);
   });
 
   byId<HTMLButtonElement>('links-close').addEventListener('click', () => dialog.close());
   dialog.addEventListener('close', () => {
-    file = null;
+    target = null;
     list.replaceChildren();
     fileLog.replaceChildren();
     fileAccess.setAttribute('aria-expanded', 'false');
     form.reset();
   });
 
+  function show(shown: Target): void {
+    target = shown;
+    offerChoices();
+    fileLine.textContent = shown.kind === 'file' ? shown.name : `Collection: ${shown.name}`;
+    byId('links-access-hint').textContent = HINTS[shown.kind].access;
+    byId('link-form-hint').textContent = HINTS[shown.kind].form;
+    list.setAttribute('aria-label', `Links to this ${shown.kind}`);
+    caption.textContent = 'Loading…';
+    list.replaceChildren();
+    dialog.showModal();
+    void load();
+  }
+
   return {
     /** Opens the dialog for one file and loads its links. */
-    open(target: FileRecord): void {
-      file = target;
-      offerChoices();
-      fileLine.textContent = target.originalName;
-      caption.textContent = 'Loading…';
-      list.replaceChildren();
-      dialog.showModal();
-      void load();
+    open(file: FileRecord): void {
+      show({ kind: 'file', id: file.id, name: file.originalName });
+    },
+    /** Opens the dialog for a collection and loads its links. */
+    openCollection(collection: Collection): void {
+      show({ kind: 'collection', id: collection.id, name: collection.name });
     },
   };
 }

@@ -124,6 +124,7 @@ describe.runIf(warnIfNoChromium('the web app policy browser tests'))('the web ap
     await dialog.getByRole('button', { name: 'Close' }).click();
 
     // File requests: open at most 3 days (the 7-day default is not offered), a size limit of at most 10 MiB.
+    await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'File requests' }).click();
     expect(await optionsOf(page, '#request-expiry')).toEqual({
       options: ['1 hour', '1 day', '3 days'],
       selected: '3 days',
@@ -146,6 +147,41 @@ describe.runIf(warnIfNoChromium('the web app policy browser tests'))('the web ap
     );
     expect(requests.body.data.requests[0]?.maxBytes).toBe(10 * MiB);
     expect(daysUntil(requests.body.data.requests[0]?.expiresAt ?? null)).toBeGreaterThan(2.99);
+
+    // A collection's link form offers the same bounded choices as a file's.
+    await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'Collections' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('Bounded collection');
+    await page.getByRole('button', { name: 'Make collection' }).click();
+    await page.getByRole('button', { name: 'Share links of Bounded collection' }).click();
+    await dialog.getByText('No links made to this collection yet.').waitFor();
+    expect(await optionsOf(page, '#link-expiry')).toEqual({
+      options: ['In 1 hour', 'In 1 day', 'In 7 days'],
+      selected: 'In 7 days',
+    });
+    const collectionPassword = dialog.getByLabel('Password (required, at least 10 characters)');
+    expect(await collectionPassword.evaluate((input: HTMLInputElement) => [input.required, input.minLength])).toEqual([
+      true,
+      10,
+    ]);
+    const collectionCap = dialog.getByLabel('Download limit (at most 5)');
+    expect(await collectionCap.evaluate((input: HTMLInputElement) => [input.required, input.max, input.value])).toEqual(
+      [true, '5', '5'],
+    );
+    await collectionPassword.fill('long enough now');
+    await dialog.getByLabel('Label (only you see it)').fill('Bounded collection link');
+    await dialog.getByRole('button', { name: 'Make link' }).click();
+    await dialog.getByText('Bounded collection link').waitFor();
+    const collections = await api<{ data: { collections: { id: string }[] } }>(
+      server.origin,
+      key,
+      '/api/v2/collections',
+    );
+    const collectionLinks = await api<{ data: { links: { hasPassword: boolean; maxDownloads: number }[] } }>(
+      server.origin,
+      key,
+      `/api/v2/collections/${collections.body.data.collections[0]?.id}/links`,
+    );
+    expect(collectionLinks.body.data.links[0]).toMatchObject({ hasPassword: true, maxDownloads: 5 });
     expect(problems).toEqual([]);
     await context.close();
   });

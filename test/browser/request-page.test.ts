@@ -150,6 +150,7 @@ describe.runIf(warnIfNoChromium('the file request page browser test'))('the file
     await page.goto(`${origin}/`);
     await page.getByLabel('API key', { exact: true }).fill(key);
     await page.getByRole('button', { name: 'Use key' }).click();
+    await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'File requests' }).click();
     await page.getByRole('heading', { name: 'File requests' }).waitFor();
     await page.getByLabel('Name (only you see it)').fill('Contracts');
     await page.getByLabel('Message for the people sending').fill('Signed copies, please');

@@ -24,6 +24,8 @@ async function signIn(page: Page, key: string) {
   await page.goto(`${server().origin}/`);
   await page.getByLabel('API key', { exact: true }).fill(key);
   await page.getByRole('button', { name: 'Use key' }).click();
+  // The web app's views: Webhooks is one of them (its address keeps it open across a reload).
+  await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'Webhooks' }).click();
   await page.getByRole('heading', { name: 'Webhooks' }).waitFor();
 }
 
