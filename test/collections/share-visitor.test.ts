@@ -2,6 +2,7 @@
 // resumed), its password for every path, and its cap as a byte budget of N × the archive's
 // length over the ZIP, members, ranges and previews, exact under concurrency. Through the
 // Worker's fetch, with the real local bindings.
+import { env, runDurableObjectAlarm } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { formatBytes } from '../../src/lib/format';
 import { call, PNG_1X1 } from '../helpers';
@@ -223,6 +224,17 @@ describe('a collection link’s ZIP and members', () => {
     }
     await bytesOf(await call(`${path}/files/${files.image.id}/view`));
     expect((await readLink(auth, link.id)).downloadCount).toBe(3);
+    // A member downloaded is a download of that file too; the ZIP leaves the files' counts alone.
+    for (const file of Object.values(files)) {
+      await runDurableObjectAlarm(env.LINK_COUNTERS.getByName(`file:${file.id}`));
+    }
+    const counts = await Promise.all(
+      Object.values(files).map(async (file) => {
+        const response = await call(`/api/v2/files/${file.id}`, { headers: auth });
+        return ((await response.json()) as { data: { downloadCount: number } }).data.downloadCount;
+      }),
+    );
+    expect(counts).toEqual([1, 0, 0]);
   });
 });
 
