@@ -41,7 +41,7 @@ export default defineConfig({
           name: 'worker',
           include: ['test/**/*.test.ts'],
           exclude: ['test/cli/**', 'test/e2e/**', 'test/node/**', 'test/browser/**'],
-          setupFiles: ['./test/setup.ts'],
+          setupFiles: ['./test/helpers/worker-setup.ts'],
           testTimeout: 60_000,
         },
       },
@@ -66,13 +66,13 @@ export default defineConfig({
         },
       },
       {
-        // A real `wrangler dev` (test/e2e/dev-server.ts): what only the HTTP layer shows. One, with an
+        // A real `wrangler dev` (test/helpers/dev-server.ts): what only the HTTP layer shows. One, with an
         // admin token, is shared by the files (global setup); a file needing its own vars starts its own.
         test: {
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
           environment: 'node',
-          globalSetup: ['./test/e2e/global-setup.ts'],
+          globalSetup: ['./test/helpers/e2e-global-setup.ts'],
           testTimeout: 60_000,
           hookTimeout: 180_000,
         },
@@ -80,14 +80,14 @@ export default defineConfig({
       {
         // The pages in real headless Chromium (playwright-core driving Debian's chromium) against a
         // real `wrangler dev`; skipped, loudly, where no Chromium is installed, and failing instead
-        // in CI (CI=true), so that CI never passes without them (test/browser/browser.ts).
+        // in CI (CI=true), so that CI never passes without them (test/helpers/browser.ts).
         test: {
           name: 'browser',
           include: ['test/browser/**/*.test.ts'],
           environment: 'node',
           // One wrangler dev (with an admin token) shared by the files; each waits until it answers.
-          globalSetup: ['./test/browser/global-setup.ts'],
-          setupFiles: ['./test/browser/setup.ts'],
+          globalSetup: ['./test/helpers/browser-global-setup.ts'],
+          setupFiles: ['./test/helpers/browser-setup.ts'],
           testTimeout: 60_000,
           hookTimeout: 180_000,
           // What a page shows after an API call: vitest's 1 s default is too short while several

@@ -5,7 +5,7 @@ import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:
 import { expect } from 'vitest';
 import type { AccessEvent, AccessLogPage } from '../../src/access-log/schemas';
 import worker from '../../src/index';
-import { call, ORIGIN, someAddress, type TestEnv } from '../helpers';
+import { call, ORIGIN, someAddress, type TestEnv } from '../helpers/worker';
 
 export type { AccessEvent, AccessLogPage };
 

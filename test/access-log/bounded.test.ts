@@ -5,8 +5,8 @@ import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:
 import { describe, expect, it } from 'vitest';
 import { MAX_WAITING } from '../../src/access-log/recorder';
 import worker from '../../src/index';
-import { ORIGIN, someAddress, type TestEnv } from '../helpers';
-import { makeLink, owner, pathOf, readLink } from '../links/link-helpers';
+import { makeLink, owner, pathOf, readLink } from '../helpers/links';
+import { ORIGIN, someAddress, type TestEnv } from '../helpers/worker';
 import { accessLog, visit } from './access-helpers';
 
 /** The link counters, with `appendAccess` held (or failed) by the test: a thin wrapper, the real objects behind it. */

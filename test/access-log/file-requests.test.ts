@@ -2,9 +2,9 @@
 // each upload (a form, a raw PUT, each tus request, with the bytes received), password attempts,
 // a closed request's refusals and the throttle's.
 import { describe, expect, it } from 'vitest';
-import { call } from '../helpers';
-import { basic, makeRequest, newOwner, patchRequest, type RequestRecord, tokenOf } from '../requests/request-helpers';
-import { base64, OCTETS, TUS } from '../tus/tus-helpers';
+import { basic, makeRequest, newOwner, patchRequest, type RequestRecord, tokenOf } from '../helpers/requests';
+import { base64, OCTETS, TUS } from '../helpers/tus';
+import { call } from '../helpers/worker';
 import { accessLog, addressHeader, gist, visit } from './access-helpers';
 
 function form(content: string, name = 'notes.txt'): FormData {

@@ -4,9 +4,9 @@
 import { env, runInDurableObject } from 'cloudflare:test';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { guardOf } from '../../src/limiter/auth-guard-client';
-import { call } from '../helpers';
-import { basic, makeLink, owner, pathOf } from '../links/link-helpers';
-import { makeRequest, newOwner } from '../requests/request-helpers';
+import { basic, makeLink, owner, pathOf } from '../helpers/links';
+import { makeRequest, newOwner } from '../helpers/requests';
+import { call } from '../helpers/worker';
 import { accessLog, visit } from './access-helpers';
 
 // A documentation address (RFC 5737), and the /64 an IPv6 client is grouped by.

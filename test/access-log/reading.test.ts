@@ -4,8 +4,8 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import type { AccessEntry } from '../../src/access-log/access-log-contract';
-import { call, createKey } from '../helpers';
-import { makeLink, owner, pathOf } from '../links/link-helpers';
+import { makeLink, owner, pathOf } from '../helpers/links';
+import { call, createKey } from '../helpers/worker';
 import { accessLog, visit, wholeLog } from './access-helpers';
 
 const entry = (at: number, visitor = 'v'): AccessEntry => ({

@@ -4,8 +4,8 @@
 import { env, runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { ACCESS_LOG_FLOOR, ACCESS_LOG_MAX_EVENTS, type AccessEntry } from '../../src/access-log/access-log-contract';
-import { makeLink, owner, readLink } from '../links/link-helpers';
-import { makeRequest, newOwner } from '../requests/request-helpers';
+import { makeLink, owner, readLink } from '../helpers/links';
+import { makeRequest, newOwner } from '../helpers/requests';
 import { accessLog, wholeLog } from './access-helpers';
 
 const DAY = 24 * 60 * 60 * 1000;

@@ -5,8 +5,8 @@
 import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import worker from '../../src/index';
-import { call, ORIGIN, someAddress } from '../helpers';
-import { basic, makeLink, owner, pathOf, readLink } from '../links/link-helpers';
+import { basic, makeLink, owner, pathOf, readLink } from '../helpers/links';
+import { call, ORIGIN, someAddress } from '../helpers/worker';
 import { accessLog, addressHeader, gist, visit, wholeLog } from './access-helpers';
 
 const CONTENT = 'the shared content, 38 bytes long....';

@@ -5,7 +5,7 @@ import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { VISITOR_PERIOD_MS, visitorId } from '../../src/access-log/visitor-id';
 import { visitorSecret } from '../../src/accounts/account-storage-client';
-import { createKey, someAddress } from '../helpers';
+import { createKey, someAddress } from '../helpers/worker';
 
 const DAY = 24 * 60 * 60 * 1000;
 const secrets = (accountId: string, now: number) =>

@@ -1,24 +1,17 @@
 import { describe, expect, it } from 'vitest';
+import { getRecord } from '../helpers/files';
 import {
-  type ApiVersion,
-  api,
-  blobsOf,
-  call,
-  createKey,
-  expectError,
   type FileRecord,
   GET_FIELDS,
-  getRecord,
   LIST_ITEM_FIELDS,
-  ORIGIN,
   type Pagination,
-  readJson,
   recordFieldsFor,
-  rowCount,
   type Success,
-  uploadOk,
-  VERSIONS,
-} from '../helpers';
+} from '../helpers/records';
+import { type ApiVersion, api, expectError, readJson, VERSIONS } from '../helpers/responses';
+import { blobsOf, rowCount } from '../helpers/storage';
+import { uploadOk } from '../helpers/upload';
+import { call, createKey, ORIGIN } from '../helpers/worker';
 
 const downloadUrlIn = (version: ApiVersion, id: string) => `${ORIGIN}/api/${version}/files/${id}/download`;
 
@@ -67,7 +60,7 @@ async function deleteFrom(version: ApiVersion, auth: Record<string, string>, id:
 describe('a file uploaded through v1', () => {
   it('is fully usable through v2: get with isPublic true and a v2 downloadUrl, list, download, delete', async () => {
     const { id: keyId, auth } = await createKey();
-    const uploaded = await uploadOk(auth, { filename: 'from v1.txt', content: 'written by v1' }, {}, 'v1');
+    const uploaded = await uploadOk('v1', auth, { filename: 'from v1.txt', content: 'written by v1' });
     expect(uploaded).not.toHaveProperty('isPublic');
     expect(uploaded.downloadUrl).toBe(downloadUrlIn('v1', uploaded.id));
 
@@ -114,10 +107,10 @@ describe('a file uploaded through v2', () => {
   it('keeps isPublic=false and is fully usable through v1: get, list, owner download, delete', async () => {
     const { id: keyId, auth } = await createKey();
     const uploaded = await uploadOk(
+      'v2',
       auth,
       { filename: 'private.txt', content: 'written by v2' },
-      { isPublic: 'false' },
-      'v2',
+      { fields: { isPublic: 'false' } },
     );
     expect(uploaded.isPublic).toBe(false);
     expect(uploaded.downloadUrl).toBe(downloadUrlIn('v2', uploaded.id));
@@ -167,7 +160,7 @@ describe('across versions', () => {
     async (from, to) => {
       const owner = await createKey('owner');
       const intruder = await createKey('intruder');
-      const file = await uploadOk(owner.auth, { content: 'mine' }, {}, from);
+      const file = await uploadOk(from, owner.auth, { content: 'mine' });
       for (const path of [`/files/${file.id}`, `/files/${file.id}/download`]) {
         await expectError(await call(api(to, path), { headers: intruder.auth }), 404, 'FILE_NOT_FOUND', to);
       }

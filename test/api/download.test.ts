@@ -1,24 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import {
-  type ApiVersion,
-  api,
-  call,
-  createKey,
-  flushDefaultLink,
-  getRecord,
-  PNG_1X1,
-  readJson,
-  sha256,
-  uploadOk,
-  VERSIONS,
-} from '../helpers';
+import { sha256Hex } from '../helpers/digests';
+import { getRecord } from '../helpers/files';
+import { type ApiVersion, api, readJson, VERSIONS } from '../helpers/responses';
+import { PNG_1X1, uploadOk } from '../helpers/upload';
+import { call, createKey, flushDefaultLink } from '../helpers/worker';
 
 const CONTENT = '0123456789abcdefghij';
 const SIZE = CONTENT.length;
 
 async function setup(version: ApiVersion, file: { filename?: string; content?: BodyInit; type?: string } = {}) {
   const { auth } = await createKey();
-  const uploaded = await uploadOk(auth, { filename: 'digits.txt', content: CONTENT, ...file }, {}, version);
+  const uploaded = await uploadOk(version, auth, { filename: 'digits.txt', content: CONTENT, ...file });
   const path = api(version, `/files/${uploaded.id}/download`);
   const fetchFile = (headers: Record<string, string> = {}, method = 'GET') =>
     call(path, { method, headers: { ...auth, ...headers } });
@@ -66,7 +58,7 @@ describe.each(VERSIONS)('GET /api/%s/files/:id/download', (version) => {
       expect(response.headers.get('content-type')).toBe('image/png');
       const body = new Uint8Array(await response.arrayBuffer());
       expect(body.length).toBe(PNG_1X1.length);
-      expect(await sha256(body)).toBe(await sha256(PNG_1X1));
+      expect(await sha256Hex(body)).toBe(await sha256Hex(PNG_1X1));
     });
 
     it('keeps the same ETag across downloads', async () => {

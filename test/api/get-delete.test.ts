@@ -1,26 +1,13 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import {
-  api,
-  blobsOf,
-  call,
-  createKey,
-  type ErrorEnvelope,
-  expectError,
-  type FileRecord,
-  GET_FIELDS,
-  ISO_MS,
-  ORIGIN,
-  readJson,
-  recordFieldsFor,
-  rowCount,
-  type Success,
-  uploadOk,
-  VERSIONS,
-} from '../helpers';
+import { type ErrorBody, type FileRecord, GET_FIELDS, ISO_MS, recordFieldsFor, type Success } from '../helpers/records';
+import { api, expectError, readJson, VERSIONS } from '../helpers/responses';
+import { blobsOf, rowCount } from '../helpers/storage';
+import { uploadOk } from '../helpers/upload';
+import { call, createKey, ORIGIN } from '../helpers/worker';
 
 const shareToken = (shareUrl: string) => new URL(shareUrl).pathname.split('/').pop() ?? '';
-const withoutRequestId = ({ requestId: _ignored, ...rest }: ErrorEnvelope) => rest;
+const withoutRequestId = ({ requestId: _ignored, ...rest }: ErrorBody) => rest;
 
 // Well-formed (22 base64url characters) but never issued.
 const UNKNOWN_ID = 'AAAAAAAAAAAAAAAAAAAAAA';
@@ -38,7 +25,7 @@ describe.each(VERSIONS)('%s', (version) => {
   describe('GET /files/:id', () => {
     it(`answers 200 with the seed get fields (plus originalName${version === 'v2' ? ' and isPublic' : ''}) matching the upload`, async () => {
       const { auth } = await createKey();
-      const uploaded = await uploadOk(auth, { filename: 'notes.txt', content: 'twelve bytes' }, {}, version);
+      const uploaded = await uploadOk(version, auth, { filename: 'notes.txt', content: 'twelve bytes' });
       const response = await call(api(version, `/files/${uploaded.id}`), { headers: auth });
       expect(response.status).toBe(200);
       const body = await readJson<Success<FileRecord>>(version, response);
@@ -108,7 +95,7 @@ describe.each(VERSIONS)('%s', (version) => {
 
     it('answers 404 FILE_NOT_FOUND once a file has expired, before any cleanup runs', async () => {
       const { id: keyId, auth } = await createKey();
-      const file = await uploadOk(auth, {}, { expiresIn: '60' }, version);
+      const file = await uploadOk(version, auth, {}, { fields: { expiresIn: '60' } });
       await env.DB.prepare('UPDATE files SET expires_at = ?1 WHERE id = ?2')
         .bind(new Date(Date.now() - 1).toISOString(), file.id)
         .run();
@@ -129,7 +116,7 @@ describe.each(VERSIONS)('%s', (version) => {
 
     it('answers 405 METHOD_NOT_ALLOWED with an Allow header for an unsupported method on a file', async () => {
       const { auth } = await createKey();
-      const file = await uploadOk(auth, {}, {}, version);
+      const file = await uploadOk(version, auth, {});
       const response = await call(api(version, `/files/${file.id}`), { method: 'PUT', headers: auth, body: 'x' });
       await expectError(response, 405, 'METHOD_NOT_ALLOWED', version);
       expect(response.headers.get('allow')).toContain('DELETE');
@@ -139,7 +126,7 @@ describe.each(VERSIONS)('%s', (version) => {
   describe('DELETE /files/:id', () => {
     it('answers 200 with exactly {success: true, data: {message}}', async () => {
       const { auth } = await createKey();
-      const file = await uploadOk(auth, {}, {}, version);
+      const file = await uploadOk(version, auth, {});
       const response = await call(api(version, `/files/${file.id}`), { method: 'DELETE', headers: auth });
       expect(response.status).toBe(200);
       const body = await readJson<Success<{ message: string }>>(version, response);
@@ -152,7 +139,7 @@ describe.each(VERSIONS)('%s', (version) => {
 
     it('removes the file for good: record, download, blob, row and share link', async () => {
       const { id: keyId, auth } = await createKey();
-      const file = await uploadOk(auth, { content: 'to be deleted' }, {}, version);
+      const file = await uploadOk(version, auth, { content: 'to be deleted' });
       const token = shareToken(file.shareUrl);
       // Everything works before the delete, so the 404s below are the delete's doing.
       const shared = await call(`/share/${token}/download`);
@@ -191,7 +178,7 @@ describe.each(VERSIONS)('%s', (version) => {
 
     it('answers 404 FILE_NOT_FOUND when the same file is deleted twice', async () => {
       const { auth } = await createKey();
-      const file = await uploadOk(auth, {}, {}, version);
+      const file = await uploadOk(version, auth, {});
       expect((await call(api(version, `/files/${file.id}`), { method: 'DELETE', headers: auth })).status).toBe(200);
       await expectError(
         await call(api(version, `/files/${file.id}`), { method: 'DELETE', headers: auth }),
@@ -217,8 +204,8 @@ describe.each(VERSIONS)('%s', (version) => {
 
     it("leaves the key's other files untouched", async () => {
       const { id: keyId, auth } = await createKey();
-      const doomed = await uploadOk(auth, { content: 'doomed' }, {}, version);
-      const kept = await uploadOk(auth, { content: 'kept' }, {}, version);
+      const doomed = await uploadOk(version, auth, { content: 'doomed' });
+      const kept = await uploadOk(version, auth, { content: 'kept' });
       expect((await call(api(version, `/files/${doomed.id}`), { method: 'DELETE', headers: auth })).status).toBe(200);
       const download = await call(api(version, `/files/${kept.id}/download`), { headers: auth });
       expect(download.status).toBe(200);

@@ -1,30 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import {
-  type ApiVersion,
-  api,
-  blobsOf,
-  call,
-  createKey,
-  type ErrorEnvelope,
-  expectError,
-  type FileRecord,
-  form,
-  getRecord,
-  type Pagination,
-  readJson,
-  revokeKeyInDb,
-  type Success,
-  uploadOk,
-  VERSIONS,
-} from '../helpers';
+import { getRecord } from '../helpers/files';
+import type { ErrorBody, FileRecord, Pagination, Success } from '../helpers/records';
+import { type ApiVersion, api, expectError, readJson, VERSIONS } from '../helpers/responses';
+import { blobsOf } from '../helpers/storage';
+import { form, uploadOk } from '../helpers/upload';
+import { call, createKey, revokeKeyInDb } from '../helpers/worker';
 
 const UNAUTHORIZED = { error: 'Invalid or inactive API key', code: 'UNAUTHORIZED' };
-const withoutRequestId = ({ requestId: _ignored, ...rest }: ErrorEnvelope) => rest;
+const withoutRequestId = ({ requestId: _ignored, ...rest }: ErrorBody) => rest;
 
 async function twoKeysAndAFile(version: ApiVersion) {
   const a = await createKey('owner');
   const b = await createKey('intruder');
-  const file = await uploadOk(a.auth, { filename: 'secret.txt', content: 'only for A' }, {}, version);
+  const file = await uploadOk(version, a.auth, { filename: 'secret.txt', content: 'only for A' });
   return { a, b, file };
 }
 
@@ -42,7 +30,7 @@ async function listIds(version: ApiVersion, auth: Record<string, string>) {
 async function expectUnauthorized(version: ApiVersion, response: Response) {
   expect(response.status).toBe(401);
   expect(response.headers.get('www-authenticate')).toBe('Bearer');
-  const body = await readJson<ErrorEnvelope>(version, response);
+  const body = await readJson<ErrorBody>(version, response);
   expect(
     Object.keys(body)
       .filter((key) => key !== 'requestId')
@@ -106,7 +94,7 @@ describe.each(VERSIONS)('%s', (version) => {
 
     it("lists only the caller's own files", async () => {
       const { a, b, file } = await twoKeysAndAFile(version);
-      const own = await uploadOk(b.auth, { content: 'B owns this' }, {}, version);
+      const own = await uploadOk(version, b.auth, { content: 'B owns this' });
       const forB = await listIds(version, b.auth);
       expect(forB.ids).toEqual([own.id]);
       expect(forB.total).toBe(1);
@@ -117,7 +105,7 @@ describe.each(VERSIONS)('%s', (version) => {
 
     it("stores each key's blobs under its own prefix", async () => {
       const { a, b, file } = await twoKeysAndAFile(version);
-      const own = await uploadOk(b.auth, {}, {}, version);
+      const own = await uploadOk(version, b.auth, {});
       expect((await blobsOf(a.id)).map((blob) => blob.key)).toEqual([`files/${a.id}/${file.id}`]);
       expect((await blobsOf(b.id)).map((blob) => blob.key)).toEqual([`files/${b.id}/${own.id}`]);
     });
@@ -142,7 +130,7 @@ describe.each(VERSIONS)('%s', (version) => {
 
     it('answers 401 for a revoked key that worked a moment before, on every files endpoint', async () => {
       const { id, auth } = await createKey();
-      const file = await uploadOk(auth, {}, {}, version);
+      const file = await uploadOk(version, auth, {});
       expect((await call(api(version, '/files'), { headers: auth })).status).toBe(200);
       await revokeKeyInDb(id);
       await expectUnauthorized(version, await call(api(version, '/files'), { headers: auth }));
@@ -171,7 +159,7 @@ describe.each(VERSIONS)('%s', (version) => {
         { Authorization: `Bearer ${unknownWellFormed}` },
         revoked.auth,
       ];
-      const bodies: Omit<ErrorEnvelope, 'requestId'>[] = [];
+      const bodies: Omit<ErrorBody, 'requestId'>[] = [];
       for (const h of headers)
         bodies.push(
           withoutRequestId(await expectUnauthorized(version, await call(api(version, '/files'), { headers: h }))),

@@ -1,17 +1,9 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import {
-  api,
-  call,
-  createKey,
-  filePartHeaders,
-  postRaw,
-  rawMultipart,
-  readJson,
-  type Success,
-  type UploadRecord,
-  VERSIONS,
-} from '../helpers';
+import type { Success, UploadRecord } from '../helpers/records';
+import { api, readJson, VERSIONS } from '../helpers/responses';
+import { filePartHeaders, postRaw, rawMultipart } from '../helpers/upload';
+import { call, createKey } from '../helpers/worker';
 
 const MIB = 1024 * 1024;
 const TOTAL = 32 * MIB;

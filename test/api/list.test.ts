@@ -1,24 +1,18 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
+import { sha256Hex } from '../helpers/digests';
+import { getRecord } from '../helpers/files';
 import {
-  type ApiVersion,
-  api,
-  call,
-  createKey,
-  expectError,
   type FileRecord,
-  getRecord,
   ISO_MS,
   LIST_ITEM_FIELDS,
-  ORIGIN,
   type Pagination,
-  readJson,
   recordFieldsFor,
   type Success,
-  sha256,
-  uploadOk,
-  VERSIONS,
-} from '../helpers';
+} from '../helpers/records';
+import { type ApiVersion, api, expectError, readJson, VERSIONS } from '../helpers/responses';
+import { uploadOk } from '../helpers/upload';
+import { call, createKey, ORIGIN } from '../helpers/worker';
 
 type ListBody = Success<{ files: FileRecord[]; pagination: Pagination }>;
 
@@ -32,7 +26,7 @@ async function list(version: ApiVersion, auth: Record<string, string>, query = '
 async function uploadMany(version: ApiVersion, auth: Record<string, string>, n: number): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 0; i < n; i++)
-    ids.push((await uploadOk(auth, { filename: `file-${i}.txt`, content: `content ${i}` }, {}, version)).id);
+    ids.push((await uploadOk(version, auth, { filename: `file-${i}.txt`, content: `content ${i}` })).id);
   return ids;
 }
 
@@ -52,7 +46,7 @@ describe.each(VERSIONS)('GET /api/%s/files', (version) => {
 
   it(`answers with the success envelope and items of exactly the ${version} list fields`, async () => {
     const { auth } = await createKey();
-    const uploaded = await uploadOk(auth, { filename: 'Quarterly Report.txt', content: 'numbers' }, {}, version);
+    const uploaded = await uploadOk(version, auth, { filename: 'Quarterly Report.txt', content: 'numbers' });
     const response = await call(api(version, '/files'), { headers: auth });
     expect(response.status).toBe(200);
     const body = await readJson<ListBody>(version, response);
@@ -63,7 +57,7 @@ describe.each(VERSIONS)('GET /api/%s/files', (version) => {
     expect(uploaded.downloadUrl).toBe(`${ORIGIN}/api/${version}/files/${uploaded.id}/download`);
     expect(item).toEqual({
       ...(version === 'v2'
-        ? { isPublic: true, requestId: null, sha256: await sha256(new TextEncoder().encode('numbers')) }
+        ? { isPublic: true, requestId: null, sha256: await sha256Hex(new TextEncoder().encode('numbers')) }
         : {}),
       id: uploaded.id,
       filename: uploaded.filename,
@@ -82,7 +76,7 @@ describe.each(VERSIONS)('GET /api/%s/files', (version) => {
 
   it('shows the same record in the list as GET /files/:id does', async () => {
     const { auth } = await createKey();
-    const uploaded = await uploadOk(auth, {}, { expiresIn: '3600' }, version);
+    const uploaded = await uploadOk(version, auth, {}, { fields: { expiresIn: '3600' } });
     const [item] = (await list(version, auth)).files;
     const record = await getRecord(auth, uploaded.id, version);
     for (const field of Object.keys(record) as (keyof FileRecord)[]) expect(item?.[field]).toEqual(record[field]);
@@ -107,7 +101,7 @@ describe.each(VERSIONS)('GET /api/%s/files', (version) => {
     const { auth } = await createKey();
     const ids: string[] = [];
     for (let i = 0; i < 4; i++) {
-      ids.push((await uploadOk(auth, { content: `n${i}` }, {}, version)).id);
+      ids.push((await uploadOk(version, auth, { content: `n${i}` })).id);
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
     const { files } = await list(version, auth);
@@ -156,7 +150,7 @@ describe.each(VERSIONS)('GET /api/%s/files', (version) => {
 
   it('shows download counts in the list', async () => {
     const { auth } = await createKey();
-    const file = await uploadOk(auth, {}, {}, version);
+    const file = await uploadOk(version, auth, {});
     for (let i = 0; i < 2; i++)
       await (await call(api(version, `/files/${file.id}/download`), { headers: auth })).arrayBuffer();
     const [item] = (await list(version, auth)).files;
@@ -165,8 +159,8 @@ describe.each(VERSIONS)('GET /api/%s/files', (version) => {
 
   it('leaves expired files out of the list and out of the total', async () => {
     const { auth } = await createKey();
-    const kept = await uploadOk(auth, { content: 'stays' }, {}, version);
-    const expiring = await uploadOk(auth, { content: 'goes' }, { expiresIn: '60' }, version);
+    const kept = await uploadOk(version, auth, { content: 'stays' });
+    const expiring = await uploadOk(version, auth, { content: 'goes' }, { fields: { expiresIn: '60' } });
     await env.DB.prepare('UPDATE files SET expires_at = ?1 WHERE id = ?2')
       .bind(new Date(Date.now() - 1000).toISOString(), expiring.id)
       .run();
@@ -209,7 +203,7 @@ describe.each(VERSIONS)('GET /api/%s/files', (version) => {
 
   it('answers 400 for a page beyond a safe integer and an empty page, not 500, for a huge safe one', async () => {
     const { auth } = await createKey();
-    await uploadOk(auth, {}, {}, version);
+    await uploadOk(version, auth, {});
     const tooBig = await call(api(version, '/files?page=99999999999999999999999'), { headers: auth });
     const body = await expectError(tooBig, 400, 'VALIDATION_ERROR', version);
     expect(body.details?.map((detail) => detail.field)).toContain('page');

@@ -1,10 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { api, call, createKey, readJson, type Success, upload, VERSIONS } from '../helpers';
+import type { Success } from '../helpers/records';
+import { api, readJson, VERSIONS } from '../helpers/responses';
+import { upload } from '../helpers/upload';
+import { call, createKey } from '../helpers/worker';
 
 describe.each(VERSIONS)('smoke (%s)', (version) => {
   it('uploads, lists, gets, downloads and deletes a file', async () => {
     const { auth } = await createKey();
-    const { response, body } = await upload(auth, {}, {}, version);
+    const { response, body } = await upload(version, auth, {});
     expect(response.status).toBe(201);
     expect(body.success).toBe(true);
     const id = body.data.id;

@@ -4,7 +4,9 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { PART_SIZE } from '../../src/storage/blobs';
-import { call, createKey, fieldPart, filePartHeaders, rawMultipart, sha256, TEST_BOUNDARY } from '../helpers';
+import { sha256Hex } from '../helpers/digests';
+import { fieldPart, filePartHeaders, rawMultipart, TEST_BOUNDARY } from '../helpers/upload';
+import { call, createKey } from '../helpers/worker';
 
 function countingBucket() {
   const calls: string[] = [];
@@ -58,7 +60,7 @@ describe('a single upload reaches R2', () => {
       { headers: filePartHeaders('a.txt', 'text/plain'), content },
     ]);
     expect(calls.filter((name) => name === 'put')).toHaveLength(1);
-    expect(await sha256(bytes)).toBe(await sha256(content));
+    expect(await sha256Hex(bytes)).toBe(await sha256Hex(content));
   });
 
   it('in one put, intact, with form fields after the file', async () => {
@@ -68,7 +70,7 @@ describe('a single upload reaches R2', () => {
       fieldPart('expiresIn', '3600'),
     ]);
     expect(calls.filter((name) => name === 'put')).toHaveLength(1);
-    expect(await sha256(bytes)).toBe(await sha256(content));
+    expect(await sha256Hex(bytes)).toBe(await sha256Hex(content));
   });
 
   it('through R2 multipart when it is larger than one part', async () => {
@@ -76,6 +78,6 @@ describe('a single upload reaches R2', () => {
     const { calls, bytes } = await uploadWith([{ headers: filePartHeaders('big.txt', 'text/plain'), content }]);
     expect(calls).toContain('createMultipartUpload');
     expect(calls).not.toContain('put');
-    expect(await sha256(bytes)).toBe(await sha256(content));
+    expect(await sha256Hex(bytes)).toBe(await sha256Hex(content));
   });
 });

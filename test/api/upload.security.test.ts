@@ -1,26 +1,20 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
+import { bulkUpload, getRecord } from '../helpers/files';
+import type { BulkUploadBody, Success, UploadRecord } from '../helpers/records';
+import { type ApiVersion, api, expectError, readJson, VERSIONS } from '../helpers/responses';
+import { expectNothingStored } from '../helpers/storage';
 import {
-  type ApiVersion,
-  api,
-  call,
-  createKey,
-  expectError,
-  expectNothingStored,
   filePartHeaders,
+  filesForm,
   form,
-  getRecord,
   PNG_1X1,
   postRaw,
   type RawPart,
   rawMultipart,
-  readJson,
-  type Success,
-  type UploadRecord,
   uploadOk,
-  VERSIONS,
-} from '../helpers';
-import { type BulkUploadBody, bulkUpload, filesForm } from '../v2/v2-helpers';
+} from '../helpers/upload';
+import { call, createKey } from '../helpers/worker';
 
 const utf8Bytes = (text: string) => new TextEncoder().encode(text).length;
 const SAFE_STORED_NAME = /^[A-Za-z0-9._-]+$/;
@@ -62,7 +56,7 @@ describe.each(VERSIONS)('upload through %s', (version) => {
       const { auth } = await createKey();
       const name = 'résumé 日本.txt';
       // uploadOk fails the test unless the answer is 201.
-      const data = await uploadOk(auth, { filename: name, type: 'text/plain', content: 'cv' }, {}, version);
+      const data = await uploadOk(version, auth, { filename: name, type: 'text/plain', content: 'cv' });
       expect((await getRecord(auth, data.id, version)).originalName).toBe(name);
       expect(data.filename).toMatch(SAFE_STORED_NAME);
       expect(data.filename.endsWith('.txt')).toBe(true);
@@ -98,7 +92,7 @@ describe.each(VERSIONS)('upload through %s', (version) => {
       const { auth } = await createKey();
       const name = 'résumé 名前 🎉.txt';
       // uploadOk fails the test unless the answer is 201.
-      const data = await uploadOk(auth, { filename: name, type: 'text/plain', content: 'cv' }, {}, version);
+      const data = await uploadOk(version, auth, { filename: name, type: 'text/plain', content: 'cv' });
       expect(data.filename).toMatch(/^resume_[A-Za-z0-9_-]{22}\.txt$/);
       const { fallback } = await expectDisposition(version, auth, data.id, name);
       expect(fallback).toBe('resume.txt');

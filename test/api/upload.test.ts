@@ -1,32 +1,21 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
+import { getRecord } from '../helpers/files';
+import { fieldsFor, ISO_MS, type Success, type UploadRecord } from '../helpers/records';
+import { type ApiVersion, api, expectError, readJson, VERSIONS } from '../helpers/responses';
+import { blobsOf, expectNothingStored, rowCount } from '../helpers/storage';
 import {
-  type ApiVersion,
-  api,
-  blobsOf,
-  call,
-  createKey,
-  expectError,
-  expectNothingStored,
   fieldPart,
-  fieldsFor,
   filePartHeaders,
   form,
-  getRecord,
-  ISO_MS,
-  ORIGIN,
   PNG_1X1,
   postRaw,
   rawMultipart,
-  readJson,
-  rowCount,
-  type Success,
   TEST_BOUNDARY,
-  type UploadRecord,
   upload,
   uploadOk,
-  VERSIONS,
-} from '../helpers';
+} from '../helpers/upload';
+import { call, createKey, ORIGIN } from '../helpers/worker';
 
 // The seed's v1 upload fields; v2 adds isPublic.
 const UPLOAD_FIELDS = ['downloadUrl', 'filename', 'id', 'mimeType', 'shareUrl', 'size', 'uploadedAt'];
@@ -54,7 +43,7 @@ describe.each(VERSIONS)('POST /api/%s/upload', (version) => {
     it(`answers 201 with exactly the ${version} upload fields${version === 'v1' ? ' and no isPublic' : ', isPublic true by default'}`, async () => {
       const { auth } = await createKey();
       // upload() reads the body with readJson: v2's _perf is checked there and left out of body.
-      const { response, body } = await upload(auth, { filename: 'notes.txt', content: 'hello world' }, {}, version);
+      const { response, body } = await upload(version, auth, { filename: 'notes.txt', content: 'hello world' });
       expect(response.status).toBe(201);
       expect(response.headers.get('content-type')).toMatch(/^application\/json/);
       expect(Object.keys(body).sort()).toEqual(['data', 'success']);
@@ -67,13 +56,13 @@ describe.each(VERSIONS)('POST /api/%s/upload', (version) => {
 
     it('reports size as the byte length of the content, not its character count', async () => {
       const { auth } = await createKey();
-      const file = await uploadOk(auth, { filename: 'accents.txt', content: 'héllo 日本' }, {}, version);
+      const file = await uploadOk(version, auth, { filename: 'accents.txt', content: 'héllo 日本' });
       expect(file.size).toBe(new TextEncoder().encode('héllo 日本').length);
     });
 
     it(`points downloadUrl at the ${version} download path and shareUrl at a separate share token`, async () => {
       const { auth } = await createKey();
-      const file = await uploadOk(auth, { content: 'link me' }, {}, version);
+      const file = await uploadOk(version, auth, { content: 'link me' });
       expect(file.downloadUrl).toBe(`${ORIGIN}/api/${version}/files/${file.id}/download`);
       const match = new RegExp(`^${ORIGIN.replaceAll('.', '\\.')}/share/([A-Za-z0-9_-]+)$`).exec(file.shareUrl);
       expect(match).not.toBeNull();
@@ -103,7 +92,7 @@ describe.each(VERSIONS)('POST /api/%s/upload', (version) => {
       const { auth } = await createKey();
       const ids = new Set<string>();
       for (let i = 0; i < 3; i++) {
-        const file = await uploadOk(auth, { content: 'same bytes' }, {}, version);
+        const file = await uploadOk(version, auth, { content: 'same bytes' });
         expect(file.id).toMatch(/^[A-Za-z0-9_-]{16,}$/);
         ids.add(file.id);
       }
@@ -112,8 +101,8 @@ describe.each(VERSIONS)('POST /api/%s/upload', (version) => {
 
     it('stores a safe, unique filename that keeps the extension and differs from the original name', async () => {
       const { auth } = await createKey();
-      const first = await uploadOk(auth, { filename: 'My Report (final).txt', content: 'a' }, {}, version);
-      const second = await uploadOk(auth, { filename: 'My Report (final).txt', content: 'b' }, {}, version);
+      const first = await uploadOk(version, auth, { filename: 'My Report (final).txt', content: 'a' });
+      const second = await uploadOk(version, auth, { filename: 'My Report (final).txt', content: 'b' });
       for (const file of [first, second]) {
         expect(file.filename).toMatch(/^[A-Za-z0-9._-]+$/);
         expect(file.filename.endsWith('.txt')).toBe(true);
@@ -127,7 +116,7 @@ describe.each(VERSIONS)('POST /api/%s/upload', (version) => {
 
     it('stores a filename that differs from the original name even when the original is already safe', async () => {
       const { auth } = await createKey();
-      const file = await uploadOk(auth, { filename: 'report.txt', content: 'a' }, {}, version);
+      const file = await uploadOk(version, auth, { filename: 'report.txt', content: 'a' });
       expect(file.filename).not.toBe('report.txt');
       expect(file.filename).toMatch(/^[A-Za-z0-9._-]+\.txt$/);
     });
@@ -135,7 +124,7 @@ describe.each(VERSIONS)('POST /api/%s/upload', (version) => {
     it('reports uploadedAt as ISO 8601 UTC with milliseconds, close to now', async () => {
       const { auth } = await createKey();
       const before = Date.now();
-      const file = await uploadOk(auth, {}, {}, version);
+      const file = await uploadOk(version, auth, {});
       expect(file.uploadedAt).toMatch(ISO_MS);
       const at = Date.parse(file.uploadedAt);
       expect(at).toBeGreaterThanOrEqual(before - 1000);
@@ -144,7 +133,7 @@ describe.each(VERSIONS)('POST /api/%s/upload', (version) => {
 
     it('stores the blob under files/<keyId>/<id> and a row for the key', async () => {
       const { id: keyId, auth } = await createKey();
-      const file = await uploadOk(auth, { content: 'stored bytes' }, {}, version);
+      const file = await uploadOk(version, auth, { content: 'stored bytes' });
       const blobs = await blobsOf(keyId);
       expect(blobs.map((blob) => blob.key)).toEqual([`files/${keyId}/${file.id}`]);
       expect(blobs[0]?.size).toBe(12);
@@ -153,20 +142,20 @@ describe.each(VERSIONS)('POST /api/%s/upload', (version) => {
 
     it('names the key that sent it in the blob’s metadata', async () => {
       const { id: keyId, auth } = await createKey();
-      const file = await uploadOk(auth, { content: 'whose bytes' }, {}, version);
+      const file = await uploadOk(version, auth, { content: 'whose bytes' });
       const blob = await env.FILES.head(`files/${keyId}/${file.id}`);
       expect(blob?.customMetadata).toEqual({ keyId, fileId: file.id });
     });
 
     it('leaves expiresAt null when no expiresIn is given', async () => {
       const { auth } = await createKey();
-      const file = await uploadOk(auth, {}, {}, version);
+      const file = await uploadOk(version, auth, {});
       expect((await getRecord(auth, file.id, version)).expiresAt).toBeNull();
     });
 
     it('sets expiresAt to uploadedAt plus expiresIn seconds', async () => {
       const { auth } = await createKey();
-      const file = await uploadOk(auth, {}, { expiresIn: '3600' }, version);
+      const file = await uploadOk(version, auth, {}, { fields: { expiresIn: '3600' } });
       const record = await getRecord(auth, file.id, version);
       expect(record.expiresAt).toMatch(ISO_MS);
       expect(Date.parse(record.expiresAt ?? '') - Date.parse(record.uploadedAt)).toBe(3600 * 1000);
@@ -174,18 +163,18 @@ describe.each(VERSIONS)('POST /api/%s/upload', (version) => {
 
     it('says expiresAt in the upload answer when the file expires, and leaves it out otherwise', async () => {
       const { auth } = await createKey();
-      const expiring = await uploadOk(auth, {}, { expiresIn: '3600' }, version);
+      const expiring = await uploadOk(version, auth, {}, { fields: { expiresIn: '3600' } });
       const record = await getRecord(auth, expiring.id, version);
       expect((expiring as { expiresAt?: string }).expiresAt).toBe(record.expiresAt);
       expect(Date.parse(record.expiresAt ?? '') - Date.parse(expiring.uploadedAt)).toBe(3600 * 1000);
-      const lasting = await uploadOk(auth, {}, {}, version);
+      const lasting = await uploadOk(version, auth, {});
       expect(lasting).not.toHaveProperty('expiresAt');
     });
 
     it('accepts expiresIn at both ends of its range (60 and 31536000)', async () => {
       const { auth } = await createKey();
       for (const seconds of [60, 31_536_000]) {
-        const file = await uploadOk(auth, {}, { expiresIn: String(seconds) }, version);
+        const file = await uploadOk(version, auth, {}, { fields: { expiresIn: String(seconds) } });
         const record = await getRecord(auth, file.id, version);
         expect(Date.parse(record.expiresAt ?? '') - Date.parse(record.uploadedAt)).toBe(seconds * 1000);
       }
@@ -252,7 +241,7 @@ describe.each(VERSIONS)('POST /api/%s/upload', (version) => {
 
     it('accepts an empty file', async () => {
       const { auth } = await createKey();
-      const file = await uploadOk(auth, { filename: 'empty.txt', content: '' }, {}, version);
+      const file = await uploadOk(version, auth, { filename: 'empty.txt', content: '' });
       expect(file.size).toBe(0);
       const downloaded = await call(api(version, `/files/${file.id}/download`), { headers: auth });
       expect(downloaded.status).toBe(200);
@@ -423,7 +412,7 @@ describe.each(VERSIONS)('POST /api/%s/upload', (version) => {
       'answers 400 VALIDATION_ERROR naming expiresIn for expiresIn=%j, and keeps nothing',
       async (value) => {
         const { id: keyId, auth } = await createKey();
-        const { response, body } = await upload(auth, { content: 'x' }, { expiresIn: value }, version);
+        const { response, body } = await upload(version, auth, { content: 'x' }, { fields: { expiresIn: value } });
         expect(response.status).toBe(400);
         expect(body.code).toBe('VALIDATION_ERROR');
         expect(body.details.map((detail: { field: string }) => detail.field)).toContain('expiresIn');

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../../scripts/wrangler.ts';
-import { api, createKey, launchBrowser, newPage, server, warnIfNoChromium } from './browser.ts';
+import { api, createKey, launchBrowser, newPage, server, warnIfNoChromium } from '../helpers/browser.ts';
 
 const TUS_CLIENT = readFileSync(join(ROOT, 'node_modules/tus-js-client/dist/tus.min.js'), 'utf8');
 // The page's one helper: a tus upload (no resuming across page loads), resolved with the file's id.

@@ -2,7 +2,7 @@
 // this Worker alone, and "Try it out" reaches this origin's API with a key.
 import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKey, launchBrowser, newPage, screenshot, server, warnIfNoChromium } from './browser.ts';
+import { createKey, launchBrowser, newPage, screenshot, server, warnIfNoChromium } from '../helpers/browser.ts';
 
 describe.runIf(warnIfNoChromium('the /docs browser tests'))('/docs in Chromium, offline', () => {
   let browser: Browser;

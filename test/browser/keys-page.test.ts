@@ -14,7 +14,7 @@ import {
   screenshot,
   server,
   warnIfNoChromium,
-} from './browser.ts';
+} from '../helpers/browser.ts';
 
 type AdminKey = { id: string; name: string; prefix: string; status: string; maxFiles: number | null };
 

@@ -6,8 +6,8 @@
 // request's lifetime, size and password), and what it makes with them is taken.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type DevServer, startDevServer } from '../e2e/dev-server.ts';
-import { api, launchBrowser, newPage, screenshot, warnIfNoChromium } from './browser.ts';
+import { api, launchBrowser, newPage, screenshot, warnIfNoChromium } from '../helpers/browser.ts';
+import { type DevServer, startDevServer } from '../helpers/dev-server.ts';
 
 const DAY = 86_400;
 const MiB = 1024 * 1024;

@@ -21,7 +21,7 @@ import {
   server,
   WEB_APP_TABLES,
   warnIfNoChromium,
-} from './browser.ts';
+} from '../helpers/browser.ts';
 
 const MiB = 1024 * 1024;
 

@@ -5,8 +5,8 @@
 // expiry; copy; revoke).
 import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, createKey, launchBrowser, newPage, screenshot, server, warnIfNoChromium } from './browser.ts';
-import { landscapePng } from './png.ts';
+import { api, createKey, launchBrowser, newPage, screenshot, server, warnIfNoChromium } from '../helpers/browser.ts';
+import { landscapePng } from '../helpers/png.ts';
 
 type Link = {
   id: string;

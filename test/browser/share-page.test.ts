@@ -14,8 +14,8 @@ import {
   screenshot,
   server,
   warnIfNoChromium,
-} from './browser.ts';
-import { landscapePng } from './png.ts';
+} from '../helpers/browser.ts';
+import { landscapePng } from '../helpers/png.ts';
 
 type Uploaded = { id: string; shareUrl: string; size: number };
 

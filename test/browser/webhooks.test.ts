@@ -5,7 +5,6 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../e2e/dev-server.ts';
 import {
   api,
   createKey,
@@ -16,7 +15,8 @@ import {
   server,
   WEB_APP_TABLES,
   warnIfNoChromium,
-} from './browser.ts';
+} from '../helpers/browser.ts';
+import { freePort } from '../helpers/dev-server.ts';
 
 type Hit = { headers: IncomingHttpHeaders; body: string };
 

@@ -5,9 +5,10 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { crc32 } from '../../src/lib/crc32';
-import { call, expectError } from '../helpers';
-import { sameBytes, seeded } from '../unit/zip-fixtures';
-import { readArchive } from '../unit/zip-reader';
+import { expectError } from '../helpers/responses';
+import { call } from '../helpers/worker';
+import { sameBytes, seeded } from '../helpers/zip-fixtures';
+import { readArchive } from '../helpers/zip-reader';
 import {
   account,
   addFiles,

@@ -2,7 +2,8 @@ import { env } from 'cloudflare:test';
 import { expect } from 'vitest';
 import type { CollectionRecord } from '../../src/collections/records';
 import { crc32 } from '../../src/lib/crc32';
-import { call, createKey, upload } from '../helpers';
+import { upload } from '../helpers/upload';
+import { call, createKey } from '../helpers/worker';
 
 export type { CollectionRecord };
 
@@ -31,10 +32,10 @@ export async function uploadFile(
 ): Promise<{ id: string; bytes: Uint8Array }> {
   const bytes = typeof content === 'string' ? encoder.encode(content) : content;
   const { response, body } = await upload(
+    'v2',
     auth,
     { filename, content: bytes as BodyInit, type: options.type ?? 'text/plain' },
-    options.fields ?? {},
-    'v2',
+    { fields: options.fields ?? {} },
   );
   expect(response.status, JSON.stringify(body)).toBe(201);
   const id = body.data.id as string;

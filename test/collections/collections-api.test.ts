@@ -5,7 +5,9 @@ import { describe, expect, it } from 'vitest';
 import { newKeyMaterial } from '../../src/keys/key-material';
 import { SCOPES, type Scope } from '../../src/limiter/scopes';
 import { insertKey } from '../../src/storage/keys-repo';
-import { call, type ErrorEnvelope, expectError, ISO_MS } from '../helpers';
+import { type ErrorBody, ISO_MS } from '../helpers/records';
+import { expectError } from '../helpers/responses';
+import { call } from '../helpers/worker';
 import {
   account,
   COLLECTION_FIELDS,
@@ -312,7 +314,7 @@ describe('scopes', () => {
     ];
     for (const [, path, init, scope] of refusals) {
       const response = await call(path, init);
-      const body = (await response.json()) as ErrorEnvelope & { details: unknown };
+      const body = (await response.json()) as ErrorBody & { details: unknown };
       expect({ path, status: response.status, code: body.code, details: body.details }).toEqual({
         path,
         status: 403,

@@ -11,7 +11,7 @@ import {
   receiver,
   settle,
   waitFor,
-} from '../webhooks/webhook-helpers';
+} from '../helpers/webhooks';
 import { account, archive, makeCollection, uploadFile } from './collection-helpers';
 
 beforeAll(() => interceptReceivers());

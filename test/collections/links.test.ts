@@ -2,8 +2,10 @@
 // record carrying collectionId (fileId null), and /api/v2/links/{linkId} serving both kinds.
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { call, expectError, ISO_MS } from '../helpers';
-import { LINK_FIELDS, type LinkRecord, makeLink } from '../links/link-helpers';
+import { LINK_FIELDS, type LinkRecord, makeLink } from '../helpers/links';
+import { ISO_MS } from '../helpers/records';
+import { expectError } from '../helpers/responses';
+import { call } from '../helpers/worker';
 import { account, json, makeCollection, uploadFile } from './collection-helpers';
 
 const UNKNOWN = `col_${'A'.repeat(22)}`;

@@ -3,7 +3,9 @@
 // under concurrency; and a file deleted or expired leaves every collection at once.
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { call, expectError, recordFieldsFor } from '../helpers';
+import { recordFieldsFor } from '../helpers/records';
+import { expectError } from '../helpers/responses';
+import { call } from '../helpers/worker';
 import {
   account,
   addFiles,

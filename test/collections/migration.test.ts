@@ -6,9 +6,10 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { hashPassword } from '../../src/visitors/password';
-import { call, createKey, upload } from '../helpers';
-import { basic, type LinkRecord, pathOf } from '../links/link-helpers';
-import { migration, schemaBefore } from '../migration-helpers';
+import { basic, type LinkRecord, pathOf } from '../helpers/links';
+import { migration, schemaBefore } from '../helpers/migrations';
+import { upload } from '../helpers/upload';
+import { call, createKey } from '../helpers/worker';
 import { json } from './collection-helpers';
 
 type LinkSeed = {
@@ -38,10 +39,10 @@ describe('migration 0013_collections', () => {
     for (const n of [0, 1, 2]) {
       const content = `old file ${n}`;
       const { response, body } = await upload(
+        'v2',
         key.auth,
         { filename: `old-${n}.txt`, content },
-        { isPublic: 'false' },
-        'v2',
+        { fields: { isPublic: 'false' } },
       );
       expect(response.status).toBe(201);
       files.push({ id: body.data.id, content });

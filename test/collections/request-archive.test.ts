@@ -7,9 +7,11 @@ import { newKeyMaterial } from '../../src/keys/key-material';
 import { crc32 } from '../../src/lib/crc32';
 import { SCOPES } from '../../src/limiter/scopes';
 import { insertKey } from '../../src/storage/keys-repo';
-import { call, type ErrorEnvelope, expectError } from '../helpers';
-import { makeRequest, newOwner, receivedRows, send } from '../requests/request-helpers';
-import { readArchive } from '../unit/zip-reader';
+import type { ErrorBody } from '../helpers/records';
+import { makeRequest, newOwner, receivedRows, send } from '../helpers/requests';
+import { expectError } from '../helpers/responses';
+import { call } from '../helpers/worker';
+import { readArchive } from '../helpers/zip-reader';
 import { bytesOf, setCrc } from './collection-helpers';
 
 const encoder = new TextEncoder();
@@ -89,7 +91,7 @@ describe('GET /api/v2/requests/{id}/archive', () => {
       });
       await env.DB.prepare('UPDATE api_keys SET account_id = ?1 WHERE id = ?2').bind(owner.id, material.id).run();
       const response = await archiveOf({ Authorization: `Bearer ${material.key}` }, request.id);
-      const body = (await response.json()) as ErrorEnvelope & { details: unknown };
+      const body = (await response.json()) as ErrorBody & { details: unknown };
       expect({ status: response.status, code: body.code, details: body.details }).toEqual({
         status: 403,
         code: 'FORBIDDEN',

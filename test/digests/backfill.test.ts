@@ -3,10 +3,10 @@
 import { applyD1Migrations, env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { backfillDigests } from '../../src/maintenance/digest-backfill';
-import { call, createKey } from '../helpers';
-import { runCron } from '../limits/limits-helpers-store';
-import { migration, migrationsAfter, schemaBefore } from '../migration-helpers';
-import { sha256Field, sha256Hex, textOf } from './digest-helpers';
+import { sha256Field, sha256Hex, textOf } from '../helpers/digests';
+import { migration, migrationsAfter, schemaBefore } from '../helpers/migrations';
+import { runCron } from '../helpers/storage';
+import { call, createKey } from '../helpers/worker';
 
 type Listed = { id: string; sha256: string | null };
 

@@ -6,10 +6,12 @@ import { applyD1Migrations, env } from 'cloudflare:test';
 import { crc32 as zlibCrc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { backfillDigests } from '../../src/maintenance/digest-backfill';
-import { call, createKey, json, type Success } from '../helpers';
-import { runCron } from '../limits/limits-helpers-store';
-import { migration, migrationsAfter, schemaBefore } from '../migration-helpers';
-import { sha256Hex, textOf } from './digest-helpers';
+import { sha256Hex, textOf } from '../helpers/digests';
+import { migration, migrationsAfter, schemaBefore } from '../helpers/migrations';
+import type { Success } from '../helpers/records';
+import { json } from '../helpers/responses';
+import { runCron } from '../helpers/storage';
+import { call, createKey } from '../helpers/worker';
 
 const zlib = (bytes: Uint8Array) => zlibCrc32(bytes) >>> 0;
 

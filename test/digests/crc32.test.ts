@@ -7,8 +7,10 @@ import { env, evictDurableObject, runInDurableObject } from 'cloudflare:test';
 import { crc32 as zlibCrc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { backfillDigests } from '../../src/maintenance/digest-backfill';
-import { call, form, json, type Success } from '../helpers';
-import { makeRequest, newOwner, receivedRows } from '../requests/request-helpers';
+import { chunked, putChunked, putRaw, textOf } from '../helpers/digests';
+import type { Success } from '../helpers/records';
+import { makeRequest, newOwner, receivedRows } from '../helpers/requests';
+import { json } from '../helpers/responses';
 import {
   binaryBytes,
   breakingBody,
@@ -24,8 +26,9 @@ import {
   patchOk,
   TUS,
   uploadStub,
-} from '../tus/tus-helpers';
-import { chunked, putChunked, putRaw, textOf } from './digest-helpers';
+} from '../helpers/tus';
+import { form } from '../helpers/upload';
+import { call } from '../helpers/worker';
 
 const zlib = (bytes: Uint8Array) => zlibCrc32(bytes) >>> 0;
 

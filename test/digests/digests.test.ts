@@ -1,6 +1,5 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { call, createKey, expectError, fieldPart, filePartHeaders, postRaw, rawMultipart } from '../helpers';
 import {
   type Auth,
   created,
@@ -12,7 +11,10 @@ import {
   storedBytes,
   textOf,
   usageOf,
-} from './digest-helpers';
+} from '../helpers/digests';
+import { expectError } from '../helpers/responses';
+import { fieldPart, filePartHeaders, postRaw, rawMultipart } from '../helpers/upload';
+import { call, createKey } from '../helpers/worker';
 
 const MIB = 1024 * 1024;
 

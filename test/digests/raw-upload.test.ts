@@ -1,8 +1,5 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { call, createKey, expectError, PNG_1X1 } from '../helpers';
-import { gatedBody } from '../limits/limits-helpers-store';
-import { UPLOAD_RECORD_V2_KEYS } from '../v2/v2-helpers';
 import {
   created,
   expectUntouched,
@@ -13,7 +10,12 @@ import {
   storedBytes,
   textOf,
   usageOf,
-} from './digest-helpers';
+} from '../helpers/digests';
+import { UPLOAD_RECORD_V2_KEYS } from '../helpers/records';
+import { expectError } from '../helpers/responses';
+import { gatedBody } from '../helpers/storage';
+import { PNG_1X1 } from '../helpers/upload';
+import { call, createKey } from '../helpers/worker';
 
 const MIB = 1024 * 1024;
 

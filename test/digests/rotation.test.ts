@@ -3,9 +3,10 @@
 // raw and tus uploads are hashed and checked, and a tus upload begun with the old key finishes
 // under the new one with the whole file's digest.
 import { describe, expect, it } from 'vitest';
-import { call, createKey, expectError } from '../helpers';
-import { binaryBytes, patchOk, created as tusCreated } from '../tus/tus-helpers';
-import { type Auth, created, putRaw, sha256Field, sha256Hex, storedBytes, textOf } from './digest-helpers';
+import { type Auth, created, putRaw, sha256Field, sha256Hex, storedBytes, textOf } from '../helpers/digests';
+import { expectError } from '../helpers/responses';
+import { binaryBytes, patchOk, created as tusCreated } from '../helpers/tus';
+import { call, createKey } from '../helpers/worker';
 
 async function rotate(auth: Auth): Promise<Auth> {
   const response = await call('/api/v2/keys', {

@@ -3,7 +3,8 @@
 import { env, evictDurableObject, runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import type { Sha256State } from '../../src/lib/sha256';
-import { call, expectError } from '../helpers';
+import { sha256Hex } from '../helpers/digests';
+import { expectError } from '../helpers/responses';
 import {
   binaryBytes,
   breakingBody,
@@ -12,11 +13,11 @@ import {
   newKey,
   patch,
   patchOk,
-  sha256Hex,
   tailObjects,
   uploadStub,
   usage,
-} from '../tus/tus-helpers';
+} from '../helpers/tus';
+import { call } from '../helpers/worker';
 
 type Stored = { offset: number; hash: Sha256State | null };
 const storedState = (id: string) =>

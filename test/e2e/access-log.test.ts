@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../../scripts/wrangler.ts';
 import { EdgeshareClient } from '../../src/client/edgeshare.ts';
-import { type DevServer, startDevServer } from './dev-server.ts';
+import { type DevServer, startDevServer } from '../helpers/dev-server.ts';
 
 // Documentation addresses (RFC 5737, RFC 3849): nothing else in the state could contain them.
 const ADDRESS = '198.51.100.231';

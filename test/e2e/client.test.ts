@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { EdgeshareClient, EdgeshareError } from '../../src/client/edgeshare.ts';
-import { type SharedDevServer, sharedDevServer } from './dev-server.ts';
+import { type SharedDevServer, sharedDevServer } from '../helpers/dev-server.ts';
 
 let server: SharedDevServer;
 let client: EdgeshareClient;

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { literal, ROOT, sql } from '../../scripts/wrangler.ts';
 import { EdgeshareClient } from '../../src/client/edgeshare.ts';
 import { crc32 } from '../../src/lib/crc32.ts';
-import { type DevServer, startDevServer } from './dev-server.ts';
+import { type DevServer, startDevServer } from '../helpers/dev-server.ts';
 
 let server: DevServer;
 let key: string;

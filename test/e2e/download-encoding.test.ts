@@ -3,7 +3,7 @@
 // module is the client, so no transparent decoding hides what was on the wire.
 import { request } from 'node:http';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type SharedDevServer, sharedDevServer } from './dev-server.ts';
+import { type SharedDevServer, sharedDevServer } from '../helpers/dev-server.ts';
 
 type Wire = { status: number; headers: Record<string, string | string[] | undefined>; body: Buffer };
 

@@ -5,7 +5,7 @@ import { execFile } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../../scripts/wrangler.ts';
 import { EdgeshareClient, EdgeshareError } from '../../src/client/edgeshare.ts';
-import { type DevServer, startDevServer } from './dev-server.ts';
+import { type DevServer, startDevServer } from '../helpers/dev-server.ts';
 
 const VARS = { LINK_REQUIRE_PASSWORD: 'true', LINK_MAX_DOWNLOADS: '5', FILE_MAX_EXPIRY_SECONDS: '86400' };
 

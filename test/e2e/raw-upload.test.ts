@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EdgeshareClient, EdgeshareError } from '../../src/client/edgeshare.ts';
-import { type SharedDevServer, sharedDevServer } from './dev-server.ts';
+import { type SharedDevServer, sharedDevServer } from '../helpers/dev-server.ts';
 
 const run = promisify(execFile);
 let server: SharedDevServer;

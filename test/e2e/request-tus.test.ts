@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Upload, type UploadOptions } from 'tus-js-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type SharedDevServer, sharedDevServer } from './dev-server.ts';
-import { settledOffset } from './tus-offset.ts';
+import { type SharedDevServer, sharedDevServer } from '../helpers/dev-server.ts';
+import { settledOffset } from '../helpers/tus-offset.ts';
 
 const MIB = 1024 * 1024;
 const SIZE = 48 * MIB;

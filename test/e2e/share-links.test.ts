@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../../scripts/wrangler.ts';
 import { EdgeshareClient, EdgeshareError } from '../../src/client/edgeshare.ts';
-import { type SharedDevServer, sharedDevServer } from './dev-server.ts';
+import { type SharedDevServer, sharedDevServer } from '../helpers/dev-server.ts';
 
 const CLI = join(ROOT, 'scripts/cli.ts');
 let server: SharedDevServer;

@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { Upload } from 'tus-js-client';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type SharedDevServer, sharedDevServer } from './dev-server.ts';
+import { type SharedDevServer, sharedDevServer } from '../helpers/dev-server.ts';
 
 const MIB = 1024 * 1024;
 const SIZE = 6 * MIB + 12_345;

@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ROOT } from '../../scripts/wrangler.ts';
 import { EdgeshareClient } from '../../src/client/edgeshare.ts';
-import { type DevServer, freePort, startDevServer } from './dev-server.ts';
+import { type DevServer, freePort, startDevServer } from '../helpers/dev-server.ts';
 
 type Hit = { path: string; headers: IncomingMessage['headers']; body: string; at: number };
 

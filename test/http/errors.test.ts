@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { call, createKey, upload } from '../helpers';
+import { upload } from '../helpers/upload';
+import { call, createKey } from '../helpers/worker';
 
 type ErrorBody = { error: string; code: string; requestId?: string };
 
@@ -216,7 +217,7 @@ describe('CORS', () => {
 describe('rate-limit headers', () => {
   it('are on every authenticated response: 200, 201, 400, 404 and 405', async () => {
     const { auth } = await createKey();
-    const { response: uploaded } = await upload(auth);
+    const { response: uploaded } = await upload('v1', auth);
     const responses = [
       uploaded,
       await call('/api/v1/files', { headers: auth }),
@@ -264,7 +265,7 @@ describe('rate-limit headers', () => {
     expect(refused.headers.get('x-ratelimit-reset')).toMatch(/^\d+$/);
     expect(refused.headers.get('x-request-id')).toMatch(UUID);
     // Refused requests do not reach the route: an upload is refused just the same.
-    const { response: upload429 } = await upload(auth);
+    const { response: upload429 } = await upload('v1', auth);
     expect(upload429.status).toBe(429);
   });
 

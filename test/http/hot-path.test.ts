@@ -4,7 +4,9 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { KEY_STATE_MAX_AGE_MS } from '../../src/keys/key-material';
-import { api, call, countingNamespace, createKey, revokeKeyInDb, type TestEnv, uploadOk, VERSIONS } from '../helpers';
+import { api, VERSIONS } from '../helpers/responses';
+import { uploadOk } from '../helpers/upload';
+import { call, countingNamespace, createKey, revokeKeyInDb, type TestEnv } from '../helpers/worker';
 
 type Counts = { d1: number; durableObject: number; r2: number };
 
@@ -73,8 +75,8 @@ describe.each(VERSIONS)('an authenticated read (%s)', (version) => {
 
   it('makes at most one Durable Object call and one D1 query, once its isolate knows the key', async () => {
     const { auth } = await createKey();
-    const file = await uploadOk(auth, { filename: 'hot.txt', content: 'hot path' }, {}, version);
-    await uploadOk(auth, {}, {}, version);
+    const file = await uploadOk(version, auth, { filename: 'hot.txt', content: 'hot path' });
+    await uploadOk(version, auth, {});
     for (const [name, path] of reads(file.id)) {
       const { counts, overrides } = counted();
       const response = await call(api(version, path), { headers: auth }, overrides);
@@ -100,13 +102,13 @@ describe('v2 reads and changes (the key known to the isolate)', () => {
 
   it('usage reads the account in the call that admits the request: one object call, no D1 query', async () => {
     const { auth } = await createKey();
-    await uploadOk(auth, {}, {}, 'v2');
+    await uploadOk('v2', auth, {});
     expect(await cost(auth, '/api/v2/usage')).toEqual({ d1: 0, durableObject: 1 });
   });
 
   it('a raw PUT upload with a Content-Length is admitted holding its bytes: two object calls, no more than POST /upload', async () => {
     const { auth } = await createKey();
-    await uploadOk(auth, {}, {}, 'v2');
+    await uploadOk('v2', auth, {});
     const content = 'x'.repeat(5000);
     const objectCalls = async (path: string, init: RequestInit) => {
       const { counts, overrides } = counted();
@@ -130,7 +132,7 @@ describe('v2 reads and changes (the key known to the isolate)', () => {
 
   it('a searched or sorted list is one D1 query, like any list', async () => {
     const { auth } = await createKey();
-    await uploadOk(auth, {}, {}, 'v2');
+    await uploadOk('v2', auth, {});
     for (const query of ['sort=size&order=asc', 'sort=name&page=2&limit=1', 'q=hello&sort=uploadedAt']) {
       expect(await cost(auth, `/api/v2/files?${query}`)).toEqual({ d1: 1, durableObject: 1 });
     }
@@ -138,7 +140,7 @@ describe('v2 reads and changes (the key known to the isolate)', () => {
 
   it('a change is one D1 trip; an expiry change adds one call to the key’s account', async () => {
     const { auth } = await createKey();
-    const file = await uploadOk(auth, {}, {}, 'v2');
+    const file = await uploadOk('v2', auth, {});
     const path = `/api/v2/files/${file.id}`;
     expect(await cost(auth, path, json({ isPublic: false, originalName: 'x.txt' }))).toEqual({
       d1: 1,

@@ -2,16 +2,19 @@
 // And the request log never carries a share token.
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createAdminRouter } from '../../src/keys/admin-routes';
-import { call, createKey, type ErrorEnvelope, form, json, upload } from '../helpers';
-import { type OpenApiDocument, operationsOf, type Schema } from '../openapi-helpers';
+import { type OpenApiDocument, operationsOf, type Schema } from '../helpers/openapi';
+import type { ErrorBody } from '../helpers/records';
+import { json } from '../helpers/responses';
+import { form, upload } from '../helpers/upload';
+import { call, createKey } from '../helpers/worker';
 
 afterEach(() => {
   vi.restoreAllMocks();
 });
 
-async function error(response: Response, status: number, code: string): Promise<ErrorEnvelope> {
+async function error(response: Response, status: number, code: string): Promise<ErrorBody> {
   expect(response.status).toBe(status);
-  const body = await json<ErrorEnvelope>(response);
+  const body = await json<ErrorBody>(response);
   expect(body.code).toBe(code);
   return body;
 }
@@ -127,13 +130,13 @@ describe('validation messages of every JSON body', () => {
         headers: { ...(route.admin ? ADMIN : auth), 'Content-Type': 'application/json' },
         body: JSON.stringify(body),
       });
-      return { status: response.status, body: await json<ErrorEnvelope>(response) };
+      return { status: response.status, body: await json<ErrorBody>(response) };
     };
     const problems: string[] = [];
     const expectNamed = (
       route: Walked,
       sent: unknown,
-      answer: { status: number; body: ErrorEnvelope },
+      answer: { status: number; body: ErrorBody },
       named: string[],
     ) => {
       const at = `${route.label} ${JSON.stringify(sent)} → ${answer.status} ${JSON.stringify(answer.body)}`;
@@ -254,7 +257,7 @@ describe('bulk delete body', () => {
 describe('the request log', () => {
   it('names the share route, never the share token', async () => {
     const { auth } = await createKey();
-    const { body } = await upload(auth, { filename: 'a.txt', content: 'secret link' });
+    const { body } = await upload('v1', auth, { filename: 'a.txt', content: 'secret link' });
     const token = new URL(body.data.shareUrl).pathname.split('/')[2] ?? '';
     expect(token).toHaveLength(32);
     const lines: string[] = [];

@@ -6,7 +6,6 @@
 import { env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { crc32 } from '../../src/lib/crc32';
-import { api, call, createKey, form, VERSIONS } from '../helpers';
 import {
   type OpenApiDocument,
   operationById,
@@ -14,7 +13,10 @@ import {
   resolveHeader,
   type Schema,
   schemaCompiler,
-} from '../openapi-helpers';
+} from '../helpers/openapi';
+import { api, VERSIONS } from '../helpers/responses';
+import { form } from '../helpers/upload';
+import { call, createKey } from '../helpers/worker';
 
 type Version = (typeof VERSIONS)[number];
 type Checker = ReturnType<typeof schemaCompiler>;

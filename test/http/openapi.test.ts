@@ -1,6 +1,6 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { call } from '../helpers';
+import { call } from '../helpers/worker';
 
 describe('GET /api/v1/openapi.json', () => {
   it('serves an OpenAPI 3.1 document of every v1 route without a key', async () => {

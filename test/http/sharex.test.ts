@@ -3,7 +3,8 @@
 // ({json:data.shareUrl}) read from the answer opens the shared file.
 import { describe, expect, it } from 'vitest';
 import sxcuText from '../../docs/sharex/edgeshare.sxcu?raw';
-import { call, createKey, PNG_1X1 } from '../helpers';
+import { PNG_1X1 } from '../helpers/upload';
+import { call, createKey } from '../helpers/worker';
 
 type Sxcu = {
   RequestMethod: string;

@@ -6,8 +6,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { newFileId } from '../../src/files/ids';
 import { newKeyMaterial } from '../../src/keys/key-material';
 import { randomBase64Url } from '../../src/lib/crypto';
-import { call } from '../helpers';
-import { emptyDatabase, migration, migrationsAfter, migrationsBefore } from '../migration-helpers';
+import { emptyDatabase, migration, migrationsAfter, migrationsBefore } from '../helpers/migrations';
+import { call } from '../helpers/worker';
 
 const BEFORE = migrationsBefore('0006');
 const ACCOUNTS = migration('0006');

@@ -1,6 +1,7 @@
 // The operator's account view: /admin/accounts (the admin token), and /admin/keys for every account.
 import { describe, expect, it } from 'vitest';
-import { call, uploadOk } from '../helpers';
+import { uploadOk } from '../helpers/upload';
+import { call } from '../helpers/worker';
 
 const ADMIN = { Authorization: 'Bearer test-admin-token-0123456789abcdefghij' };
 
@@ -27,7 +28,7 @@ describe('/admin/accounts', () => {
     expect(key).toMatchObject({ name: 'acme ci', accountId: account.id, scopes: ['files:read', 'files:write'] });
     expect(key.key).toMatch(/^esk_/);
     const auth = { Authorization: `Bearer ${key.key}` };
-    await uploadOk(auth, { content: 'x'.repeat(1500) });
+    await uploadOk('v1', auth, { content: 'x'.repeat(1500) });
     // The key may not manage keys.
     expect((await call('/api/v2/keys', { headers: auth })).status).toBe(403);
 

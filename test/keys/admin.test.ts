@@ -1,6 +1,7 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it, vi } from 'vitest';
-import { call, createKey, form } from '../helpers';
+import { form } from '../helpers/upload';
+import { call, createKey } from '../helpers/worker';
 
 const ADMIN = { Authorization: 'Bearer test-admin-token-0123456789abcdefghij' };
 

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { getConfig } from '../../src/config';
 import { clientAddress } from '../../src/limiter/auth-guard-client';
 import { revokeKey } from '../../src/storage/keys-repo';
-import { awayFromWindowEdge, call, createKey, someAddress } from '../helpers';
+import { awayFromWindowEdge, call, createKey, someAddress } from '../helpers/worker';
 
 const BAD_KEY = `esk_${'A'.repeat(43)}`;
 const from = (address: string, headers: Record<string, string> = {}) => ({

@@ -2,7 +2,7 @@
 // minute per key, never once per request.
 import { env, runDurableObjectAlarm } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { call, createKey } from '../helpers';
+import { call, createKey } from '../helpers/worker';
 
 const lastUsed = async (id: string) =>
   (

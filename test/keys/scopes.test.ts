@@ -8,7 +8,9 @@ import { needsOf } from '../../src/http/route-needs';
 import { newKeyMaterial } from '../../src/keys/key-material';
 import { SCOPES, type Scope } from '../../src/limiter/scopes';
 import { insertKey } from '../../src/storage/keys-repo';
-import { call, createKey, type ErrorEnvelope, uploadOk } from '../helpers';
+import type { ErrorBody } from '../helpers/records';
+import { uploadOk } from '../helpers/upload';
+import { call, createKey } from '../helpers/worker';
 
 type Route = { method: string; path: string; scope: Scope | null | undefined; isPublic: boolean };
 
@@ -107,7 +109,7 @@ describe('every API route', () => {
         headers: { ...key.auth, 'Content-Type': 'application/json', 'Tus-Resumable': '1.0.0' },
         body: method === 'GET' || method === 'HEAD' ? undefined : '{}',
       });
-      const body = (await response.json()) as ErrorEnvelope;
+      const body = (await response.json()) as ErrorBody;
       expect({ status: response.status, code: body.code, details: body.details }).toEqual({
         status: 403,
         code: 'FORBIDDEN',
@@ -122,7 +124,7 @@ describe('every API route', () => {
 describe('a refusal for a missing scope', () => {
   it('has no effect: nothing deleted, nothing stored, no bytes held', async () => {
     const owner = await createKey('owner');
-    const file = await uploadOk(owner.auth, { filename: 'keep.txt', content: 'keep me' });
+    const file = await uploadOk('v1', owner.auth, { filename: 'keep.txt', content: 'keep me' });
     const noDelete = await keyWithout('files:delete');
     await env.DB.prepare('UPDATE api_keys SET account_id = ?1 WHERE id = ?2').bind(owner.id, noDelete.id).run();
     const deleted = await call(`/api/v1/files/${file.id}`, { method: 'DELETE', headers: noDelete.auth });

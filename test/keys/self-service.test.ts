@@ -4,7 +4,9 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { SCOPES } from '../../src/limiter/scopes';
-import { call, createKey, type ErrorEnvelope, uploadOk } from '../helpers';
+import type { ErrorBody } from '../helpers/records';
+import { uploadOk } from '../helpers/upload';
+import { call, createKey } from '../helpers/worker';
 
 type Auth = Record<string, string>;
 type KeyRecord = {
@@ -29,7 +31,7 @@ const jsonInit = (method: string, auth: Auth, body: unknown): RequestInit => ({
 
 async function makeKey(auth: Auth, body: Record<string, unknown>) {
   const response = await call('/api/v2/keys', jsonInit('POST', auth, body));
-  return { response, body: (await response.json()) as { data: Created } & ErrorEnvelope };
+  return { response, body: (await response.json()) as { data: Created } & ErrorBody };
 }
 
 async function makeKeyOk(auth: Auth, body: Record<string, unknown>) {
@@ -147,7 +149,7 @@ describe('key names', () => {
       const child = await makeKeyOk(owner.auth, { name: 'child' });
       const created = await makeKey(owner.auth, { name });
       const renamed = await call(`/api/v2/keys/${child.id}`, jsonInit('PATCH', owner.auth, { name }));
-      const renamedBody = (await renamed.json()) as ErrorEnvelope;
+      const renamedBody = (await renamed.json()) as ErrorBody;
       for (const [response, body] of [
         [created.response, created.body],
         [renamed, renamedBody],
@@ -174,8 +176,8 @@ describe('rotation', () => {
   it('keeps every file, the usage and the share links: a new key, then the old one revoked', async () => {
     const old = await createKey('old');
     const files = [
-      await uploadOk(old.auth, { filename: 'a.txt', content: 'first' }),
-      await uploadOk(old.auth, { filename: 'b.txt', content: 'second file' }, {}, 'v2'),
+      await uploadOk('v1', old.auth, { filename: 'a.txt', content: 'first' }),
+      await uploadOk('v2', old.auth, { filename: 'b.txt', content: 'second file' }),
     ];
     const before = await usageOf(old.auth);
     const fresh = await makeKeyOk(old.auth, { name: 'rotated' });
@@ -183,7 +185,7 @@ describe('rotation', () => {
 
     const refused = await call('/api/v1/files', { headers: old.auth });
     expect(refused.status).toBe(401);
-    expect(((await refused.json()) as ErrorEnvelope).code).toBe('UNAUTHORIZED');
+    expect(((await refused.json()) as ErrorBody).code).toBe('UNAUTHORIZED');
 
     expect(await listIds(fresh.auth)).toEqual(files.map((file) => file.id).sort());
     for (const file of files) {
@@ -196,7 +198,7 @@ describe('rotation', () => {
     }
     expect(await usageOf(fresh.auth)).toEqual(before);
     // The new key stores into the same account.
-    const third = await uploadOk(fresh.auth, { filename: 'c.txt', content: 'third' });
+    const third = await uploadOk('v1', fresh.auth, { filename: 'c.txt', content: 'third' });
     expect((await usageOf(fresh.auth)).files).toBe(3);
     expect(await listIds(fresh.auth)).toContain(third.id);
   });
@@ -213,7 +215,7 @@ describe('expiry', () => {
     const answers = [];
     for (const auth of [soon.auth, revoked.auth]) {
       const response = await call('/api/v1/files', { headers: auth });
-      const { requestId: _id, ...body } = (await response.json()) as ErrorEnvelope;
+      const { requestId: _id, ...body } = (await response.json()) as ErrorBody;
       answers.push({ status: response.status, body, challenge: response.headers.get('www-authenticate') });
     }
     expect(answers[0]).toEqual(answers[1]);
@@ -241,7 +243,7 @@ describe('PATCH and DELETE /api/v2/keys/{keyId}', () => {
       await revoke(stranger.auth, 'key_doesnotexist'),
     ]) {
       expect(response.status).toBe(404);
-      expect(((await response.json()) as ErrorEnvelope).code).toBe('NOT_FOUND');
+      expect(((await response.json()) as ErrorBody).code).toBe('NOT_FOUND');
     }
     expect((await call('/api/v1/files', { headers: child.auth })).status).toBe(200);
   });
@@ -250,7 +252,7 @@ describe('PATCH and DELETE /api/v2/keys/{keyId}', () => {
     const owner = await createKey('owner');
     const last = await revoke(owner.auth, owner.id);
     expect(last.status).toBe(409);
-    expect(((await last.json()) as ErrorEnvelope).code).toBe('LAST_KEYS_WRITE_KEY');
+    expect(((await last.json()) as ErrorBody).code).toBe('LAST_KEYS_WRITE_KEY');
     await makeKeyOk(owner.auth, { name: 'reader', scopes: ['files:read'] });
     expect((await revoke(owner.auth, owner.id)).status).toBe(409);
     const admin = await makeKeyOk(owner.auth, { name: 'admin', scopes: ['keys:write'] });

@@ -2,14 +2,13 @@
 // read at once and off its key's quota at once; the cron removes expired rows and blobs in
 // batches until none is left or its time budget is spent.
 import { describe, expect, it } from 'vitest';
-import { call, createKey } from '../helpers';
+import { tokenOf } from '../helpers/files';
+import { expectError } from '../helpers/responses';
 import {
-  type Auth,
   blobDeletionsOf,
   deleteBulk,
   deleteOne,
   expectAccountSettled,
-  expectError,
   expectStored,
   multipartOf,
   newKey,
@@ -21,13 +20,14 @@ import {
   sweepAt,
   sweepUntilQuiet,
   textBytes,
-  tokenOf,
   type Uploaded,
   uploadSized,
   uploadSizedOk,
   usage,
   type Version,
-} from './limits-helpers-store';
+} from '../helpers/storage';
+import type { Auth } from '../helpers/upload';
+import { call, createKey } from '../helpers/worker';
 
 type FileRecord = { id: string; uploadedAt: string; expiresAt: string | null };
 

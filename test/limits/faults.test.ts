@@ -5,7 +5,8 @@ import { env } from 'cloudflare:test';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { randomBase64Url } from '../../src/lib/crypto';
 import { blobKey } from '../../src/storage/blobs';
-import { call } from '../helpers';
+import { tokenOf } from '../helpers/files';
+import { expectError } from '../helpers/responses';
 import {
   blobDeletionsOf,
   blobKeys,
@@ -13,7 +14,6 @@ import {
   deleteBulk,
   deleteOne,
   expectAccountSettled,
-  expectError,
   expectStored,
   failingDeleteBucket,
   failingFilesInsertDb,
@@ -28,11 +28,11 @@ import {
   sweepAt,
   sweepUntilQuiet,
   textBytes,
-  tokenOf,
   uploadSized,
   uploadSizedOk,
   usage,
-} from './limits-helpers-store';
+} from '../helpers/storage';
+import { call } from '../helpers/worker';
 
 // The faults injected here are expected to be logged as errors: collect those lines (so a green
 // run reads green) and check the ones that tell an operator what happened.

@@ -1,9 +1,10 @@
 // No refusal leaves storage held: every upload route's early refusals (malformed headers
 // included), before or after the body is read, give back what admission held for them.
 import { describe, expect, it } from 'vitest';
-import { call, createKey, filePartHeaders, rawMultipart } from '../helpers';
-import { holdsOf, makeRequest } from '../requests/request-helpers';
-import { base64, OCTETS, TUS } from '../tus/tus-helpers';
+import { holdsOf, makeRequest } from '../helpers/requests';
+import { base64, OCTETS, TUS } from '../helpers/tus';
+import { filePartHeaders, rawMultipart } from '../helpers/upload';
+import { call, createKey } from '../helpers/worker';
 
 type Auth = Record<string, string>;
 type Refusal = { name: string; path: string; init: (auth: Auth) => RequestInit; status: number };

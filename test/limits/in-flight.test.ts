@@ -4,25 +4,25 @@
 import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import worker from '../../src/index';
-import { call, fieldPart, filePartHeaders, ORIGIN, rawMultipart, someAddress, TEST_BOUNDARY } from '../helpers';
+import { tokenOf } from '../helpers/files';
+import { expectError } from '../helpers/responses';
 import {
   blobKeys,
   eventually,
   expectAccountSettled,
-  expectError,
   expectStored,
   GRACE_MS,
   gatedBody,
-  MULTIPART,
   newKey,
   rowIds,
   sweepUntilQuiet,
   textBytes,
-  tokenOf,
   type Uploaded,
   uploadSizedOk,
   usage,
-} from './limits-helpers-store';
+} from '../helpers/storage';
+import { fieldPart, filePartHeaders, MULTIPART, rawMultipart, TEST_BOUNDARY } from '../helpers/upload';
+import { call, ORIGIN, someAddress } from '../helpers/worker';
 
 /** A bulk body of two text files; the second one's bytes start with SECOND-FILE. */
 function twoFiles(first = 2_000) {

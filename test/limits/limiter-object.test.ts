@@ -1,6 +1,6 @@
 // The KeyLimiter object driven directly over RPC, with explicit clock values for window edges.
 import { describe, expect, it } from 'vitest';
-import { limiterOf, storedEntries, storedWindow } from './limits-helpers-rate';
+import { limiterOf, storedEntries, storedWindow } from '../helpers/rate-limits';
 
 const STORAGE_KEYS = ['account', 'holds', 'seq', 'window'];
 

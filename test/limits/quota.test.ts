@@ -3,14 +3,13 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { MIB } from '../../src/config';
-import { createKey } from '../helpers';
+import { expectError } from '../helpers/responses';
 import {
   blobKeys,
   bulkUploadSized,
   deleteBulk,
   deleteOne,
   expectAccountSettled,
-  expectError,
   expectStored,
   multipartOf,
   newKey,
@@ -24,7 +23,8 @@ import {
   uploadSized,
   uploadSizedOk,
   usage,
-} from './limits-helpers-store';
+} from '../helpers/storage';
+import { createKey } from '../helpers/worker';
 
 const QUOTA = 10_000;
 

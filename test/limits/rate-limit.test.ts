@@ -1,20 +1,6 @@
 import { env } from 'cloudflare:test';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
-  type ApiVersion,
-  api,
-  blobsOf,
-  call,
-  createKey,
-  expectError,
-  expectNothingStored,
-  form,
-  readJson,
-  revokeKeyInDb,
-  rowCount,
-  VERSIONS,
-} from '../helpers';
-import {
   burst,
   expectAlignedReset,
   expectRefused,
@@ -27,7 +13,11 @@ import {
   unreachableLimiter,
   unreachableObjects,
   uploadRequest,
-} from './limits-helpers-rate';
+} from '../helpers/rate-limits';
+import { type ApiVersion, api, expectError, readJson, VERSIONS } from '../helpers/responses';
+import { blobsOf, expectNothingStored, rowCount } from '../helpers/storage';
+import { form } from '../helpers/upload';
+import { call, createKey, revokeKeyInDb } from '../helpers/worker';
 
 const range = (n: number) => Array.from({ length: n }, (_, i) => i);
 

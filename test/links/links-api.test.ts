@@ -1,7 +1,8 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { call, createKey, ISO_MS } from '../helpers';
-import { expireLink, json, LINK_FIELDS, type LinkRecord, makeLink, owner, readLink } from './link-helpers';
+import { expireLink, json, LINK_FIELDS, type LinkRecord, makeLink, owner, readLink } from '../helpers/links';
+import { ISO_MS } from '../helpers/records';
+import { call, createKey } from '../helpers/worker';
 
 type Envelope = { error: string; code: string; details?: { field: string; message: string }[]; _perf?: number };
 

@@ -2,8 +2,8 @@
 // bytes (whole, any range, the preview), reserved before the answer starts, given back for what a
 // broken-off answer did not send.
 import { describe, expect, it } from 'vitest';
-import { call } from '../helpers';
-import { makeLink, owner, pathOf, readLink } from './link-helpers';
+import { makeLink, owner, pathOf, readLink } from '../helpers/links';
+import { call } from '../helpers/worker';
 
 const SIZE = 1000;
 const content = (size = SIZE) =>

@@ -1,7 +1,8 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it, vi } from 'vitest';
-import { awayFromWindowEdge, call, PNG_1X1 } from '../helpers';
-import { basic, json, makeLink, owner, pathOf, readLink } from './link-helpers';
+import { basic, json, makeLink, owner, pathOf, readLink } from '../helpers/links';
+import { PNG_1X1 } from '../helpers/upload';
+import { awayFromWindowEdge, call } from '../helpers/worker';
 
 const PASSWORD = 'correct horse battery staple';
 const HTML = { Accept: 'text/html' };

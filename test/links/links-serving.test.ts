@@ -1,8 +1,9 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { sweep } from '../../src/maintenance/sweep';
-import { awayFromWindowEdge, call, PNG_1X1 } from '../helpers';
-import { expireLink, flush, json, makeLink, owner, pathOf, readLink } from './link-helpers';
+import { expireLink, flush, json, makeLink, owner, pathOf, readLink } from '../helpers/links';
+import { PNG_1X1 } from '../helpers/upload';
+import { awayFromWindowEdge, call } from '../helpers/worker';
 
 /** Status, type and body of an answer, for comparing "not found" answers byte for byte. */
 async function snapshot(path: string, init: RequestInit = {}) {

@@ -4,8 +4,9 @@
 // follows 0007 here, as it would on a database brought up to date.
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { call, createKey, upload } from '../helpers';
-import { makeLink, pathOf } from './link-helpers';
+import { makeLink, pathOf } from '../helpers/links';
+import { upload } from '../helpers/upload';
+import { call, createKey } from '../helpers/worker';
 
 const migration = (number = '0007') => {
   const found = env.TEST_MIGRATIONS.find((item) => item.name.startsWith(`${number}_`));
@@ -28,10 +29,10 @@ describe('migration 0007_share_links', () => {
     const uploaded: { id: string; shareUrl: string }[] = [];
     for (const [i, isPublic] of ['true', 'false', 'true'].entries()) {
       const { response, body } = await upload(
+        'v2',
         key.auth,
         { filename: `old-${i}.txt`, content: `old file ${i}` },
-        { isPublic },
-        'v2',
+        { fields: { isPublic } },
       );
       expect(response.status).toBe(201);
       uploaded.push(body.data);

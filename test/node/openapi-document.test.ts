@@ -17,7 +17,7 @@ import {
   type Schema,
   schemaCompiler,
   servedRoutes,
-} from '../openapi-helpers';
+} from '../helpers/openapi';
 
 const VERSIONS = ['v1', 'v2'] as const;
 const app = createApp();

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { predictLength } from 'client-zip';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type ZipMember, zipArchive, zipLayout, zipMemberNames } from '../../src/lib/zip.ts';
-import { collect, memberBytes, memberCrc, seeded, syntheticRead } from '../unit/zip-fixtures.ts';
+import { collect, memberBytes, memberCrc, seeded, syntheticRead } from '../helpers/zip-fixtures.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'edgeshare-zip-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -2,8 +2,8 @@
 // file they load is in public/ (test/browser/ drives them in a real browser).
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { call } from '../helpers';
-import { expectWellFormedPage, localReferences } from './page-checks';
+import { expectWellFormedPage, localReferences } from '../helpers/pages';
+import { call } from '../helpers/worker';
 
 /** Status and body with the per-request id taken out, to compare two answers. */
 async function comparable(response: Response) {

@@ -2,8 +2,10 @@
 // headers, and the one 404 page. (test/share/share.test.ts covers the share routes' bytes and
 // counting; test/browser/ the page in a real browser.)
 import { describe, expect, it } from 'vitest';
-import { call, createKey, PNG_1X1, type UploadRecord, uploadOk } from '../helpers';
-import { expectWellFormedPage, meta } from './page-checks';
+import { expectWellFormedPage, meta } from '../helpers/pages';
+import type { UploadRecord } from '../helpers/records';
+import { PNG_1X1, uploadOk } from '../helpers/upload';
+import { call, createKey } from '../helpers/worker';
 
 const tokenOf = (shareUrl: string) => new URL(shareUrl).pathname.split('/')[2] ?? '';
 
@@ -12,7 +14,7 @@ async function shared(
   fields: Record<string, string> = {},
 ) {
   const { auth } = await createKey();
-  const record: UploadRecord = await uploadOk(auth, file, fields, 'v2');
+  const record: UploadRecord = await uploadOk('v2', auth, file, { fields: fields });
   return { auth, record, token: tokenOf(record.shareUrl) };
 }
 

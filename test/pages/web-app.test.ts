@@ -2,8 +2,8 @@
 // bundle of src/web/ (test/browser/webapp.test.ts drives it in a real browser).
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { call } from '../helpers';
-import { expectWellFormedPage, findElements, localReferences, parseElements } from './page-checks';
+import { expectWellFormedPage, findElements, localReferences, parseElements } from '../helpers/pages';
+import { call } from '../helpers/worker';
 
 describe('the web app at /', () => {
   it('is a page whose one script is the web app bundle, talking only to this origin', async () => {

@@ -3,7 +3,8 @@
 // nothing made or changed; links made before a bound tightened keep working, and a change is
 // judged only on what it touches.
 import { describe, expect, it } from 'vitest';
-import { call, uploadOk } from '../helpers';
+import { uploadOk } from '../helpers/upload';
+import { call } from '../helpers/worker';
 import { type Auth, type Env, expectViolation, newAccount, send, setAccountPolicy } from './policy-helpers';
 
 const HOUR = 3600;
@@ -11,7 +12,7 @@ const DAY = 86_400;
 
 async function withFile() {
   const account = await newAccount('links');
-  const file = await uploadOk(account.auth, { filename: 'shared.txt', content: 'shared bytes' }, {}, 'v2');
+  const file = await uploadOk('v2', account.auth, { filename: 'shared.txt', content: 'shared bytes' });
   return { ...account, fileId: file.id };
 }
 

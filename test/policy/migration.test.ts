@@ -7,8 +7,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { newFileId } from '../../src/files/ids';
 import { newKeyMaterial } from '../../src/keys/key-material';
 import { randomBase64Url } from '../../src/lib/crypto';
-import { call } from '../helpers';
-import { migration, schemaBefore } from '../migration-helpers';
+import { migration, schemaBefore } from '../helpers/migrations';
+import { call } from '../helpers/worker';
 import { expectViolation, policyOf, send, setAccountPolicy } from './policy-helpers';
 
 type Seeded = { id: string; auth: Record<string, string>; files: { id: string; content: string; token: string }[] };

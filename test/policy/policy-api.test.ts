@@ -1,7 +1,7 @@
 // GET /api/v2/policy: the effective bounds of the caller's account, the configuration's with the
 // account's overrides on top, read by any valid key; and the overrides through the admin API.
 import { describe, expect, it } from 'vitest';
-import { call } from '../helpers';
+import { call } from '../helpers/worker';
 import { ADMIN, jsonInit, newAccount, policyOf, setAccountPolicy } from './policy-helpers';
 
 const NONE = {

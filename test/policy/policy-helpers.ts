@@ -1,7 +1,7 @@
 // Helpers for the policy tests: bounds set in the configuration (per request, as env overrides)
 // or per account (the admin API), and the 422 POLICY_VIOLATION they answer.
 import { expect } from 'vitest';
-import { call, createKey } from '../helpers';
+import { call, createKey } from '../helpers/worker';
 
 export type Auth = Record<string, string>;
 export type Violation = { field: string; rule: string; limit: number | boolean };

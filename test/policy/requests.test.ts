@@ -2,7 +2,7 @@
 // /requests/{id}), nothing made or changed on a violation, the default expiry brought within the
 // bound, and requests made before a bound tightened left alone.
 import { describe, expect, it } from 'vitest';
-import { call } from '../helpers';
+import { call } from '../helpers/worker';
 import { type Env, expectViolation, newAccount, secondsUntil, send, setAccountPolicy } from './policy-helpers';
 
 const DAY = 86_400;

@@ -5,19 +5,12 @@
 // gets the configured default brought within the bound; a file request's uploads, whose senders
 // cannot choose, get the longest the policy allows and are never refused for it.
 import { describe, expect, it } from 'vitest';
-import {
-  api,
-  call,
-  fieldPart,
-  filePartHeaders,
-  form,
-  getRecord,
-  rawMultipart,
-  TEST_BOUNDARY,
-  uploadOk,
-} from '../helpers';
-import { expectAccountSettled, expectStored, gatedBody } from '../limits/limits-helpers-store';
-import { base64, createUpload, metadata, patchOk, TUS } from '../tus/tus-helpers';
+import { getRecord } from '../helpers/files';
+import { api } from '../helpers/responses';
+import { expectAccountSettled, expectStored, gatedBody } from '../helpers/storage';
+import { base64, createUpload, metadata, patchOk, TUS } from '../helpers/tus';
+import { fieldPart, filePartHeaders, form, rawMultipart, TEST_BOUNDARY, uploadOk } from '../helpers/upload';
+import { call } from '../helpers/worker';
 import { type Auth, type Env, expectViolation, newAccount, send, setAccountPolicy } from './policy-helpers';
 
 const HOUR = 3600;
@@ -289,7 +282,7 @@ describe('PATCH /api/v2/files/{id} under the policy', () => {
   for (const { bound, env, body, details } of CHANGES) {
     it(`is 422 POLICY_VIOLATION for ${bound}, and changes nothing`, async () => {
       const { auth } = await newAccount('uploads');
-      const file = await uploadOk(auth, {}, { expiresIn: String(HOUR) }, 'v2');
+      const file = await uploadOk('v2', auth, {}, { fields: { expiresIn: String(HOUR) } });
       const before = await getRecord(auth, file.id, 'v2');
       const answer = await send(auth, 'PATCH', `/files/${file.id}`, { ...body, originalName: 'renamed.txt' }, env);
       expectViolation(answer, asDetails(details), bound);
@@ -299,7 +292,7 @@ describe('PATCH /api/v2/files/{id} under the policy', () => {
 
   it('leaves a file stored before a bound tightened alone: a change that does not touch its expiry is taken', async () => {
     const { auth } = await newAccount('uploads');
-    const file = await uploadOk(auth, {}, {}, 'v2');
+    const file = await uploadOk('v2', auth, {});
     const tight = { FILE_MAX_EXPIRY_SECONDS: String(DAY), FILE_REQUIRE_EXPIRY: 'true' };
     // The bounds hold for a new upload, and for a change of the expiry…
     expect((await multipart('v2').upload(auth, {}, tight)).status).toBe(422);

@@ -1,7 +1,8 @@
 // The owner's routes: make, list, read, change, close; validation; another account's ids.
 import { describe, expect, it } from 'vitest';
-import { call, expectError, ORIGIN } from '../helpers';
-import { getRequest, makeRequest, newOwner, patchRequest, type RequestRecord } from './request-helpers';
+import { getRequest, makeRequest, newOwner, patchRequest, type RequestRecord } from '../helpers/requests';
+import { expectError } from '../helpers/responses';
+import { call, ORIGIN } from '../helpers/worker';
 
 const DAY = 24 * 60 * 60 * 1000;
 

@@ -2,11 +2,11 @@
 // of the owner on it; 404 and 410 pages for links that do not take files.
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { sha256Hex } from '../digests/digest-helpers';
-import { call } from '../helpers';
-import { expectWellFormedPage } from '../pages/page-checks';
-import { base64, OCTETS, TUS } from '../tus/tus-helpers';
-import { makeRequest, newOwner, patchRequest, send, tokenOf } from './request-helpers';
+import { sha256Hex } from '../helpers/digests';
+import { expectWellFormedPage } from '../helpers/pages';
+import { makeRequest, newOwner, patchRequest, send, tokenOf } from '../helpers/requests';
+import { base64, OCTETS, TUS } from '../helpers/tus';
+import { call } from '../helpers/worker';
 
 describe('the page at {site_url}/r/<token>', () => {
   it('is a well-formed page with a strict CSP, its script, and the upload urls; nothing of the owner', async () => {

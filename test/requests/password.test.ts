@@ -1,9 +1,10 @@
 // Password-protected requests: HTTP Basic with an empty user name, hashed with PBKDF2, throttled.
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { awayFromWindowEdge, call, expectError } from '../helpers';
-import { base64, OCTETS, TUS } from '../tus/tus-helpers';
-import { basic, makeRequest, newOwner, patchRequest, receivedRows, send, textFile, tokenOf } from './request-helpers';
+import { basic, makeRequest, newOwner, patchRequest, receivedRows, send, textFile, tokenOf } from '../helpers/requests';
+import { expectError } from '../helpers/responses';
+import { base64, OCTETS, TUS } from '../helpers/tus';
+import { awayFromWindowEdge, call } from '../helpers/worker';
 
 describe('a request with a password', () => {
   it('stores only a PBKDF2-SHA-256 hash (100,000 iterations, salted)', async () => {

@@ -4,10 +4,8 @@
 // the asserted digest checked).
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { chunked, sha256Field, sha256Hex, textOf } from '../digests/digest-helpers';
-import { awayFromWindowEdge, call, expectError, PNG_1X1 } from '../helpers';
-import { unreachableObjects } from '../limits/limits-helpers-rate';
-import { eventually } from '../limits/limits-helpers-store';
+import { chunked, sha256Field, sha256Hex, textOf } from '../helpers/digests';
+import { unreachableObjects } from '../helpers/rate-limits';
 import {
   basic,
   getRequest,
@@ -20,7 +18,11 @@ import {
   receivedRows,
   send,
   textFile,
-} from './request-helpers';
+} from '../helpers/requests';
+import { expectError } from '../helpers/responses';
+import { eventually } from '../helpers/storage';
+import { PNG_1X1 } from '../helpers/upload';
+import { awayFromWindowEdge, call } from '../helpers/worker';
 
 type RawReceipt = { files: { success: true; name: string; size: number; mimeType: string; sha256: string }[] };
 

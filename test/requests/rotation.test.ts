@@ -5,8 +5,6 @@
 // active, unexpired key makes its requests unknown (404).
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { call, expectError } from '../helpers';
-import { base64, OCTETS, TUS, usage } from '../tus/tus-helpers';
 import {
   type Auth,
   getRequest,
@@ -16,7 +14,10 @@ import {
   receivedRows,
   send,
   textFile,
-} from './request-helpers';
+} from '../helpers/requests';
+import { expectError } from '../helpers/responses';
+import { base64, OCTETS, TUS, usage } from '../helpers/tus';
+import { call } from '../helpers/worker';
 
 /** A second key of the owner's account, made by the owner through the API (every scope of its maker). */
 async function rotate(owner: { id: string; auth: Auth }): Promise<{ id: string; auth: Auth }> {

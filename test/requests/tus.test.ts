@@ -2,9 +2,7 @@
 // only for the request's own uploads, and a request that closes or expires mid-upload.
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { call, expectError } from '../helpers';
-import { unreachableObjects } from '../limits/limits-helpers-rate';
-import { base64, binaryBytes, MIB, multipartAlive, OCTETS, stateOf, TUS, tailObjects, usage } from '../tus/tus-helpers';
+import { unreachableObjects } from '../helpers/rate-limits';
 import {
   getRequest,
   makeRequest,
@@ -15,7 +13,10 @@ import {
   receivedRows,
   send,
   textFile,
-} from './request-helpers';
+} from '../helpers/requests';
+import { expectError } from '../helpers/responses';
+import { base64, binaryBytes, MIB, multipartAlive, OCTETS, stateOf, TUS, tailObjects, usage } from '../helpers/tus';
+import { call } from '../helpers/worker';
 
 const meta = (filename: string, extra = '') => `filename ${base64(filename)}${extra}`;
 

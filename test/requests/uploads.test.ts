@@ -2,11 +2,8 @@
 // concurrency; what lands in the account; what the uploader sees.
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { sha256Hex } from '../digests/digest-helpers';
-import { awayFromWindowEdge, blobsOf, call, expectError, PNG_1X1, rowCount, TEST_BOUNDARY, uploadOk } from '../helpers';
-import { unreachableObjects } from '../limits/limits-helpers-rate';
-import { eventually, gatedBody, MULTIPART, multipartOf, textBytes } from '../limits/limits-helpers-store';
-import { instrumentedBucket } from '../v2/v2-helpers';
+import { sha256Hex } from '../helpers/digests';
+import { unreachableObjects } from '../helpers/rate-limits';
 import {
   getRequest,
   holdsOf,
@@ -19,13 +16,25 @@ import {
   send,
   textFile,
   tokenOf,
-} from './request-helpers';
+} from '../helpers/requests';
+import { expectError } from '../helpers/responses';
+import {
+  blobsOf,
+  eventually,
+  gatedBody,
+  instrumentedBucket,
+  multipartOf,
+  rowCount,
+  textBytes,
+} from '../helpers/storage';
+import { MULTIPART, PNG_1X1, TEST_BOUNDARY, uploadOk } from '../helpers/upload';
+import { awayFromWindowEdge, call } from '../helpers/worker';
 
 describe('a multipart upload to uploadUrl', () => {
   it('answers 201 with the uploader’s receipt only, and the file lands private in the account with requestId', async () => {
     const owner = await newOwner();
     const request = await makeRequest(owner.auth, { label: 'secret label', message: 'hello' });
-    await uploadOk(owner.auth, { filename: 'owners-own.txt', content: 'mine' });
+    await uploadOk('v1', owner.auth, { filename: 'owners-own.txt', content: 'mine' });
     const response = await send(request, [
       textFile('a.txt', 10),
       { filename: 'b.png', content: PNG_1X1, type: 'image/png' },

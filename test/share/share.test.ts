@@ -1,6 +1,7 @@
 import { env, runDurableObjectAlarm } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { awayFromWindowEdge, call, createKey, flushDefaultLink, PNG_1X1, upload } from '../helpers';
+import { PNG_1X1, upload } from '../helpers/upload';
+import { awayFromWindowEdge, call, createKey, flushDefaultLink } from '../helpers/worker';
 
 type Uploaded = { id: string; shareUrl: string; size: number; mimeType: string };
 type ErrorBody = { error: string; code: string };
@@ -12,7 +13,7 @@ async function uploadFile(
   file: { filename?: string; type?: string; content?: string },
   fields: Record<string, string> = {},
 ) {
-  const { response, body } = await upload(auth, file, fields);
+  const { response, body } = await upload('v1', auth, file, { fields: fields });
   expect(response.status).toBe(201);
   const data = body.data as Uploaded;
   return { ...data, token: tokenOf(data.shareUrl) };
@@ -89,7 +90,7 @@ describe('GET /share/:token', () => {
 
   it('loads its preview from a route that never counts; the Download button’s route counts', async () => {
     const { auth } = await createKey();
-    const { response, body } = await upload(auth, { filename: 'dot.png', type: 'image/png', content: PNG_1X1 });
+    const { response, body } = await upload('v1', auth, { filename: 'dot.png', type: 'image/png', content: PNG_1X1 });
     expect(response.status).toBe(201);
     const token = tokenOf(body.data.shareUrl);
     const page = await (await call(`/share/${token}`)).text();

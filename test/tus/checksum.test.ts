@@ -1,7 +1,8 @@
 // The checksum extension: Upload-Checksum verified over the PATCH's bytes as they stream
 // (crypto.DigestStream); a mismatch is 460 and none of the PATCH's bytes count.
 import { describe, expect, it } from 'vitest';
-import { call, expectError } from '../helpers';
+import { sha256Hex } from '../helpers/digests';
+import { expectError } from '../helpers/responses';
 import {
   binaryBytes,
   created,
@@ -11,9 +12,9 @@ import {
   newKey,
   offsetOf,
   patch,
-  sha256Hex,
   tailObjects,
-} from './tus-helpers';
+} from '../helpers/tus';
+import { call } from '../helpers/worker';
 
 const text = (value: string) => new TextEncoder().encode(value);
 

@@ -3,9 +3,12 @@
 // concerns rows stored in segments), and a final upload works on the migrated database.
 import { applyD1Migrations, env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { call, createKey, json, type Success } from '../helpers';
-import { migration, schemaBefore } from '../migration-helpers';
-import { binaryBytes, createFinal, joined, partialOf, sha256Hex } from './tus-helpers';
+import { sha256Hex } from '../helpers/digests';
+import { migration, schemaBefore } from '../helpers/migrations';
+import type { Success } from '../helpers/records';
+import { json } from '../helpers/responses';
+import { binaryBytes, createFinal, joined, partialOf } from '../helpers/tus';
+import { call, createKey } from '../helpers/worker';
 
 type Listed = { id: string; size: number };
 

@@ -5,9 +5,12 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { backfillDigests } from '../../src/maintenance/digest-backfill';
-import { call, json, type Success } from '../helpers';
-import { GRACE_MS, sweepUntilQuiet } from '../limits/limits-helpers-store';
-import { type Auth, binaryBytes, createFinal, joined, MIB, newKey, partialOf, sha256Hex, usage } from './tus-helpers';
+import { sha256Hex } from '../helpers/digests';
+import type { Success } from '../helpers/records';
+import { json } from '../helpers/responses';
+import { GRACE_MS, sweepUntilQuiet } from '../helpers/storage';
+import { type Auth, binaryBytes, createFinal, joined, MIB, newKey, partialOf, usage } from '../helpers/tus';
+import { call } from '../helpers/worker';
 
 async function finalOf(auth: Auth, parts: Uint8Array[], meta?: Record<string, string>) {
   const partials = [];

@@ -3,7 +3,9 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { CLAIM_TIMEOUT_MS } from '../../src/tus/tus-upload-contract';
-import { call, expectError, json, type Success } from '../helpers';
+import { sha256Hex } from '../helpers/digests';
+import type { Success } from '../helpers/records';
+import { expectError, json } from '../helpers/responses';
 import {
   type Auth,
   binaryBytes,
@@ -17,12 +19,12 @@ import {
   OCTETS,
   partialOf,
   patch,
-  sha256Hex,
   TUS,
   terminate,
   uploadStub,
   usage,
-} from './tus-helpers';
+} from '../helpers/tus';
+import { call } from '../helpers/worker';
 
 type FileList = { files: FileRecord[] };
 type FileRecord = { id: string; size: number; sha256: string | null; mimeType: string; originalName: string };

@@ -3,8 +3,8 @@
 // tail objects, the key's reservation. And the sweep never takes an upload's bytes for orphans.
 import { env, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { call, expectError } from '../helpers';
-import { GRACE_MS, sweepAt, sweepUntilQuiet } from '../limits/limits-helpers-store';
+import { expectError } from '../helpers/responses';
+import { GRACE_MS, sweepAt, sweepUntilQuiet } from '../helpers/storage';
 import {
   binaryBytes,
   created,
@@ -22,7 +22,8 @@ import {
   terminate,
   uploadStub,
   usage,
-} from './tus-helpers';
+} from '../helpers/tus';
+import { call } from '../helpers/worker';
 
 /** An upload with a started R2 multipart upload (one 8 MiB part) and a tail object. */
 async function halfDone(name: string) {

@@ -2,8 +2,9 @@
 // reserved until the upload ends, uploads of another key, and how the rate limit counts them.
 import { env, runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { blobsOf, call, createKey, expectError, form, revokeKeyInDb, rowCount, upload } from '../helpers';
-import { rateHeaders, unreachableLimiter } from '../limits/limits-helpers-rate';
+import { rateHeaders, unreachableLimiter } from '../helpers/rate-limits';
+import { expectError } from '../helpers/responses';
+import { blobsOf, rowCount } from '../helpers/storage';
 import {
   binaryBytes,
   created,
@@ -22,7 +23,9 @@ import {
   uploadAll,
   uploadStub,
   usage,
-} from './tus-helpers';
+} from '../helpers/tus';
+import { form, upload } from '../helpers/upload';
+import { call, createKey, revokeKeyInDb } from '../helpers/worker';
 
 const text = (value: string) => new TextEncoder().encode(value);
 
@@ -87,11 +90,11 @@ describe('the reservation', () => {
     expect(await usage(keyId)).toEqual({ usedBytes: 0, files: 0, heldBytes: 800, heldFiles: 1 });
 
     // Neither a single-request upload nor another tus upload may take the reserved room.
-    const single = await upload(auth, { filename: 'small.txt', content: 'x'.repeat(300) });
+    const single = await upload('v1', auth, { filename: 'small.txt', content: 'x'.repeat(300) });
     expect([single.response.status, single.body.code]).toEqual([413, 'STORAGE_EXCEEDED']);
     await expectError((await createUpload(auth, 300, { filename: 'c.txt' })).response, 413, 'STORAGE_EXCEEDED');
     // What is left beside it still fits.
-    expect((await upload(auth, { filename: 'fits.txt', content: 'x'.repeat(200) })).response.status).toBe(201);
+    expect((await upload('v1', auth, { filename: 'fits.txt', content: 'x'.repeat(200) })).response.status).toBe(201);
 
     expect((await terminate(auth, path)).status).toBe(204);
     expect(await usage(keyId)).toEqual({ usedBytes: 200, files: 1, heldBytes: 0, heldFiles: 0 });
@@ -103,7 +106,7 @@ describe('the reservation', () => {
     const { path } = await created(auth, 1000, { filename: 'full.txt' });
     await patchOk(auth, path, 0, text('y'.repeat(1000)));
     expect(await usage(keyId)).toEqual({ usedBytes: 1000, files: 1, heldBytes: 0, heldFiles: 0 });
-    const { response, body } = await upload(auth, { filename: 'one-more.txt', content: 'z' });
+    const { response, body } = await upload('v1', auth, { filename: 'one-more.txt', content: 'z' });
     expect([response.status, body.code]).toEqual([413, 'STORAGE_EXCEEDED']);
   });
 

@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { PART_SIZE } from '../../src/storage/blobs';
 import { CHUNK_PART_MAX, chunkPartSize, MIN_PART_SIZE } from '../../src/tus/part-writer';
 import { MAX_PART_SIZE } from '../../src/tus/protocol';
-import { call, expectError } from '../helpers';
+import { sha256Hex } from '../helpers/digests';
+import { expectError } from '../helpers/responses';
 import {
   type Auth,
   binaryBytes,
@@ -19,11 +20,11 @@ import {
   OCTETS,
   offsetOf,
   patch,
-  sha256Hex,
   TUS,
   tailObjects,
   uploadStub,
-} from './tus-helpers';
+} from '../helpers/tus';
+import { call } from '../helpers/worker';
 
 /** A PATCH as real clients send it: with its Content-Length (in-process requests get none by themselves). */
 function sized(auth: Auth, path: string, offset: number, bytes: Uint8Array, headers: Record<string, string> = {}) {

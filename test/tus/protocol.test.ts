@@ -1,7 +1,8 @@
 // tus 1.0.0 at /api/v2/uploads, request by request: discovery, versions, creation, HEAD, PATCH,
 // the headers every answer carries, and the file a completed upload becomes.
 import { describe, expect, it } from 'vitest';
-import { call, expectError, getRecord, ORIGIN } from '../helpers';
+import { getRecord } from '../helpers/files';
+import { expectError } from '../helpers/responses';
 import {
   base64,
   binaryBytes,
@@ -15,7 +16,8 @@ import {
   patch,
   patchOk,
   TUS,
-} from './tus-helpers';
+} from '../helpers/tus';
+import { call, ORIGIN } from '../helpers/worker';
 
 const HTTP_DATE =
   /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d\d (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d\d:\d\d:\d\d GMT$/;

@@ -5,7 +5,9 @@ import { createExecutionContext, env, runInDurableObject, waitOnExecutionContext
 import { describe, expect, it, vi } from 'vitest';
 import worker from '../../src/index';
 import { LEASE_TTL_MS } from '../../src/tus/tus-upload-contract';
-import { call, expectError, getRecord, ORIGIN, someAddress } from '../helpers';
+import { sha256Hex } from '../helpers/digests';
+import { getRecord } from '../helpers/files';
+import { expectError } from '../helpers/responses';
 import {
   binaryBytes,
   breakingBody,
@@ -17,14 +19,14 @@ import {
   patch,
   patchOk,
   pausedBody,
-  sha256Hex,
   TUS,
   tailObjects,
   terminate,
   uploadAll,
   uploadStub,
   usage,
-} from './tus-helpers';
+} from '../helpers/tus';
+import { call, ORIGIN, someAddress } from '../helpers/worker';
 
 async function downloadSha(auth: Record<string, string>, id: string): Promise<string> {
   const response = await call(`/api/v2/files/${id}/download`, { headers: auth });

@@ -4,8 +4,8 @@
 // an independent reader (zip-reader.ts).
 import { describe, expect, it } from 'vitest';
 import { type ZipMember, zipEtagInput, zipLayout, zipRange } from '../../src/lib/zip';
-import { collect, memberCrc, syntheticRead } from './zip-fixtures';
-import { readArchive, readCentral, readEnd, readLocal } from './zip-reader';
+import { collect, memberCrc, syntheticRead } from '../helpers/zip-fixtures';
+import { readArchive, readCentral, readEnd, readLocal } from '../helpers/zip-reader';
 
 const GiB = 2 ** 30;
 const MODIFIED = new Date('2026-11-24T09:49:11.854Z');

@@ -5,8 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { crc32 } from '../../src/lib/crc32';
 import { membersTouched, type ReadMember, type ZipMember, zipArchive, zipLayout, zipRange } from '../../src/lib/zip';
 import { dataDescriptor, localHeader } from '../../src/lib/zip-records';
-import { collect, memberBytes, memberCrc, sameBytes, seeded, syntheticRead } from './zip-fixtures';
-import { readArchive, readLocal } from './zip-reader';
+import { collect, memberBytes, memberCrc, sameBytes, seeded, syntheticRead } from '../helpers/zip-fixtures';
+import { readArchive, readLocal } from '../helpers/zip-reader';
 
 const MODIFIED = new Date('2026-11-24T09:49:11Z');
 const SIZES = [0, 1, 1000, 70_000, 5, 200_000, 0, 4097];

@@ -1,33 +1,21 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it, vi } from 'vitest';
-import { call, createKey, ORIGIN } from '../helpers';
+import { bulkUpload, bytesOf, downloadBytes, expectPerfValue, getRecord, listedIds, tokenOf } from '../helpers/files';
+import { type BulkUploadBody, UPLOAD_RECORD_V2_KEYS, type UploadRecordV2 } from '../helpers/records';
+import { expectError, json } from '../helpers/responses';
+import { expectNothingStored, expectStored, failingBatchDb, instrumentedBucket } from '../helpers/storage';
 import {
-  BOUNDARY,
-  type BulkUploadBody,
-  bulkUpload,
-  bytesOf,
-  downloadBytes,
   ELF,
-  expectError,
-  expectNothingStored,
-  expectPerf,
-  expectStored,
-  type FileSpec,
-  failingBatchDb,
+  type FilePart,
   filesForm,
-  getV2,
   HTML_AS_PNG,
-  instrumentedBucket,
-  json,
-  listedIds,
-  MULTIPART_HEADERS,
+  MULTIPART,
   rawFilePart,
   rawMultipart,
+  TEST_BOUNDARY,
   textFile,
-  tokenOf,
-  UPLOAD_RECORD_V2_KEYS,
-  type UploadRecordV2,
-} from './v2-helpers';
+} from '../helpers/upload';
+import { call, createKey, ORIGIN } from '../helpers/worker';
 
 const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
@@ -39,7 +27,7 @@ async function bulkOk(auth: Record<string, string>, body: BodyInit, overrides = 
   expect(Object.keys(result).sort()).toEqual(['_perf', 'data', 'success']);
   expect(result.success).toBe(true);
   expect(Object.keys(result.data).sort()).toEqual(['failed', 'results', 'successful', 'total']);
-  expectPerf(result);
+  expectPerfValue(result);
   const { total, successful, failed, results } = result.data;
   expect(results).toHaveLength(total);
   expect(successful + failed).toBe(total);
@@ -62,7 +50,7 @@ function expectFailure(item: BulkUploadBody['data']['results'][number] | undefin
   expect(item?.success === false && item.error.length > 0).toBe(true);
 }
 
-const fiveWithBadThird = (bad: FileSpec): FileSpec[] => [
+const fiveWithBadThird = (bad: FilePart): FilePart[] => [
   textFile('one.txt', '1'),
   textFile('two.txt', '22'),
   bad,
@@ -73,7 +61,7 @@ const fiveWithBadThird = (bad: FileSpec): FileSpec[] => [
 describe('POST /api/v2/upload/bulk: success', () => {
   it('accepts parts named files, files[] and both mixed, and answers in part order', async () => {
     const { auth } = await createKey();
-    const files: FileSpec[] = [
+    const files: FilePart[] = [
       { ...textFile('a.txt', 'a'), name: 'files' },
       { ...textFile('b.txt', 'bb'), name: 'files[]' },
       { ...textFile('c.txt', 'ccc'), name: 'files' },
@@ -84,7 +72,7 @@ describe('POST /api/v2/upload/bulk: success', () => {
     const records = data.results.map(successData);
     expect(records.map((record) => record.size)).toEqual([1, 2, 3, 4]);
     for (const [index, record] of records.entries()) {
-      const stored = await getV2(auth, record.id);
+      const stored = await getRecord(auth, record.id, 'v2');
       expect(stored.originalName).toBe(files[index]?.filename);
       const { bytes } = await downloadBytes(auth, record.id);
       expect(bytes).toEqual(bytesOf(files[index]?.content ?? ''));
@@ -120,7 +108,7 @@ describe('POST /api/v2/upload/bulk: success', () => {
     const data = await bulkOk(auth, filesForm([textFile('a.txt'), textFile('b.txt')], { isPublic: 'false' }));
     for (const record of data.results.map(successData)) {
       expect(record.isPublic).toBe(false);
-      expect((await getV2(auth, record.id)).isPublic).toBe(false);
+      expect((await getRecord(auth, record.id, 'v2')).isPublic).toBe(false);
       expect((await call(`/share/${tokenOf(record.shareUrl)}/download`)).status).toBe(404);
     }
   });
@@ -136,7 +124,7 @@ describe('POST /api/v2/upload/bulk: success', () => {
     const before = Date.now();
     const data = await bulkOk(auth, filesForm([textFile('a.txt'), textFile('b.txt')], { expiresIn: '3600' }));
     for (const record of data.results.map(successData)) {
-      const stored = await getV2(auth, record.id);
+      const stored = await getRecord(auth, record.id, 'v2');
       expect((record as { expiresAt?: string }).expiresAt).toBe(stored.expiresAt);
       const expiresAt = Date.parse(stored.expiresAt ?? '');
       expect(expiresAt).toBeGreaterThanOrEqual(before + 3600_000 - 1000);
@@ -147,7 +135,7 @@ describe('POST /api/v2/upload/bulk: success', () => {
   it('leaves expiresAt null without expiresIn', async () => {
     const { auth } = await createKey();
     const data = await bulkOk(auth, filesForm([textFile('a.txt')]));
-    expect((await getV2(auth, successData(data.results[0]).id)).expiresAt).toBeNull();
+    expect((await getRecord(auth, successData(data.results[0]).id, 'v2')).expiresAt).toBeNull();
   });
 });
 
@@ -183,7 +171,7 @@ describe('POST /api/v2/upload/bulk: per-file failures', () => {
 
   it('answers 201 with successful 0 when every file fails, and stores nothing', async () => {
     const { id: keyId, auth } = await createKey();
-    const files: FileSpec[] = [{ filename: 'a.exe', content: ELF }, HTML_AS_PNG, { filename: 'b.bin', content: ELF }];
+    const files: FilePart[] = [{ filename: 'a.exe', content: ELF }, HTML_AS_PNG, { filename: 'b.bin', content: ELF }];
     const data = await bulkOk(auth, filesForm(files));
     expect(data).toMatchObject({ total: 3, successful: 0, failed: 3 });
     expectFailure(data.results[0], 'a.exe', 'INVALID_FILE_TYPE');
@@ -230,7 +218,7 @@ describe('POST /api/v2/upload/bulk: file limit', () => {
   it('answers 400 TOO_MANY_FILES for 11 files by default and stores none of them', async () => {
     const { id: keyId, auth } = await createKey();
     const response = await bulkUpload(auth, filesForm(many(11)));
-    expectPerf(await expectError(response, 400, 'TOO_MANY_FILES'));
+    expectPerfValue(await expectError(response, 400, 'TOO_MANY_FILES'));
     await expectNothingStored(keyId);
   });
 
@@ -262,7 +250,7 @@ describe('POST /api/v2/upload/bulk: file limit', () => {
       const body = await expectError(response, 500, 'INTERNAL_ERROR');
       expect(body.error).toBe('Internal server error');
       // Even a configuration error is a v2 JSON response.
-      expectPerf(body);
+      expectPerfValue(body);
       expect(response.headers.get('server-timing')).toMatch(/total;dur=/);
       expect(JSON.stringify(body)).not.toMatch(/MAX_BULK_FILES|stack|at \w+ \(/);
       // The operator, not the client, learns which setting is wrong.
@@ -283,7 +271,7 @@ describe('POST /api/v2/upload/bulk: unusable requests', () => {
       {},
       { 'Content-Type': 'application/json' },
     );
-    expectPerf(await expectError(response, 400, 'VALIDATION_ERROR'));
+    expectPerfValue(await expectError(response, 400, 'VALIDATION_ERROR'));
     await expectNothingStored(keyId);
   });
 
@@ -309,7 +297,7 @@ describe('POST /api/v2/upload/bulk: unusable requests', () => {
   it('answers 400 VALIDATION_ERROR when the only file input was left empty', async () => {
     const { auth } = await createKey();
     const body = rawMultipart([rawFilePart('', '')]);
-    await expectError(await bulkUpload(auth, body, {}, MULTIPART_HEADERS), 400, 'VALIDATION_ERROR');
+    await expectError(await bulkUpload(auth, body, {}, MULTIPART), 400, 'VALIDATION_ERROR');
   });
 
   it('answers 400 VALIDATION_ERROR when the only file part is named file (the single-upload name)', async () => {
@@ -336,7 +324,7 @@ describe('POST /api/v2/upload/bulk: unusable requests', () => {
       rawFilePart('b.txt', 'bbb'),
       { headers: ['Content-Disposition: form-data; name="isPublic"'], content: 'nope' },
     ]);
-    await expectError(await bulkUpload(auth, body, {}, MULTIPART_HEADERS), 400, 'VALIDATION_ERROR');
+    await expectError(await bulkUpload(auth, body, {}, MULTIPART), 400, 'VALIDATION_ERROR');
     await expectNothingStored(keyId);
   });
 
@@ -352,7 +340,7 @@ describe('POST /api/v2/upload/bulk: unusable requests', () => {
   );
 
   // The body ends: CRLF, then the closing delimiter.
-  const tail = `\r\n--${BOUNDARY}--\r\n`.length;
+  const tail = `\r\n--${TEST_BOUNDARY}--\r\n`.length;
   it.each([
     ['inside the third file', (full: Uint8Array) => full.subarray(0, full.length - tail - 2500)],
     ["inside the third part's headers", (full: Uint8Array) => full.subarray(0, full.length - tail - 5000 - 20)],
@@ -364,14 +352,14 @@ describe('POST /api/v2/upload/bulk: unusable requests', () => {
       rawFilePart('b.txt', 'second file'),
       rawFilePart('c.txt', 'x'.repeat(5000)),
     ]);
-    const response = await bulkUpload(auth, truncate(full), {}, MULTIPART_HEADERS);
-    expectPerf(await expectError(response, 400, 'VALIDATION_ERROR'));
+    const response = await bulkUpload(auth, truncate(full), {}, MULTIPART);
+    expectPerfValue(await expectError(response, 400, 'VALIDATION_ERROR'));
     await expectNothingStored(keyId);
   });
 
   it('answers 401 with the error envelope and _perf without a key', async () => {
     const response = await bulkUpload({}, filesForm([textFile('a.txt')]));
-    expectPerf(await expectError(response, 401, 'UNAUTHORIZED'));
+    expectPerfValue(await expectError(response, 401, 'UNAUTHORIZED'));
   });
 });
 

@@ -2,8 +2,8 @@
 // the way back (the server ran the request) and a 503 are sent again, and one file is stored.
 import { describe, expect, it } from 'vitest';
 import { EdgeshareClient } from '../../src/client/edgeshare';
-import { call, ORIGIN } from '../helpers';
-import { blobKeys, newKey, rowIds } from '../limits/limits-helpers-store';
+import { blobKeys, newKey, rowIds } from '../helpers/storage';
+import { call, ORIGIN } from '../helpers/worker';
 
 /** A fetch into the Worker that loses the first `lose` answers after the server produced them. */
 function lossyFetch(lose: number, seen: Request[]) {

@@ -7,19 +7,19 @@ import { describe, expect, it } from 'vitest';
 import { entryNameOf, fingerprintOf } from '../../src/idempotency/idempotency-store-client';
 import { IDEMPOTENCY_TTL_MS } from '../../src/idempotency/idempotency-store-contract';
 import worker from '../../src/index';
-import { call, countingNamespace, filePartHeaders, ORIGIN, rawMultipart, someAddress } from '../helpers';
+import { expectError } from '../helpers/responses';
 import {
   blobKeys,
   eventually,
-  expectError,
   failingPutBucket,
   gatedBody,
-  MULTIPART,
   newKey,
   rowIds,
   textBytes,
   usage,
-} from '../limits/limits-helpers-store';
+} from '../helpers/storage';
+import { filePartHeaders, MULTIPART, rawMultipart } from '../helpers/upload';
+import { call, countingNamespace, ORIGIN, someAddress } from '../helpers/worker';
 
 type Auth = Record<string, string>;
 

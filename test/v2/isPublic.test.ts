@@ -1,25 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { call, createKey, ORIGIN } from '../helpers';
-import {
-  bytesOf,
-  downloadBytes,
-  type ErrorBody,
-  expectError,
-  expectNothingStored,
-  type FileRecordV2,
-  getV2,
-  json,
-  textFile,
-  tokenOf,
-  UPLOAD_RECORD_V2_KEYS,
-  type UploadRecordV2,
-  uploadV2,
-} from './v2-helpers';
+import { bytesOf, downloadBytes, getRecord, tokenOf } from '../helpers/files';
+import { type ErrorBody, type FileRecordV2, UPLOAD_RECORD_V2_KEYS, type UploadRecordV2 } from '../helpers/records';
+import { expectError, json } from '../helpers/responses';
+import { expectNothingStored } from '../helpers/storage';
+import { textFile, upload } from '../helpers/upload';
+import { call, createKey, ORIGIN } from '../helpers/worker';
 
 async function uploadWith(isPublic: string | undefined) {
   const key = await createKey();
   const content = `visibility ${isPublic ?? 'absent'}`;
-  const response = await uploadV2(key.auth, textFile('note.txt', content), isPublic === undefined ? {} : { isPublic });
+  const response = (
+    await upload('v2', key.auth, textFile('note.txt', content), { fields: isPublic === undefined ? {} : { isPublic } })
+  ).response;
   expect(response.status).toBe(201);
   const body = await json<{ data: UploadRecordV2 }>(response);
   return { key, record: body.data, content };
@@ -49,7 +41,7 @@ describe('POST /api/v2/upload isPublic', () => {
   ] as const)('isPublic=%s is stored as %s and shown in the upload record, get and list', async (sent, expected) => {
     const { key, record } = await uploadWith(sent);
     expect(record.isPublic).toBe(expected);
-    expect((await getV2(key.auth, record.id)).isPublic).toBe(expected);
+    expect((await getRecord(key.auth, record.id, 'v2')).isPublic).toBe(expected);
     expect((await listedRecord(key.auth, record.id))?.isPublic).toBe(expected);
   });
 
@@ -57,7 +49,7 @@ describe('POST /api/v2/upload isPublic', () => {
     'answers 400 VALIDATION_ERROR naming isPublic for isPublic=%j and stores nothing',
     async (value) => {
       const { id, auth } = await createKey();
-      const response = await uploadV2(auth, textFile('bad.txt'), { isPublic: value });
+      const response = (await upload('v2', auth, textFile('bad.txt'), { fields: { isPublic: value } })).response;
       const body = await expectError(response, 400, 'VALIDATION_ERROR');
       expect(body.details?.map((detail) => detail.field)).toContain('isPublic');
       await expectNothingStored(id);
@@ -76,7 +68,7 @@ describe('POST /api/v2/upload isPublic', () => {
       'expiresAt',
       'requestId',
     ].sort();
-    const got = await getV2(key.auth, record.id);
+    const got = await getRecord(key.auth, record.id, 'v2');
     expect(Object.keys(got).sort()).toEqual(recordKeys);
     expect(got.downloadUrl).toBe(record.downloadUrl);
     const listed = await listedRecord(key.auth, record.id);
@@ -141,6 +133,6 @@ describe('share links and isPublic', () => {
   it('does not count refused share downloads of a private file', async () => {
     const { key, record } = await uploadWith('false');
     await call(`/share/${tokenOf(record.shareUrl)}/download`);
-    expect((await getV2(key.auth, record.id)).downloadCount).toBe(0);
+    expect((await getRecord(key.auth, record.id, 'v2')).downloadCount).toBe(0);
   });
 });

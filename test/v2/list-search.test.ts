@@ -2,9 +2,11 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { listSql } from '../../src/storage/files-repo';
-import { call, createKey } from '../helpers';
-import { seedFiles } from '../limits/limits-helpers-store';
-import { type Auth, expectError, type FileRecordV2, json } from './v2-helpers';
+import type { FileRecordV2 } from '../helpers/records';
+import { expectError, json } from '../helpers/responses';
+import { seedFiles } from '../helpers/storage';
+import type { Auth } from '../helpers/upload';
+import { call, createKey } from '../helpers/worker';
 
 type Page = { files: FileRecordV2[]; pagination: { page: number; limit: number; total: number; totalPages: number } };
 

@@ -1,21 +1,10 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { call, createKey } from '../helpers';
-import {
-  bulkDelete,
-  bulkUpload,
-  bytesOf,
-  ELF,
-  expectPerf,
-  filesForm,
-  instrumentedBucket,
-  json,
-  serverTiming,
-  textFile,
-  unknownId,
-  uploadV2,
-  uploadV2Ok,
-} from './v2-helpers';
+import { bulkDelete, bulkUpload, bytesOf, expectPerfValue, serverTiming, unknownId } from '../helpers/files';
+import { json } from '../helpers/responses';
+import { instrumentedBucket } from '../helpers/storage';
+import { ELF, filesForm, textFile, upload, uploadOk } from '../helpers/upload';
+import { call, createKey } from '../helpers/worker';
 
 /** A Durable Object namespace whose stubs take `delayMs` longer to answer `method` (they still reach the real objects). */
 function slowStubs<T extends object>(inner: T, method: string, delayMs: number): T {
@@ -49,13 +38,13 @@ async function authed() {
 
 /** One request per documented v2 JSON answer, each with its own key. */
 const PROBES: Record<string, Probe> = {
-  'upload 201': { status: 201, send: async () => uploadV2(await authed(), textFile('a.txt')) },
+  'upload 201': { status: 201, send: async () => (await upload('v2', await authed(), textFile('a.txt'))).response },
   'list 200': { status: 200, send: async () => call('/api/v2/files', { headers: await authed() }) },
   'get 200': {
     status: 200,
     send: async () => {
       const auth = await authed();
-      const { id } = await uploadV2Ok(auth);
+      const { id } = await uploadOk('v2', auth, textFile('hello.txt'));
       return call(`/api/v2/files/${id}`, { headers: auth });
     },
   },
@@ -63,7 +52,7 @@ const PROBES: Record<string, Probe> = {
     status: 200,
     send: async () => {
       const auth = await authed();
-      const { id } = await uploadV2Ok(auth);
+      const { id } = await uploadOk('v2', auth, textFile('hello.txt'));
       return call(`/api/v2/files/${id}`, { method: 'DELETE', headers: auth });
     },
   },
@@ -75,7 +64,7 @@ const PROBES: Record<string, Probe> = {
     status: 200,
     send: async () => {
       const auth = await authed();
-      const { id } = await uploadV2Ok(auth);
+      const { id } = await uploadOk('v2', auth, textFile('hello.txt'));
       return bulkDelete(auth, { ids: [id, unknownId()] });
     },
   },
@@ -108,12 +97,14 @@ const PROBES: Record<string, Probe> = {
   'too large 413': {
     status: 413,
     code: 'FILE_TOO_LARGE',
-    send: async () => uploadV2(await authed(), textFile('big.txt', 'x'.repeat(2000)), {}, { MAX_FILE_SIZE: '1000' }),
+    send: async () =>
+      (await upload('v2', await authed(), textFile('big.txt', 'x'.repeat(2000)), { env: { MAX_FILE_SIZE: '1000' } }))
+        .response,
   },
   'bad type 415': {
     status: 415,
     code: 'INVALID_FILE_TYPE',
-    send: async () => uploadV2(await authed(), { filename: 'tool.bin', content: ELF }),
+    send: async () => (await upload('v2', await authed(), { filename: 'tool.bin', content: ELF })).response,
   },
   'rate limited 429': {
     status: 429,
@@ -144,7 +135,7 @@ describe('v2 _perf and Server-Timing', () => {
     const body = await json<{ code?: string }>(response);
     expect({ status: response.status, code: body.code }).toEqual({ status: probe.status, code: probe.code });
     expect(response.headers.get('content-type')).toMatch(/^application\/json/);
-    const perf = expectPerf(body);
+    const perf = expectPerfValue(body);
     const total = serverTiming(response).get('total');
     expect(total).toBeDefined();
     // Same measurement: the header keeps one decimal, _perf rounds to whole milliseconds.
@@ -165,7 +156,7 @@ describe('v2 _perf and Server-Timing', () => {
       { IDEMPOTENCY },
     );
     expect(response.status).toBe(201);
-    const perf = expectPerf(await json(response));
+    const perf = expectPerfValue(await json(response));
     expect(Math.abs(perf - (serverTiming(response).get('total') ?? Number.NaN))).toBeLessThanOrEqual(1);
   });
 
@@ -177,7 +168,7 @@ describe('v2 _perf and Server-Timing', () => {
       { FILES: bucket },
     );
     expect(response.status).toBe(201);
-    const perf = expectPerf(await json(response));
+    const perf = expectPerfValue(await json(response));
     const spans = serverTiming(response);
     expect(perf).toBeGreaterThanOrEqual(29);
     expect(spans.get('r2')).toBeGreaterThanOrEqual(29);
@@ -192,7 +183,7 @@ describe('v2 _perf and Server-Timing', () => {
   });
 
   it('times auth, rate limit, D1 and R2 for an upload', async () => {
-    const response = await uploadV2(await authed(), textFile('a.txt'));
+    const response = (await upload('v2', await authed(), textFile('a.txt'))).response;
     expect(response.status).toBe(201);
     expect([...serverTiming(response).keys()].sort()).toEqual(['auth', 'd1', 'r2', 'ratelimit', 'total']);
   });
@@ -238,7 +229,7 @@ describe('v2 _perf and Server-Timing', () => {
 
   it('times auth, rate limit, D1 and R2 for a download, and leaves the bytes alone', async () => {
     const auth = await authed();
-    const { id } = await uploadV2Ok(auth, textFile('a.txt', 'plain bytes'));
+    const { id } = await uploadOk('v2', auth, textFile('a.txt', 'plain bytes'));
     const response = await call(`/api/v2/files/${id}/download`, { headers: auth });
     expect(response.status).toBe(200);
     expect([...serverTiming(response).keys()].sort()).toEqual(['auth', 'd1', 'r2', 'ratelimit', 'total']);
@@ -248,7 +239,7 @@ describe('v2 _perf and Server-Timing', () => {
   it('never adds _perf to a downloaded JSON file (whole, ranged or HEAD)', async () => {
     const auth = await authed();
     const content = '{"hello":"world","n":[1,2,3]}';
-    const { id } = await uploadV2Ok(auth, { filename: 'data.json', type: 'application/json', content });
+    const { id } = await uploadOk('v2', auth, { filename: 'data.json', type: 'application/json', content });
     const whole = await call(`/api/v2/files/${id}/download`, { headers: auth });
     expect(whole.status).toBe(200);
     expect(new Uint8Array(await whole.arrayBuffer())).toEqual(bytesOf(content));
@@ -266,7 +257,7 @@ describe('v2 _perf and Server-Timing', () => {
 
   it('sends Server-Timing on a 304', async () => {
     const auth = await authed();
-    const { id } = await uploadV2Ok(auth);
+    const { id } = await uploadOk('v2', auth, textFile('hello.txt'));
     const first = await call(`/api/v2/files/${id}/download`, { headers: auth });
     await first.arrayBuffer();
     const etag = first.headers.get('etag') ?? '';

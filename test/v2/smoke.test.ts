@@ -1,18 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { call, createKey } from '../helpers';
-import {
-  type BulkDeleteBody,
-  type BulkUploadBody,
-  bulkDelete,
-  bulkUpload,
-  expectPerf,
-  type FileRecordV2,
-  filesForm,
-  HTML_AS_PNG,
-  json,
-  serverTiming,
-  textFile,
-} from './v2-helpers';
+import { bulkDelete, bulkUpload, expectPerfValue, serverTiming } from '../helpers/files';
+import type { BulkDeleteBody, BulkUploadBody, FileRecordV2 } from '../helpers/records';
+import { json } from '../helpers/responses';
+import { filesForm, HTML_AS_PNG, textFile } from '../helpers/upload';
+import { call, createKey } from '../helpers/worker';
 
 describe('v2 smoke', () => {
   it('bulk uploads, lists with _perf and Server-Timing, and bulk deletes', async () => {
@@ -26,7 +17,7 @@ describe('v2 smoke', () => {
     expect(uploaded.status).toBe(201);
     expect(result.data).toMatchObject({ total: 3, successful: 2, failed: 1 });
     expect(result.data.results[1]).toMatchObject({ success: false, filename: 'photo.png', code: 'INVALID_FILE_TYPE' });
-    expectPerf(result);
+    expectPerfValue(result);
     const spans = serverTiming(uploaded);
     for (const name of ['total', 'r2', 'd1']) expect(spans.has(name), name).toBe(true);
     const ids = result.data.results.flatMap((item) => (item.success ? [item.data.id] : []));
@@ -40,9 +31,9 @@ describe('v2 smoke', () => {
     const deleted = await json<BulkDeleteBody>(removed);
     expect(removed.status).toBe(200);
     expect(deleted.data).toMatchObject({ total: 3, deleted: 2, failed: 1 });
-    expectPerf(deleted);
+    expectPerfValue(deleted);
 
-    expectPerf(await json(await call('/api/v2/files')));
+    expectPerfValue(await json(await call('/api/v2/files')));
     expect(await json(await call('/api/v1/files', { headers: auth }))).not.toHaveProperty('_perf');
   });
 });

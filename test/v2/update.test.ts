@@ -1,20 +1,12 @@
 // PATCH /api/v2/files/{id}: visibility, name and expiry of a file its owner keeps.
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { call, createKey, ORIGIN } from '../helpers';
-import { liveRows, sweepAt, usage } from '../limits/limits-helpers-store';
-import {
-  type Auth,
-  expectError,
-  expectPerf,
-  type FileRecordV2,
-  getV2,
-  json,
-  textFile,
-  tokenOf,
-  unknownId,
-  uploadV2Ok,
-} from './v2-helpers';
+import { expectPerfValue, getRecord, tokenOf, unknownId } from '../helpers/files';
+import type { FileRecordV2 } from '../helpers/records';
+import { expectError, json } from '../helpers/responses';
+import { liveRows, sweepAt, usage } from '../helpers/storage';
+import { type Auth, textFile, uploadOk } from '../helpers/upload';
+import { call, createKey, ORIGIN } from '../helpers/worker';
 
 const HOUR = 60 * 60 * 1000;
 
@@ -31,14 +23,14 @@ async function patchOk(auth: Auth, id: string, body: unknown): Promise<FileRecor
   const response = await patch(auth, id, body);
   const result = await json<{ success: boolean; data: FileRecordV2 }>(response);
   expect(response.status, JSON.stringify(result)).toBe(200);
-  expectPerf(result);
+  expectPerfValue(result);
   expect(result.success).toBe(true);
   return result.data;
 }
 
 async function keyAndFile(fields: Record<string, string> = {}, name = 'notes.txt') {
   const key = await createKey('patch', { rateLimitRequests: 10_000 });
-  const file = await uploadV2Ok(key.auth, textFile(name), fields);
+  const file = await uploadOk('v2', key.auth, textFile(name), { fields: fields });
   return { ...key, file };
 }
 
@@ -54,7 +46,7 @@ describe('PATCH /api/v2/files/{id}', () => {
   it('makes a file private: its share link (page and download) answers 404 at once; the owner still downloads', async () => {
     const { auth, file } = await keyAndFile();
     expect((await shareDownload(file.shareUrl)).status).toBe(200);
-    const before = await getV2(auth, file.id);
+    const before = await getRecord(auth, file.id, 'v2');
 
     const record = await patchOk(auth, file.id, { isPublic: false });
     expect(record.isPublic).toBe(false);
@@ -69,10 +61,10 @@ describe('PATCH /api/v2/files/{id}', () => {
 
   it('returns the v2 record exactly as GET then shows it, with a later updatedAt and the same uploadedAt', async () => {
     const { auth, file } = await keyAndFile();
-    const before = await getV2(auth, file.id);
+    const before = await getRecord(auth, file.id, 'v2');
     await new Promise((resolve) => setTimeout(resolve, 5));
     const record = await patchOk(auth, file.id, { isPublic: true });
-    expect(record).toEqual(await getV2(auth, file.id));
+    expect(record).toEqual(await getRecord(auth, file.id, 'v2'));
     expect(Date.parse(record.updatedAt)).toBeGreaterThan(Date.parse(before.updatedAt));
     expect(record.uploadedAt).toBe(before.uploadedAt);
     expect(record.downloadUrl).toBe(`${ORIGIN}/api/v2/files/${file.id}/download`);
@@ -113,7 +105,7 @@ describe('PATCH /api/v2/files/{id}', () => {
     const { auth, file } = await keyAndFile();
     const body = await expectError(await patch(auth, file.id, { originalName }), 400, 'VALIDATION_ERROR');
     expect(body.details?.map((detail) => detail.field)).toEqual(['originalName']);
-    expect((await getV2(auth, file.id)).originalName).toBe('notes.txt');
+    expect((await getRecord(auth, file.id, 'v2')).originalName).toBe('notes.txt');
   });
 
   it('refuses a name that runs when opened, as an upload would: 415 INVALID_FILE_TYPE, nothing changed', async () => {
@@ -121,7 +113,7 @@ describe('PATCH /api/v2/files/{id}', () => {
     for (const originalName of ['invoice.pdf.exe', 'setup.MSI', 'run.sh. ']) {
       await expectError(await patch(auth, file.id, { originalName, isPublic: false }), 415, 'INVALID_FILE_TYPE');
     }
-    const record = await getV2(auth, file.id);
+    const record = await getRecord(auth, file.id, 'v2');
     expect({ name: record.originalName, isPublic: record.isPublic }).toEqual({ name: 'notes.txt', isPublic: true });
   });
 
@@ -149,9 +141,9 @@ describe('PATCH /api/v2/files/{id}', () => {
     ['expiresIn', null],
   ])('clears the expiry with %s: null', async (field, value) => {
     const { auth, file } = await keyAndFile({ expiresIn: '3600' });
-    expect((await getV2(auth, file.id)).expiresAt).not.toBeNull();
+    expect((await getRecord(auth, file.id, 'v2')).expiresAt).not.toBeNull();
     expect((await patchOk(auth, file.id, { [field]: value })).expiresAt).toBeNull();
-    expect((await getV2(auth, file.id)).expiresAt).toBeNull();
+    expect((await getRecord(auth, file.id, 'v2')).expiresAt).toBeNull();
   });
 
   it.each([
@@ -173,10 +165,10 @@ describe('PATCH /api/v2/files/{id}', () => {
     ['null', null, 'body'],
   ])('answers 400 VALIDATION_ERROR for %s, naming the field, and changes nothing', async (_case, body, field) => {
     const { auth, file } = await keyAndFile();
-    const before = await getV2(auth, file.id);
+    const before = await getRecord(auth, file.id, 'v2');
     const error = await expectError(await patch(auth, file.id, body), 400, 'VALIDATION_ERROR');
     expect(error.details?.map((detail) => detail.field)).toContain(field);
-    expect(await getV2(auth, file.id)).toEqual(before);
+    expect(await getRecord(auth, file.id, 'v2')).toEqual(before);
   });
 
   it('answers 400 VALIDATION_ERROR for malformed JSON, a body of another type, and a body over 64 KiB', async () => {
@@ -189,14 +181,14 @@ describe('PATCH /api/v2/files/{id}', () => {
     );
     const huge = JSON.stringify({ originalName: 'x'.repeat(70_000) });
     await expectError(await patch(auth, file.id, huge), 400, 'VALIDATION_ERROR');
-    expect((await getV2(auth, file.id)).isPublic).toBe(true);
+    expect((await getRecord(auth, file.id, 'v2')).isPublic).toBe(true);
   });
 
   it("answers 404 FILE_NOT_FOUND for another key's file, and leaves it alone", async () => {
     const { auth, file } = await keyAndFile();
     const other = await createKey('other');
     await expectError(await patch(other.auth, file.id, { isPublic: false }), 404, 'FILE_NOT_FOUND');
-    expect((await getV2(auth, file.id)).isPublic).toBe(true);
+    expect((await getRecord(auth, file.id, 'v2')).isPublic).toBe(true);
     expect((await shareDownload(file.shareUrl)).status).toBe(200);
   });
 
@@ -221,7 +213,7 @@ describe('PATCH /api/v2/files/{id}', () => {
     expect(bulk.headers.get('allow')).toBe('DELETE');
     const other = await call(`/api/v2/files/${file.id}`, { method: 'PUT', headers: auth });
     expect(other.headers.get('allow')).toBe('GET, HEAD, PATCH, DELETE');
-    expect((await getV2(auth, file.id)).isPublic).toBe(true);
+    expect((await getRecord(auth, file.id, 'v2')).isPublic).toBe(true);
   });
 
   it('lets a browser send PATCH across origins (CORS preflight)', async () => {
@@ -257,8 +249,8 @@ describe('an expiry change and the key’s account', () => {
 
   it('keeps the account equal to the live rows through several changes, and through the sweep', async () => {
     const key = await createKey('account', { rateLimitRequests: 10_000 });
-    const kept = await uploadV2Ok(key.auth, textFile('kept.txt', 'k'.repeat(300)));
-    const going = await uploadV2Ok(key.auth, textFile('going.txt', 'g'.repeat(500)));
+    const kept = await uploadOk('v2', key.auth, textFile('kept.txt', 'k'.repeat(300)));
+    const going = await uploadOk('v2', key.auth, textFile('going.txt', 'g'.repeat(500)));
     const changes: [string, unknown][] = [
       [kept.id, { expiresIn: 600 }],
       [kept.id, { expiresAt: new Date(Date.now() + 3 * HOUR).toISOString() }],

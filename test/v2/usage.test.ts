@@ -2,9 +2,19 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it, vi } from 'vitest';
 import { getConfig } from '../../src/config';
-import { call, createKey, filePartHeaders, rawMultipart, TEST_BOUNDARY, type TestEnv } from '../helpers';
-import { eventually, gatedBody, MULTIPART, textBytes } from '../limits/limits-helpers-store';
-import { type Auth, expectError, expectPerf, json, textFile, uploadV2Ok } from './v2-helpers';
+import { expectPerfValue } from '../helpers/files';
+import { expectError, json } from '../helpers/responses';
+import { eventually, gatedBody, textBytes } from '../helpers/storage';
+import {
+  type Auth,
+  filePartHeaders,
+  MULTIPART,
+  rawMultipart,
+  TEST_BOUNDARY,
+  textFile,
+  uploadOk,
+} from '../helpers/upload';
+import { call, createKey, type TestEnv } from '../helpers/worker';
 
 type Usage = {
   usedBytes: number;
@@ -20,7 +30,7 @@ async function usageOf(auth: Auth, overrides: Partial<TestEnv> = {}): Promise<Us
   const response = await call('/api/v2/usage', { headers: auth }, overrides);
   const body = await json<{ success: boolean; data: Usage }>(response);
   expect(response.status, JSON.stringify(body)).toBe(200);
-  expectPerf(body);
+  expectPerfValue(body);
   expect(Object.keys(body).sort()).toEqual(['_perf', 'data', 'success']);
   return body.data;
 }
@@ -57,8 +67,8 @@ describe('GET /api/v2/usage', () => {
 
   it('follows uploads, bulk uploads and deletes', async () => {
     const { auth } = await createKey('busy', { rateLimitRequests: 10_000 });
-    const one = await uploadV2Ok(auth, textFile('one.txt', 'a'.repeat(1_000)));
-    await uploadV2Ok(auth, textFile('two.txt', 'b'.repeat(234)));
+    const one = await uploadOk('v2', auth, textFile('one.txt', 'a'.repeat(1_000)));
+    await uploadOk('v2', auth, textFile('two.txt', 'b'.repeat(234)));
     expect(await usageOf(auth)).toMatchObject({ usedBytes: 1_234, files: 2, reservedBytes: 0, reservedFiles: 0 });
     await call(`/api/v2/files/${one.id}`, { method: 'DELETE', headers: auth });
     expect(await usageOf(auth)).toMatchObject({ usedBytes: 234, files: 1 });

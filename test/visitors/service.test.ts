@@ -13,7 +13,7 @@ import {
   type Visit,
   type VisitEvent,
 } from '../../src/visitors/service';
-import { someAddress } from '../helpers';
+import { someAddress } from '../helpers/worker';
 
 type Subject = { id: string; password?: Awaited<ReturnType<typeof hashPassword>> };
 

@@ -3,9 +3,11 @@
 // `pbkdf2-sha256$…` string), made with known salts so the hashes can be written down here.
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { call, expectError, PNG_1X1 } from '../helpers';
-import { basic, makeLink, owner, pathOf } from '../links/link-helpers';
-import { makeRequest, newOwner, send, textFile, tokenOf } from '../requests/request-helpers';
+import { basic, makeLink, owner, pathOf } from '../helpers/links';
+import { makeRequest, newOwner, send, textFile, tokenOf } from '../helpers/requests';
+import { expectError } from '../helpers/responses';
+import { PNG_1X1 } from '../helpers/upload';
+import { call } from '../helpers/worker';
 
 /** A link's columns as src/links/password.ts stored them (PBKDF2-SHA-256, 100,000 iterations). */
 const LINK_ROW = {

@@ -1,7 +1,8 @@
 // Webhooks belong to the account, not to the key that made them: they survive a key rotation,
 // and only keys with webhooks:write may manage them.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { call, createKey, expectError, uploadOk } from '../helpers';
+import { expectError } from '../helpers/responses';
+import { uploadOk } from '../helpers/upload';
 import {
   createWebhook,
   deliveriesOf,
@@ -11,7 +12,8 @@ import {
   settle,
   type WebhookCreated,
   waitFor,
-} from './webhook-helpers';
+} from '../helpers/webhooks';
+import { call, createKey } from '../helpers/worker';
 
 beforeAll(() => interceptReceivers());
 
@@ -35,7 +37,7 @@ describe('key rotation', () => {
     const old = await createKey('webhook owner');
     const hook = receiver();
     const webhook = await createWebhook(old.auth, hook.url, ['file.uploaded', 'file.downloaded']);
-    const before = await uploadOk(old.auth, { filename: 'before.txt', content: 'before' }, {}, 'v2');
+    const before = await uploadOk('v2', old.auth, { filename: 'before.txt', content: 'before' });
     await waitFor(() => hook.calls().length >= 1, 'the first delivery');
 
     const fresh = await makeKey(old.auth, { name: 'rotated' });
@@ -51,7 +53,7 @@ describe('key rotation', () => {
 
     // The account's events keep arriving: an upload by the new key, a public download of a file
     // the revoked key uploaded.
-    const after = await uploadOk(fresh.auth, { filename: 'after.txt', content: 'after' }, {}, 'v2');
+    const after = await uploadOk('v2', fresh.auth, { filename: 'after.txt', content: 'after' });
     const shared = await call(`${new URL(before.shareUrl).pathname}/download`);
     expect(shared.status).toBe(200);
     await shared.arrayBuffer();

@@ -14,7 +14,7 @@ import type { EventsMessage } from '../../src/events/types';
 import worker from '../../src/index';
 import { DELIVERY_TIMEOUT_MS } from '../../src/webhooks/deliver';
 import { RETRY_DELAYS_SECONDS } from '../../src/webhooks/schedule';
-import { call, createKey, form, ORIGIN, type TestEnv, uploadOk } from '../helpers';
+import { form, uploadOk } from '../helpers/upload';
 import {
   createWebhook,
   type Delivery,
@@ -24,7 +24,8 @@ import {
   receiver,
   setResponder,
   waitFor,
-} from './webhook-helpers';
+} from '../helpers/webhooks';
+import { call, createKey, ORIGIN, type TestEnv } from '../helpers/worker';
 
 beforeAll(() => interceptReceivers());
 
@@ -65,7 +66,7 @@ describe('a receiver answering 500', () => {
     const hook = receiver(() => new Response('down', { status: 500 }));
     const webhook = await createWebhook(key.auth, hook.url, ['file.uploaded']);
     const before = Date.now();
-    await uploadOk(key.auth, {}, {}, 'v2');
+    await uploadOk('v2', key.auth, {});
     const failed = await firstDelivery(key.auth, webhook.id, (d) => d.attempts === 1);
     expect(failed).toMatchObject({ status: 'pending', attempts: 1, lastStatusCode: 500, lastError: 'HTTP 500' });
     // The queue holds the message back by the schedule's first delay (60 s).
@@ -97,7 +98,7 @@ describe('a receiver answering 500', () => {
     const key = await createKey('backoff');
     const hook = receiver(() => new Response('down', { status: 503 }));
     const webhook = await createWebhook(key.auth, hook.url, ['file.uploaded']);
-    await uploadOk(key.auth, {}, {}, 'v2');
+    await uploadOk('v2', key.auth, {});
     const delivery = await firstDelivery(key.auth, webhook.id, (d) => d.attempts === 1);
     const delays: number[] = [];
     for (let attempts = 2; attempts <= RETRY_DELAYS_SECONDS.length; attempts++) {
@@ -132,7 +133,7 @@ describe('the dead-letter queue', () => {
     const key = await createKey('dead letters');
     const hook = receiver(() => new Response('gone', { status: 410 }));
     const webhook = await createWebhook(key.auth, hook.url, ['file.uploaded']);
-    await uploadOk(key.auth, {}, {}, 'v2');
+    await uploadOk('v2', key.auth, {});
     const pending = await firstDelivery(key.auth, webhook.id, (d) => d.attempts === 1);
 
     const { result } = await consume(DEAD_LETTERS, { kind: 'delivery', deliveryId: pending.id }, 1);
@@ -168,7 +169,7 @@ describe('the dead-letter queue', () => {
     const stranger = await createKey('resend stranger');
     const hook = receiver();
     const webhook = await createWebhook(owner.auth, hook.url, ['file.uploaded']);
-    await uploadOk(owner.auth, {}, {}, 'v2');
+    await uploadOk('v2', owner.auth, {});
     const delivery = await firstDelivery(owner.auth, webhook.id, (d) => d.status === 'delivered');
     const retry = (auth: Record<string, string>, path: string) =>
       call(`/api/v2/webhooks/${path}/retry`, { method: 'POST', headers: auth });
@@ -186,7 +187,7 @@ describe('a deleted webhook', () => {
     const key = await createKey('deleted webhook');
     const hook = receiver(() => new Response('down', { status: 500 }));
     const webhook = await createWebhook(key.auth, hook.url, ['file.uploaded']);
-    await uploadOk(key.auth, {}, {}, 'v2');
+    await uploadOk('v2', key.auth, {});
     const pending = await firstDelivery(key.auth, webhook.id, (d) => d.attempts === 1);
     const removed = await call(`/api/v2/webhooks/${webhook.id}`, { method: 'DELETE', headers: key.auth });
     expect(removed.status).toBe(200);
@@ -206,7 +207,7 @@ describe('safety', () => {
     const elsewhere = receiver();
     const hook = receiver(() => new Response(null, { status: 302, headers: { Location: elsewhere.url } }));
     const webhook = await createWebhook(key.auth, hook.url, ['file.uploaded']);
-    await uploadOk(key.auth, {}, {}, 'v2');
+    await uploadOk('v2', key.auth, {});
     const delivery = await firstDelivery(key.auth, webhook.id, (d) => d.attempts === 1);
     expect(delivery).toMatchObject({ status: 'pending', lastStatusCode: 302, lastError: 'redirect not followed' });
     expect(hook.calls().map((c) => c.redirect)).toEqual(['manual']);
@@ -227,7 +228,7 @@ describe('safety', () => {
       await env.DB.prepare('UPDATE webhooks SET url = ?1 WHERE id = ?2').bind(url, id).run();
     }
     const sent = vi.mocked(fetch).mock.calls.length;
-    await uploadOk(key.auth, {}, {}, 'v2');
+    await uploadOk('v2', key.auth, {});
     for (const id of [metadata.id, injected.id]) {
       const failed = await firstDelivery(key.auth, id, (d) => d.attempts === 1);
       expect(failed).toMatchObject({ status: 'failed', attempts: 1, lastStatusCode: null, nextAttemptAt: null });
@@ -259,7 +260,7 @@ describe('safety', () => {
         }),
     );
     const timedOut = await createWebhook(key.auth, silent.url, ['file.uploaded']);
-    await uploadOk(key.auth, {}, {}, 'v2');
+    await uploadOk('v2', key.auth, {});
     // Polled once a second: the key's rate limit would not take the helper's 10 polls a second.
     const attempts: Delivery[] = [];
     for (const id of [refused.id, timedOut.id]) {
@@ -299,7 +300,7 @@ describe('safety', () => {
       const key = await createKey('quiet secrets');
       const hook = receiver(() => new Response('no', { status: 500 }));
       const webhook = await createWebhook(key.auth, hook.url, ['file.uploaded']);
-      await uploadOk(key.auth, {}, {}, 'v2');
+      await uploadOk('v2', key.auth, {});
       await firstDelivery(key.auth, webhook.id, (d) => d.attempts === 1);
       expect(lines.some((line) => line.includes('webhook delivery failed'))).toBe(true);
       const secretBody = webhook.secret.slice('whsec_'.length);

@@ -3,8 +3,9 @@
 import { env } from 'cloudflare:test';
 import { Webhook } from 'standardwebhooks';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { api, call, createKey, form, PNG_1X1, uploadOk } from '../helpers';
-import { runCron } from '../limits/limits-helpers-store';
+import { api } from '../helpers/responses';
+import { runCron } from '../helpers/storage';
+import { form, PNG_1X1, uploadOk } from '../helpers/upload';
 import {
   createWebhook,
   deliveriesOf,
@@ -14,7 +15,8 @@ import {
   receiver,
   settle,
   waitFor,
-} from './webhook-helpers';
+} from '../helpers/webhooks';
+import { call, createKey } from '../helpers/worker';
 
 beforeAll(() => interceptReceivers());
 
@@ -37,7 +39,12 @@ const ofType = (calls: Received[], type: string) => calls.filter((c) => payloadO
 describe('file.uploaded', () => {
   it('reaches the webhook once, signed: the standardwebhooks library verifies it', async () => {
     const { key, hook, webhook } = await setup();
-    const file = await uploadOk(key.auth, { filename: 'report.txt', content: 'hello' }, { isPublic: 'false' }, 'v2');
+    const file = await uploadOk(
+      'v2',
+      key.auth,
+      { filename: 'report.txt', content: 'hello' },
+      { fields: { isPublic: 'false' } },
+    );
     const [delivery] = await waitFor(() => (hook.calls().length > 0 ? hook.calls() : undefined), 'the delivery');
     if (!delivery) throw new Error('no delivery');
     const body = verify(webhook.secret, delivery) as {
@@ -87,7 +94,7 @@ describe('file.uploaded', () => {
     );
     const response = await call(api('v2', '/upload/bulk'), { method: 'POST', headers: key.auth, body });
     expect(response.status).toBe(201);
-    await uploadOk(key.auth, { filename: 'd.txt' }, {}, 'v1');
+    await uploadOk('v1', key.auth, { filename: 'd.txt' });
     await waitFor(() => hook.calls().length >= 4, 'four deliveries');
     await settle();
     const names = hook.calls().map((c) => payloadOf(c).data.file?.originalName);
@@ -174,7 +181,7 @@ describe('file.deleted', () => {
   it('fires once for a single delete and once per file of a bulk delete', async () => {
     const { key, hook } = await setup(['file.deleted']);
     const [one, two, three] = await Promise.all(
-      ['1.txt', '2.txt', '3.txt'].map((filename) => uploadOk(key.auth, { filename }, {}, 'v2')),
+      ['1.txt', '2.txt', '3.txt'].map((filename) => uploadOk('v2', key.auth, { filename })),
     );
     expect((await call(api('v1', `/files/${one?.id}`), { method: 'DELETE', headers: key.auth })).status).toBe(200);
     const bulk = await call(api('v2', '/files/bulk'), {
@@ -200,7 +207,7 @@ describe('file.deleted', () => {
 describe('file.downloaded', () => {
   it('fires for each counted owner download (200, 206 from byte 0), never for HEAD, 304 or a later range', async () => {
     const { key, hook } = await setup(['file.downloaded']);
-    const file = await uploadOk(key.auth, { filename: 'dl.txt', content: 'downloadable bytes' }, {}, 'v2');
+    const file = await uploadOk('v2', key.auth, { filename: 'dl.txt', content: 'downloadable bytes' });
     const url = api('v2', `/files/${file.id}/download`);
     expect((await call(url, { headers: key.auth })).status).toBe(200);
     expect((await call(url, { method: 'HEAD', headers: key.auth })).status).toBe(200);
@@ -218,7 +225,7 @@ describe('file.downloaded', () => {
 
   it('fires for a download through the file’s default share link, not for the share page or its preview', async () => {
     const { key, hook } = await setup(['file.downloaded']);
-    const file = await uploadOk(key.auth, { filename: 'shared.txt', content: 'shared bytes' }, {}, 'v2');
+    const file = await uploadOk('v2', key.auth, { filename: 'shared.txt', content: 'shared bytes' });
     const token = new URL(file.shareUrl).pathname.split('/').pop();
     expect((await call(`/share/${token}`)).status).toBe(200);
     expect((await call(`/share/${token}/view`)).status).toBe(200);
@@ -234,7 +241,7 @@ describe('file.downloaded', () => {
 describe('file.expired', () => {
   it('fires once per file the sweep deletes, however often it runs', async () => {
     const { key, hook } = await setup(['file.expired']);
-    const file = await uploadOk(key.auth, { filename: 'soon.txt' }, { expiresIn: '60' }, 'v2');
+    const file = await uploadOk('v2', key.auth, { filename: 'soon.txt' }, { fields: { expiresIn: '60' } });
     await env.DB.prepare('UPDATE files SET expires_at = ?1 WHERE id = ?2')
       .bind(new Date(Date.now() - 1000).toISOString(), file.id)
       .run();
@@ -256,7 +263,7 @@ describe('who gets what', () => {
     const other = await setup(['*']);
     const everything = receiver();
     await createWebhook(key.auth, everything.url, ['*']);
-    const file = await uploadOk(key.auth, {}, {}, 'v2');
+    const file = await uploadOk('v2', key.auth, {});
     await call(api('v2', `/files/${file.id}`), { method: 'DELETE', headers: key.auth });
     await waitFor(() => everything.calls().length >= 2 && hook.calls().length >= 1, 'the deliveries');
     await settle();

@@ -1,8 +1,10 @@
 // /api/v2/webhooks: create (secret once), list, get, change, delete; URL and event rules; other
 // accounts' ids answered as unknown ones.
 import { describe, expect, it } from 'vitest';
-import { call, createKey, expectError, readJson, type Success } from '../helpers';
-import { createWebhook, type WebhookCreated } from './webhook-helpers';
+import type { Success } from '../helpers/records';
+import { expectError, readJson } from '../helpers/responses';
+import { createWebhook, type WebhookCreated } from '../helpers/webhooks';
+import { call, createKey } from '../helpers/worker';
 
 type Webhook = Omit<WebhookCreated, 'secret'>;
 const json = { 'content-type': 'application/json' };

@@ -2,10 +2,9 @@
 // link.exhausted) and files received through file requests (request.received, request.full),
 // each once per cause, through the real local queue and consumer.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { call } from '../helpers';
-import { basic as linkBasic, makeLink, owner, pathOf } from '../links/link-helpers';
-import { basic, makeRequest, newOwner, send, textFile } from '../requests/request-helpers';
-import { base64, OCTETS, TUS } from '../tus/tus-helpers';
+import { basic as linkBasic, makeLink, owner, pathOf } from '../helpers/links';
+import { basic, makeRequest, newOwner, send, textFile } from '../helpers/requests';
+import { base64, OCTETS, TUS } from '../helpers/tus';
 import {
   createWebhook,
   interceptReceivers,
@@ -14,7 +13,8 @@ import {
   receiver,
   settle,
   waitFor,
-} from './webhook-helpers';
+} from '../helpers/webhooks';
+import { call } from '../helpers/worker';
 
 beforeAll(() => interceptReceivers());
 

@@ -1,15 +1,20 @@
 // Migration 0009 on a database that already holds files, and the bounded retention of deliveries.
 import { applyD1Migrations, env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { api, call, createKey, readJson, type Success, uploadOk } from '../helpers';
-import { runCron } from '../limits/limits-helpers-store';
-import { createWebhook, settle } from './webhook-helpers';
+import type { Success } from '../helpers/records';
+import { api, readJson } from '../helpers/responses';
+import { runCron } from '../helpers/storage';
+import { uploadOk } from '../helpers/upload';
+import { createWebhook, settle } from '../helpers/webhooks';
+import { call, createKey } from '../helpers/worker';
 
 describe('migration 0009_webhooks', () => {
   it('applies to a database made by the schema before it, and every stored file stays listed and downloadable', async () => {
     const key = await createKey('before webhooks');
     const files = await Promise.all(
-      ['a.txt', 'b.txt', 'c.txt'].map((filename) => uploadOk(key.auth, { filename, content: `bytes of ${filename}` })),
+      ['a.txt', 'b.txt', 'c.txt'].map((filename) =>
+        uploadOk('v1', key.auth, { filename, content: `bytes of ${filename}` }),
+      ),
     );
     // The uploads' events are fanned out first (the consumer reads the webhook tables)…
     await settle();

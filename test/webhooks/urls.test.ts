@@ -2,8 +2,10 @@
 // metadata or other non-public address, in any form the URL parser reads; loopback over http for
 // local development), no control characters or credentials, and stored as the parsed URL.
 import { describe, expect, it } from 'vitest';
-import { call, createKey, expectError, readJson, type Success } from '../helpers';
-import { createWebhook, type WebhookCreated } from './webhook-helpers';
+import type { Success } from '../helpers/records';
+import { expectError, readJson } from '../helpers/responses';
+import { createWebhook, type WebhookCreated } from '../helpers/webhooks';
+import { call, createKey } from '../helpers/worker';
 
 type Webhook = Omit<WebhookCreated, 'secret'>;
 const json = { 'content-type': 'application/json' };

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { expect, inject } from 'vitest';
 import { ROOT } from '../../scripts/wrangler.ts';
-import { adminKey } from '../e2e/dev-server.ts';
+import { adminKey } from './dev-server.ts';
 
 const CANDIDATES = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'];
 

@@ -1,21 +1,14 @@
 import { env } from 'cloudflare:test';
 import { expect } from 'vitest';
-import { call } from '../helpers';
+import type { FileRecordV2, UploadRecordV2 } from './records';
+import { call } from './worker';
 
 export type Auth = Record<string, string>;
-export type Record2 = {
-  id: string;
-  filename: string;
-  originalName?: string;
-  size: number;
-  mimeType: string;
-  isPublic: boolean;
-  sha256: string | null;
-  shareUrl: string;
-  expiresAt?: string | null;
-};
+/** A v2 record as an upload or a read answers it (a read adds originalName and more). */
+export type Record2 = UploadRecordV2 & Partial<FileRecordV2>;
 
-export async function sha256Hex(bytes: Uint8Array): Promise<string> {
+/** Lowercase hex SHA-256 of `bytes`. */
+export async function sha256Hex(bytes: BufferSource): Promise<string> {
   const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes));
   return Array.from(digest, (byte) => byte.toString(16).padStart(2, '0')).join('');
 }

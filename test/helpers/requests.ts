@@ -2,7 +2,7 @@
 // uploads sent as people without a key send them.
 import { env } from 'cloudflare:test';
 import { expect } from 'vitest';
-import { call, createKey } from '../helpers';
+import { call, createKey } from './worker';
 
 export type Auth = Record<string, string>;
 export type RequestRecord = {

@@ -1,7 +1,8 @@
 import { env, runDurableObjectAlarm } from 'cloudflare:test';
 import { expect } from 'vitest';
 import type { LinkRecord } from '../../src/links/records';
-import { call, createKey, upload } from '../helpers';
+import { upload } from './upload';
+import { call, createKey } from './worker';
 
 export type { LinkRecord };
 
@@ -27,7 +28,7 @@ export const LINK_FIELDS = [
 /** A fresh key (== account) with one uploaded file. */
 export async function owner(file: { filename?: string; type?: string; content?: string } = {}, isPublic = 'true') {
   const key = await createKey('links');
-  const { response, body } = await upload(key.auth, file, { isPublic }, 'v2');
+  const { response, body } = await upload('v2', key.auth, file, { fields: { isPublic } });
   expect(response.status).toBe(201);
   return { ...key, fileId: body.data.id as string, shareUrl: body.data.shareUrl as string };
 }

@@ -2,7 +2,9 @@
 // *.hooks.test (the queue consumer runs in the tests' isolate), everything else goes through.
 import { env } from 'cloudflare:test';
 import { expect, vi } from 'vitest';
-import { call, readJson, type Success } from '../helpers';
+import type { Success } from './records';
+import { readJson } from './responses';
+import { call } from './worker';
 
 export type Received = { url: string; redirect: string; headers: Headers; body: string; at: number };
 type Responder = (request: Request) => Response | Promise<Response>;

@@ -3,7 +3,7 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { expect } from 'vitest';
 import { tailPrefix } from '../../src/tus/protocol';
-import { call, createKey } from '../helpers';
+import { call, createKey } from './worker';
 
 export type Auth = Record<string, string>;
 export const TUS = { 'Tus-Resumable': '1.0.0' };
@@ -167,11 +167,6 @@ export async function tailObjects(id: string): Promise<string[]> {
 /** The key's account and holds, as its object reports them. */
 export function usage(keyId: string) {
   return env.KEY_LIMITER.getByName(keyId).usage({ keyId });
-}
-
-export async function sha256Hex(bytes: BufferSource | ArrayBuffer): Promise<string> {
-  const digest = await crypto.subtle.digest('SHA-256', bytes);
-  return Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, '0')).join('');
 }
 
 export async function digestBase64(algorithm: string, bytes: Uint8Array): Promise<string> {

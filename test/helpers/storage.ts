@@ -10,13 +10,12 @@ import type { Usage } from '../../src/limiter/key-limiter-contract';
 import { type SweepReport, sweep } from '../../src/maintenance/sweep';
 import { blobKey } from '../../src/storage/blobs';
 import { type FileRow, insertFiles } from '../../src/storage/files-repo';
-import { call, createKey, filePartHeaders, type RawPart, rawMultipart, TEST_BOUNDARY } from '../helpers';
+import type { BulkUploadBody, BulkUploadItem, UploadRecord } from './records';
+import { type Auth, type EnvOverrides, filePartHeaders, MULTIPART, type RawPart, rawMultipart } from './upload';
+import { call, createKey } from './worker';
 
-export type Auth = Record<string, string>;
-export type EnvOverrides = Partial<Record<string, unknown>>;
 export type Version = 'v1' | 'v2';
 export type TestKey = Awaited<ReturnType<typeof createKey>>;
-export type ErrorBody = { error: string; code: string };
 
 /** A key with its own storage quota (or the configured one) and room for bursts of requests. */
 export function newKey(name: string, storageQuotaBytes?: number): Promise<TestKey> {
@@ -33,7 +32,7 @@ export function textBytes(size: number, seed = 'x'): Uint8Array {
   return out;
 }
 
-export const textFile = (filename: string, size: number) => ({ filename, content: textBytes(size, filename) });
+const sizedFile = (filename: string, size: number) => ({ filename, content: textBytes(size, filename) });
 
 /** A multipart body of text files (part name `name`) plus fields, as one buffer. */
 export function multipartOf(
@@ -64,8 +63,6 @@ export function streamOf(bytes: Uint8Array, chunkSize = 64 * 1024): ReadableStre
     },
   });
 }
-
-export const MULTIPART = { 'Content-Type': `multipart/form-data; boundary=${TEST_BOUNDARY}` };
 
 /**
  * A body that sends everything before `marker` at once, then waits: `open()` sends the rest,
@@ -146,11 +143,11 @@ export function uploadSized(
   size: number,
   options: { version?: Version; fields?: Record<string, string>; streamed?: boolean; overrides?: EnvOverrides } = {},
 ): Promise<Response> {
-  const body = multipartOf([textFile(`file-${size}.txt`, size)], options.fields);
+  const body = multipartOf([sizedFile(`file-${size}.txt`, size)], options.fields);
   return postMultipart(auth, `/api/${options.version ?? 'v1'}/upload`, body, options);
 }
 
-export type Uploaded = { id: string; size: number; shareUrl: string; uploadedAt: string };
+export type Uploaded = UploadRecord;
 
 /** Uploads one text file of `size` bytes; fails the test unless 201. */
 export async function uploadSizedOk(
@@ -164,17 +161,9 @@ export async function uploadSizedOk(
   return body.data;
 }
 
-export type BulkItem =
-  | { success: true; data: Uploaded }
-  | { success: false; filename: string; error: string; code: string };
-export type BulkUploadBody = {
-  success: boolean;
-  data: { total: number; successful: number; failed: number; results: BulkItem[] };
-};
-
 /** A v2 bulk upload of text files with the given sizes, named f0.txt, f1.txt, …; must answer 201. */
 export async function bulkUploadSized(auth: Auth, sizes: number[], overrides: EnvOverrides = {}) {
-  const files = sizes.map((size, index) => textFile(`f${index}.txt`, size));
+  const files = sizes.map((size, index) => sizedFile(`f${index}.txt`, size));
   const response = await postMultipart(auth, '/api/v2/upload/bulk', multipartOf(files, {}, 'files'), { overrides });
   const body = await response.json<BulkUploadBody>();
   expect(response.status, JSON.stringify(body)).toBe(201);
@@ -182,7 +171,7 @@ export async function bulkUploadSized(auth: Auth, sizes: number[], overrides: En
   return body.data;
 }
 
-export const succeeded = (results: BulkItem[]) => results.flatMap((item) => (item.success ? [item.data] : []));
+export const succeeded = (results: BulkUploadItem[]) => results.flatMap((item) => (item.success ? [item.data] : []));
 
 export function deleteOne(auth: Auth, id: string, version: Version = 'v1', overrides: EnvOverrides = {}) {
   return call(`/api/${version}/files/${id}`, { method: 'DELETE', headers: auth }, overrides);
@@ -195,14 +184,6 @@ export function deleteBulk(auth: Auth, ids: string[], overrides: EnvOverrides = 
     overrides,
   );
 }
-
-/** Status and code of an error envelope. */
-export async function expectError(response: Response, status: number, code: string): Promise<void> {
-  const body = await response.json<ErrorBody>();
-  expect({ status: response.status, code: body.code }).toEqual({ status, code });
-}
-
-export const tokenOf = (shareUrl: string) => new URL(shareUrl).pathname.replace(/^\/share\//, '');
 
 // ---- the key's account, rows and blobs ----
 
@@ -453,4 +434,69 @@ export function failingFilesInsertDb(inner: D1Database) {
       statements.some((statement) => Reflect.get(statement, FAILS) === true) ? reject() : inner.batch(statements),
   });
   return { db, calls };
+}
+
+// ---- What a key has stored ----
+
+/** Every R2 object stored under one key's prefix. */
+export async function blobsOf(keyId: string): Promise<R2Object[]> {
+  const listed = await env.FILES.list({ prefix: `files/${keyId}/` });
+  return listed.objects;
+}
+
+/** How many file rows a key has in D1 (expired ones included). */
+export async function rowCount(keyId: string): Promise<number> {
+  const row = await env.DB.prepare('SELECT COUNT(*) AS n FROM files WHERE account_id = ?1')
+    .bind(keyId)
+    .first<{ n: number }>();
+  return row?.n ?? 0;
+}
+
+/** Asserts that a key has neither blobs in R2 nor rows in D1 (nothing half-written). */
+export async function expectNothingStored(keyId: string): Promise<void> {
+  expect((await blobsOf(keyId)).map((object) => object.key)).toEqual([]);
+  expect(await rowCount(keyId)).toBe(0);
+}
+
+// ---- More fault-injecting wrappers ----
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * A thin wrapper around an R2 bucket: every put is delayed a little and counted while in
+ * flight, and `failPutNumber` makes that one put (1-based) fail. Everything else delegates.
+ */
+export function instrumentedBucket(inner: R2Bucket, options: { delayMs?: number; failPutNumber?: number } = {}) {
+  const stats = { puts: 0, inFlight: 0, maxInFlight: 0 };
+  const put = async (...args: Parameters<R2Bucket['put']>) => {
+    const number = ++stats.puts;
+    stats.inFlight++;
+    stats.maxInFlight = Math.max(stats.maxInFlight, stats.inFlight);
+    try {
+      if (options.delayMs) await sleep(options.delayMs);
+      if (number === options.failPutNumber) throw new Error('injected R2 put failure');
+      return await inner.put(...args);
+    } finally {
+      stats.inFlight--;
+    }
+  };
+  const bucket = new Proxy(inner, {
+    get(target, property) {
+      if (property === 'put') return put;
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  return { bucket, stats };
+}
+
+/** A thin wrapper around D1 whose batch() fails; every other call delegates. */
+export function failingBatchDb(inner: D1Database): D1Database {
+  return new Proxy(inner, {
+    get(target, property) {
+      if (property === 'batch') return () => Promise.reject(new Error('injected D1 batch failure'));
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
 }

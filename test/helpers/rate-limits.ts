@@ -2,7 +2,9 @@
 import { env, runInDurableObject } from 'cloudflare:test';
 import { expect } from 'vitest';
 import type { KeyLimiter } from '../../src/limiter/key-limiter-object';
-import { type ApiVersion, api, call, expectError, form } from '../helpers';
+import { type ApiVersion, api, expectError } from './responses';
+import { form } from './upload';
+import { call } from './worker';
 
 /** An hour-long window: a test never straddles a window boundary, so counts cannot reset mid-test. */
 export const HOUR = 3600;
