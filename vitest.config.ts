@@ -40,7 +40,8 @@ export default defineConfig({
         test: {
           name: 'worker',
           include: ['test/**/*.test.ts'],
-          exclude: ['test/cli/**', 'test/e2e/**', 'test/node/**', 'test/browser/**'],
+          // The runner is the file name's suffix (CONTRIBUTING.md, "Where a test goes"): the others' files.
+          exclude: ['test/**/*.{cli,e2e,node,browser}.test.ts'],
           setupFiles: ['./test/helpers/worker-setup.ts'],
           testTimeout: 60_000,
         },
@@ -48,7 +49,7 @@ export default defineConfig({
       {
         test: {
           name: 'cli',
-          include: ['test/cli/**/*.test.ts'],
+          include: ['test/**/*.cli.test.ts'],
           environment: 'node',
           testTimeout: 120_000,
           hookTimeout: 120_000,
@@ -58,7 +59,7 @@ export default defineConfig({
         // Plain Node: what needs Node's own modules but no Worker runtime (the OpenAPI validator).
         test: {
           name: 'node',
-          include: ['test/node/**/*.test.ts'],
+          include: ['test/**/*.node.test.ts'],
           environment: 'node',
           onConsoleLog: quietLogs,
           // Compiling every schema of both documents is CPU work: seconds, when other files run too.
@@ -70,7 +71,7 @@ export default defineConfig({
         // admin token, is shared by the files (global setup); a file needing its own vars starts its own.
         test: {
           name: 'e2e',
-          include: ['test/e2e/**/*.test.ts'],
+          include: ['test/**/*.e2e.test.ts'],
           environment: 'node',
           globalSetup: ['./test/helpers/e2e-global-setup.ts'],
           testTimeout: 60_000,
@@ -83,7 +84,7 @@ export default defineConfig({
         // in CI (CI=true), so that CI never passes without them (test/helpers/browser.ts).
         test: {
           name: 'browser',
-          include: ['test/browser/**/*.test.ts'],
+          include: ['test/**/*.browser.test.ts'],
           environment: 'node',
           // One wrangler dev (with an admin token) shared by the files; each waits until it answers.
           globalSetup: ['./test/helpers/browser-global-setup.ts'],

@@ -1,4 +1,4 @@
-// The arguments npm run dev gives wrangler dev, apart so they can be tested (test/cli/dev-args.test.ts).
+// The arguments npm run dev gives wrangler dev, apart so they can be tested (test/scripts/dev-and-deploy.cli.test.ts).
 
 /** The value of `--name VALUE` or `--name=VALUE` among the arguments, if given. */
 export function optionValue(args: readonly string[], name: string): string | undefined {

@@ -1,4 +1,4 @@
-// npm run screenshots: runs the browser tests (test/browser/) with UPDATE_SCREENSHOTS=1, so they
+// npm run screenshots: runs the browser tests (test/**/*.browser.test.ts) with UPDATE_SCREENSHOTS=1, so they
 // write the README's pictures to docs/screenshots/ (otherwise they go to .tmp/screenshots/).
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';

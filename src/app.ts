@@ -118,7 +118,7 @@ export function createApp() {
   // The API descriptions are public: registered before auth, and without _perf.
   // Each documents what its version's router registers (routers mounted on it included); a route
   // mounted under /api/vN some other way (the public file-request paths) must add its operations
-  // to that router's (documentBeside), or test/node/openapi-document.test.ts fails.
+  // to that router's (documentBeside), or test/api/openapi-document.node.test.ts fails.
   for (const [version, router] of [
     ['v1', v1],
     ['v2', v2],

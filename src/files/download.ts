@@ -106,7 +106,7 @@ export async function serveFile(store: BlobStore, row: FileRow, plan: DownloadPl
   // wrangler dev ignores that, but leaves a response alone whose Content-Encoding is anything but
   // gzip or br, so `identity` (no coding) is said explicitly as well. RFC 9110 §8.4.1 would rather
   // not see `identity` in Content-Encoding, but clients read it as no coding, and it is what keeps
-  // local runs honest. Checked end to end in test/e2e/download-encoding.test.ts.
+  // local runs honest. Checked end to end in test/files/download-encoding.e2e.test.ts.
   headers.set('Content-Encoding', 'identity');
   if (plan.kind === 'partial') {
     headers.set('Content-Range', `bytes ${plan.offset}-${plan.offset + plan.length - 1}/${row.size}`);

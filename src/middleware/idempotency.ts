@@ -20,7 +20,7 @@ import {
 import type { BeginResult } from '../idempotency/idempotency-store-contract';
 import { log } from '../log';
 
-// PUT: the raw-body upload (PUT /api/v2/upload/{filename}; tested in test/v2/idempotency.test.ts).
+// PUT: the raw-body upload (PUT /api/v2/upload/{filename}; tested in test/idempotency/idempotency.test.ts).
 const GUARDED = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /** The digest kept for an upload answered 2xx whose body could not be read to its end: no retry matches it. */

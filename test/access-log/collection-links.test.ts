@@ -5,8 +5,8 @@
 // GET /api/v2/collections/{id}/access: every link of the collection merged, newest first.
 import { describe, expect, it } from 'vitest';
 import { account, archive, json, makeCollection, uploadFile } from '../collections/collection-helpers';
-import { call } from '../helpers';
-import { basic, type LinkRecord, pathOf, readLink } from '../links/link-helpers';
+import { basic, type LinkRecord, pathOf, readLink } from '../helpers/links';
+import { call } from '../helpers/worker';
 import { accessLog, addressHeader, gist, visit, wholeLog } from './access-helpers';
 
 const A = 'the first member, 27 bytes.';

@@ -1,6 +1,6 @@
 // The raw client address appears nowhere: not in events, answers, link records or log lines, and
 // the per-address guard is reached by a hash of it, so its object holds no name (local state
-// keeps an object's name in plain text: see test/e2e/access-log.test.ts for the state on disk).
+// keeps an object's name in plain text: see test/access-log/access-log.e2e.test.ts for the state on disk).
 import { env, runInDurableObject } from 'cloudflare:test';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { guardOf } from '../../src/limiter/auth-guard-client';

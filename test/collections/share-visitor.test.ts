@@ -5,9 +5,9 @@
 import { env, runDurableObjectAlarm } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { formatBytes } from '../../src/lib/format';
-import { call, PNG_1X1 } from '../helpers';
-import { basic, type LinkRecord, pathOf, readLink } from '../links/link-helpers';
-import { expectWellFormedPage, parseElements } from '../pages/page-checks';
+import { basic, type LinkRecord, pathOf, readLink } from '../helpers/links';
+import { expectWellFormedPage, parseElements } from '../helpers/pages';
+import { PNG_1X1 } from '../helpers/upload';
 import {
   createWebhook,
   interceptReceivers,
@@ -16,7 +16,8 @@ import {
   receiver,
   settle,
   waitFor,
-} from '../webhooks/webhook-helpers';
+} from '../helpers/webhooks';
+import { call } from '../helpers/worker';
 import { account, archive, bytesOf, json, makeCollection, sha256Hex, uploadFile } from './collection-helpers';
 
 const PASSWORD = 'correct horse battery staple';

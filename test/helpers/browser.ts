@@ -62,8 +62,8 @@ export function launchBrowser(): Promise<Browser> {
 }
 
 /**
- * The wrangler dev the browser project's global setup started (test/browser/global-setup.ts);
- * test/browser/setup.ts waits until it answers, before each file.
+ * The wrangler dev the browser project's global setup started (test/helpers/browser-global-setup.ts);
+ * test/helpers/browser-setup.ts waits until it answers, before each file.
  */
 export const server = () => {
   const { origin, adminToken } = inject('browserServer');

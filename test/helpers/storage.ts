@@ -1,4 +1,4 @@
-// Helpers for the quota, expiry and fault tests: keys with limits, uploads of exact sizes
+// Storage as tests see it: keys with limits, uploads of exact sizes
 // (buffered or streamed without a Content-Length), direct D1/R2 inspection and seeding, the
 // sweep, and thin fault-injecting wrappers around the FILES and DB bindings.
 import { createExecutionContext, createScheduledController, env, waitOnExecutionContext } from 'cloudflare:test';

@@ -1,8 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { ErrorBody } from '../helpers/records';
 import { upload } from '../helpers/upload';
 import { call, createKey } from '../helpers/worker';
-
-type ErrorBody = { error: string; code: string; requestId?: string };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const RATE_LIMIT_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'];

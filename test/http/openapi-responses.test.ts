@@ -2,7 +2,7 @@
 // document the Worker serves: the status is documented for that operation, the body matches the
 // schema for that status (objects closed, so an undocumented field fails), the content type is a
 // documented one, and every documented header that is sent matches its schema (the required ones
-// must be sent). The documents themselves are validated in test/node/openapi-document.test.ts.
+// must be sent). The documents themselves are validated in test/api/openapi-document.node.test.ts.
 import { env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { crc32 } from '../../src/lib/crc32';

@@ -1,5 +1,6 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it, vi } from 'vitest';
+import type { ErrorBody } from '../helpers/records';
 import { form } from '../helpers/upload';
 import { call, createKey } from '../helpers/worker';
 
@@ -14,7 +15,6 @@ type KeyRecord = {
   revokedAt: string | null;
   createdAt: string;
 };
-type ErrorBody = { error: string; code: string };
 
 function adminCall(
   method: string,

@@ -1,10 +1,8 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { expireLink, json, LINK_FIELDS, type LinkRecord, makeLink, owner, readLink } from '../helpers/links';
-import { ISO_MS } from '../helpers/records';
+import { type ErrorBody, ISO_MS } from '../helpers/records';
 import { call, createKey } from '../helpers/worker';
-
-type Envelope = { error: string; code: string; details?: { field: string; message: string }[]; _perf?: number };
 
 describe('POST /api/v2/files/{id}/links', () => {
   it('makes a link: 201 with exactly the record fields, a 256-bit token and the site URL', async () => {
@@ -67,7 +65,7 @@ describe('POST /api/v2/files/{id}/links', () => {
     const { auth, fileId } = await owner();
     const response = await call(`/api/v2/files/${fileId}/links`, json(body, auth));
     expect(response.status).toBe(400);
-    const error = (await response.json()) as Envelope;
+    const error = (await response.json()) as ErrorBody;
     expect(error.code).toBe('VALIDATION_ERROR');
     expect(Number.isInteger(error._perf)).toBe(true);
     expect(error.details?.map((detail) => detail.field).join(' ')).toContain(field === 'body' ? '' : field);
@@ -81,7 +79,7 @@ describe('POST /api/v2/files/{id}/links', () => {
       body: '{"label":',
     });
     expect(response.status).toBe(400);
-    expect(((await response.json()) as Envelope).code).toBe('VALIDATION_ERROR');
+    expect(((await response.json()) as ErrorBody).code).toBe('VALIDATION_ERROR');
   });
 
   it("answers another account's file exactly like an unknown one: 404 FILE_NOT_FOUND", async () => {
@@ -91,8 +89,8 @@ describe('POST /api/v2/files/{id}/links', () => {
     const unknown = await call('/api/v2/files/AAAAAAAAAAAAAAAAAAAAAA/links', json({}, other.auth));
     expect(theirs.status).toBe(404);
     expect(unknown.status).toBe(404);
-    const strip = ({ requestId: _r, _perf: _p, ...rest }: Envelope & { requestId?: string }) => rest;
-    expect(strip((await theirs.json()) as Envelope)).toEqual(strip((await unknown.json()) as Envelope));
+    const strip = ({ requestId: _r, _perf: _p, ...rest }: ErrorBody & { requestId?: string }) => rest;
+    expect(strip((await theirs.json()) as ErrorBody)).toEqual(strip((await unknown.json()) as ErrorBody));
     const listed = await call(`/api/v2/files/${fileId}/links`, { headers: other.auth });
     expect(listed.status).toBe(404);
   });
@@ -112,7 +110,7 @@ describe('POST /api/v2/files/{id}/links', () => {
       return { Authorization: `Bearer ${((await response.json()) as { data: { key: string } }).data.key}` };
     };
     const forbidden = async (response: Response, scope: string) => {
-      const body = (await response.json()) as Envelope;
+      const body = (await response.json()) as ErrorBody;
       expect({ status: response.status, code: body.code, details: body.details }).toEqual({
         status: 403,
         code: 'FORBIDDEN',
@@ -166,7 +164,7 @@ describe('GET /api/v2/files/{id}/links and /api/v2/links/{linkId}', () => {
     const link = await makeLink(auth, fileId);
     const other = await createKey('other');
     const strip = async (response: Response) => {
-      const { requestId: _r, _perf: _p, ...rest } = (await response.json()) as Envelope & { requestId?: string };
+      const { requestId: _r, _perf: _p, ...rest } = (await response.json()) as ErrorBody & { requestId?: string };
       return { status: response.status, ...rest };
     };
     for (const init of [
@@ -216,7 +214,7 @@ describe('PATCH and DELETE /api/v2/links/{linkId}', () => {
     const link = await makeLink(auth, fileId);
     const response = await call(`/api/v2/links/${link.id}`, json({}, auth, 'PATCH'));
     expect(response.status).toBe(400);
-    expect(((await response.json()) as Envelope).code).toBe('VALIDATION_ERROR');
+    expect(((await response.json()) as ErrorBody).code).toBe('VALIDATION_ERROR');
   });
 
   it('revokes: 200 with status revoked, again no error, and PATCH never revives it', async () => {
@@ -256,6 +254,6 @@ describe('links per file', () => {
     );
     const response = await call(`/api/v2/files/${fileId}/links`, json({}, auth));
     expect(response.status).toBe(400);
-    expect(((await response.json()) as Envelope).code).toBe('TOO_MANY_LINKS');
+    expect(((await response.json()) as ErrorBody).code).toBe('TOO_MANY_LINKS');
   });
 });

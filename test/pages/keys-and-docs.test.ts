@@ -1,5 +1,5 @@
 // /keys (its operator part only with ADMIN_TOKEN set) and /docs as HTML: headers, what they load, and that every
-// file they load is in public/ (test/browser/ drives them in a real browser).
+// file they load is in public/ (test/pages/*.browser.test.ts drive them in a real browser).
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { expectWellFormedPage, localReferences } from '../helpers/pages';

@@ -1,5 +1,5 @@
 // The web app's shell at `/`: a well-formed page with a strict CSP that loads one script, the
-// bundle of src/web/ (test/browser/webapp.test.ts drives it in a real browser).
+// bundle of src/web/ (test/web/webapp.browser.test.ts drives it in a real browser).
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { expectWellFormedPage, findElements, localReferences, parseElements } from '../helpers/pages';

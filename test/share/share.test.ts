@@ -1,10 +1,10 @@
 import { env, runDurableObjectAlarm } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
+import type { ErrorBody } from '../helpers/records';
 import { PNG_1X1, upload } from '../helpers/upload';
 import { awayFromWindowEdge, call, createKey, flushDefaultLink } from '../helpers/worker';
 
 type Uploaded = { id: string; shareUrl: string; size: number; mimeType: string };
-type ErrorBody = { error: string; code: string };
 
 const tokenOf = (shareUrl: string) => new URL(shareUrl).pathname.replace(/^\/share\//, '');
 

@@ -4,7 +4,7 @@ import { env, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test'
 import { describe, expect, it } from 'vitest';
 import { CLAIM_TIMEOUT_MS } from '../../src/tus/tus-upload-contract';
 import { sha256Hex } from '../helpers/digests';
-import type { Success } from '../helpers/records';
+import type { FileRecordV2 as FileRecord, Success } from '../helpers/records';
 import { expectError, json } from '../helpers/responses';
 import {
   type Auth,
@@ -27,7 +27,6 @@ import {
 import { call } from '../helpers/worker';
 
 type FileList = { files: FileRecord[] };
-type FileRecord = { id: string; size: number; sha256: string | null; mimeType: string; originalName: string };
 
 const fileOf = async (auth: Auth, id: string) =>
   (await json<Success<FileRecord>>(await call(`/api/v2/files/${id}`, { headers: auth }))).data;

@@ -6,7 +6,7 @@
 // what the policy allows, as a file's link form does), and the link working for a visitor.
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, createKey, launchBrowser, newPage, screenshot, server, warnIfNoChromium } from './browser.ts';
+import { api, createKey, launchBrowser, newPage, screenshot, server, warnIfNoChromium } from '../helpers/browser.ts';
 
 type Collection = { id: string; name: string; fileCount: number };
 type Link = { url: string; label: string | null; maxDownloads: number | null; collectionId: string | null };

@@ -2,8 +2,9 @@
 // read at once and off its key's quota at once; the cron removes expired rows and blobs in
 // batches until none is left or its time budget is spent.
 import { describe, expect, it } from 'vitest';
-import { tokenOf } from '../helpers/files';
-import { expectError } from '../helpers/responses';
+import { tokenOf } from './helpers/files';
+import type { FileRecord } from './helpers/records';
+import { expectError } from './helpers/responses';
 import {
   blobDeletionsOf,
   deleteBulk,
@@ -25,11 +26,9 @@ import {
   uploadSizedOk,
   usage,
   type Version,
-} from '../helpers/storage';
-import type { Auth } from '../helpers/upload';
-import { call, createKey } from '../helpers/worker';
-
-type FileRecord = { id: string; uploadedAt: string; expiresAt: string | null };
+} from './helpers/storage';
+import type { Auth } from './helpers/upload';
+import { call, createKey } from './helpers/worker';
 
 async function getRecord(auth: Auth, id: string, version: Version): Promise<FileRecord> {
   const response = await call(`/api/${version}/files/${id}`, { headers: auth });

@@ -6,8 +6,8 @@
 import { readFile } from 'node:fs/promises';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, createKey, launchBrowser, newPage, screenshot, server, warnIfNoChromium } from './browser.ts';
-import { landscapePng } from './png.ts';
+import { api, createKey, launchBrowser, newPage, screenshot, server, warnIfNoChromium } from '../helpers/browser.ts';
+import { landscapePng } from '../helpers/png.ts';
 
 async function upload(key: string, name: string, type: string, content: Uint8Array | string) {
   const form = new FormData();

@@ -1,7 +1,7 @@
 // Without Chromium the browser tests are skipped loudly on a developer's machine, and fail in CI:
 // a CI run that skipped them would pass green without having run them.
 import { describe, expect, it, vi } from 'vitest';
-import { chromiumOrSkip, isCI } from '../helpers/browser.ts';
+import { chromiumOrSkip, isCI } from './browser.ts';
 
 describe('the browser tests without Chromium', () => {
   it.each([{ CI: 'true' }, { CI: '1' }, { CI: 'TRUE' }])('fail in CI (%j), saying how to install it', (env) => {

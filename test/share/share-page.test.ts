@@ -1,6 +1,6 @@
 // The share page as HTML: what it shows, its previews per type, its link-unfurling tags, its
 // headers, and the one 404 page. (test/share/share.test.ts covers the share routes' bytes and
-// counting; test/browser/ the page in a real browser.)
+// counting; share-page.browser.test.ts the page in a real browser.)
 import { describe, expect, it } from 'vitest';
 import { expectWellFormedPage, meta } from '../helpers/pages';
 import type { UploadRecord } from '../helpers/records';
