@@ -10,6 +10,7 @@ import { RAW_UPLOAD_HEADERS } from './files/raw-upload-routes';
 import { renderError } from './http/errors';
 import { notFound } from './http/fallbacks';
 import { createAdminRouter } from './keys/admin-routes';
+import { createMcpRouter, MCP_PATH, mcpRefusals } from './mcp/routes';
 import { authenticate } from './middleware/auth';
 import { idempotency } from './middleware/idempotency';
 import { perf } from './middleware/perf';
@@ -42,6 +43,8 @@ function apiCors(config: Config): MiddlewareHandler {
       'If-Range',
       'X-Request-Id',
       'Idempotency-Key',
+      // MCP clients send the protocol version they speak on every POST /mcp.
+      'Mcp-Protocol-Version',
       ...RAW_UPLOAD_HEADERS,
       ...TUS_REQUEST_HEADERS,
     ],
@@ -101,6 +104,7 @@ export function createApp() {
   // perf runs before config is parsed, so even a configuration error carries v2's _perf.
   app.use('*', requestContext());
   app.use('/api/*', corsHeaders);
+  app.use(MCP_PATH, corsHeaders);
   app.use('/api/v2/*', perf());
   app.use('*', loadConfig());
   app.get('/health', (c) => c.json({ status: 'ok' }));
@@ -110,6 +114,7 @@ export function createApp() {
   for (const path of REQUEST_TUS_PATHS) app.use(path, tusProtocol(REQUEST_TUS_EXTENSIONS));
 
   app.use('/api/*', corsPreflight);
+  app.use(MCP_PATH, corsPreflight);
 
   const v1 = createV1Router();
   const v2 = createV2Router();
@@ -141,6 +146,13 @@ export function createApp() {
   app.route('/api/v2', v2);
   // Any other /api path (another version): 404 for a valid key.
   app.all('/api/*', notFound);
+
+  // MCP (agents): POST /mcp with a key, counted once by the key's rate limit whatever it calls; other
+  // methods are 405 without one. The protected-resource metadata its 401 points to is public.
+  const authenticateMcp = authenticate();
+  app.use(MCP_PATH, mcpRefusals());
+  app.use(MCP_PATH, (c, next) => (c.req.method === 'POST' ? authenticateMcp(c, next) : next()));
+  app.route('/', createMcpRouter());
 
   app.route('/share', createShareRouter());
   app.route('/r', createRequestPageRouter());

@@ -30,6 +30,9 @@ export type ApiKeyContext = {
   policy: string | null;
 };
 
+/** What one MCP POST asked for, as its log line shows it. */
+export type McpCall = { method?: string; tool?: string; code?: string };
+
 export type RateLimitState = { limit: number; remaining: number; reset: number };
 
 export type AppEnv = {
@@ -48,6 +51,8 @@ export type AppEnv = {
     rateLimit?: RateLimitState;
     /** Set on GET /api/v2/usage: the key's account, read in the call that admitted the request. */
     usage?: Usage;
+    /** Set on POST /mcp: the JSON-RPC method, the tool called and its refusal's code (the log line shows them). */
+    mcp?: McpCall;
   };
 };
 

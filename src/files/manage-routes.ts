@@ -1,5 +1,6 @@
 // v2 only: PATCH /files/{id} (change a file) and GET /usage (the key's account and limits).
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import type { Context } from 'hono';
 import type { AppEnv } from '../env';
 import { errors, ok, POLICY_ERRORS } from '../http/openapi';
 import { origins, storage } from '../http/request-deps';
@@ -47,19 +48,21 @@ export function addManageRoutes(router: OpenAPIHono<AppEnv>) {
     middleware: [requires({ scope: 'files:read', readsUsage: true })] as const,
     responses: { 200: ok(successV2(UsageSchema), 'The key’s account and limits'), ...errors(401, 429, 503) },
   });
-  router.openapi(usage, async (c) => {
-    const key = c.get('apiKey');
-    // Read by the call that admitted the request; asked again only if that call could not be made.
-    const account = c.get('usage') ?? (await accountUsage(c.env.KEY_LIMITER, key));
-    const data = {
-      usedBytes: account.usedBytes,
-      reservedBytes: account.heldBytes,
-      quotaBytes: key.storageQuotaBytes,
-      files: account.files,
-      reservedFiles: account.heldFiles,
-      maxFiles: key.maxFiles,
-      rateLimit: { requests: key.rateLimitRequests, windowSeconds: key.rateLimitWindowSeconds },
-    };
-    return c.json({ success: true as const, data }, 200);
-  });
+  router.openapi(usage, async (c) => c.json({ success: true as const, data: await usageOf(c) }, 200));
+}
+
+/** GET /usage's data (and the MCP tool get_usage's): the key's account, and its limits. */
+export async function usageOf(c: Context<AppEnv>) {
+  const key = c.get('apiKey');
+  // Read by the call that admitted the request; asked again only if that call could not be made.
+  const account = c.get('usage') ?? (await accountUsage(c.env.KEY_LIMITER, key));
+  return {
+    usedBytes: account.usedBytes,
+    reservedBytes: account.heldBytes,
+    quotaBytes: key.storageQuotaBytes,
+    files: account.files,
+    reservedFiles: account.heldFiles,
+    maxFiles: key.maxFiles,
+    rateLimit: { requests: key.rateLimitRequests, windowSeconds: key.rateLimitWindowSeconds },
+  };
 }

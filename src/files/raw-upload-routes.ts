@@ -18,7 +18,8 @@ import { inSession } from './upload-session';
 /** Request headers a raw upload reads beyond the usual ones (CORS lets them through). */
 export const RAW_UPLOAD_HEADERS = ['Repr-Digest', 'Content-Digest'];
 
-const FilenameParamSchema = z.object({
+/** The raw upload's file name (the MCP upload tools name their file with the same schema). */
+export const FilenameParamSchema = z.object({
   filename: z.string().openapi({
     param: { name: 'filename', in: 'path' },
     description:

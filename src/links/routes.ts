@@ -13,7 +13,8 @@ import { successV2 } from '../schemas';
 import { LinkCreateSchema, LinkIdParamSchema, LinkRecordSchema, LinkUpdateSchema } from './schemas';
 import { createLink, getLink, type LinkDeps, listLinks, revokeLink, updateLink } from './service';
 
-const deps = (c: Parameters<MiddlewareHandler<AppEnv>>[0]): LinkDeps => ({
+/** What the link rules need from the request (the MCP tools' too). */
+export const linkDeps = (c: Parameters<MiddlewareHandler<AppEnv>>[0]): LinkDeps => ({
   // Timed on v2 (Server-Timing), like every other route's D1 calls.
   db: storage(c).db,
   counters: c.env.LINK_COUNTERS,
@@ -46,7 +47,7 @@ export function addLinkRoutes(router: OpenAPIHono<AppEnv>) {
     },
   });
   router.openapi(create, async (c) => {
-    const link = await createLink(deps(c), c.req.valid('param').id, accountId(c), c.req.valid('json'));
+    const link = await createLink(linkDeps(c), c.req.valid('param').id, accountId(c), c.req.valid('json'));
     return c.json({ success: true as const, data: link }, 201);
   });
 
@@ -63,7 +64,7 @@ export function addLinkRoutes(router: OpenAPIHono<AppEnv>) {
     },
   });
   router.openapi(list, async (c) => {
-    const links = await listLinks(deps(c), c.req.valid('param').id, accountId(c));
+    const links = await listLinks(linkDeps(c), c.req.valid('param').id, accountId(c));
     return c.json({ success: true as const, data: { links } }, 200);
   });
 
@@ -77,7 +78,7 @@ export function addLinkRoutes(router: OpenAPIHono<AppEnv>) {
     responses: { 200: ok(successV2(LinkRecordSchema), 'The link'), ...errors(401, 404, 429) },
   });
   router.openapi(get, async (c) => {
-    const link = await getLink(deps(c), c.req.valid('param').linkId, accountId(c));
+    const link = await getLink(linkDeps(c), c.req.valid('param').linkId, accountId(c));
     return c.json({ success: true as const, data: link }, 200);
   });
 
@@ -102,7 +103,7 @@ export function addLinkRoutes(router: OpenAPIHono<AppEnv>) {
     },
   });
   router.openapi(update, async (c) => {
-    const link = await updateLink(deps(c), c.req.valid('param').linkId, accountId(c), c.req.valid('json'));
+    const link = await updateLink(linkDeps(c), c.req.valid('param').linkId, accountId(c), c.req.valid('json'));
     return c.json({ success: true as const, data: link }, 200);
   });
 
@@ -117,7 +118,7 @@ export function addLinkRoutes(router: OpenAPIHono<AppEnv>) {
     responses: { 200: ok(successV2(LinkRecordSchema), 'The revoked link'), ...errors(401, 404, 429) },
   });
   router.openapi(revoke, async (c) => {
-    const link = await revokeLink(deps(c), c.req.valid('param').linkId, accountId(c));
+    const link = await revokeLink(linkDeps(c), c.req.valid('param').linkId, accountId(c));
     return c.json({ success: true as const, data: link }, 200);
   });
 }

@@ -14,7 +14,8 @@ export const loggedPath = (path: string) =>
 
 /**
  * Gives every request an id (the client's when it sent a valid one) and writes one JSON log
- * line when the response is ready. Never logs headers, query strings or share tokens. A request
+ * line when the response is ready (an MCP call's adds its method and tool: one line per call).
+ * Never logs headers, query strings or share tokens. A request
  * whose client went away (a tus PATCH cut off mid-body, say) is a client abort, logged as info
  * with `clientAborted: true` whatever answer nobody read: it is no fault of the server.
  */
@@ -35,6 +36,7 @@ export const requestContext = () =>
       status: c.res.status,
       durationMs: Date.now() - startedAt,
       keyId: key?.id,
+      ...(c.get('mcp') ? { mcp: c.get('mcp') } : {}),
       ...(clientAborted ? { clientAborted } : {}),
       ...(c.error ? { error: String(c.error) } : {}),
     });

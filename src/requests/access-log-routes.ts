@@ -1,6 +1,7 @@
 // v2: a file request's access log (GET /requests/{id}/access), read with `files:read` like every
 // access log (the contract's rule; the log holds no capability, unlike the request's record).
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import type { Context } from 'hono';
 import { AccessPageSchema, AccessQuerySchema } from '../access-log/schemas';
 import { readAccessLog } from '../access-log/service';
 import type { AppEnv } from '../env';
@@ -32,14 +33,19 @@ export function addRequestAccessRoutes(router: OpenAPIHono<AppEnv>) {
     },
   });
   router.openapi(route, async (c) => {
-    const request = await getRequest(storage(c).db, c.req.valid('param').id, accountId(c));
-    const counters = c.env.FILE_REQUESTS;
-    const source = {
-      key: request.id,
-      linkId: null,
-      page: (page: Parameters<typeof requestAccessPage>[2]) => requestAccessPage(counters, request.id, page),
-    };
-    const data = await readAccessLog([source], c.req.valid('query'));
+    const data = await requestAccessLog(c, c.req.valid('param').id, c.req.valid('query'));
     return c.json({ success: true as const, data }, 200);
   });
+}
+
+/** A file request's access log, for its owner (REQUEST_NOT_FOUND otherwise); the MCP tool's too. */
+export async function requestAccessLog(c: Context<AppEnv>, id: string, query: { limit: number; cursor?: string }) {
+  const request = await getRequest(storage(c).db, id, accountId(c));
+  const counters = c.env.FILE_REQUESTS;
+  const source = {
+    key: request.id,
+    linkId: null,
+    page: (page: Parameters<typeof requestAccessPage>[2]) => requestAccessPage(counters, request.id, page),
+  };
+  return readAccessLog([source], query);
 }

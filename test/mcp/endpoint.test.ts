@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { call, createKey, ORIGIN } from '../helpers';
+import { mcpClient, toolData } from './mcp-helpers';
+
+describe('POST /mcp', () => {
+  it('initializes statelessly and lists every tool', async () => {
+    const { key } = await createKey('mcp');
+    const client = await mcpClient(key);
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name).sort()).toEqual(
+      [
+        'add_to_collection',
+        'create_collection',
+        'create_file_request',
+        'create_share_link',
+        'create_upload_url',
+        'delete_file',
+        'get_access_log',
+        'get_file',
+        'get_usage',
+        'list_files',
+        'upload_from_url',
+        'upload_text',
+      ].sort(),
+    );
+    expect(client.getServerVersion()?.name).toBe('edgeshare');
+    const usage = await toolData(client, 'get_usage');
+    expect(usage).toMatchObject({ usedBytes: 0, files: 0 });
+  });
+
+  it('answers 401 with the resource metadata challenge without a valid key', async () => {
+    for (const headers of [{}, { Authorization: 'Bearer esk_nope' }]) {
+      const response = await call('/mcp', {
+        method: 'POST',
+        headers: { ...headers, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      });
+      expect(response.status).toBe(401);
+      expect(response.headers.get('WWW-Authenticate')).toBe(
+        `Bearer resource_metadata="${ORIGIN}/.well-known/oauth-protected-resource"`,
+      );
+      expect(await response.json()).toMatchObject({ code: 'UNAUTHORIZED' });
+    }
+  });
+
+  it('serves the protected-resource metadata (RFC 9728)', async () => {
+    const response = await call('/.well-known/oauth-protected-resource');
+    expect(response.status).toBe(200);
+    const document = (await response.json()) as Record<string, unknown>;
+    expect(document).toMatchObject({ resource: ORIGIN, bearer_methods_supported: ['header'] });
+    expect(document.scopes_supported).toContain('files:read');
+  });
+
+  it('answers 405 for GET and every other method but POST', async () => {
+    const { auth } = await createKey('mcp-405');
+    for (const method of ['GET', 'PUT', 'DELETE', 'PATCH']) {
+      for (const headers of [{}, auth]) {
+        const response = await call('/mcp', { method, headers: { ...headers, Accept: 'text/event-stream' } });
+        expect(response.status, method).toBe(405);
+        expect(response.headers.get('Allow')).toBe('POST');
+        expect(await response.json()).toMatchObject({ code: 'METHOD_NOT_ALLOWED' });
+      }
+    }
+  });
+});
