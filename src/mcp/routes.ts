@@ -112,9 +112,7 @@ export const mcpRefusals = (): MiddlewareHandler<AppEnv> =>
     };
     const headers = new Headers(c.res.headers);
     headers.delete('content-length');
+    headers.set('Content-Type', 'application/json');
     c.res = undefined;
-    c.res = new Response(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }), {
-      status: 200,
-      headers: { ...Object.fromEntries(headers), 'Content-Type': 'application/json' },
-    });
+    c.res = new Response(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }), { status: 200, headers });
   };

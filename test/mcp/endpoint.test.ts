@@ -29,7 +29,7 @@ describe('POST /mcp', () => {
   });
 
   it('answers 401 with the resource metadata challenge without a valid key', async () => {
-    for (const headers of [{}, { Authorization: 'Bearer esk_nope' }]) {
+    for (const headers of [{}, { Authorization: 'Bearer esk_nope' }] as Record<string, string>[]) {
       const response = await call('/mcp', {
         method: 'POST',
         headers: { ...headers, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },

@@ -1,0 +1,103 @@
+// The tools' input schemas come from the REST routes' zod schemas: each tool's JSON Schema shows
+// every parameter and body field of the REST operations it mirrors exactly as the OpenAPI
+// document does (a path parameter under a clearer name, its own description), so the two cannot drift.
+import { describe, expect, it } from 'vitest';
+import { call, createKey } from '../helpers';
+import { mcpClient } from './mcp-helpers';
+
+type Schema = Record<string, unknown>;
+type Parameter = { name: string; in: string; required?: boolean; schema: Schema; description?: string };
+type Operation = {
+  operationId: string;
+  parameters?: Parameter[];
+  requestBody?: { content: Record<string, { schema: Schema }> };
+};
+
+/** A REST path parameter's name in the tools (`id` says too little to an agent). */
+const RENAMED: Record<string, Record<string, string>> = {
+  getFile: { id: 'fileId' },
+  deleteFile: { id: 'fileId' },
+  createShareLink: { id: 'fileId' },
+  createCollectionLink: { id: 'collectionId' },
+  addCollectionFiles: { id: 'collectionId' },
+  getFileAccessLog: { id: 'fileId' },
+  getFileRequestAccessLog: { id: 'requestId' },
+};
+
+/** Tools that take some of their operation's fields, and set the rest themselves. */
+const SUBSET = new Set(['create_upload_url']);
+
+function resolve(schema: Schema, components: Record<string, Schema>): Schema {
+  const ref = schema.$ref;
+  return typeof ref === 'string' ? (components[ref.replace('#/components/schemas/', '')] ?? {}) : schema;
+}
+
+const withoutProse = (schema: Schema) => {
+  const { description: _d, example: _e, ...rest } = schema;
+  return rest;
+};
+
+describe('tool input schemas', () => {
+  it('match the REST operations’ parameters and bodies in /api/v2/openapi.json', async () => {
+    const document = (await (await call('/api/v2/openapi.json')).json()) as {
+      paths: Record<string, Record<string, Operation>>;
+      components: { schemas: Record<string, Schema> };
+    };
+    const operations = new Map(
+      Object.values(document.paths)
+        .flatMap((path) => Object.values(path))
+        .map((operation) => [operation.operationId, operation]),
+    );
+    const { key } = await createKey('schemas');
+    const { tools } = await (await mcpClient(key)).listTools();
+    const { MCP_TOOLS } = await import('../../src/mcp/routes');
+    let compared = 0;
+    for (const listed of tools) {
+      const tool = MCP_TOOLS.find((candidate) => candidate.name === listed.name);
+      expect(tool, listed.name).toBeDefined();
+      const properties = (listed.inputSchema.properties ?? {}) as Record<string, Schema>;
+      expect(listed.inputSchema.type).toBe('object');
+      for (const operationId of tool?.operations ?? []) {
+        const operation = operations.get(operationId);
+        expect(operation, operationId).toBeDefined();
+        const renamed = RENAMED[operationId] ?? {};
+        const expected: [string, Schema, boolean][] = [];
+        for (const parameter of operation?.parameters ?? []) {
+          if (parameter.in === 'header') continue;
+          // A parameter's prose is its own; its type, bounds, pattern and default are the route's.
+          expected.push([renamed[parameter.name] ?? parameter.name, withoutProse(parameter.schema), false]);
+        }
+        const json = operation?.requestBody?.content['application/json']?.schema;
+        if (json) {
+          const body = resolve(json, document.components.schemas);
+          for (const [name, schema] of Object.entries((body.properties ?? {}) as Record<string, Schema>)) {
+            expected.push([name, resolve(schema, document.components.schemas), true]);
+          }
+        }
+        for (const [name, schema, exact] of expected) {
+          const actual = properties[name];
+          if (!actual && SUBSET.has(listed.name)) continue;
+          expect(actual, `${listed.name}.${name} (${operationId})`).toBeDefined();
+          expect(exact ? actual : withoutProse(actual ?? {}), `${listed.name}.${name} (${operationId})`).toEqual(
+            schema,
+          );
+          compared++;
+        }
+      }
+    }
+    expect(compared).toBeGreaterThan(40);
+  });
+
+  it('describes every argument, and requires what the route requires', async () => {
+    const { key } = await createKey('schemas-2');
+    const { tools } = await (await mcpClient(key)).listTools();
+    const byName = new Map(tools.map((tool) => [tool.name, tool.inputSchema]));
+    expect(byName.get('get_file')?.required).toEqual(['fileId']);
+    expect(byName.get('upload_text')?.required).toEqual(['filename', 'text']);
+    expect(byName.get('upload_from_url')?.required).toEqual(['url']);
+    expect(byName.get('create_collection')?.required).toEqual(['name']);
+    expect(byName.get('add_to_collection')?.required).toEqual(['collectionId', 'fileIds']);
+    expect(byName.get('create_share_link')).toMatchObject({ additionalProperties: false });
+    expect(byName.get('list_files')?.properties).toMatchObject({ limit: { type: 'integer', maximum: 100 } });
+  });
+});

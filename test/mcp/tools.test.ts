@@ -1,0 +1,327 @@
+// Every MCP tool through the SDK client over HTTP: its success (the REST answer's data) and its
+// refusals (isError with the REST code): scope, quota, policy, type, validation, rate limit.
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { call, createKey, sha256 } from '../helpers';
+import { callTool, mcpClient, toolData, toolRefusal } from './mcp-helpers';
+
+type Upload = { id: string; size: number; sha256: string; mimeType: string; isPublic: boolean; expiresAt?: string };
+
+/** A key of a new account with only these scopes (made through the keys API, as people do). */
+async function scopedKey(scopes: string[]) {
+  const { auth } = await createKey('admin');
+  const response = await call('/api/v2/keys', {
+    method: 'POST',
+    headers: { ...auth, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ name: 'scoped', scopes }),
+  });
+  return ((await response.json()) as { data: { key: string } }).data.key;
+}
+
+/** A client whose requests reach a Worker with these variables. */
+const withEnv = (key: string, vars: Record<string, string>) =>
+  mcpClient(key, { fetch: (url, init) => call(String(url), init, vars) });
+
+afterEach(() => vi.restoreAllMocks());
+
+describe('file tools', () => {
+  it('upload_text stores the text (v2 upload record with sha256); get_file, list_files, delete_file as REST', async () => {
+    const { key, auth } = await createKey('files');
+    const client = await mcpClient(key);
+    const text = 'hello from an agent\n';
+    const uploaded = await toolData<Upload>(client, 'upload_text', { filename: 'notes.txt', text, isPublic: false });
+    expect(uploaded).toMatchObject({ size: text.length, mimeType: 'text/plain', isPublic: false });
+    expect(uploaded.sha256).toBe(await sha256(new TextEncoder().encode(text)));
+
+    const rest = (await (await call(`/api/v2/files/${uploaded.id}`, { headers: auth })).json()) as { data: unknown };
+    expect(await toolData(client, 'get_file', { fileId: uploaded.id })).toEqual(rest.data);
+    const download = await call(`/api/v2/files/${uploaded.id}/download`, { headers: auth });
+    expect(await download.text()).toBe(text);
+
+    const listed = await toolData<{ files: { id: string }[]; pagination: { limit: number } }>(client, 'list_files', {
+      limit: 5,
+      q: 'notes',
+    });
+    expect(listed.files.map((file) => file.id)).toEqual([uploaded.id]);
+    expect(listed.pagination.limit).toBe(5);
+
+    expect(await toolData(client, 'delete_file', { fileId: uploaded.id })).toEqual({
+      message: `File ${uploaded.id} deleted`,
+    });
+    expect(await toolRefusal(client, 'get_file', { fileId: uploaded.id })).toMatchObject({ code: 'FILE_NOT_FOUND' });
+    expect(await toolRefusal(client, 'delete_file', { fileId: uploaded.id })).toMatchObject({
+      code: 'FILE_NOT_FOUND',
+    });
+  });
+
+  it('refuses what REST refuses, as tool results with the REST code (validation)', async () => {
+    const { key } = await createKey('validation');
+    const client = await mcpClient(key);
+    expect(await toolRefusal(client, 'get_file', {})).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      details: [{ field: 'fileId' }],
+    });
+    expect(await toolRefusal(client, 'list_files', { limit: 101 })).toMatchObject({ code: 'VALIDATION_ERROR' });
+    const tooLong = 'x'.repeat(64 * 1024 + 1);
+    expect(await toolRefusal(client, 'upload_text', { filename: 'big.txt', text: tooLong })).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      details: [{ field: 'text' }],
+    });
+    expect(await toolRefusal(client, 'upload_text', { filename: 'a.txt', text: 'a', expiresIn: 5 })).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      details: [{ field: 'expiresIn' }],
+    });
+    // An unknown tool is a protocol error, not a tool result.
+    await expect(client.callTool({ name: 'read_file_bytes', arguments: {} })).rejects.toThrow(/Unknown tool/);
+  });
+
+  it('a 64 KiB text is taken whole', async () => {
+    const { key } = await createKey('64k');
+    const client = await mcpClient(key);
+    const text = 'é'.repeat(32 * 1024);
+    const uploaded = await toolData<Upload>(client, 'upload_text', { filename: 'max.txt', text });
+    expect(uploaded.size).toBe(64 * 1024);
+  });
+
+  it('refuses a key without the tool’s scope (FORBIDDEN naming it), and nothing happens', async () => {
+    const key = await scopedKey(['files:read']);
+    const client = await mcpClient(key);
+    for (const [name, scope, args] of [
+      ['upload_text', 'files:write', { filename: 'a.txt', text: 'a' }],
+      ['upload_from_url', 'files:write', { url: 'http://127.0.0.1:9/a.txt' }],
+      ['delete_file', 'files:delete', { fileId: 'AAAAAAAAAAAAAAAAAAAAAA' }],
+      ['create_share_link', 'links:write', { fileId: 'AAAAAAAAAAAAAAAAAAAAAA' }],
+      ['create_collection', 'links:write', { name: 'c' }],
+      ['add_to_collection', 'links:write', { collectionId: 'col_AAAAAAAAAAAAAAAAAAAAAA', fileIds: ['x'] }],
+      ['create_file_request', 'requests:write', {}],
+      ['create_upload_url', 'requests:write', { size: 1, contentType: 'text/plain' }],
+    ] as const) {
+      expect(await toolRefusal(client, name, args), name).toMatchObject({ code: 'FORBIDDEN', details: [{ scope }] });
+    }
+    expect(await toolData(client, 'list_files')).toMatchObject({ files: [] });
+    const writer = await mcpClient(await scopedKey(['files:write']));
+    expect(await toolRefusal(writer, 'list_files')).toMatchObject({ code: 'FORBIDDEN' });
+    expect(await toolRefusal(writer, 'get_usage')).toMatchObject({ details: [{ scope: 'files:read' }] });
+    expect(await toolRefusal(writer, 'get_access_log', { fileId: 'x' })).toMatchObject({ code: 'FORBIDDEN' });
+  });
+
+  it('holds the quota: a text past it is STORAGE_EXCEEDED and nothing is kept', async () => {
+    const { key } = await createKey('quota', { storageQuotaBytes: 10 });
+    const client = await mcpClient(key);
+    expect(await toolRefusal(client, 'upload_text', { filename: 'a.txt', text: 'x'.repeat(11) })).toMatchObject({
+      code: 'STORAGE_EXCEEDED',
+    });
+    expect(await toolData(client, 'get_usage')).toMatchObject({ usedBytes: 0, reservedBytes: 0, files: 0 });
+    await toolData(client, 'upload_text', { filename: 'b.txt', text: 'x'.repeat(10) });
+    expect(await toolData(client, 'get_usage')).toMatchObject({ usedBytes: 10, files: 1, quotaBytes: 10 });
+  });
+
+  it('holds the type rules: a type ALLOWED_FILE_TYPES leaves out is INVALID_FILE_TYPE', async () => {
+    const { key } = await createKey('types');
+    const client = await withEnv(key, { ALLOWED_FILE_TYPES: 'image/png' });
+    expect(await toolRefusal(client, 'upload_text', { filename: 'a.txt', text: 'plain' })).toMatchObject({
+      code: 'INVALID_FILE_TYPE',
+    });
+    expect(await toolData(client, 'list_files')).toMatchObject({ files: [] });
+  });
+
+  it('holds the policy: an upload’s expiry past FILE_MAX_EXPIRY_SECONDS is POLICY_VIOLATION', async () => {
+    const { key } = await createKey('policy-files');
+    const client = await withEnv(key, { FILE_MAX_EXPIRY_SECONDS: '3600', FILE_REQUIRE_EXPIRY: 'true' });
+    expect(await toolRefusal(client, 'upload_text', { filename: 'a.txt', text: 'a', expiresIn: 7200 })).toMatchObject({
+      code: 'POLICY_VIOLATION',
+      details: [{ field: 'expiresIn', limit: 3600 }],
+    });
+    const kept = await toolData<Upload>(client, 'upload_text', { filename: 'a.txt', text: 'a', expiresIn: 600 });
+    expect(kept.expiresAt).toBeDefined();
+    expect(await toolData(client, 'list_files')).toMatchObject({ pagination: { total: 1 } });
+  });
+
+  it('refuses upload_from_url to other schemes and to private, link-local and CGNAT hosts before fetching', async () => {
+    const { key } = await createKey('url-rules');
+    const client = await mcpClient(key);
+    for (const url of [
+      'ftp://example.com/a.txt',
+      'file:///etc/passwd',
+      'data:text/plain,hello',
+      'http://10.0.0.1/a',
+      'http://192.168.1.1/a',
+      'http://169.254.169.254/latest/meta-data/',
+      'http://100.64.0.1/a',
+      'http://[fd00:ec2::254]/a',
+      'http://[::ffff:10.0.0.1]/a',
+      'http://user:pass@example.com/a',
+      'not a url',
+    ]) {
+      expect(await toolRefusal(client, 'upload_from_url', { url }), url).toMatchObject({
+        code: 'VALIDATION_ERROR',
+        details: [{ field: 'url' }],
+      });
+    }
+    expect(await toolData(client, 'get_usage')).toMatchObject({ usedBytes: 0, reservedBytes: 0 });
+  });
+});
+
+describe('sharing tools', () => {
+  it('makes collections, links to a file and to a collection, and reads their access logs', async () => {
+    const { key } = await createKey('sharing');
+    const client = await mcpClient(key);
+    const a = await toolData<Upload>(client, 'upload_text', { filename: 'a.txt', text: 'a' });
+    const b = await toolData<Upload>(client, 'upload_text', { filename: 'b.txt', text: 'b' });
+    const collection = await toolData<{ id: string; fileCount: number }>(client, 'create_collection', {
+      name: 'Both',
+      fileIds: [a.id],
+    });
+    expect(collection.fileCount).toBe(1);
+    expect(await toolData(client, 'add_to_collection', { collectionId: collection.id, fileIds: [b.id] })).toMatchObject(
+      { id: collection.id, fileCount: 2 },
+    );
+
+    const fileLink = await toolData<{ id: string; url: string; fileId: string }>(client, 'create_share_link', {
+      fileId: a.id,
+      label: 'for Bob',
+      maxDownloads: 2,
+    });
+    expect(fileLink).toMatchObject({ fileId: a.id, label: 'for Bob', maxDownloads: 2, status: 'active' });
+    const shared = await call(`${fileLink.url}/download`);
+    expect(await shared.text()).toBe('a');
+    const collectionLink = await toolData<{ id: string; collectionId: string }>(client, 'create_share_link', {
+      collectionId: collection.id,
+      expiresIn: 3600,
+    });
+    expect(collectionLink.collectionId).toBe(collection.id);
+
+    const byLink = await toolData<{ events: { kind: string }[] }>(client, 'get_access_log', { linkId: fileLink.id });
+    expect(byLink.events.map((event) => event.kind)).toContain('download');
+    const byFile = await toolData<{ events: unknown[] }>(client, 'get_access_log', { fileId: a.id, limit: 1 });
+    expect(byFile.events).toHaveLength(1);
+    expect(await toolData(client, 'get_access_log', { collectionId: collection.id })).toMatchObject({
+      events: [],
+      nextCursor: null,
+    });
+
+    expect(await toolRefusal(client, 'create_share_link', { fileId: a.id, collectionId: collection.id })).toMatchObject(
+      { code: 'VALIDATION_ERROR' },
+    );
+    expect(
+      await toolRefusal(client, 'create_share_link', { fileId: a.id, expiresIn: 60, expiresAt: 'x' }),
+    ).toMatchObject({ code: 'VALIDATION_ERROR' });
+    expect(await toolRefusal(client, 'get_access_log', {})).toMatchObject({ code: 'VALIDATION_ERROR' });
+    expect(await toolRefusal(client, 'get_access_log', { linkId: 'lnk_nope' })).toMatchObject({
+      code: 'LINK_NOT_FOUND',
+    });
+    expect(
+      await toolRefusal(client, 'add_to_collection', {
+        collectionId: collection.id,
+        fileIds: ['AAAAAAAAAAAAAAAAAAAAAA'],
+      }),
+    ).toMatchObject({ code: 'FILE_NOT_FOUND', details: [{ id: 'AAAAAAAAAAAAAAAAAAAAAA' }] });
+    expect(await toolRefusal(client, 'create_collection', { name: '' })).toMatchObject({ code: 'VALIDATION_ERROR' });
+  });
+
+  it('holds the policy on links and file requests (POLICY_VIOLATION, nothing made)', async () => {
+    const { key } = await createKey('policy-links');
+    const client = await withEnv(key, { LINK_REQUIRE_PASSWORD: 'true', REQUEST_MAX_EXPIRY_SECONDS: '3600' });
+    const a = await toolData<Upload>(client, 'upload_text', { filename: 'a.txt', text: 'a' });
+    expect(await toolRefusal(client, 'create_share_link', { fileId: a.id })).toMatchObject({
+      code: 'POLICY_VIOLATION',
+      details: [{ field: 'password', rule: 'linkRequirePassword' }],
+    });
+    expect(await toolRefusal(client, 'create_file_request', { expiresIn: 7200 })).toMatchObject({
+      code: 'POLICY_VIOLATION',
+    });
+    expect(
+      await toolRefusal(client, 'create_upload_url', { size: 5, contentType: 'text/plain', expiresIn: 7200 }),
+    ).toMatchObject({ code: 'POLICY_VIOLATION' });
+    const requests = await call('/api/v2/requests', { headers: { Authorization: `Bearer ${key}` } });
+    expect(((await requests.json()) as { data: { requests: unknown[] } }).data.requests).toEqual([]);
+  });
+
+  it('create_file_request answers the REST record; get_access_log reads its log', async () => {
+    const { key } = await createKey('requests');
+    const client = await mcpClient(key);
+    const request = await toolData<{ id: string; uploadUrl: string; tusUrl: string; maxFiles: number }>(
+      client,
+      'create_file_request',
+      { label: 'Photos', maxFiles: 3 },
+    );
+    expect(request).toMatchObject({ label: 'Photos', maxFiles: 3, status: 'open' });
+    expect(request.uploadUrl).toMatch(/\/api\/v2\/r\/[A-Za-z0-9_-]{32}\/upload$/);
+    expect(await toolData(client, 'get_access_log', { requestId: request.id })).toMatchObject({ events: [] });
+  });
+
+  it('create_upload_url gives a URL that takes exactly one file of the stated size and type', async () => {
+    const { key, auth } = await createKey('upload-url');
+    const client = await mcpClient(key);
+    const made = await toolData<{ uploadUrl: string; tusUrl: string; expiresAt: string; requestId: string }>(
+      client,
+      'create_upload_url',
+      { size: 5, contentType: 'text/plain', filename: 'hello.txt' },
+    );
+    expect(made.uploadUrl).toMatch(/\/api\/v2\/r\/[A-Za-z0-9_-]{32}\/upload\/hello\.txt$/);
+    expect(made.tusUrl).toMatch(/\/api\/v2\/r\/[A-Za-z0-9_-]{32}\/tus$/);
+    expect(Date.parse(made.expiresAt)).toBeGreaterThan(Date.now());
+    const put = (body: string, type: string) =>
+      call(made.uploadUrl, { method: 'PUT', headers: { 'Content-Type': type }, body });
+    expect((await put('hello world', 'text/plain')).status).toBe(413);
+    expect((await put('%PDF-', 'application/pdf')).status).toBe(415);
+    const stored = await put('hello', 'text/plain');
+    expect(stored.status).toBe(201);
+    const again = await put('hello', 'text/plain');
+    expect(again.status).toBe(410);
+    expect(await again.json()).toMatchObject({ code: 'REQUEST_FULL' });
+    const files = await call(`/api/v2/requests/${made.requestId}/files`, { headers: auth });
+    expect(((await files.json()) as { data: { files: unknown[] } }).data.files).toHaveLength(1);
+    expect(await toolRefusal(client, 'create_upload_url', { size: 0, contentType: 'text/plain' })).toMatchObject({
+      code: 'VALIDATION_ERROR',
+    });
+    expect(await toolRefusal(client, 'create_upload_url', { size: 5, contentType: 'image/*' })).toMatchObject({
+      code: 'VALIDATION_ERROR',
+    });
+  });
+});
+
+describe('rate limit and log', () => {
+  it('counts each POST once against the key’s rate limit; past it a tools/call is RATE_LIMITED', async () => {
+    const { key } = await createKey('limited', { rateLimitRequests: 5, rateLimitWindowSeconds: 3600 });
+    const remaining: string[] = [];
+    const client = await mcpClient(key, {
+      fetch: async (url, init) => {
+        const response = await call(String(url), init);
+        // The client also tries a GET for a server-sent event stream: 405, before authentication.
+        if (init?.method === 'POST') remaining.push(response.headers.get('X-RateLimit-Remaining') ?? '');
+        return response;
+      },
+    });
+    // initialize and notifications/initialized: two POSTs.
+    expect(remaining).toEqual(['4', '3']);
+    await toolData(client, 'get_usage');
+    await toolData(client, 'upload_text', { filename: 'a.txt', text: 'a' });
+    await toolData(client, 'list_files');
+    expect(remaining).toEqual(['4', '3', '2', '1', '0']);
+    const refused = await callTool(client, 'upload_text', { filename: 'b.txt', text: 'b' });
+    expect(refused.isError).toBe(true);
+    expect(refused.structuredContent).toMatchObject({ code: 'RATE_LIMITED' });
+    // Anything else past the limit is the HTTP 429 itself.
+    await expect(client.listTools()).rejects.toThrow(/RATE_LIMITED/);
+  });
+
+  it('writes one request log line per call, naming the tool', async () => {
+    const { key } = await createKey('logged');
+    const client = await mcpClient(key);
+    const lines: Record<string, unknown>[] = [];
+    vi.spyOn(console, 'log').mockImplementation((line: string) => {
+      lines.push(JSON.parse(line));
+    });
+    await toolData(client, 'get_usage');
+    await toolRefusal(client, 'get_file', { fileId: 'AAAAAAAAAAAAAAAAAAAAAA' });
+    const requests = lines.filter((line) => line.msg === 'request' && line.method === 'POST');
+    expect(requests).toHaveLength(2);
+    expect(requests[0]).toMatchObject({
+      method: 'POST',
+      path: '/mcp',
+      status: 200,
+      mcp: { method: 'tools/call', tool: 'get_usage' },
+    });
+    expect(requests[1]).toMatchObject({ mcp: { tool: 'get_file', code: 'FILE_NOT_FOUND' } });
+  });
+});
