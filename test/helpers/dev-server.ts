@@ -21,8 +21,8 @@ export type DevServer = {
   origin: string;
   /** The local state directory (`--persist-to`), removed by stop(). */
   persistTo: string;
-  /** Creates an API key in the server's database with `npm run keys` and returns it. */
-  createKey(name?: string): Promise<string>;
+  /** Creates an API key in the server's database with `npm run keys` (and these flags) and returns it. */
+  createKey(name?: string, flags?: string[]): Promise<string>;
   /** What wrangler printed so far, for failure messages. */
   output(): string;
   /** Stops wrangler and everything it started (by its process group), then removes the state. */
@@ -140,10 +140,10 @@ async function launchDevServer(options: DevServerOptions): Promise<LaunchedDevSe
     ready,
     output: () => output,
     stop,
-    async createKey(name = 'e2e') {
+    async createKey(name = 'e2e', flags: string[] = []) {
       const { stdout } = await run(
         process.execPath,
-        [join(ROOT, 'scripts/keys.ts'), 'create', '--name', name, '--persist-to', persistTo],
+        [join(ROOT, 'scripts/keys.ts'), 'create', '--name', name, '--persist-to', persistTo, ...flags],
         { cwd: ROOT },
       );
       const key = stdout.trim().split('\n').at(-1) ?? '';
