@@ -155,7 +155,8 @@ describe('upload_from_url', () => {
     const pixel = await fromUrl(client, { url: `${source}/files/pixel`, filename: 'dot.png' });
     expect(pixel.structuredContent).toMatchObject({ size: PNG_1X1.length, mimeType: 'image/png' });
     const listed = (await client.callTool({ name: 'list_files', arguments: { sort: 'name' } })) as Result;
-    const names = (listed.structuredContent?.files as { originalName: string }[]).map((file) => file.originalName);
+    const files = (listed.structuredContent?.files ?? []) as { originalName: string }[];
+    const names = files.map((file) => file.originalName);
     expect(names).toEqual(['dot.png', 'report.txt']);
   });
 
