@@ -62,4 +62,50 @@ describe('POST /mcp', () => {
       }
     }
   });
+
+  it('answers a lone tools/call without initialize (stateless), one message per POST', async () => {
+    const { auth } = await createKey('mcp-raw');
+    const post = (body: unknown) =>
+      call('/mcp', {
+        method: 'POST',
+        headers: { ...auth, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+        body: JSON.stringify(body),
+      });
+    const answer = await post({
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'tools/call',
+      params: { name: 'get_usage', arguments: {} },
+    });
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('Content-Type')).toContain('application/json');
+    expect(answer.headers.get('Mcp-Session-Id')).toBeNull();
+    expect(answer.headers.get('X-RateLimit-Limit')).not.toBeNull();
+    expect(await answer.json()).toMatchObject({ jsonrpc: '2.0', id: 7, result: { structuredContent: { files: 0 } } });
+    const batch = await post([
+      { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+      { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+    ]);
+    expect(batch.status).toBe(400);
+    expect(await batch.json()).toMatchObject({ error: { code: -32600 } });
+    const broken = await call('/mcp', {
+      method: 'POST',
+      headers: { ...auth, 'Content-Type': 'application/json' },
+      body: '{',
+    });
+    expect(broken.status).toBe(400);
+  });
+
+  it('answers the CORS preflight of a browser client', async () => {
+    const response = await call('/mcp', {
+      method: 'OPTIONS',
+      headers: {
+        Origin: 'https://inspector.example',
+        'Access-Control-Request-Method': 'POST',
+        'Access-Control-Request-Headers': 'authorization, content-type, mcp-protocol-version',
+      },
+    });
+    expect(response.status).toBe(204);
+    expect(response.headers.get('Access-Control-Allow-Headers')?.toLowerCase()).toContain('mcp-protocol-version');
+  });
 });
