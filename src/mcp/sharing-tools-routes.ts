@@ -100,7 +100,7 @@ const MEDIA_TYPE = /^[A-Za-z0-9!#$&^_.+-]+\/[A-Za-z0-9!#$&^_.+-]+$/;
 const createUploadUrlTool = tool({
   name: 'create_upload_url',
   description:
-    'A URL that takes exactly one file of the stated size (at most) and type, without a key: PUT the bytes to ' +
+    'A URL that takes exactly one file of exactly the stated size and type, without a key: PUT the bytes to ' +
     'uploadUrl (e.g. `curl -T file <uploadUrl>`), or use tusUrl (tus 1.0) for a resumable upload, before ' +
     'expiresAt. It is a one-file file request (requestId); the file lands in your account.',
   scope: REQUESTS_SCOPE,
@@ -111,7 +111,7 @@ const createUploadUrlTool = tool({
         .number()
         .int('must be a whole number')
         .min(1, 'must be at least 1')
-        .openapi({ description: 'The file’s size in bytes: the URL takes no larger file' }),
+        .openapi({ description: 'The file’s size in bytes: the URL takes a file of exactly this size' }),
       contentType: z
         .string()
         .regex(MEDIA_TYPE, 'must be a media type like application/pdf')
@@ -138,7 +138,10 @@ const createUploadUrlTool = tool({
     });
     if (!parsed.success) throw zodValidationError(parsed.error.issues);
     const request = parsed.data;
-    const row = await createRequest(storage(c).db, c.get('config'), policy(c), accountIdOf(c), request);
+    // The request keeps the exact size too: maxFileSize alone would take a smaller file.
+    const row = await createRequest(storage(c).db, c.get('config'), policy(c), accountIdOf(c), request, {
+      exactBytes: params.size,
+    });
     const record = requestRecord(row, origins(c));
     return {
       requestId: record.id,

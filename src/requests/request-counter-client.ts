@@ -81,12 +81,14 @@ const MAX_AHEAD = 8 * 1024 * 1024;
  * they arrive, with headroom the object grants but does not hold (so uploads arriving together
  * that fit are all admitted). Before anything counts, the hold becomes exactly the files'
  * bytes, so neither the request nor the account ever takes more than its limits, however many
- * uploads run at once.
+ * uploads run at once. `checkSize` is the rule each file's size must pass (a request's exact size,
+ * limits.ts): on a declared length before the slot is held, on every file before its commit.
  */
 export class RequestTicket extends QuotaTicket {
   readonly #stub: CounterStub;
   readonly #limits: RequestLimits;
   readonly #until: number;
+  readonly #checkSize: (size: number) => void;
   #grant: SlotGrant | undefined;
   /** What the object holds for this upload (the grant may reach further). */
   #held = { files: 0, bytes: 0 };
@@ -100,20 +102,24 @@ export class RequestTicket extends QuotaTicket {
     stub: CounterStub,
     limits: RequestLimits,
     until: number,
+    checkSize: (size: number) => void = () => undefined,
   ) {
     super(accounts, owner);
     this.#stub = stub;
     this.#limits = limits;
     this.#until = until;
+    this.#checkSize = checkSize;
   }
 
   /**
    * One more file is about to be read: holds its slot, and its `declared` length (a raw body's
-   * Content-Length) so that a file that cannot fit is refused before its first byte. 410
-   * REQUEST_FULL when there is no slot, 413 when the length does not fit.
+   * Content-Length) so that a file that cannot fit is refused before its first byte. A declared
+   * length `checkSize` refuses is refused before the slot; 410 REQUEST_FULL when there is no slot,
+   * 413 when the length does not fit.
    */
-  async slot(declared = 0): Promise<void> {
-    this.#pending.push(declared);
+  async slot(declared?: number): Promise<void> {
+    if (declared !== undefined) this.#checkSize(declared);
+    this.#pending.push(declared ?? 0);
     try {
       await this.#reserve();
     } catch (error) {
@@ -141,10 +147,13 @@ export class RequestTicket extends QuotaTicket {
   }
 
   /**
-   * The hold becomes exactly these files, then the owner's account commits them: 413 when they
-   * no longer fit (other uploads took room this one read into as headroom), and nothing counts.
+   * Each file's size is checked (`checkSize`), then the hold becomes exactly these files, then the
+   * owner's account commits them: 413 when they no longer fit (other uploads took room this one
+   * read into as headroom), and nothing counts. A refusal here leaves the blobs to the session to
+   * delete and the hold to its release.
    */
   override async commit(files: AccountFile[]): ReturnType<QuotaTicket['commit']> {
+    for (const file of files) this.#checkSize(file.size);
     const bytes = files.reduce((sum, file) => sum + file.size, 0);
     if (!this.#grant || files.length > this.#held.files || bytes > this.#held.bytes) {
       await this.#hold(files.length, bytes, 0);

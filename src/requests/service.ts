@@ -101,6 +101,12 @@ const passwordHash = async (password: string | null | undefined) =>
   password === undefined ? undefined : password === null ? null : passwordText(await hashPassword(password));
 
 /**
+ * What a request may be made with beyond its REST body: `exactBytes`, the exact size of every file
+ * it takes (MCP's create_upload_url; see limits.ts, checkExactSize).
+ */
+export type RequestInternals = { exactBytes?: number };
+
+/**
  * Makes a file request. `policy`: the account's bounds (src/policy/), checked before anything is
  * written; a request made without an expiry stays open the default 7 days, or less when the
  * policy bounds it.
@@ -111,6 +117,7 @@ export async function createRequest(
   policy: Policy,
   accountId: string,
   body: RequestCreate,
+  internals: RequestInternals = {},
   now = Date.now(),
 ): Promise<RequestRow> {
   // Malformed values (400) first, then the policy (422), then the password's slow hash.
@@ -136,6 +143,7 @@ export async function createRequest(
     updated_at: isoNow(now),
     expires_at: expiresAt ?? isoNow(now + requestExpirySeconds(policy, DEFAULT_REQUEST_EXPIRY_SECONDS) * 1000),
     closed_at: null,
+    exact_bytes: internals.exactBytes ?? null,
   };
   await insertRequest(db, row);
   return row;

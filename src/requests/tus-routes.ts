@@ -24,7 +24,7 @@ import {
 } from '../tus/service';
 import { uploadObject } from '../tus/tus-upload-client';
 import { onRequestReceived } from './hooks';
-import { requestConfig, requestLimits } from './limits';
+import { checkExactSize, requestConfig, requestLimits } from './limits';
 import { receivedExpiry, requestOwner } from './owner';
 import { requestTusUrl } from './records';
 import { type CounterStub, counterOf, onCounter, overRequestBytes, releaseSlot } from './request-counter-client';
@@ -67,13 +67,18 @@ function uploaderMetadata(
   return [...kept, `isPublic ${encode(request.is_public === 1 ? 'true' : 'false')}`, ...expiry].join(',');
 }
 
-/** POST tusUrl: a new upload, held in the owner's quota and in the request before any byte is kept. */
+/**
+ * POST tusUrl: a new upload, held in the owner's quota and in the request before any byte is kept.
+ * Its Upload-Length is the file's size (a deferred length is refused): a request's exact size is
+ * checked on it here, once, before the upload exists.
+ */
 export async function createRequestUpload(c: Context<AppEnv>, request: RequestWithOwner): Promise<Response> {
   // Each upload here holds one of the request's slots for one file: partial uploads would not.
   if (c.req.header('upload-concat') !== undefined) {
     throw validationError('Upload-Concat', 'file requests take no concatenation: send each file as one upload');
   }
   const { length, metadata, first } = creationRequest(c);
+  checkExactSize(request, length);
   const deps = tusDeps(c, request);
   const expiresIn = receivedExpiry(c.get('config'), request);
   const upload = await createUpload(deps, { length, metadata: uploaderMetadata(metadata, request, expiresIn) });

@@ -11,7 +11,7 @@ import { declaredLength, uploadRawFile } from '../files/upload-raw';
 import { inSession, openUpload, type UploadContext, type UploadDeps } from '../files/upload-session';
 import type { FileRow } from '../storage/files-repo';
 import type { RequestWithOwner } from '../storage/requests-repo';
-import { requestLimits } from './limits';
+import { checkExactSize, requestLimits } from './limits';
 import { receivedExpiry } from './owner';
 import { type CounterNamespace, counterOf, RequestTicket } from './request-counter-client';
 import type { RequestCounts } from './request-counter-contract';
@@ -31,7 +31,8 @@ export type Received = { rows: FileRow[]; failures: { name: string; error: Error
 
 /**
  * Runs `receive` in an upload session whose quota is the request's ticket (the request's slots
- * and bytes, then the owner's account), then counts the files it kept for the request before the
+ * and bytes, then the owner's account; each file's size against the request's exact size when it
+ * has one, before anything of it counts), then counts the files it kept for the request before the
  * session ends (and releases what is left of the hold).
  */
 async function inRequestSession(
@@ -48,6 +49,7 @@ async function inRequestSession(
     counterOf(deps.counters, request.id),
     requestLimits(request),
     Date.now() + holdTtlMs(deps.config),
+    (size) => checkExactSize(request, size),
   );
   const uploadDeps = openUpload(deps, ticket);
   return inSession(uploadDeps.session, async () => {
@@ -100,7 +102,8 @@ export function receiveFiles(deps: ReceiveDeps, request: RequestWithOwner, body:
  * `PUT {uploadUrl}/{filename}`: the raw body is one file, stored exactly as `PUT /upload/{filename}`
  * stores it (src/files/upload-raw.ts: one streamed put with a Content-Length, the multipart writer
  * without, the asserted digest checked), holding one slot of the request, and its Content-Length
- * when it states one, before the body is read.
+ * when it states one, before the body is read (a Content-Length other than the request's exact
+ * size is refused there, the body unread).
  */
 export function receiveRawFile(
   deps: ReceiveDeps,
@@ -112,7 +115,7 @@ export function receiveRawFile(
     try {
       const length = declaredLength(body);
       // A length past the file size limit is refused as such by the raw upload, not held.
-      await ticket.slot(length !== undefined && length <= uploadDeps.config.MAX_FILE_SIZE ? length : 0);
+      await ticket.slot(length !== undefined && length <= uploadDeps.config.MAX_FILE_SIZE ? length : undefined);
     } catch (error) {
       await body.body?.cancel().catch(() => undefined);
       throw uploadError(error);

@@ -1,4 +1,4 @@
-// D1 access for file requests (migration 0010). No HTTP here: callers get plain rows.
+// D1 access for file requests (migrations 0010, 0015). No HTTP here: callers get plain rows.
 import { accountActive } from './files-repo';
 
 export type RequestRow = {
@@ -10,6 +10,11 @@ export type RequestRow = {
   max_files: number;
   max_file_size: number | null;
   max_bytes: number | null;
+  /**
+   * The exact size of every file the request takes (migration 0015): set by MCP's
+   * create_upload_url, NULL for every other request (max_file_size only bounds those).
+   */
+  exact_bytes: number | null;
   /** JSON array of media-type patterns, or null for the server's. */
   allowed_types: string | null;
   is_public: number;
@@ -33,7 +38,7 @@ export type RequestWithOwner = RequestRow & {
 };
 
 const COLUMNS =
-  'id, account_id, token, label, message, max_files, max_file_size, max_bytes, allowed_types, is_public, password_hash, file_count, bytes, created_at, updated_at, expires_at, closed_at';
+  'id, account_id, token, label, message, max_files, max_file_size, max_bytes, allowed_types, is_public, password_hash, file_count, bytes, created_at, updated_at, expires_at, closed_at, exact_bytes';
 const R_COLUMNS = COLUMNS.split(', ')
   .map((column) => `r.${column}`)
   .join(', ');
@@ -41,7 +46,7 @@ const R_COLUMNS = COLUMNS.split(', ')
 export async function insertRequest(db: D1Database, row: RequestRow): Promise<void> {
   await db
     .prepare(
-      `INSERT INTO file_requests (${COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)`,
+      `INSERT INTO file_requests (${COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)`,
     )
     .bind(
       row.id,
@@ -61,6 +66,7 @@ export async function insertRequest(db: D1Database, row: RequestRow): Promise<vo
       row.updated_at,
       row.expires_at,
       row.closed_at,
+      row.exact_bytes,
     )
     .run();
 }

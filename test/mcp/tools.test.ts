@@ -1,7 +1,11 @@
 // Every MCP tool through the SDK client over HTTP: its success (the REST answer's data) and its
 // refusals (isError with the REST code): scope, quota, policy, type, validation, rate limit.
+import { env } from 'cloudflare:test';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { call, createKey, sha256 } from '../helpers';
+import { chunked } from '../digests/digest-helpers';
+import { call, createKey, expectError, rowCount, sha256 } from '../helpers';
+import { holdsOf, makeRequest, send } from '../requests/request-helpers';
+import { base64, OCTETS, TUS, usage } from '../tus/tus-helpers';
 import { callTool, mcpClient, toolData, toolRefusal } from './mcp-helpers';
 
 type Upload = { id: string; size: number; sha256: string; mimeType: string; isPublic: boolean; expiresAt?: string };
@@ -277,6 +281,118 @@ describe('sharing tools', () => {
     expect(await toolRefusal(client, 'create_upload_url', { size: 5, contentType: 'image/*' })).toMatchObject({
       code: 'VALIDATION_ERROR',
     });
+  });
+});
+
+type UploadUrl = { uploadUrl: string; tusUrl: string; expiresAt: string; requestId: string };
+
+/**
+ * A 5-byte text/plain URL from create_upload_url, the request's multipart uploadUrl (the PUT one
+ * without its filename), and a check that nothing of a refused upload is left: no blob, no row,
+ * no account hold or reservation, no hold in the request's object.
+ */
+async function fiveByteUrl() {
+  const owner = await createKey('exact-size');
+  const client = await mcpClient(owner.key);
+  const made = await toolData<UploadUrl>(client, 'create_upload_url', {
+    size: 5,
+    contentType: 'text/plain',
+    filename: 'five.txt',
+  });
+  const formUrl = made.uploadUrl.slice(0, made.uploadUrl.lastIndexOf('/'));
+  const nothingLeft = async () => {
+    expect((await env.FILES.list({ prefix: `files/${owner.id}/` })).objects).toEqual([]);
+    expect(await rowCount(owner.id)).toBe(0);
+    expect(await usage(owner.id)).toEqual({ usedBytes: 0, files: 0, heldBytes: 0, heldFiles: 0 });
+    expect(await holdsOf(made.requestId)).toEqual([]);
+  };
+  /** The one file the URL took: 5 bytes, the request full after it. */
+  const tookOne = async () => {
+    const files = await call(`/api/v2/requests/${made.requestId}/files`, { headers: owner.auth });
+    const data = ((await files.json()) as { data: { files: { size: number }[] } }).data;
+    expect(data.files.map((file) => file.size)).toEqual([5]);
+  };
+  return { owner, made, formUrl, nothingLeft, tookOne };
+}
+
+/** The 400 for a file smaller than the URL's size: VALIDATION_ERROR naming `file`. */
+async function expectTooSmall(response: Response) {
+  const body = await expectError(response, 400, 'VALIDATION_ERROR');
+  expect(body.details).toEqual([{ field: 'file', message: expect.stringMatching(/exactly 5 bytes/) }]);
+}
+
+const putTo = (url: string, body: BodyInit, headers: Record<string, string> = {}) =>
+  call(url, { method: 'PUT', headers: { 'Content-Type': 'text/plain', ...headers }, body });
+
+const tusCreate = (url: string, length: number, body?: string) =>
+  call(url, {
+    method: 'POST',
+    headers: {
+      ...TUS,
+      'Upload-Length': String(length),
+      'Upload-Metadata': `filename ${base64('five.txt')},filetype ${base64('text/plain')}`,
+      ...(body === undefined ? {} : OCTETS),
+    },
+    body,
+  });
+
+describe('create_upload_url takes exactly the stated size (issue 33)', () => {
+  it('PUT with a smaller Content-Length: 400 naming file before the body is read, nothing left; then the exact file', async () => {
+    const { made, nothingLeft, tookOne } = await fiveByteUrl();
+    await expectTooSmall(await putTo(made.uploadUrl, 'hell', { 'Content-Length': '4' }));
+    // Refused at once: a body that never comes is not waited for.
+    const never = new ReadableStream<Uint8Array>({ pull: () => new Promise(() => undefined) });
+    await expectTooSmall(await putTo(made.uploadUrl, never, { 'Content-Length': '4' }));
+    await expectTooSmall(await putTo(made.uploadUrl, '', { 'Content-Length': '0' }));
+    await nothingLeft();
+    expect((await putTo(made.uploadUrl, 'hello world', { 'Content-Length': '11' })).status).toBe(413);
+    expect((await putTo(made.uploadUrl, 'hello', { 'Content-Length': '5' })).status).toBe(201);
+    await expectError(await putTo(made.uploadUrl, 'hello', { 'Content-Length': '5' }), 410, 'REQUEST_FULL');
+    await tookOne();
+  });
+
+  it('a chunked PUT (no Content-Length) of fewer bytes: 400 at its end, nothing left; then the exact file', async () => {
+    const { made, nothingLeft, tookOne } = await fiveByteUrl();
+    const bytes = (text: string) => chunked(new TextEncoder().encode(text), 2);
+    await expectTooSmall(await putTo(made.uploadUrl, bytes('hell')));
+    await nothingLeft();
+    expect((await putTo(made.uploadUrl, bytes('hello world'))).status).toBe(413);
+    await nothingLeft();
+    expect((await putTo(made.uploadUrl, bytes('hello'))).status).toBe(201);
+    await expectError(await putTo(made.uploadUrl, bytes('hello')), 410, 'REQUEST_FULL');
+    await tookOne();
+  });
+
+  it('a multipart form with a smaller file: 400 at its end, nothing left; then the exact file', async () => {
+    const { formUrl, nothingLeft, tookOne } = await fiveByteUrl();
+    const file = (content: string) => [{ filename: 'five.txt', content, type: 'text/plain' }];
+    await expectTooSmall(await send({ uploadUrl: formUrl }, file('hell')));
+    await nothingLeft();
+    expect((await send({ uploadUrl: formUrl }, file('hello'))).status).toBe(201);
+    await expectError(await send({ uploadUrl: formUrl }, file('hello')), 410, 'REQUEST_FULL');
+    await tookOne();
+  });
+
+  it('tus with a smaller Upload-Length: 400 at creation, no upload made, nothing left; then the exact file', async () => {
+    const { made, nothingLeft, tookOne } = await fiveByteUrl();
+    const refused = await tusCreate(made.tusUrl, 4);
+    expect(refused.headers.get('location')).toBeNull();
+    await expectTooSmall(refused);
+    await expectTooSmall(await tusCreate(made.tusUrl, 4, 'hell'));
+    await nothingLeft();
+    await expectError(await tusCreate(made.tusUrl, 6), 413, 'FILE_TOO_LARGE');
+    const created = await tusCreate(made.tusUrl, 5, 'hello');
+    expect(created.status).toBe(201);
+    expect(created.headers.get('upload-offset')).toBe('5');
+    await expectError(await tusCreate(made.tusUrl, 5), 410, 'REQUEST_FULL');
+    await tookOne();
+  });
+
+  it('leaves file requests made over REST as they were: maxFileSize is an upper bound there', async () => {
+    const { auth } = await createKey('rest-request');
+    const request = await makeRequest(auth, { maxFiles: 1, maxFileSize: 5, allowedTypes: ['text/plain'] });
+    const response = await send(request, [{ filename: 'a.txt', content: 'hi', type: 'text/plain' }]);
+    expect(response.status).toBe(201);
   });
 });
 
