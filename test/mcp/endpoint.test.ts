@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { call, createKey, ORIGIN } from '../helpers';
+import { call, createKey, ORIGIN } from '../helpers/worker';
 import { mcpClient, toolData } from './mcp-helpers';
 
 describe('POST /mcp', () => {

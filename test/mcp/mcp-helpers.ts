@@ -3,7 +3,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
-import { call, ORIGIN } from '../helpers';
+import { call, ORIGIN } from '../helpers/worker';
 
 // Our tools declare no output schema, so the client compiles none (workerd forbids Ajv's code generation).
 const NO_SCHEMAS: jsonSchemaValidator = {

@@ -2,7 +2,7 @@
 // every parameter and body field of the REST operations it mirrors exactly as the OpenAPI
 // document does (a path parameter under a clearer name, its own description), so the two cannot drift.
 import { describe, expect, it } from 'vitest';
-import { call, createKey } from '../helpers';
+import { call, createKey } from '../helpers/worker';
 import { mcpClient } from './mcp-helpers';
 
 type Schema = Record<string, unknown>;

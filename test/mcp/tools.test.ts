@@ -2,10 +2,12 @@
 // refusals (isError with the REST code): scope, quota, policy, type, validation, rate limit.
 import { env } from 'cloudflare:test';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { chunked } from '../digests/digest-helpers';
-import { call, createKey, expectError, rowCount, sha256 } from '../helpers';
-import { holdsOf, makeRequest, send } from '../requests/request-helpers';
-import { base64, OCTETS, TUS, usage } from '../tus/tus-helpers';
+import { chunked, sha256Hex as sha256 } from '../helpers/digests';
+import { holdsOf, makeRequest, send } from '../helpers/requests';
+import { expectError } from '../helpers/responses';
+import { rowCount } from '../helpers/storage';
+import { base64, OCTETS, TUS, usage } from '../helpers/tus';
+import { call, createKey } from '../helpers/worker';
 import { callTool, mcpClient, toolData, toolRefusal } from './mcp-helpers';
 
 type Upload = { id: string; size: number; sha256: string; mimeType: string; isPublic: boolean; expiresAt?: string };

@@ -8,10 +8,11 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { newFileId } from '../../src/files/ids';
 import { newKeyMaterial } from '../../src/keys/key-material';
 import { randomBase64Url } from '../../src/lib/crypto';
-import { call, expectError } from '../helpers';
+import { migration, schemaBefore } from '../helpers/migrations';
+import { getRequest, type RequestRecord, receivedRows, send } from '../helpers/requests';
+import { expectError } from '../helpers/responses';
+import { call } from '../helpers/worker';
 import { mcpClient, toolData } from '../mcp/mcp-helpers';
-import { migration, schemaBefore } from '../migration-helpers';
-import { getRequest, type RequestRecord, receivedRows, send } from './request-helpers';
 
 type Seeded = { id: string; key: string; auth: Record<string, string>; requests: { id: string; token: string }[] };
 
