@@ -78,6 +78,7 @@ const SOURCES: Record<WorkerId, string> = {
   r2: 'bench/workers/r2-stream/wrangler.toml',
   tutorial: 'bench/workers/tutorial/wrangler.toml',
   doD1: 'bench/workers/do-d1/wrangler.toml',
+  zipStream: 'bench/workers/zip-stream/wrangler.toml',
 };
 // The admin token lives only in this process and the service's bindings; never printed.
 const adminToken = randomBytes(32).toString('base64url');

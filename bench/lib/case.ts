@@ -14,7 +14,9 @@ export type Role = 'baseline' | 'service' | 'peer';
  * serviceNoEvents: edgeshare as built, started without its EVENTS queue producer (events are
  * skipped); serviceNoAccessLog: the same bundle with ACCESS_LOG=off (nothing recorded).
  * serviceNoCrc32: edgeshare bundled with node:zlib's crc32 replaced by one that reads nothing
- * (bench/lib/no-crc32.ts). Both start only for the cases that name them (BenchCase.workers).
+ * (bench/lib/no-crc32.ts). Both start only for the cases that name them (BenchCase.workers),
+ * as does zipStream (bench/workers/zip-stream: the archive's baselines, objects back to back and
+ * client-zip).
  */
 export type WorkerId =
   | 'service'
@@ -23,10 +25,11 @@ export type WorkerId =
   | 'serviceNoAccessLog'
   | 'r2'
   | 'tutorial'
-  | 'doD1';
+  | 'doD1'
+  | 'zipStream';
 
 /** The workers a run starts only when one of its cases names them. */
-export const ON_DEMAND_WORKERS: readonly WorkerId[] = ['serviceNoCrc32', 'serviceNoAccessLog'];
+export const ON_DEMAND_WORKERS: readonly WorkerId[] = ['serviceNoCrc32', 'serviceNoAccessLog', 'zipStream'];
 
 export type Rep = {
   /** What the variant measured itself (throughput, latency, …). */

@@ -1,0 +1,73 @@
+// Baselines for a collection's ZIP archive (bench: zip-*), over the same objects in one bucket:
+//   PUT /object/:key                  request.body into one put() (seeding, untimed), as edgeshare's
+//                                     raw upload with a Content-Length stores a file
+//   GET /concat?prefix=P&count=N      the first N objects under P (key order) streamed back to back
+//                                     in one response with their total as Content-Length: each
+//                                     body piped into one FixedLengthStream. The least any archive
+//                                     of those objects can cost: no headers, no layout, no checks
+//   GET /client-zip?prefix=P&count=N  the peer a user would write: the same objects zipped on the
+//                                     fly by client-zip's downloadZip, as its README shows (stored
+//                                     entries, CRC-32 computed while streaming, data descriptors,
+//                                     no Content-Length, no ranges); objects fetched one at a time
+//                                     as the zip asks for the next
+import { downloadZip } from 'client-zip';
+
+type ZipEnv = { BUCKET: R2Bucket };
+
+/** The first `count` objects under `prefix`, in key order (R2 lists in key order, 1,000 a page). */
+async function listed(bucket: R2Bucket, prefix: string, count: number): Promise<R2Object[]> {
+  const found: R2Object[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await bucket.list({ prefix, cursor, limit: 1000 });
+    found.push(...page.objects);
+    cursor = page.truncated ? page.cursor : undefined;
+  } while (cursor && found.length < count);
+  return found.slice(0, count);
+}
+
+function concat(bucket: R2Bucket, objects: R2Object[]): Response {
+  const total = objects.reduce((sum, object) => sum + object.size, 0);
+  const { readable, writable } = new FixedLengthStream(total);
+  const pump = async () => {
+    for (const { key } of objects) {
+      const object = await bucket.get(key);
+      if (!object) throw new Error(`${key} is gone`);
+      await object.body.pipeTo(writable, { preventClose: true });
+    }
+    await writable.close();
+  };
+  pump().catch((error: unknown) => writable.abort(error).catch(() => undefined));
+  return new Response(readable, {
+    headers: { 'content-type': 'application/octet-stream', 'content-length': String(total) },
+  });
+}
+
+function clientZip(bucket: R2Bucket, objects: R2Object[]): Response {
+  async function* members() {
+    for (const { key } of objects) {
+      const object = await bucket.get(key);
+      if (!object) throw new Error(`${key} is gone`);
+      yield { name: `${key}.bin`, lastModified: object.uploaded, input: object.body };
+    }
+  }
+  return downloadZip(members());
+}
+
+export default {
+  async fetch(request, env) {
+    const url = new URL(request.url);
+    const [, route, key] = url.pathname.split('/');
+    if (request.method === 'PUT' && route === 'object' && key && request.body) {
+      const object = await env.BUCKET.put(key, request.body);
+      return Response.json({ key, size: object?.size });
+    }
+    if (request.method === 'GET' && (route === 'concat' || route === 'client-zip')) {
+      const prefix = url.searchParams.get('prefix') ?? '';
+      const count = Number(url.searchParams.get('count') ?? '1000');
+      const objects = await listed(env.BUCKET, prefix, count);
+      return route === 'concat' ? concat(env.BUCKET, objects) : clientZip(env.BUCKET, objects);
+    }
+    return new Response('not found', { status: 404 });
+  },
+} satisfies ExportedHandler<ZipEnv>;
