@@ -36,6 +36,7 @@ const UNITS: Record<string, string> = {
   p50: 'ms',
   ms: 'ms',
   cpuMsPerMiB: 'ms',
+  firstByteMs: 'ms',
 };
 
 function variant(results: Map<string, CaseResult>, caseId: string, variantId: string): VariantResult | undefined {
@@ -300,6 +301,58 @@ export const TARGETS: Target[] = [
       const bulk = variant(results, 'bulk', 'bulk');
       const sequential = variant(results, 'bulk', 'sequential');
       return bulk && sequential && compare(sequential, bulk, 'ms', 2, '>=', 0, 'sequential time / bulk time');
+    },
+  },
+  // A collection's ZIP archive (issue 31, "Speed"): against a bare Worker streaming the same R2
+  // objects back to back, and beside client-zip zipping them on the fly (shown).
+  ...['zip-20x16mib', 'zip-500x64kib'].flatMap((caseId): Target[] => [
+    {
+      id: `${caseId}.throughput`,
+      text: `${caseId}: the collection archive’s throughput ≥ 0.95× a bare Worker streaming the same R2 objects back to back`,
+      evaluate: (results) => {
+        const pair = serviceVersus(results, caseId);
+        return pair && compare(pair.service, pair.baseline, 'mibPerS', 0.95, '>=');
+      },
+    },
+    {
+      id: `${caseId}.client-zip`,
+      text: `${caseId}: the collection archive’s throughput against a Worker zipping the same objects with client-zip (shown, no goal)`,
+      evaluate: (results) => {
+        const pair = versusVariant(results, caseId, 'client-zip');
+        return pair && show(pair.service, pair.baseline, 'mibPerS');
+      },
+    },
+  ]),
+  ...(['small', 'large'] as const).map(
+    (which): Target => ({
+      id: `zip-memory.memory-${which}`,
+      text: `zip-memory: workerd peak memory growth for the ${which === 'small' ? 'small (320 MiB)' : 'large (3 GiB)'} archive ≤ 1.2× the bare Worker streaming the same objects`,
+      evaluate: (results) => {
+        const pair = serviceVersus(results, 'zip-memory', `service-${which}`);
+        return pair && compare(pair.service, pair.baseline, 'memGrowthMiB', 1.2, '<=', MEMORY_FLOOR_MIB);
+      },
+    }),
+  ),
+  {
+    // Flat: the 3 GiB archive (192 members) grows workerd no more than 1.2× the 320 MiB one (20).
+    id: 'zip-memory.flat',
+    text: 'zip-memory: the archive’s memory growth flat in its size (3 GiB ≤ 1.2× 320 MiB)',
+    evaluate: (results) => {
+      const large = variant(results, 'zip-memory', 'service-large');
+      const small = variant(results, 'zip-memory', 'service-small');
+      return (
+        large &&
+        small &&
+        compare(large, small, 'memGrowthMiB', 1.2, '<=', MEMORY_FLOOR_MIB, 'archive of 3 GiB / archive of 320 MiB')
+      );
+    },
+  },
+  {
+    id: 'zip-range-ttfb.ttfb',
+    text: 'zip-range-ttfb: time to first byte of a 1 MiB range from the middle of a 1 GiB archive ≤ 1.2× the same range of a single 1 GiB file',
+    evaluate: (results) => {
+      const pair = serviceVersus(results, 'zip-range-ttfb');
+      return pair && compare(pair.service, pair.baseline, 'firstByteMs', 1.2, '<=');
     },
   },
   // What this runtime allows at all: the sequential uploads against a bare Worker storing the same

@@ -2,6 +2,7 @@
 // variants, and the runner interleaves them round by round. To add one, write a factory beside
 // these, put it in the list, and name its targets in ../targets.ts.
 import type { BenchCase } from '../lib/case.ts';
+import { MIB } from '../lib/transfer.ts';
 import { accessLogCase } from './access-log.ts';
 import { bulkCase } from './bulk.ts';
 import { costsCase } from './costs.ts';
@@ -14,6 +15,7 @@ import { readCase } from './reads.ts';
 import { shareDownloadCase } from './share-downloads.ts';
 import { tusCase } from './tus.ts';
 import { uploadCase } from './uploads.ts';
+import { zipMemoryCase, zipRangeCase, zipThroughputCase } from './zip.ts';
 
 /** The full run's cases; `quick` keeps the ids but shrinks sizes and durations, one round each. */
 export function benchCases(quick: boolean): BenchCase[] {
@@ -39,5 +41,11 @@ export function benchCases(quick: boolean): BenchCase[] {
     bulkCase('bulk', 10, 1, reps(7)),
     eventsCase('events', 1, reps(7)),
     costsCase('costs', quick ? 50 : 200, reps(3)),
+    // The ZIP cases share one set of members per size, uploaded by the first case that needs them:
+    // the 320 MiB, 1 GiB and 3 GiB archives are the first 20, 64 and 192 files of 16 MiB (1 MiB quick).
+    zipThroughputCase('zip-20x16mib', 20, (quick ? 1 : 16) * MIB, reps(5)),
+    zipThroughputCase('zip-500x64kib', quick ? 100 : 500, 64 * 1024, reps(5)),
+    zipMemoryCase('zip-memory', (quick ? 1 : 16) * MIB, 20, 192, reps(3)),
+    zipRangeCase('zip-range-ttfb', (quick ? 1 : 16) * MIB, 64, reps(9)),
   ];
 }

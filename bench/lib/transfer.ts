@@ -72,21 +72,29 @@ export function send(
   });
 }
 
-/** Reads a response body to its end without keeping it; resolves with the byte count. */
+/**
+ * Reads a response body to its end without keeping it; resolves with the byte count, the whole
+ * time and the time to the body's first byte (the whole time for an empty body).
+ */
 export function download(
   url: URL,
   headers: Record<string, string> = {},
-): Promise<{ status: number; ms: number; bytes: number }> {
+): Promise<{ status: number; ms: number; firstByteMs: number; bytes: number }> {
   assertLoopback(url);
   const started = performance.now();
   return new Promise((resolvePromise, reject) => {
     const req = request(url, { method: 'GET', headers, agent: false }, (res) => {
       let bytes = 0;
+      let firstByteMs: number | undefined;
       res.on('data', (chunk: Buffer) => {
+        firstByteMs ??= performance.now() - started;
         bytes += chunk.length;
       });
       res.on('error', reject);
-      res.on('end', () => resolvePromise({ status: res.statusCode ?? 0, ms: performance.now() - started, bytes }));
+      res.on('end', () => {
+        const ms = performance.now() - started;
+        resolvePromise({ status: res.statusCode ?? 0, ms, firstByteMs: firstByteMs ?? ms, bytes });
+      });
     });
     req.on('error', reject);
     req.end();
