@@ -198,14 +198,16 @@ export function zipRangeCase(id: string, memberBytes: number, count: number, rep
         `file of ${size(total)}, uploaded once before the rounds (untimed) by raw \`PUT\` (one R2 put each).`,
       `edgeshare: \`Range\` of 1 MiB from the archive’s middle (plus a quarter member, so the range starts inside a ` +
         'member’s bytes, not at a header made from the records) through `GET /api/v2/collections/{id}/archive`.',
-      'Baseline: the same 1 MiB from the single file’s middle through `GET /api/v2/files/{id}/download`.',
+      'Baseline: the same 1 MiB from the single file’s middle through `GET /api/v2/files/{id}/download`; beside ' +
+        'it, the floor: a bare Worker’s ranged get of the same bytes stored the same way.',
       `Each repetition sends ${RANGES_PER_REP} ranged requests one after another and reports their medians; ` +
         'time to first byte is from sending the request to the first byte of the body.',
     ],
     reps,
+    workers: ['zipStream'],
     metrics: TTFB_METRICS,
     async prepare(ctx) {
-      const { service } = ctx.workers;
+      const { service, zipStream } = ctx.workers;
       const auth = bearer(ctx.apiKey);
       const members = await zipMembers(ctx, memberBytes, count);
       const archivePath = await collectionArchive(ctx, 'bench range', members.serviceIds);
@@ -218,10 +220,22 @@ export function zipRangeCase(id: string, memberBytes: number, count: number, rep
       if (reply.status !== 201)
         throw new Error(`uploading the single file: ${reply.status} ${reply.body.slice(0, 300)}`);
       const filePath = `/api/v2/files/${(JSON.parse(reply.body) as { data: { id: string } }).data.id}/download`;
-      const ranged = (path: string, start: number): Pick<Variant, 'run'> => {
-        const range = { ...auth, range: `bytes=${start}-${start + MIB - 1}` };
+      const bareKey = `single-${total}`;
+      const bare = await send(new URL(`/object/${bareKey}`, zipStream.url), {
+        method: 'PUT',
+        ...fileBody(makeFile(ctx.tmpDir, total)),
+      });
+      if (bare.status !== 200)
+        throw new Error(`storing the bare single file: ${bare.status} ${bare.body.slice(0, 300)}`);
+      const ranged = (
+        base: URL,
+        path: string,
+        start: number,
+        headers: Record<string, string>,
+      ): Pick<Variant, 'run'> => {
+        const range = { ...headers, range: `bytes=${start}-${start + MIB - 1}` };
         const once = async () => {
-          const got = await download(new URL(path, service.url), range);
+          const got = await download(new URL(path, base), range);
           if (got.status !== 206 || got.bytes !== MIB)
             throw new Error(`${path} ${range.range}: ${got.status}, ${got.bytes} bytes`);
           return got;
@@ -241,12 +255,24 @@ export function zipRangeCase(id: string, memberBytes: number, count: number, rep
           },
         };
       };
-      const file = ranged(filePath, Math.floor(total / 2));
-      const archive = ranged(archivePath, Math.floor(archiveBytes / 2) + Math.floor(memberBytes / 4));
+      const bareFile = ranged(zipStream.url, `/object/${bareKey}`, Math.floor(total / 2), {});
+      const file = ranged(service.url, filePath, Math.floor(total / 2), auth);
+      const archive = ranged(
+        service.url,
+        archivePath,
+        Math.floor(archiveBytes / 2) + Math.floor(memberBytes / 4),
+        auth,
+      );
       // One untimed request down each path, so the first round does not pay for compiling it.
-      await file.run();
-      await archive.run();
+      for (const variant of [bareFile, file, archive]) await variant.run();
       return [
+        {
+          id: 'r2-range',
+          label: `bare Worker, 1 MiB range of a ${size(total)} R2 object (the floor)`,
+          role: 'baseline',
+          worker: 'zipStream',
+          ...bareFile,
+        },
         {
           id: 'file-range',
           label: `edgeshare GET /api/v2/files/{id}/download, 1 MiB range of ${size(total)}`,

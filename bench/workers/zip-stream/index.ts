@@ -1,6 +1,8 @@
 // Baselines for a collection's ZIP archive (bench: zip-*), over the same objects in one bucket:
 //   PUT /object/:key                  request.body into one put() (seeding, untimed), as edgeshare's
 //                                     raw upload with a Content-Length stores a file
+//   GET /object/:key                  the object, or the one range its Range header asks for (206):
+//                                     the floor of a ranged download of one file
 //   GET /concat?prefix=P&count=N      the first N objects under P (key order) streamed back to back
 //                                     in one response with their total as Content-Length: each
 //                                     body piped into one FixedLengthStream. The least any archive
@@ -61,6 +63,21 @@ export default {
     if (request.method === 'PUT' && route === 'object' && key && request.body) {
       const object = await env.BUCKET.put(key, request.body);
       return Response.json({ key, size: object?.size });
+    }
+    if (request.method === 'GET' && route === 'object' && key) {
+      const object = await env.BUCKET.get(key, { range: request.headers });
+      if (!object) return new Response('not found', { status: 404 });
+      const range = object.range as { offset: number; length: number } | undefined;
+      const partial = request.headers.has('range') && range !== undefined;
+      const length = partial ? range.length : object.size;
+      return new Response(object.body, {
+        status: partial ? 206 : 200,
+        headers: {
+          'content-type': 'application/octet-stream',
+          'content-length': String(length),
+          ...(partial ? { 'content-range': `bytes ${range.offset}-${range.offset + length - 1}/${object.size}` } : {}),
+        },
+      });
     }
     if (request.method === 'GET' && (route === 'concat' || route === 'client-zip')) {
       const prefix = url.searchParams.get('prefix') ?? '';
