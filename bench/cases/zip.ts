@@ -49,7 +49,7 @@ async function archiveVariants(
   members: ZipMembers,
   warm: ZipMembers,
   tag: string,
-  options: { withPeer: boolean },
+  options: { clientZip: boolean },
 ): Promise<Variant[]> {
   const { service, zipStream } = ctx.workers;
   const count = members.serviceIds.length;
@@ -85,7 +85,19 @@ async function archiveVariants(
       ),
     },
   ];
-  if (options.withPeer) {
+  // What the archive's stream shape costs by itself, beside it: chunks through a pulled JavaScript stream.
+  variants.push({
+    id: `concat-js${tag}`,
+    label: `bare Worker, the same ${count} × ${size(members.memberBytes)} objects through a pulled JavaScript stream (no ZIP)`,
+    role: 'peer',
+    worker: 'zipStream',
+    versus: `concat${tag}`,
+    ...reader(
+      { path: bare('concat-js', members, count), base: zipStream.url, bytes: (got) => got === payload },
+      { path: bare('concat-js', warm, WARM_MEMBERS), base: zipStream.url, bytes: (got) => got === warmPayload },
+    ),
+  });
+  if (options.clientZip) {
     variants.push({
       id: `client-zip${tag}`,
       label: 'bare Worker zipping the same objects with client-zip (CRC-32 at download time, no Content-Length)',
@@ -121,6 +133,8 @@ export function zipThroughputCase(id: string, count: number, memberBytes: number
         'exact Content-Length).',
       'Baseline: a bare Worker streaming the same objects back to back in one response, each body piped into one ' +
         '`FixedLengthStream` (no headers, no checks).',
+      'Beside it (no goal): the same objects through a pulled JavaScript `ReadableStream` into a `FixedLengthStream`, ' +
+        'the shape of the archive’s stream without the ZIP: what that shape costs in this runtime.',
       'Peer (shown, no goal): a bare Worker zipping the same objects with client-zip’s `downloadZip` as its README ' +
         'shows (stored, CRC-32 computed while streaming, data descriptors, no Content-Length).',
       PSITRANSFER,
@@ -133,7 +147,7 @@ export function zipThroughputCase(id: string, count: number, memberBytes: number
     metrics: TRANSFER_METRICS,
     async prepare(ctx) {
       const members = await zipMembers(ctx, memberBytes, count);
-      return archiveVariants(ctx, members, await warmMembers(ctx), '', { withPeer: true });
+      return archiveVariants(ctx, members, await warmMembers(ctx), '', { clientZip: true });
     },
   };
 }
@@ -156,6 +170,7 @@ export function zipMemoryCase(
         'untimed, shared with the other ZIP cases) as two collections.',
       'Each archive read whole through `GET /api/v2/collections/{id}/archive`, and the same objects streamed back to ' +
         'back by the bare Worker.',
+      'Beside each, the same objects through a pulled JavaScript stream (the archive’s shape without the ZIP).',
       'What matters here is workerd’s peak memory growth: against the bare Worker at each size, and the large ' +
         'archive’s against the small one’s (flat means it does not grow with the archive).',
       `Fresh workerd per repetition, warmed by a ${WARM_MEMBERS} × ${size(WARM_BYTES)} archive read the same way.`,
@@ -169,8 +184,8 @@ export function zipMemoryCase(
       const members = await zipMembers(ctx, memberBytes, largeCount);
       const first = { ...members, serviceIds: members.serviceIds.slice(0, smallCount) };
       return [
-        ...(await archiveVariants(ctx, first, warm, '-small', { withPeer: false })),
-        ...(await archiveVariants(ctx, members, warm, '-large', { withPeer: false })),
+        ...(await archiveVariants(ctx, first, warm, '-small', { clientZip: false })),
+        ...(await archiveVariants(ctx, members, warm, '-large', { clientZip: false })),
       ];
     },
   };

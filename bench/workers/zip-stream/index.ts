@@ -7,6 +7,10 @@
 //                                     in one response with their total as Content-Length: each
 //                                     body piped into one FixedLengthStream. The least any archive
 //                                     of those objects can cost: no headers, no layout, no checks
+//   GET /concat-js?prefix=P&count=N   the same bytes, each chunk passed through JavaScript: a pulled
+//                                     ReadableStream (high-water mark 0) reading each body in turn,
+//                                     piped into a FixedLengthStream, the shape of edgeshare's
+//                                     archive stream without the ZIP: what that shape costs here
 //   GET /client-zip?prefix=P&count=N  the peer a user would write: the same objects zipped on the
 //                                     fly by client-zip's downloadZip, as its README shows (stored
 //                                     entries, CRC-32 computed while streaming, data descriptors,
@@ -45,6 +49,37 @@ function concat(bucket: R2Bucket, objects: R2Object[]): Response {
   });
 }
 
+function concatJs(bucket: R2Bucket, objects: R2Object[]): Response {
+  const total = objects.reduce((sum, object) => sum + object.size, 0);
+  let next = 0;
+  let reader: ReadableStreamDefaultReader<Uint8Array> | null = null;
+  const body = new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        for (;;) {
+          if (!reader) {
+            const listedObject = objects[next++];
+            if (!listedObject) return controller.close();
+            const object = await bucket.get(listedObject.key);
+            if (!object) throw new Error(`${listedObject.key} is gone`);
+            reader = object.body.getReader();
+          }
+          const { done, value } = await reader.read();
+          if (done) reader = null;
+          else if (value.byteLength > 0) return controller.enqueue(value);
+        }
+      },
+      async cancel(reason) {
+        await reader?.cancel(reason);
+      },
+    },
+    { highWaterMark: 0 },
+  );
+  return new Response(body.pipeThrough(new FixedLengthStream(total)), {
+    headers: { 'content-type': 'application/octet-stream', 'content-length': String(total) },
+  });
+}
+
 function clientZip(bucket: R2Bucket, objects: R2Object[]): Response {
   async function* members() {
     for (const { key } of objects) {
@@ -79,11 +114,12 @@ export default {
         },
       });
     }
-    if (request.method === 'GET' && (route === 'concat' || route === 'client-zip')) {
+    const streams = { concat, 'concat-js': concatJs, 'client-zip': clientZip };
+    if (request.method === 'GET' && route && route in streams) {
       const prefix = url.searchParams.get('prefix') ?? '';
       const count = Number(url.searchParams.get('count') ?? '1000');
       const objects = await listed(env.BUCKET, prefix, count);
-      return route === 'concat' ? concat(env.BUCKET, objects) : clientZip(env.BUCKET, objects);
+      return streams[route as keyof typeof streams](env.BUCKET, objects);
     }
     return new Response('not found', { status: 404 });
   },
