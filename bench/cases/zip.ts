@@ -3,6 +3,7 @@
 // the peer a user would write (client-zip zipping on the fly) shown beside; its memory from a
 // 320 MiB archive to a 3 GiB one; and the time to the first byte of a range from its middle.
 import type { BenchCase, BenchContext, MetricSpec, Variant } from '../lib/case.ts';
+import { medianServerTiming, serverTiming } from '../lib/server-timing.ts';
 import { bearer } from '../lib/service.ts';
 import { download, fileBody, MIB, makeFile, send, transferred } from '../lib/transfer.ts';
 import { TRANSFER_METRICS, WARM_BYTES } from './uploads.ts';
@@ -35,7 +36,13 @@ function reader(read: Read, warm: Read): Pick<Variant, 'run' | 'warm'> {
   return {
     async run() {
       const reply = await once(read);
-      return { metrics: { ...transferred(reply.ms, reply.bytes), firstByteMs: reply.firstByteMs } };
+      return {
+        metrics: {
+          ...transferred(reply.ms, reply.bytes),
+          firstByteMs: reply.firstByteMs,
+          ...serverTiming(reply.headers),
+        },
+      };
     },
     async warm() {
       await once(warm);
@@ -265,6 +272,7 @@ export function zipRangeCase(id: string, memberBytes: number, count: number, rep
                 firstByteMs: middle(runs.map((run) => run.firstByteMs)),
                 ms: middle(runs.map((run) => run.ms)),
                 requests: RANGES_PER_REP,
+                ...medianServerTiming(runs.map((run) => serverTiming(run.headers))),
               },
             };
           },
@@ -293,6 +301,7 @@ export function zipRangeCase(id: string, memberBytes: number, count: number, rep
           label: `edgeshare GET /api/v2/files/{id}/download, 1 MiB range of ${size(total)}`,
           role: 'baseline',
           worker: 'service',
+          versus: 'r2-range',
           ...file,
         },
         {

@@ -74,12 +74,12 @@ export function send(
 
 /**
  * Reads a response body to its end without keeping it; resolves with the byte count, the whole
- * time and the time to the body's first byte (the whole time for an empty body).
+ * time, the time to the body's first byte (the whole time for an empty body) and the headers.
  */
 export function download(
   url: URL,
   headers: Record<string, string> = {},
-): Promise<{ status: number; ms: number; firstByteMs: number; bytes: number }> {
+): Promise<{ status: number; ms: number; firstByteMs: number; bytes: number; headers: IncomingMessage['headers'] }> {
   assertLoopback(url);
   const started = performance.now();
   return new Promise((resolvePromise, reject) => {
@@ -93,7 +93,13 @@ export function download(
       res.on('error', reject);
       res.on('end', () => {
         const ms = performance.now() - started;
-        resolvePromise({ status: res.statusCode ?? 0, ms, firstByteMs: firstByteMs ?? ms, bytes });
+        resolvePromise({
+          status: res.statusCode ?? 0,
+          ms,
+          firstByteMs: firstByteMs ?? ms,
+          bytes,
+          headers: res.headers,
+        });
       });
     });
     req.on('error', reject);
