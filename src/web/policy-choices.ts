@@ -56,6 +56,9 @@ export function fillExpirySelect(
   options: { first?: string; chosen?: number; prefix?: string } = {},
 ): void {
   const prefix = options.prefix ?? 'In ';
+  // What the person picked before the bounds arrived stays picked while it is still offered.
+  const picked =
+    select.selectedIndex >= 0 && !select.options[select.selectedIndex]?.defaultSelected ? select.value : null;
   const items = choices.map((choice) =>
     h('option', { text: `${prefix}${choice.label}`, attrs: { value: String(choice.seconds) } }),
   );
@@ -66,6 +69,8 @@ export function fillExpirySelect(
     selected.defaultSelected = true;
     selected.selected = true;
   }
+  const kept = [...first, ...items].find((item) => item.value === picked);
+  if (kept) kept.selected = true;
 }
 
 /** A password field under passwordMinLength (and, for links, linkRequirePassword). */

@@ -32,6 +32,14 @@ export function createRequestsView(hooks: Hooks) {
   const expiry = byId<HTMLSelectElement>('request-expiry');
   const maxMiB = byId<HTMLInputElement>('request-max-mib');
   const maxMiBLabel = labelOf('request-max-mib');
+  /** Whether the person has typed in the form since it was last reset. */
+  let edited = false;
+  form.addEventListener('input', () => {
+    edited = true;
+  });
+  form.addEventListener('reset', () => {
+    edited = false;
+  });
 
   /**
    * The form as the policy allows: how long it stays open within requestMaxExpirySeconds (the
@@ -53,7 +61,11 @@ export function createRequestsView(hooks: Hooks) {
       maxMiB.defaultValue = String(bytes / MiB);
       maxMiBLabel.textContent = `Size limit in MiB (at most ${bytes / MiB})`;
     }
-    form.reset();
+    // The bounds arrive a moment after signing in: never wipe what the person has begun to type.
+    if (!edited) form.reset();
+    else if (bytes !== null && (maxMiB.value === '' || Number(maxMiB.value) > bytes / MiB)) {
+      maxMiB.value = String(bytes / MiB);
+    }
   }
 
   async function load(): Promise<void> {

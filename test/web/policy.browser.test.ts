@@ -185,4 +185,36 @@ describe.runIf(warnIfNoChromium('the web app policy browser tests'))('the web ap
     expect(problems).toEqual([]);
     await context.close();
   });
+
+  it('keeps what the person typed when the bounds arrive after it, and brings a size over them within', async () => {
+    const key = await server.createKey('policy late browser test');
+    const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+    const { page, problems } = await newPage(context);
+    // The bounds answer only once the form has been filled in (a slow network).
+    let answerPolicy = () => {};
+    const filled = new Promise<void>((resolve) => {
+      answerPolicy = resolve;
+    });
+    await page.route('**/api/v2/policy', async (route) => {
+      await filled;
+      await route.continue();
+    });
+    await page.goto(`${server.origin}/`);
+    await page.getByLabel('API key', { exact: true }).fill(key);
+    await page.getByRole('button', { name: 'Use key' }).click();
+    await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'File requests' }).click();
+    await page.getByLabel('Name (only you see it)').fill('Typed before the bounds');
+    await page.getByLabel('Size limit in MiB (optional)').fill('50');
+    const policyRead = page.waitForResponse('**/api/v2/policy');
+    answerPolicy();
+    await policyRead;
+    const size = page.getByLabel('Size limit in MiB (at most 10)');
+    await size.waitFor();
+    expect(await page.getByLabel('Name (only you see it)').inputValue()).toBe('Typed before the bounds');
+    expect(await size.inputValue()).toBe('10');
+    await page.getByRole('button', { name: 'Make upload link' }).click();
+    await page.locator('#requests-body tr[data-request-id]').filter({ hasText: 'Typed before the bounds' }).waitFor();
+    expect(problems).toEqual([]);
+    await context.close();
+  });
 });
