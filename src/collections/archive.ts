@@ -215,8 +215,10 @@ function memberReader(bucket: R2Bucket, archive: PreparedArchive, segments: Map<
   return async (index: number, offset: number, length: number): Promise<ReadableStream<Uint8Array>> => {
     const member = archive.source.members[index] as ArchiveMemberRow;
     const list = segments.get(member.id);
+    // A segmented member's stream is a FixedLengthStream's, which the runtime cannot pipe into
+    // the archive's own: it goes through a JavaScript stream (tus concatenations only).
     const body = list
-      ? await readSegments(bucket, list, { offset, length })
+      ? throughJavaScript(await readSegments(bucket, list, { offset, length }))
       : ((await bucket.get(member.r2_key, { range: { offset, length } }))?.body ?? null);
     if (!body) {
       // Its row outlived its bytes (or it was deleted while the archive streamed): the stream
@@ -226,6 +228,23 @@ function memberReader(bucket: R2Bucket, archive: PreparedArchive, segments: Map<
     }
     return body;
   };
+}
+
+/** The same bytes as a JavaScript stream, pulled only as it is read. */
+function throughJavaScript(body: ReadableStream<Uint8Array> | null): ReadableStream<Uint8Array> | null {
+  if (!body) return null;
+  const reader = body.getReader();
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        const { done, value } = await reader.read();
+        if (done) controller.close();
+        else controller.enqueue(value);
+      },
+      cancel: (reason) => reader.cancel(reason),
+    },
+    { highWaterMark: 0 },
+  );
 }
 
 /** The event of a counted download of a collection's archive. */
