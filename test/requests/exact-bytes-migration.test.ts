@@ -14,7 +14,13 @@ import { expectError } from '../helpers/responses';
 import { call } from '../helpers/worker';
 import { mcpClient, toolData } from '../mcp/mcp-helpers';
 
-type Seeded = { id: string; key: string; auth: Record<string, string>; requests: { id: string; token: string }[] };
+type Seeded = {
+  fileId: string;
+  id: string;
+  key: string;
+  auth: Record<string, string>;
+  requests: { id: string; token: string }[];
+};
 
 const HOUR = 3_600_000;
 
@@ -48,7 +54,7 @@ async function seed(): Promise<Seeded> {
        VALUES (?1, ?2, ?3, 'received.txt', 8, 'text/plain', ?4, '"etag"', ?5, 0, 0, ?6, ?6, NULL, ?7)`,
     ).bind(fileId, material.id, `received_${fileId}.txt`, r2Key, randomBase64Url(24), created, open?.id),
   ]);
-  return { id: material.id, key: material.key, auth: { Authorization: `Bearer ${material.key}` }, requests };
+  return { id: material.id, key: material.key, auth: { Authorization: `Bearer ${material.key}` }, requests, fileId };
 }
 
 const dump = async (table: string) => (await env.DB.prepare(`SELECT * FROM ${table} ORDER BY id`).all()).results;
@@ -70,6 +76,20 @@ describe('migration 0015 on a database with file requests', () => {
     expect(await dump('file_requests')).toEqual(before.file_requests?.map((row) => ({ ...row, exact_bytes: null })));
     expect(await dump('files')).toEqual(before.files);
     expect(await dump('accounts')).toEqual(before.accounts);
+  });
+
+  it('keeps the file received before it listed and downloadable', async () => {
+    const listed = (await (await call('/api/v2/files', { headers: owner.auth })).json()) as {
+      data: { files: { id: string; originalName: string; requestId: string | null }[] };
+    };
+    expect(listed.data.files.map((file) => [file.id, file.originalName, file.requestId])).toEqual([
+      [owner.fileId, 'received.txt', owner.requests[0]?.id],
+    ]);
+    for (const version of ['v1', 'v2']) {
+      const download = await call(`/api/${version}/files/${owner.fileId}/download`, { headers: owner.auth });
+      expect(download.status, version).toBe(200);
+      expect(await download.text(), version).toBe('received');
+    }
   });
 
   it('reads the migrated requests as before, and they take files as before: maxFileSize only bounds', async () => {
