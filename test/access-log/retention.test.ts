@@ -51,18 +51,7 @@ describe('retention', () => {
     const { auth, fileId } = await owner();
     const link = await makeLink(auth, fileId);
     const stub = env.LINK_COUNTERS.getByName(link.id);
-    // An event 1.5 seconds short of 90 days old: the object's alarm is set for its end.
-    const at = Date.now() - 90 * DAY + 1500;
-    await stub.appendAccess({ events: [entry(at, 'soon gone')], dropped: 0 });
-    expect(await rowsIn(stub)).toBe(1);
-    expect(await runInDurableObject(stub, (_, state) => state.storage.getAlarm())).toBe(at + 90 * DAY);
-    // The alarm fires on its own; the rows are counted in storage, not read through the log.
-    let rows = 1;
-    for (let tries = 0; tries < 50 && rows > 0; tries++) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      rows = await rowsIn(stub);
-    }
-    expect(rows).toBe(0);
+    const at = await expiresByItsAlarm(stub);
     // The last access outlives the events.
     expect((await readLink(auth, link.id)).lastAccessAt).toBe(new Date(at).toISOString());
   });
@@ -71,22 +60,33 @@ describe('retention', () => {
     const { auth } = await newOwner();
     const request = await makeRequest(auth);
     const stub = env.FILE_REQUESTS.getByName(request.id);
-    // As above: an event 1.5 seconds short of 90 days old, then no write and no read until its
-    // alarm has fired on its own (a write or a read would delete it too).
-    const at = Date.now() - 90 * DAY + 1500;
-    await stub.appendAccess({ events: [entry(at, 'soon gone')], dropped: 0 });
-    expect(await rowsIn(stub)).toBe(1);
-    expect(await runInDurableObject(stub, (_, state) => state.storage.getAlarm())).toBe(at + 90 * DAY);
-    let rows = 1;
-    for (let tries = 0; tries < 50 && rows > 0; tries++) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      rows = await rowsIn(stub);
-    }
-    expect(rows).toBe(0);
+    await expiresByItsAlarm(stub);
     await stub.appendAccess({ events: [entry(Date.now() - 5000, 'stays')], dropped: 0 });
     expect((await accessLog(auth, `/requests/${request.id}`)).events.map((event) => event.visitor)).toEqual(['stays']);
   });
 });
+
+/**
+ * Appends one event 1.5 seconds short of 90 days old to a log's object, checks its alarm is set
+ * for the event's end, then waits (no write, no read: either would delete it too) until the alarm
+ * has fired on its own and the object holds no row. Returns the event's time.
+ */
+async function expiresByItsAlarm(
+  stub: ReturnType<typeof env.LINK_COUNTERS.getByName> | ReturnType<typeof env.FILE_REQUESTS.getByName>,
+): Promise<number> {
+  const at = Date.now() - 90 * DAY + 1500;
+  await stub.appendAccess({ events: [entry(at, 'soon gone')], dropped: 0 });
+  expect(await rowsIn(stub)).toBe(1);
+  expect(await runInDurableObject(stub, (_, state) => state.storage.getAlarm())).toBe(at + 90 * DAY);
+  // The rows are counted in storage, not read through the log.
+  let rows = 1;
+  for (let tries = 0; tries < 50 && rows > 0; tries++) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    rows = await rowsIn(stub);
+  }
+  expect(rows).toBe(0);
+  return at;
+}
 
 describe('size', () => {
   it(`keeps the most recent ${ACCESS_LOG_MAX_EVENTS} events, so never fewer than the ${ACCESS_LOG_FLOOR} newest`, async () => {
