@@ -47,20 +47,21 @@ function preview(kind: PreviewKind | undefined, input: SharePageInput, viewPath:
   }
 }
 
+/** What a link unfurls as in chat apps; an `imageType` marks the image as the shared file itself. */
+type Card = { title: string; description: string; url: string; image: string; imageType?: string };
+
 /** Open Graph and Twitter card tags, so a link unfurls in chat apps: the image itself for images. */
-function socialTags(input: SharePageInput, kind: PreviewKind | undefined, description: string) {
-  const { row, shareUrl, origin } = input;
-  const image = kind === 'image' ? `${shareUrl}/view` : `${origin}/assets/icon-192.png`;
+function socialTags({ title, description, url, image, imageType }: Card) {
   return html`<meta name="description" content="${description}">
 <meta property="og:site_name" content="edgeshare">
 <meta property="og:type" content="website">
-<meta property="og:title" content="${row.original_name}">
+<meta property="og:title" content="${title}">
 <meta property="og:description" content="${description}">
-<meta property="og:url" content="${shareUrl}">
+<meta property="og:url" content="${url}">
 <meta property="og:image" content="${image}">
-${kind === 'image' ? html`<meta property="og:image:type" content="${row.mime_type}">\n` : ''}<meta property="og:image:alt" content="${kind === 'image' ? `Preview of ${row.original_name}` : 'edgeshare'}">
-<meta name="twitter:card" content="${kind === 'image' ? 'summary_large_image' : 'summary'}">
-<meta name="twitter:title" content="${row.original_name}">
+${imageType ? html`<meta property="og:image:type" content="${imageType}">\n` : ''}<meta property="og:image:alt" content="${imageType ? `Preview of ${title}` : 'edgeshare'}">
+<meta name="twitter:card" content="${imageType ? 'summary_large_image' : 'summary'}">
+<meta name="twitter:title" content="${title}">
 <meta name="twitter:description" content="${description}">
 <meta name="twitter:image" content="${image}">
 <meta name="robots" content="noindex">`;
@@ -75,7 +76,13 @@ export function sharePage(input: SharePageInput) {
   const shown = preview(kind, input, `${base}/view`);
   return layout({
     title: `${row.original_name} · edgeshare`,
-    head: socialTags(input, kind, description),
+    head: socialTags({
+      title: row.original_name,
+      description,
+      url: input.shareUrl,
+      image: kind === 'image' ? `${input.shareUrl}/view` : `${input.origin}/assets/icon-192.png`,
+      imageType: kind === 'image' ? row.mime_type : undefined,
+    }),
     body: html`<h1>${row.original_name}</h1>
 <dl class="file-facts">
 <dt>Size</dt><dd>${size}</dd>
@@ -142,19 +149,7 @@ export function collectionPage(input: CollectionPageInput) {
   const image = `${input.origin}/assets/icon-192.png`;
   return layout({
     title: `${input.name} · edgeshare`,
-    head: html`<meta name="description" content="${description}">
-<meta property="og:site_name" content="edgeshare">
-<meta property="og:type" content="website">
-<meta property="og:title" content="${input.name}">
-<meta property="og:description" content="${description}">
-<meta property="og:url" content="${input.shareUrl}">
-<meta property="og:image" content="${image}">
-<meta property="og:image:alt" content="edgeshare">
-<meta name="twitter:card" content="summary">
-<meta name="twitter:title" content="${input.name}">
-<meta name="twitter:description" content="${description}">
-<meta name="twitter:image" content="${image}">
-<meta name="robots" content="noindex">`,
+    head: socialTags({ title: input.name, description, url: input.shareUrl, image }),
     body: html`<h1>${input.name}</h1>
 ${input.note ? html`<p class="collection-note">${input.note}</p>` : ''}
 <p class="muted">${files} · ${total}</p>
