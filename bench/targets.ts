@@ -315,6 +315,14 @@ export const TARGETS: Target[] = [
       },
     },
     {
+      id: `${caseId}.headed`,
+      text: `${caseId}: the collection archive’s throughput against a bare Worker making the same small write before each object (shown, no goal)`,
+      evaluate: (results) => {
+        const pair = versusVariant(results, caseId, 'concat-headed');
+        return pair && show(pair.service, pair.baseline, 'mibPerS');
+      },
+    },
+    {
       id: `${caseId}.client-zip`,
       text: `${caseId}: the collection archive’s throughput against a Worker zipping the same objects with client-zip (shown, no goal)`,
       evaluate: (results) => {
@@ -345,6 +353,24 @@ export const TARGETS: Target[] = [
         small &&
         compare(large, small, 'memGrowthMiB', 1.2, '<=', MEMORY_FLOOR_MIB, 'archive of 3 GiB / archive of 320 MiB')
       );
+    },
+  },
+  {
+    // The same ratio for the bare Worker: how much this runtime's own memory grows with the bytes piped.
+    id: 'zip-memory.flat-bare',
+    text: 'zip-memory: the bare Worker’s own memory growth, 3 GiB against 320 MiB of the same objects (shown, no goal)',
+    evaluate: (results) => {
+      const large = variant(results, 'zip-memory', 'concat-large');
+      const small = variant(results, 'zip-memory', 'concat-small');
+      return large && small && show(large, small, 'memGrowthMiB', MEMORY_FLOOR_MIB);
+    },
+  },
+  {
+    id: 'zip-memory.headed-large',
+    text: 'zip-memory: the 3 GiB archive’s memory growth against the bare Worker making the same small write before each object (shown, no goal)',
+    evaluate: (results) => {
+      const pair = versusVariant(results, 'zip-memory', 'concat-headed-large', 'service-large');
+      return pair && show(pair.service, pair.baseline, 'memGrowthMiB', MEMORY_FLOOR_MIB);
     },
   },
   {

@@ -21,6 +21,9 @@ function size(bytes: number): string {
   return `${Number.isInteger(value) ? value : value.toFixed(2)} ${unit}`;
 }
 
+/** The bytes the bare Worker writes before each object in its concat-headed variant: about a local header with its name. */
+const HEADER_BYTES = 48;
+
 /** The warm-up's archive: two small members, read the same way as the variant reads its own. */
 const WARM_MEMBERS = 2;
 
@@ -92,6 +95,26 @@ async function archiveVariants(
       ),
     },
   ];
+  // The writes a ZIP needs besides its members' bytes, without the ZIP: one small write before each object.
+  variants.push({
+    id: `concat-headed${tag}`,
+    label: `bare Worker, the same ${count} × ${size(members.memberBytes)} objects with a ${HEADER_BYTES}-byte write before each (no ZIP)`,
+    role: 'peer',
+    worker: 'zipStream',
+    versus: `concat${tag}`,
+    ...reader(
+      {
+        path: `${bare('concat', members, count)}&header=${HEADER_BYTES}`,
+        base: zipStream.url,
+        bytes: (got) => got === payload + count * HEADER_BYTES,
+      },
+      {
+        path: `${bare('concat', warm, WARM_MEMBERS)}&header=${HEADER_BYTES}`,
+        base: zipStream.url,
+        bytes: (got) => got === warmPayload + WARM_MEMBERS * HEADER_BYTES,
+      },
+    ),
+  });
   // What the archive's stream shape costs by itself, beside it: chunks through a pulled JavaScript stream.
   variants.push({
     id: `concat-js${tag}`,
@@ -140,6 +163,8 @@ export function zipThroughputCase(id: string, count: number, memberBytes: number
         'exact Content-Length).',
       'Baseline: a bare Worker streaming the same objects back to back in one response, each body piped into one ' +
         '`FixedLengthStream` (no headers, no checks).',
+      `Beside it (no goal): the same objects with one ${HEADER_BYTES}-byte write before each, as a ZIP writes a local ` +
+        'header before each member: the floor of any archive streamed this way, what one small write per member costs.',
       'Beside it (no goal): the same objects through a pulled JavaScript `ReadableStream` into a `FixedLengthStream`, ' +
         'the shape of the archive’s stream without the ZIP: what that shape costs in this runtime.',
       'Peer (shown, no goal): a bare Worker zipping the same objects with client-zip’s `downloadZip` as its README ' +
@@ -177,7 +202,8 @@ export function zipMemoryCase(
         'untimed, shared with the other ZIP cases) as two collections.',
       'Each archive read whole through `GET /api/v2/collections/{id}/archive`, and the same objects streamed back to ' +
         'back by the bare Worker.',
-      'Beside each, the same objects through a pulled JavaScript stream (the archive’s shape without the ZIP).',
+      `Beside each, the same objects with a ${HEADER_BYTES}-byte write before each (a local header’s writes without ` +
+        'the ZIP), and through a pulled JavaScript stream (the archive’s shape without the ZIP).',
       'What matters here is workerd’s peak memory growth: against the bare Worker at each size, and the large ' +
         'archive’s against the small one’s (flat means it does not grow with the archive).',
       `Fresh workerd per repetition, warmed by a ${WARM_MEMBERS} × ${size(WARM_BYTES)} archive read the same way.`,
