@@ -7,11 +7,11 @@
 import { type EventSink, emitEvents, type NewEvent } from '../events/emit';
 import { countsAsDownload, type DownloadPlan, planDownload, serveFile } from '../files/download';
 import { fileEventData } from '../files/records';
-import { meteredStream } from '../lib/metered-stream';
 import {
   countDefaultLinkDownload,
   giveBackBytes,
   type LinkCounterNamespace,
+  meteredForBudget,
   reserveBytes,
 } from '../links/link-counter-client';
 import type { ReserveResult } from '../links/link-counter-contract';
@@ -65,10 +65,9 @@ async function withinBudget(
     throw error;
   }
   if (!capped || spend.bytes === 0 || !response.body) return { response, reserved };
-  const body = meteredStream(response.body, spend.bytes, {
-    onShort: (unsent) => giveBackBytes(deps.counters, link.id, unsent),
-    waitUntil: deps.waitUntil,
+  const body = meteredForBudget(deps.counters, link.id, response.body, spend.bytes, {
     signal: request.signal,
+    waitUntil: deps.waitUntil,
   });
   return { response: new Response(body, { status: response.status, headers: response.headers }), reserved };
 }

@@ -1,6 +1,7 @@
 // How the Worker talks to a link's LinkCounter object (src/links/link-counter-object.ts).
 
 import type { AccessPage, AppendRequest, PageRequest } from '../access-log/access-log-contract';
+import { meteredStream } from '../lib/metered-stream';
 import { log } from '../log';
 import type { LinkRow } from '../storage/links-repo';
 import type { CountView, ReserveResult, WindowRequest, WindowResult } from './link-counter-contract';
@@ -40,6 +41,32 @@ export async function giveBackBytes(namespace: LinkCounterNamespace, linkId: str
   await counterOf(namespace, linkId)
     .giveBack({ linkId, bytes })
     .catch((error: unknown) => log('error', 'link budget not given back', { linkId, bytes, error: String(error) }));
+}
+
+/**
+ * How a capped link's answer is metered: the body is pumped this much at a time (the runtime's
+ * own chunks are 4 KiB, and a write per chunk doubled a download's CPU), and a body cut short is
+ * counted up to this low, so at most this much more of the budget goes back than was unsent.
+ */
+const BUDGET_PIECE = 64 * 1024;
+
+/**
+ * A capped link's answer `body` of `bytes` (reserved with reserveBytes), metered: what the client
+ * never took goes back to the link's budget after the answer (giveBackBytes, in waitUntil).
+ */
+export function meteredForBudget(
+  namespace: LinkCounterNamespace,
+  linkId: string,
+  body: ReadableStream<Uint8Array>,
+  bytes: number,
+  request: { signal: AbortSignal; waitUntil: (promise: Promise<unknown>) => void },
+): ReadableStream<Uint8Array> {
+  return meteredStream(body, bytes, {
+    onShort: (unsent) => giveBackBytes(namespace, linkId, unsent),
+    waitUntil: request.waitUntil,
+    signal: request.signal,
+    readBytes: BUDGET_PIECE,
+  });
 }
 
 /** The exact count; D1's (possibly a few seconds behind) if the object cannot be reached. */

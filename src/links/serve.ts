@@ -3,7 +3,6 @@
 import { type EventSink, emitEvents, type NewEvent } from '../events/emit';
 import { countsAsDownload, type DownloadPlan, planDownload, serveFile } from '../files/download';
 import { fileEventData } from '../files/records';
-import { meteredStream } from '../lib/metered-stream';
 import type { FileRow } from '../storage/files-repo';
 import type { LinkRow, SharedByLink } from '../storage/links-repo';
 import { EXHAUSTED, type Refusal } from '../visitors/service';
@@ -11,6 +10,7 @@ import {
   countDefaultLinkDownload,
   giveBackBytes,
   type LinkCounterNamespace,
+  meteredForBudget,
   reserveBytes,
 } from './link-counter-client';
 import type { ReserveResult } from './link-counter-contract';
@@ -76,10 +76,9 @@ export async function serveThroughLink(
   }
   emitEvents(deps.events, downloadEvents(shared, reserved, counts));
   if (!capped || bytes === 0 || !response.body) return response;
-  const body = meteredStream(response.body, bytes, {
-    onShort: (unsent) => giveBackBytes(deps.counters, link.id, unsent),
-    waitUntil: deps.waitUntil,
+  const body = meteredForBudget(deps.counters, link.id, response.body, bytes, {
     signal: request.signal,
+    waitUntil: deps.waitUntil,
   });
   return new Response(body, { status: response.status, headers: response.headers });
 }
