@@ -15,7 +15,6 @@ import {
   type Progress,
   RETAIN_MS,
   type Tail,
-  type UploadMeta,
   type UploadSnapshot,
   type UploadStatus,
   type UploadView,

@@ -4,7 +4,6 @@ import type { EventsMessage } from '../events/types';
 import { randomBase64Url } from '../lib/crypto';
 import {
   countWebhooks,
-  type DeliveryRow,
   deleteWebhook,
   findWebhook,
   insertWebhook,
