@@ -3,24 +3,17 @@
 // the visitor from token to answer in one order (throttle, find, check access, admit, serve)
 // and reports how each visit ended to deps.record (where an access log plugs in). A door says
 // what one kind of URL finds, guards and serves; no door decides the order.
+import type { AccessKind, AccessOutcome } from '../access-log/access-log-contract';
 import type { ApiError } from '../errors';
 import { type GuardNamespace, throttleAddress } from '../limiter/auth-guard-client';
 import { log } from '../log';
 import { type Access, checkAccess, type Lock } from './access';
 import type { AddressAllowance } from './throttle';
 
-/** `archive`: a collection's ZIP. */
-export type VisitKind = 'page' | 'download' | 'archive' | 'preview' | 'password' | 'upload';
-export type VisitOutcome =
-  | 'served'
-  | 'partial'
-  | 'not-modified'
-  | 'refused-password'
-  | 'refused-exhausted'
-  | 'refused-gone'
-  | 'throttled'
-  /** Refused by the answer itself (a bad range, a file too large, a broken store). */
-  | 'failed';
+/** `archive`: a collection's ZIP. The access log's kinds are the visits' own. */
+export type VisitKind = AccessKind;
+/** The access log's outcomes, and `failed`: refused by the answer itself (a bad range, a file too large, a broken store). */
+export type VisitOutcome = AccessOutcome | 'failed';
 
 /** What a visitor brings: the token of the URL, the client's address, and what it sent to unlock. */
 export type Visit = { kind: VisitKind; token: string; address: string; password?: string; grant?: string };
