@@ -5,7 +5,7 @@
 // prepareArchive → planArchive → archiveResponse, with the deps it has. No HTTP framework here.
 import { ApiError, tooManyFiles } from '../errors';
 import { type EventSink, emitEvents } from '../events/emit';
-import { countsAsDownload, type DownloadPlan, parseRange } from '../files/download';
+import { bytesCarried, countsAsDownload, type DownloadPlan, parseRange } from '../files/download';
 import { contentDisposition } from '../files/names';
 import { sha256Hex } from '../lib/crypto';
 import {
@@ -95,12 +95,8 @@ export function planArchive(headers: Headers, archive: PreparedArchive): Downloa
 }
 
 /** The bytes an answer carries (what a capped link reserves of its budget); 0 for HEAD, 304, 416. */
-export function archiveBytes(plan: DownloadPlan, archive: PreparedArchive, method: string): number {
-  if (method !== 'GET') return 0;
-  if (plan.kind === 'full') return archive.length;
-  if (plan.kind === 'partial') return plan.length;
-  return 0;
-}
+export const archiveBytes = (plan: DownloadPlan, archive: PreparedArchive, method: string) =>
+  bytesCarried(plan, archive.length, method);
 
 /** A 200, or a 206 from byte 0, to a GET: a download of the archive (counted, and an event). */
 export const archiveCounts = (plan: DownloadPlan, method: string) => method === 'GET' && countsAsDownload(plan);

@@ -5,7 +5,7 @@
 // N × the archive's length (the contract's "a download cap is a cap on bytes"), in the link's
 // counter object, exact under concurrency; what a broken-off answer did not send is given back.
 import { type EventSink, emitEvents, type NewEvent } from '../events/emit';
-import { countsAsDownload, type DownloadPlan, planDownload, serveFile } from '../files/download';
+import { bytesCarried, countsAsDownload, planDownload, serveFile } from '../files/download';
 import { fileEventData } from '../files/records';
 import {
   countDefaultLinkDownload,
@@ -106,14 +106,6 @@ export async function serveCollectionArchive(
   return served.response;
 }
 
-/** The bytes a planned file answer carries: what it reserves of the budget. */
-function fileBytes(plan: DownloadPlan, size: number, method: string): number {
-  if (method !== 'GET') return 0;
-  if (plan.kind === 'full') return size;
-  if (plan.kind === 'partial') return plan.length;
-  return 0;
-}
-
 /**
  * GET/HEAD /share/<token>/files/<fileId> (`view` false) and its preview (`view` true): one live
  * member of the collection, with a share download's headers; GONE (the same 404 as an unknown
@@ -134,7 +126,7 @@ export async function serveCollectionMember(
   if (!member) return GONE;
   const plan = planDownload(request.headers, member);
   const counts = !view && request.method === 'GET' && countsAsDownload(plan);
-  const spend = { bytes: fileBytes(plan, member.size, request.method), counts };
+  const spend = { bytes: bytesCarried(plan, member.size, request.method), counts };
   const served = await withinBudget(deps, request, shared, spend, () => serveFile(deps, member, plan, request.method));
   if (served instanceof Refusal) return served;
   const events: NewEvent[] = [];

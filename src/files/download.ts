@@ -63,6 +63,17 @@ export function parseRange(header: string, size: number): DownloadPlan {
 export const countsAsDownload = (plan: DownloadPlan) =>
   plan.kind === 'full' || (plan.kind === 'partial' && plan.offset === 0);
 
+/**
+ * The bytes an answer to `method` with this plan carries, for something of `size` bytes: what a
+ * capped link reserves of its budget. 0 for HEAD, 304 and 416.
+ */
+export function bytesCarried(plan: DownloadPlan, size: number, method: string): number {
+  if (method !== 'GET') return 0;
+  if (plan.kind === 'full') return size;
+  if (plan.kind === 'partial') return plan.length;
+  return 0;
+}
+
 function fileHeaders(row: FileRow): Headers {
   const headers = new Headers({
     // Rows written before uploads validated the declared type may hold one no header can carry.

@@ -1,7 +1,7 @@
 // Serving a shared file once the visitor may have it (src/links/access.ts decides that): through
 // a made link, within its cap and counting its downloads, or through the file's default link.
 import { type EventSink, emitEvents, type NewEvent } from '../events/emit';
-import { countsAsDownload, type DownloadPlan, planDownload, serveFile } from '../files/download';
+import { bytesCarried, countsAsDownload, planDownload, serveFile } from '../files/download';
 import { fileEventData } from '../files/records';
 import type { FileRow } from '../storage/files-repo';
 import type { LinkRow, SharedByLink } from '../storage/links-repo';
@@ -36,14 +36,6 @@ export const serveShared = (
     ? serveThroughLink(deps, request, { link: shared.link, file: shared.file }, view)
     : serveDefaultLink(deps, request, shared.file, view);
 
-/** The bytes a planned answer carries: what it reserves of a capped link's budget. */
-function bytesOf(plan: DownloadPlan, size: number, method: string): number {
-  if (method !== 'GET') return 0;
-  if (plan.kind === 'full') return size;
-  if (plan.kind === 'partial') return plan.length;
-  return 0;
-}
-
 /**
  * Serves the file through a live link the visitor may open. Every answer that carries bytes
  * (whole, any range, the preview) reserves them from the link's budget first (a cap of N is N ×
@@ -64,7 +56,7 @@ export async function serveThroughLink(
   const counts = !view && request.method === 'GET' && countsAsDownload(plan);
   const capped = link.max_downloads !== null;
   if (!capped && !counts) return serveFile(deps, file, plan, request.method);
-  const bytes = bytesOf(plan, file.size, request.method);
+  const bytes = bytesCarried(plan, file.size, request.method);
   const reserved = await reserveBytes(deps.counters, link, file.size, bytes, counts);
   if (!reserved.ok) return EXHAUSTED;
   let response: Response;
