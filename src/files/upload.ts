@@ -3,7 +3,7 @@
 import { freeFiles, storageExceeded } from '../accounts/account-storage-client';
 import { ApiError } from '../errors';
 import { emitEvents } from '../events/emit';
-import { concat } from '../lib/multipart';
+import { concat } from '../lib/bytes';
 import { blobKey, consumeIntoBlob, type StoredBlob } from '../storage/blobs';
 import { type FileRow, insertFiles } from '../storage/files-repo';
 import { decideFileType, SNIFF_BYTES } from './file-type';

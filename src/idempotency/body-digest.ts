@@ -3,8 +3,9 @@
 // send (curl, browsers), so its occurrences are left out of the hash: two sends of the same
 // form with the same files are the same request.
 
+import { concat } from '../lib/bytes';
 import { toHex } from '../lib/encoding';
-import { BytePattern, concat, multipartBoundary } from '../lib/multipart';
+import { BytePattern, multipartBoundary } from '../lib/multipart';
 
 /** A SHA-256 over a body's bytes less every occurrence of `skip` (a multipart boundary). */
 class BodyHasher {

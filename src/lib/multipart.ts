@@ -3,6 +3,7 @@
 // through in bounded memory.
 
 import { type ByteSource, byteReader } from './byte-reader';
+import { concat } from './bytes';
 
 export class MultipartError extends Error {
   override name = 'MultipartError';
@@ -378,14 +379,3 @@ export class BytePattern {
 
 /** The blank line that ends a part's headers. */
 const HEADERS_END = new BytePattern(new Uint8Array([CR, LF, CR, LF]));
-
-export function concat(chunks: Uint8Array[], size = chunks.reduce((sum, c) => sum + c.length, 0)): Uint8Array {
-  if (chunks.length === 1 && chunks[0]?.length === size) return chunks[0];
-  const out = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return out;
-}

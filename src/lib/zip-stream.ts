@@ -3,6 +3,7 @@
 // caller (a ranged storage read), only for the members the range touches, one after another, so
 // memory holds one chunk of one member at a time whatever the archive's size. In the Worker,
 // with every CRC-32 known, the runtime pipes each member's body itself (pipedRange).
+import { concat } from './bytes.ts';
 import { crc32 } from './crc32.ts';
 import { type PlacedMember, readSpan, touchedMembers, type ZipLayout } from './zip-layout.ts';
 import { centralEntry, dataDescriptor, endRecords, localHeader } from './zip-records.ts';
@@ -232,15 +233,4 @@ function firstEntryEndingAfter(members: readonly PlacedMember[], at: number): nu
     else high = middle;
   }
   return low;
-}
-
-function concat(parts: readonly Uint8Array[], size: number): Uint8Array {
-  if (parts.length === 1) return parts[0] as Uint8Array;
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.byteLength;
-  }
-  return out;
 }

@@ -1,6 +1,6 @@
 // R2 helpers: server-made object keys and a streaming writer with bounded memory.
 
-import { concat } from '../lib/multipart';
+import { concat } from '../lib/bytes';
 import { StreamingChecksums } from '../lib/streaming-checksums';
 
 /** R2 parts must be at least 5 MiB and equal in size except the last. */

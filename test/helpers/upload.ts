@@ -1,6 +1,6 @@
 // Uploads through the API (the one `upload` helper every test uses, any version) and multipart
 // bodies, built by FormData or byte by byte.
-import { concat } from '../../src/lib/multipart';
+import { concat } from '../../src/lib/bytes';
 import type { UploadRecordOf } from './records';
 import { type ApiVersion, api, readJson } from './responses';
 import { call } from './worker';

@@ -1,5 +1,6 @@
 // Synthetic members for the ZIP tests: every byte of member i at position p is a function of
 // (i, p), so any ranged read can be answered without storing anything, and reads are logged.
+import { concat } from '../../src/lib/bytes.ts';
 import { crc32 } from '../../src/lib/crc32.ts';
 import type { ReadMember } from '../../src/lib/zip-stream.ts';
 
@@ -71,13 +72,7 @@ export async function collect(stream: ReadableStream<Uint8Array>): Promise<Uint8
     parts.push(value);
     size += value.byteLength;
   }
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.byteLength;
-  }
-  return out;
+  return concat(parts, size);
 }
 
 /** A small deterministic pseudo-random sequence (tests must not differ between runs). */

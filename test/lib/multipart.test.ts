@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { concat } from '../../src/lib/bytes';
 import {
   BytePattern,
-  concat,
   MultipartError,
   MultipartReader,
   multipartBoundary,
