@@ -3,20 +3,10 @@
 // ranges are not downloads.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_TYPES } from '../../src/events/event-types';
-import {
-  createWebhook,
-  interceptReceivers,
-  payloadOf,
-  type Received,
-  receiver,
-  settle,
-  waitFor,
-} from '../helpers/webhooks';
+import { createWebhook, interceptReceivers, ofType, payloadOf, receiver, settle, waitFor } from '../helpers/webhooks';
 import { account, archive, makeCollection, uploadFile } from './collection-helpers';
 
 beforeAll(() => interceptReceivers());
-
-const ofType = (calls: Received[], type: string) => calls.filter((c) => payloadOf(c).type === type);
 
 describe('collection.downloaded', () => {
   it('is an event type webhooks can subscribe to', () => {

@@ -4,19 +4,12 @@
 // Worker's fetch, with the real local bindings.
 import { env, runDurableObjectAlarm } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { concat } from '../../src/lib/bytes';
 import { formatBytes } from '../../src/lib/format';
-import { basic, type LinkRecord, pathOf, readLink } from '../helpers/links';
+import { basic, type LinkRecord, pathOf, readLink, readThenBreakOff, statusAfterGiveBack } from '../helpers/links';
 import { expectWellFormedPage, parseElements } from '../helpers/pages';
 import { PNG_1X1 } from '../helpers/upload';
-import {
-  createWebhook,
-  interceptReceivers,
-  payloadOf,
-  type Received,
-  receiver,
-  settle,
-  waitFor,
-} from '../helpers/webhooks';
+import { createWebhook, interceptReceivers, ofType, payloadOf, receiver, settle, waitFor } from '../helpers/webhooks';
 import { call } from '../helpers/worker';
 import { account, archive, bytesOf, json, makeCollection, sha256Hex, uploadFile } from './collection-helpers';
 
@@ -360,32 +353,11 @@ describe('a collection link’s cap: N × the archive’s length', () => {
     const { path, auth, link } = await shared({ maxDownloads: 1 }, { text: 300, data: 4 * 1024 * 1024 });
     const whole = await call(`${path}/archive.zip`);
     const etag = whole.headers.get('etag') ?? '';
-    const reader = (whole.body as ReadableStream<Uint8Array>).getReader();
-    let got = 0;
-    const received: Uint8Array[] = [];
-    while (got < 1024 * 1024) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      received.push(value);
-      got += value.byteLength;
-    }
-    await reader.cancel();
-    let status = 'exhausted';
-    for (let tries = 0; tries < 50 && status === 'exhausted'; tries++) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      status = (await readLink(auth, link.id)).status;
-    }
-    expect(status).toBe('active');
+    const { received, got } = await readThenBreakOff(whole, 1024 * 1024);
+    expect(await statusAfterGiveBack(auth, link.id)).toBe('active');
     const rest = await call(`${path}/archive.zip`, { headers: { Range: `bytes=${got}-`, 'If-Range': etag } });
     expect(rest.status).toBe(206);
-    const tail = await bytesOf(rest);
-    const length = got + tail.byteLength;
-    const joined = new Uint8Array(length);
-    let offset = 0;
-    for (const piece of [...received, tail]) {
-      joined.set(piece, offset);
-      offset += piece.byteLength;
-    }
+    const joined = concat([...received, await bytesOf(rest)]);
     const owners = await bytesOf(await archive(auth, (await readLink(auth, link.id)).collectionId as string));
     expect(await sha256Hex(joined)).toBe(await sha256Hex(owners));
     expect((await call(`${path}/archive.zip`, { headers: { Range: 'bytes=0-0' } })).status).toBe(404);
@@ -394,7 +366,6 @@ describe('a collection link’s cap: N × the archive’s length', () => {
 
 describe('collection.downloaded through a link', () => {
   beforeAll(() => interceptReceivers());
-  const ofType = (calls: Received[], type: string) => calls.filter((c) => payloadOf(c).type === type);
 
   it('fires once per counted ZIP download through the link (via link, linkId), not for members', async () => {
     const { path, auth, made, link, files } = await shared();

@@ -10,6 +10,7 @@ import {
   createWebhook,
   deliveriesOf,
   interceptReceivers,
+  ofType,
   payloadOf,
   type Received,
   receiver,
@@ -33,8 +34,6 @@ async function setup(events: string[] = ['*']) {
   const webhook = await createWebhook(key.auth, hook.url, events);
   return { key, hook, webhook };
 }
-
-const ofType = (calls: Received[], type: string) => calls.filter((c) => payloadOf(c).type === type);
 
 describe('file.uploaded', () => {
   it('reaches the webhook once, signed: the standardwebhooks library verifies it', async () => {

@@ -8,6 +8,7 @@ import { base64, OCTETS, TUS } from '../helpers/tus';
 import {
   createWebhook,
   interceptReceivers,
+  ofType,
   payloadOf,
   type Received,
   receiver,
@@ -18,7 +19,6 @@ import { call } from '../helpers/worker';
 
 beforeAll(() => interceptReceivers());
 
-const ofType = (calls: Received[], type: string) => calls.filter((c) => payloadOf(c).type === type);
 const dataOf = (delivery: Received | undefined) =>
   (delivery ? payloadOf(delivery).data : {}) as Record<string, unknown>;
 

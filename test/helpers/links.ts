@@ -68,3 +68,28 @@ export const basic = (password: string) => ({ Authorization: `Basic ${btoa(`:${p
 export async function flush(linkId: string) {
   await runDurableObjectAlarm(env.LINK_COUNTERS.getByName(linkId));
 }
+
+/** Reads at least `bytes` of an answer's body, then breaks off: the pieces read and their total. */
+export async function readThenBreakOff(response: Response, bytes: number) {
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+  const received: Uint8Array[] = [];
+  let got = 0;
+  while (got < bytes) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    received.push(value);
+    got += value.byteLength;
+  }
+  await reader.cancel();
+  return { received, got };
+}
+
+/** The link's status once a broken-off answer's give-back (after the answer) had time to land. */
+export async function statusAfterGiveBack(auth: Record<string, string>, linkId: string): Promise<string> {
+  let status = 'exhausted';
+  for (let tries = 0; tries < 50 && status === 'exhausted'; tries++) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    status = (await readLink(auth, linkId)).status;
+  }
+  return status;
+}

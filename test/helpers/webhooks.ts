@@ -104,4 +104,7 @@ export async function deliveriesOf(auth: Record<string, string>, webhookId: stri
 export const payloadOf = (call: Received) =>
   JSON.parse(call.body) as { type: string; timestamp: string; data: { file?: Record<string, unknown>; via?: string } };
 
+/** The deliveries among `calls` whose event is of `type`. */
+export const ofType = (calls: Received[], type: string) => calls.filter((c) => payloadOf(c).type === type);
+
 export const db = () => env.DB;

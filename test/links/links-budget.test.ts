@@ -2,7 +2,8 @@
 // bytes (whole, any range, the preview), reserved before the answer starts, given back for what a
 // broken-off answer did not send.
 import { describe, expect, it } from 'vitest';
-import { makeLink, owner, pathOf, readLink } from '../helpers/links';
+import { concat } from '../../src/lib/bytes';
+import { makeLink, owner, pathOf, readLink, readThenBreakOff, statusAfterGiveBack } from '../helpers/links';
 import { call } from '../helpers/worker';
 
 const SIZE = 1000;
@@ -88,33 +89,14 @@ describe('maxDownloads as a byte budget', () => {
     const { auth, link, path } = await cappedLink(1, size);
     const whole = await call(`${path}/download`);
     expect(whole.status).toBe(200);
-    const reader = (whole.body as ReadableStream<Uint8Array>).getReader();
-    const received: Uint8Array[] = [];
-    let got = 0;
-    while (got < size / 4) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      received.push(value);
-      got += value.byteLength;
-    }
-    await reader.cancel();
+    const { received, got } = await readThenBreakOff(whole, size / 4);
     // The give-back runs after the answer: wait until the link opens again.
-    let status = 'exhausted';
-    for (let tries = 0; tries < 50 && status === 'exhausted'; tries++) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      status = (await readLink(auth, link.id)).status;
-    }
-    expect(status).toBe('active');
+    expect(await statusAfterGiveBack(auth, link.id)).toBe('active');
     const rest = await call(`${path}/download`, { headers: { Range: `bytes=${got}-` } });
     expect(rest.status).toBe(206);
     const tail = new Uint8Array(await rest.arrayBuffer());
     expect(got + tail.byteLength).toBe(size);
-    const joined = new Uint8Array(size);
-    let offset = 0;
-    for (const piece of [...received, tail]) {
-      joined.set(piece, offset);
-      offset += piece.byteLength;
-    }
+    const joined = concat([...received, tail]);
     expect(new TextDecoder().decode(joined)).toBe(content(size));
     // The resumed download spent the rest: nothing more is served.
     expect((await call(`${path}/download`, { headers: { Range: 'bytes=0-0' } })).status).toBe(404);
