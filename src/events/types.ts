@@ -21,6 +21,10 @@ export type FileEventData = {
   isPublic: boolean;
   requestId: string | null;
   sha256: string | null;
+  /** The operator's decision the file is under (docs/abuse.md); null in good standing. */
+  moderation: { state: 'quarantined' | 'removed'; statement: string; at: string } | null;
+  /** Where its scan stands; null when it was never to be scanned. */
+  scan: { status: string; signature: string | null; at: string | null } | null;
 };
 
 /** How a counted download reached the file: the owner's API download or a share link. */
