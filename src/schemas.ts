@@ -26,6 +26,9 @@ export const ErrorSchema = z
           'several ids at once (a collection’s new members): each id not found; POLICY_VIOLATION: each ' +
           'bound broken (`rule` names it as GET /api/v2/policy does, `limit` is its value)',
       }),
+    statement: z.string().optional().openapi({
+      description: 'UNAVAILABLE_FOR_LEGAL_REASONS (451) and ACCOUNT_SUSPENDED (403): the operator’s reasoned decision',
+    }),
     _perf: z.number().int().optional().openapi({ description: 'v2 only' }),
   })
   .openapi('Error');
