@@ -217,11 +217,12 @@ export const accountSuspended = (statement: string, headers?: Record<string, str
  * only once an operator releases it.
  */
 export const scanPending = (retryAfterSeconds: number, held = false) =>
-  new ApiError(
-    'SCAN_PENDING',
-    held ? 'This file could not be scanned: it is held until this service’s operator reviews it' : undefined,
-    { headers: { 'Retry-After': String(retryAfterSeconds) } },
-  );
+  new ApiError('SCAN_PENDING', held ? SCAN_HELD_MESSAGE : undefined, {
+    headers: { 'Retry-After': String(retryAfterSeconds) },
+  });
+
+/** The SCAN_PENDING of a file its scan could not clear (too large, a scanner error): held for the operator. */
+export const SCAN_HELD_MESSAGE = 'This file could not be scanned: it is held until this service’s operator reviews it';
 
 /** The 451 for an upload whose SHA-256 is on the blocklist (in bulk: a per-file failure with this code). */
 export const contentBlocked = () => new ApiError('CONTENT_BLOCKED');

@@ -6,6 +6,7 @@ import { ApiError } from '../errors';
 import { FILE_ID_PATTERN } from '../files/ids';
 import { newExpiry } from '../files/update';
 import { randomBase64Url } from '../lib/crypto';
+import { assertServable } from '../moderation/standing';
 import { checkLink, type Policy } from '../policy/service';
 import { findOwnedFile } from '../storage/files-repo';
 import {
@@ -53,10 +54,11 @@ export type LinkPatch = {
 const fileNotFound = () => new ApiError('FILE_NOT_FOUND');
 const linkNotFound = () => new ApiError('LINK_NOT_FOUND');
 
+/** The account's live file, which a new link may share: not one under moderation (451: no URL is handed out for it). */
 async function requireOwnedFile(db: D1Database, fileId: string, accountId: string, now: number) {
-  if (!FILE_ID_PATTERN.test(fileId) || !(await findOwnedFile(db, fileId, accountId, isoNow(now)))) {
-    throw fileNotFound();
-  }
+  const row = FILE_ID_PATTERN.test(fileId) ? await findOwnedFile(db, fileId, accountId, isoNow(now)) : null;
+  if (!row) throw fileNotFound();
+  return row;
 }
 
 /** What a link shares: one file, or one collection (its ZIP and its members). */
@@ -69,7 +71,10 @@ export function createLink(
   input: NewLink,
   now = Date.now(),
 ): Promise<LinkRecord> {
-  return createLinkTo(deps, { fileId }, accountId, input, () => requireOwnedFile(deps.db, fileId, accountId, now), now);
+  const shareable = async () => {
+    assertServable({ file: await requireOwnedFile(deps.db, fileId, accountId, now) }, 'owner');
+  };
+  return createLinkTo(deps, { fileId }, accountId, input, shareable, now);
 }
 
 /**

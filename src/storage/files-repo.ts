@@ -71,6 +71,16 @@ export const accountActive = (column: string, now: string) =>
   `${column} IN (SELECT account_id FROM api_keys WHERE status = 'active' AND ${live(now)})`;
 const shared = (now: string) => `is_public = 1 AND ${accountActive('account_id', now)}`;
 
+/**
+ * SQL: the suspension statement of the account in `column` (NULL: not suspended, migration 0016),
+ * read by primary key inside the statement that finds what a visitor asked for: knowing whether
+ * the owner is suspended costs no read of its own.
+ */
+export const accountSuspension = (column: string) => `(SELECT suspension_statement FROM accounts WHERE id = ${column})`;
+
+/** What a visitor's lookup also says of the owner: its suspension statement, or null. */
+export type WithSuspension = { account_suspension: string | null };
+
 /** Inserts rows (and any statements that go `alongside` them) in one batch: all or none. */
 export async function insertFiles(
   db: D1Database,
@@ -119,21 +129,29 @@ export function findOwnedFile(db: D1Database, id: string, keyId: string, now: st
     .first<FileRow>();
 }
 
-/** Counts one download and returns the row as it is after the increment, in one statement. */
+/**
+ * Counts one download and returns the row as it is after the increment, in one statement. A file
+ * under moderation is not counted (null): it is not served (src/moderation/standing.ts says why).
+ */
 export function countOwnedDownload(db: D1Database, id: string, keyId: string, now: string) {
   return db
     .prepare(
-      `UPDATE files SET download_count = download_count + 1 WHERE id = ?1 AND account_id = ?2 AND ${live('?3')} RETURNING ${FILE_COLUMNS}`,
+      `UPDATE files SET download_count = download_count + 1
+       WHERE id = ?1 AND account_id = ?2 AND ${live('?3')} AND moderation_state IS NULL RETURNING ${FILE_COLUMNS}`,
     )
     .bind(id, keyId, now)
     .first<FileRow>();
 }
 
+/** A public file by its default link's token, with its owner's suspension (one statement). */
 export function findSharedFile(db: D1Database, token: string, now: string) {
   return db
-    .prepare(`SELECT ${FILE_COLUMNS} FROM files WHERE share_token = ?1 AND ${shared('?2')} AND ${live('?2')}`)
+    .prepare(
+      `SELECT ${FILE_COLUMNS}, ${accountSuspension('account_id')} AS account_suspension
+       FROM files WHERE share_token = ?1 AND ${shared('?2')} AND ${live('?2')}`,
+    )
     .bind(token, now)
-    .first<FileRow>();
+    .first<FileRow & WithSuspension>();
 }
 
 export function countSharedDownload(db: D1Database, token: string, now: string) {
