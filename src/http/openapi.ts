@@ -226,7 +226,8 @@ export function downloadResponses(method: 'get' | 'head') {
       description: 'Not modified (If-None-Match or If-Modified-Since matched); no body',
       headers: { ...RATE_LIMIT_HEADERS, ETag: text('Strong entity tag of the stored bytes') },
     },
-    ...errors(401, 404, 416, 429),
+    // 451: a file the operator quarantined or removed is served to no one, its owner included.
+    ...errors(401, 404, 416, 429, 451),
   };
 }
 
