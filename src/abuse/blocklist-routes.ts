@@ -32,24 +32,22 @@ const ok = <T extends z.ZodType>(data: T, description: string) =>
   jsonResponse(z.object({ success: z.literal(true), data }), description);
 
 /** An import is text/plain (any charset) of at most MAX_IMPORT_BYTES, refused before it is read. */
-const importBody = [
-  createMiddleware<AppEnv>(async function plainText(c, next) {
-    const type = c.req.header('content-type')?.split(';')[0]?.trim().toLowerCase();
-    if (type !== 'text/plain') {
-      throw new ApiError(
-        'UNSUPPORTED_MEDIA_TYPE',
-        'Send the list as text/plain: one SHA-256 a line (curl: -H "Content-Type: text/plain" --data-binary @list.txt)',
-      );
-    }
-    await next();
-  }),
-  bodyLimit({
-    maxSize: MAX_IMPORT_BYTES,
-    onError: () => {
-      throw validationError('body', `must be at most ${MAX_IMPORT_BYTES} bytes`);
-    },
-  }),
-] as const;
+const plainText = createMiddleware<AppEnv>(async function plainText(c, next) {
+  const type = c.req.header('content-type')?.split(';')[0]?.trim().toLowerCase();
+  if (type !== 'text/plain') {
+    throw new ApiError(
+      'UNSUPPORTED_MEDIA_TYPE',
+      'Send the list as text/plain: one SHA-256 a line (curl: -H "Content-Type: text/plain" --data-binary @list.txt)',
+    );
+  }
+  await next();
+});
+const importLimit = bodyLimit({
+  maxSize: MAX_IMPORT_BYTES,
+  onError: () => {
+    throw validationError('body', `must be at most ${MAX_IMPORT_BYTES} bytes`);
+  },
+});
 
 export function addBlocklistRoutes(router: OpenAPIHono<AppEnv>) {
   const db = (c: { env: AppEnv['Bindings'] }) => ({ db: c.env.DB });
@@ -117,7 +115,7 @@ export function addBlocklistRoutes(router: OpenAPIHono<AppEnv>) {
   const importList = createRoute({
     method: 'post',
     path: '/blocklist',
-    middleware: importBody,
+    middleware: [plainText, importLimit] as const,
     request: {
       query: ImportQuerySchema,
       body: {
