@@ -117,7 +117,14 @@ export async function createFinalUpload(
     // partials are read once, in order, before the file exists, so that its row has its digest
     // and the blocklist is asked before anyone can have the file.
     const combined = finalCrc32(ordered);
-    const digests = await digestSegments(deps.bucket, segments, { crc32: combined === null });
+    const digests = await digestSegments(deps.bucket, segments, { crc32: combined === null }).catch(
+      (error: unknown) => {
+        // Nothing is created and the claims go back: the same final can be sent again.
+        throw new ApiError('SERVICE_UNAVAILABLE', 'The partial uploads could not be read to hash them, try again', {
+          cause: error,
+        });
+      },
+    );
     const file = {
       id: finalId,
       meta,
@@ -147,8 +154,8 @@ async function finalEtag(claims: Claimed[]): Promise<string> {
 
 /**
  * The CRC-32 of the partials' bytes in order, from each partial's CRC-32 and length alone (no
- * byte read again); null when a partial has none (completed before CRCs: the final's digest
- * read right after creation computes it then).
+ * byte read again); null when a partial has none (completed before CRCs: the final's one
+ * digest read, before it is recorded, computes it then).
  */
 function finalCrc32(claims: Claimed[]): number | null {
   let crc = 0;
