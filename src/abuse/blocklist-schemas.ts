@@ -1,6 +1,7 @@
 // zod schemas of the blocklist's admin routes (/admin/blocklist: docs/abuse.md).
 import { z } from '@hono/zod-openapi';
 import { limitQueryParam, time } from '../schemas';
+import { PageCursorParam } from './schemas';
 
 /** Why a hash is blocked: the operator's own note (1 … 500 characters). */
 export const ReasonSchema = z
@@ -18,11 +19,7 @@ export const HashParamSchema = z.object({
 
 export const BlocklistQuerySchema = z.object({
   limit: limitQueryParam,
-  cursor: z
-    .string()
-    .max(512, 'cursor must be at most 512 characters')
-    .optional()
-    .openapi({ param: { name: 'cursor', in: 'query' }, description: 'The `nextCursor` of the page before' }),
+  cursor: PageCursorParam,
 });
 
 export const ImportQuerySchema = z.object({
