@@ -5,11 +5,9 @@
 // The imports' own times are kept as facts: 10,000 hashes in one request, end to end.
 import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
-import type { BenchCase, ServiceId, Variant } from '../lib/case.ts';
-import { deleteFiles, uploadFile } from '../lib/service.ts';
+import type { BenchCase } from '../lib/case.ts';
 import { median } from '../lib/stats.ts';
-import { transferred } from '../lib/transfer.ts';
-import { caseFiles, TRANSFER_METRICS, WARM_BYTES } from './uploads.ts';
+import { formUploader, TRANSFER_METRICS, WARM_BYTES } from './uploads.ts';
 
 /** Hashes one import request carries: the API's bound (MAX_IMPORT_HASHES). */
 const PER_IMPORT = 10_000;
@@ -30,7 +28,7 @@ export function blocklistCase(id: string, hashes: number, sizeMiB: number, reps:
     workers: ['serviceBlocklist'],
     metrics: TRANSFER_METRICS,
     async prepare(ctx) {
-      const { size, path, warmPath } = caseFiles(ctx, sizeMiB);
+      const uploader = formUploader(ctx, sizeMiB);
       const importMs: number[] = [];
       for (let imported = 0; imported < hashes; imported += PER_IMPORT) {
         const count = Math.min(PER_IMPORT, hashes - imported);
@@ -49,25 +47,6 @@ export function blocklistCase(id: string, hashes: number, sizeMiB: number, reps:
       ctx.facts[`${id}.importMsPer10000`] = Math.round(median(importMs));
       ctx.facts[`${id}.importMsMax`] = Math.round(Math.max(...importMs));
       const blockedKey = (await ctx.createApiKey('bench-blocklist', 'serviceBlocklist')).key;
-      const uploader = (worker: ServiceId, key: string): Pick<Variant, 'run' | 'warm'> => {
-        const base = ctx.workers[worker].url;
-        return {
-          async run() {
-            const { id: fileId, ms, timing } = await uploadFile(base, key, path);
-            return {
-              metrics: { ...transferred(ms, size), ...timing },
-              cleanup: async () => {
-                await deleteFiles(base, key, [fileId]);
-                return undefined;
-              },
-            };
-          },
-          async warm() {
-            const { id: fileId } = await uploadFile(base, key, warmPath);
-            await deleteFiles(base, key, [fileId]);
-          },
-        };
-      };
       return [
         {
           id: 'empty-blocklist',
