@@ -73,7 +73,7 @@ function finalMeta(header: string | undefined, expiry: UploadsDeps['expiry']): U
   if (meta.sha256 !== undefined) {
     throw validationError(
       'Upload-Metadata',
-      'sha256 is not taken for a final upload: its digest is computed once it exists (see its sha256 field)',
+      'sha256 is not taken for a final upload: its digest is computed from its partials (see its sha256 field)',
     );
   }
   return meta;
