@@ -85,6 +85,8 @@ export const UPLOAD_RECORD_V2_KEYS = [
   'id',
   'isPublic',
   'mimeType',
+  'moderation',
+  'scan',
   'sha256',
   'shareUrl',
   'size',
