@@ -96,7 +96,7 @@ ${VIEWS.map((view) => html`<li><a id="nav-${view.id}" href="#${view.id}">${view.
 <button id="collect-selected" type="submit" disabled>Add selected to collection</button>
 </form>
 <div class="table-wrap">
-<table class="files-table">
+<table class="cards files-table">
 <caption id="files-caption">Loading…</caption>
 <thead><tr><th scope="col"><span class="visually-hidden">Selected</span></th><th scope="col">Name</th><th scope="col">Size</th><th scope="col">Uploaded</th><th scope="col">Share link</th><th scope="col">Expires</th><th scope="col">Actions</th></tr></thead>
 <tbody id="files-body"></tbody>
@@ -157,7 +157,7 @@ ${VIEWS.map((view) => html`<li><a id="nav-${view.id}" href="#${view.id}">${view.
 <button type="submit">Make upload link</button>
 </form>
 <div class="table-wrap">
-<table class="files-table requests-table">
+<table class="cards requests-table">
 <caption id="requests-caption">Loading…</caption>
 <thead><tr><th scope="col">Request</th><th scope="col">Status</th><th scope="col">Received</th><th scope="col">Link</th><th scope="col">Actions</th></tr></thead>
 <tbody id="requests-body"></tbody>
@@ -191,7 +191,7 @@ ${EVENT_TYPES.map(
 </div>
 <ul id="webhooks-list" class="webhooks" aria-label="Your webhooks"></ul>
 <div id="webhook-deliveries" class="table-wrap" hidden>
-<table class="deliveries-table">
+<table class="cards deliveries-table">
 <caption id="webhook-deliveries-caption">Recent deliveries</caption>
 <thead><tr><th scope="col">Event</th><th scope="col">Status</th><th scope="col">Attempts</th><th scope="col">Last answer</th><th scope="col">Created</th><th scope="col">Actions</th></tr></thead>
 <tbody id="webhook-deliveries-body"></tbody>

@@ -69,7 +69,7 @@ const requestPage = (uploadUrl: string, tusUrl: string) =>
 <section id="receipt-section" class="panel" aria-labelledby="receipt-heading" hidden>
 <h2 id="receipt-heading">Receipt</h2>
 <p class="hint">What you sent. Keep it: the owner of this link sees these files, and nobody else sees anything of them here.</p>
-<table class="receipt"><thead><tr><th scope="col">File</th><th scope="col">Size</th><th scope="col">Type</th><th scope="col">SHA-256</th></tr></thead><tbody id="receipt"></tbody></table>
+<table class="receipt cards"><thead><tr><th scope="col">File</th><th scope="col">Size</th><th scope="col">Type</th><th scope="col">SHA-256</th></tr></thead><tbody id="receipt"></tbody></table>
 </section>`,
   });
 

@@ -106,11 +106,11 @@ function addReceipt(receipt: Receipt): void {
     h(
       'tr',
       {},
-      h('td', { text: receipt.name }),
-      h('td', { text: formatBytes(receipt.size) }),
-      h('td', { text: receipt.mimeType }),
+      h('th', { class: 'name-cell', text: receipt.name, attrs: { scope: 'row' } }),
+      h('td', { text: formatBytes(receipt.size), attrs: { 'data-label': 'Size' } }),
+      h('td', { text: receipt.mimeType, attrs: { 'data-label': 'Type' } }),
       // The digest the server computed while the bytes streamed: the sender can compare it with theirs.
-      h('td', { class: 'digest', text: receipt.sha256 ?? '—' }),
+      h('td', { class: 'digest', text: receipt.sha256 ?? '—', attrs: { 'data-label': 'SHA-256' } }),
     ),
   );
 }

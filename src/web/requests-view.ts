@@ -132,16 +132,17 @@ export function createRequestsView(hooks: Hooks) {
     const row = h(
       'tr',
       { attrs: { 'data-request-id': request.id } },
-      h('td', {}, h('span', { class: 'upload-name', text: name }), request.hasPassword ? ' (password)' : ''),
-      h('td', { text: STATUS_TEXT[request.status], attrs: { 'data-status': request.status } }),
-      h('td', { text: limits }),
-      h('td', {}, h('div', { class: 'row share-link' }, url, copy, note)),
       h(
-        'td',
-        {},
-        h('div', { class: 'row' }, show, toggle),
-        h('span', { class: 'muted', text: `Until ${formatDate(request.expiresAt)}` }),
+        'th',
+        { class: 'name-cell', attrs: { scope: 'row' } },
+        h('span', { class: 'upload-name', text: name }),
+        request.hasPassword ? ' (password)' : '',
+        h('span', { class: 'muted small', text: `Until ${formatDate(request.expiresAt)}` }),
       ),
+      h('td', { text: STATUS_TEXT[request.status], attrs: { 'data-status': request.status, 'data-label': 'Status' } }),
+      h('td', { text: limits, attrs: { 'data-label': 'Received' } }),
+      h('td', { attrs: { 'data-label': 'Link' } }, h('div', { class: 'row share-link' }, url, copy, note)),
+      h('td', { class: 'actions', attrs: { 'data-label': 'Actions' } }, show, toggle),
     );
     return [row, filesRow];
   }
