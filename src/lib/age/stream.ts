@@ -120,7 +120,7 @@ export function encryptStream(key: Uint8Array, options: StreamOptions = {}): Tra
 export function decryptStream(
   key: Uint8Array,
   options: StreamOptions = {},
-): ReadableWritablePair<Uint8Array, Uint8Array> {
+): { writable: WritableStream<Uint8Array>; readable: ReadableStream<Uint8Array> } {
   const pass = new TransformStream<Uint8Array, Uint8Array>();
   return { writable: pass.writable, readable: decryptReader(new ExactReader(pass.readable), key, options) };
 }
