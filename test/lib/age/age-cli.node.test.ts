@@ -21,18 +21,12 @@ import {
 } from '../../../src/lib/age/index.ts';
 import { concat } from '../../../src/lib/bytes.ts';
 import { piecewise, seededBytes } from '../../helpers/age.ts';
+import { oracleTool } from '../../helpers/oracle-tools.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'edgeshare-age-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** The binaries: missing on a developer's machine skips loudly; missing in CI fails. */
-function tool(command: string): boolean {
-  const found = spawnSync(command, ['--version'], { stdio: 'ignore' }).error === undefined;
-  if (!found && process.env.CI) throw new Error(`${command} is needed by the age interop tests in CI`);
-  if (!found) console.warn(`!! ${command} not found: the age interop tests are skipped`);
-  return found;
-}
-const hasAge = tool('age') && tool('age-keygen');
+const hasAge = oracleTool('age', 'age interop tests') && oracleTool('age-keygen', 'age interop tests');
 
 function run(command: string, args: string[], input?: Uint8Array): Buffer {
   const result = spawnSync(command, args, { input, maxBuffer: 64 * 1024 * 1024 });
