@@ -197,7 +197,10 @@ describe('npm run cli', () => {
     const proxy = await breakingProxy(server.origin, () => cut);
     try {
       const broken = cli(['download', id, '-o', 'same.bin'], { EDGESHARE_URL: proxy.origin });
-      await proxy.halfSent;
+      await Promise.race([
+        proxy.halfSent,
+        broken.then((run) => Promise.reject(new Error(`ended early: ${run.stderr}`))),
+      ]);
       const good = await cli(['download', id, '-o', 'same.bin']);
       expect(good.code, good.stderr).toBe(0);
       goodEnded();
@@ -288,17 +291,23 @@ async function breakingProxy(
     halfSent = resolve;
   });
   const proxy: Server = createServer(async (request, response) => {
+    // The headers a download needs (fetch refuses hop-by-hop ones such as Connection).
+    const forwarded = ['authorization', 'range', 'if-range', 'accept'].flatMap((name) => {
+      const value = request.headers[name];
+      return typeof value === 'string' ? [[name, value] as const] : [];
+    });
     const upstream = await fetch(`${origin}${request.url}`, {
       method: request.method,
-      headers: Object.fromEntries(
-        Object.entries(request.headers).filter(
-          (entry): entry is [string, string] =>
-            typeof entry[1] === 'string' && entry[0] !== 'host' && entry[0] !== 'accept-encoding',
-        ),
-      ),
+      headers: Object.fromEntries(forwarded),
     });
-    response.writeHead(upstream.status, Object.fromEntries(upstream.headers));
+    // fetch decoded the body: it goes out plain, with its own length.
     const body = new Uint8Array(await upstream.arrayBuffer());
+    const headers: Record<string, string> = {};
+    const dropped = ['content-encoding', 'content-length', 'transfer-encoding', 'connection'];
+    upstream.headers.forEach((value, name) => {
+      if (!dropped.includes(name)) headers[name] = value;
+    });
+    response.writeHead(upstream.status, { ...headers, 'content-length': String(body.length) });
     if (!request.url?.endsWith('/download')) {
       response.end(body);
       return;
