@@ -61,7 +61,7 @@ const DEFAULT_MESSAGE: Record<ErrorCode, string> = {
   FORBIDDEN: 'This API key lacks the scope this request needs',
   RATE_LIMITED: 'Too many requests',
   FILE_NOT_FOUND: 'File not found',
-  STORAGE_EXCEEDED: 'Storage limit reached',
+  STORAGE_EXCEEDED: 'Storage limit of this account reached',
   FILE_TOO_LARGE: 'File is too large',
   INVALID_FILE_TYPE: 'File type not allowed',
   VALIDATION_ERROR: 'Invalid request',

@@ -24,7 +24,7 @@ import { blobKey, type StoredBlob } from '../storage/blobs';
 import type { FileRow } from '../storage/files-repo';
 import { isSegmented, segmentKey, segmentsOf } from '../storage/segments';
 import { isSegmentedFileOf } from '../storage/segments-repo';
-import { type AppendResult, appendToUpload } from './part-writer';
+import { type AppendResult, appendToUpload, UploadEnded } from './part-writer';
 import { type Checksum, finalConcat, maxUploadLength, parseMetadata, partSizeFor } from './protocol';
 import { MAX_UPLOAD_LIFETIME_MS, type UploadNamespace, uploadObject } from './tus-upload-client';
 import type { UploadMeta, UploadSnapshot, UploadView } from './tus-upload-contract';
@@ -215,9 +215,11 @@ export async function appendToOwnUpload(deps: UploadsDeps, id: string, request: 
       waitUntil: deps.waitUntil,
     });
   } catch (error) {
-    // A refused type ends the upload and frees everything it held.
-    if (error instanceof ApiError && error.code === 'INVALID_FILE_TYPE')
-      await stub.terminate({ accountId: deps.owner.accountId });
+    // A refused type, or a last part R2 could not complete, ends the upload and frees everything it held.
+    if (error instanceof UploadEnded || (error instanceof ApiError && error.code === 'INVALID_FILE_TYPE'))
+      await stub.terminate({ accountId: deps.owner.accountId }).catch((cause: unknown) => {
+        log('error', 'failed upload not terminated', { uploadId: begun.upload.id, error: String(cause) });
+      });
     throw error instanceof ApiError
       ? error
       : new ApiError('UPLOAD_FAILED', 'The bytes could not be stored', { cause: error });
@@ -239,12 +241,17 @@ async function completePartial(
   stored: { blob: StoredBlob; crc32: number | null },
 ): Promise<AppendOutcome> {
   const expiresAt = Date.now() + deps.config.TUS_EXPIRY_SECONDS * 1000;
-  const done = await uploadObject(deps.uploads, upload.id).completePartial({
-    lease,
-    etag: stored.blob.etag,
-    crc32: stored.crc32,
-    expiresAt,
-  });
+  const stub = uploadObject(deps.uploads, upload.id);
+  const done = await stub
+    .completePartial({ lease, etag: stored.blob.etag, crc32: stored.crc32, expiresAt })
+    .catch(async (error: unknown) => {
+      // The object is complete but its upload could not record it: the upload ends, and its
+      // object (no file's) and reservation go with it.
+      await stub.terminate({ accountId: deps.owner.accountId }).catch((cause: unknown) => {
+        log('error', 'failed upload not terminated', { uploadId: upload.id, error: String(cause) });
+      });
+      throw new UploadEnded(error);
+    });
   if (!done)
     throw new ApiError('UPLOAD_CONFLICT', 'Another request took over this upload, or it ended; ask its offset again');
   return { complete: false, offset: upload.length, expiresAt: Math.min(expiresAt, upload.deadline) };

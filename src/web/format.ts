@@ -2,7 +2,7 @@
 import { EdgeshareError } from '../client/edgeshare.ts';
 
 // The same sizes and times as the server-rendered pages.
-export { formatBytes, formatDate } from '../lib/format.ts';
+export { formatBytes, formatDate, formatExactBytes } from '../lib/format.ts';
 
 export const formatCount = (count: number) => new Intl.NumberFormat().format(count);
 

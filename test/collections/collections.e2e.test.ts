@@ -4,7 +4,7 @@
 // SHA-256; and the CLI makes, fills, lists, links and saves a collection (resuming a .part file).
 import { execFile, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -224,6 +224,20 @@ describe('npm run cli -- collections', () => {
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(JSON.parse(resumed.stdout)).toMatchObject({ resumedFrom: 40_000, size: whole.length });
     expect(sha256(readFileSync(join(work, 'again.zip')))).toBe(sha256(whole));
+
+    // One run at a time appends to PATH.part: while a live process holds the lock, another run
+    // exits 1 at once and touches nothing; a lock left by a process that is gone is taken over.
+    writeFileSync(join(work, 'locked.zip.part.lock'), String(process.pid));
+    const second = await cli(['collections', 'archive', id, '-o', 'locked.zip']);
+    expect(second.code).toBe(1);
+    expect(second.stderr).toContain('another run is saving it');
+    expect(existsSync(join(work, 'locked.zip'))).toBe(false);
+    expect(existsSync(join(work, 'locked.zip.part'))).toBe(false);
+    writeFileSync(join(work, 'locked.zip.part.lock'), '2147483646');
+    const taken = await cli(['collections', 'archive', id, '-o', 'locked.zip']);
+    expect(taken.code, taken.stderr).toBe(0);
+    expect(sha256(readFileSync(join(work, 'locked.zip')))).toBe(sha256(whole));
+    expect(existsSync(join(work, 'locked.zip.part.lock'))).toBe(false);
 
     const missing = await cli(['collections', 'archive', `col_${'A'.repeat(22)}`]);
     expect(missing.code).toBe(1);

@@ -3,7 +3,7 @@
 import { env } from 'cloudflare:test';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { chunked, sha256Hex as sha256 } from '../helpers/digests';
-import { holdsOf, makeRequest, send } from '../helpers/requests';
+import { getRequest, holdsOf, makeRequest, patchRequest, send, tokenOf } from '../helpers/requests';
 import { expectError } from '../helpers/responses';
 import { rowCount } from '../helpers/storage';
 import { base64, OCTETS, TUS, usage } from '../helpers/tus';
@@ -387,6 +387,42 @@ describe('create_upload_url takes exactly the stated size (issue 33)', () => {
     expect(created.status).toBe(201);
     expect(created.headers.get('upload-offset')).toBe('5');
     await expectError(await tusCreate(made.tusUrl, 5), 410, 'REQUEST_FULL');
+    await tookOne();
+  });
+
+  it('its page says the exact size it takes, to the byte; a REST request’s page says no such thing', async () => {
+    const { owner, made } = await fiveByteUrl();
+    const page = await call(`/r/${tokenOf(await getRequest(owner.auth, made.requestId))}`);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain('This link takes one file of exactly 5 bytes');
+    // The page's script refuses any other size before sending a byte.
+    expect(html).toContain('data-exact-bytes="5"');
+    const client = await mcpClient(owner.key);
+    const large = await toolData<UploadUrl>(client, 'create_upload_url', {
+      size: 5 * 1024 * 1024 + 3,
+      contentType: 'text/plain',
+    });
+    const largePage = await (await call(`/r/${tokenOf(await getRequest(owner.auth, large.requestId))}`)).text();
+    expect(largePage).toContain('exactly 5,242,883 bytes (5 MiB)');
+    const rest = await makeRequest(owner.auth, { maxFiles: 1, maxFileSize: 5 });
+    const restPage = await (await call(`/r/${tokenOf(rest)}`)).text();
+    expect(restPage).not.toContain('exactly');
+    expect(restPage).not.toContain('data-exact-bytes');
+  });
+
+  it('refuses a PATCH that lowers maxFileSize below the exact size (400 naming maxFileSize); the URL still takes its file', async () => {
+    const { owner, made, tookOne } = await fiveByteUrl();
+    const body = await expectError(
+      await patchRequest(owner.auth, made.requestId, { maxFileSize: 4 }),
+      400,
+      'VALIDATION_ERROR',
+    );
+    expect(body.details).toEqual([{ field: 'maxFileSize', message: expect.stringMatching(/exactly 5 bytes/) }]);
+    expect((await getRequest(owner.auth, made.requestId)).maxFileSize).toBe(5);
+    // At or above it is a change like any other (the exact size still rules).
+    expect((await patchRequest(owner.auth, made.requestId, { maxFileSize: 100, label: 'five' })).status).toBe(200);
+    expect((await putTo(made.uploadUrl, 'hello', { 'Content-Length': '5' })).status).toBe(201);
     await tookOne();
   });
 

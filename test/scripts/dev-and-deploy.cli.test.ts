@@ -34,6 +34,15 @@ describe('npm run dev', () => {
     expect(result.args.filter((arg) => arg.startsWith('--ip')).length).toBe(1);
   });
 
+  it('migrates and makes the first key in the state wrangler dev uses (--persist-to DIR)', () => {
+    expect(devArgs(['--persist-to', '/tmp/state', '--port', '9004'])).toMatchObject({
+      args: ['dev', '--ip', '127.0.0.1', '--persist-to', '/tmp/state', '--port', '9004'],
+      persistTo: '/tmp/state',
+    });
+    expect(devArgs(['--persist-to=/tmp/other']).persistTo).toBe('/tmp/other');
+    expect(devArgs([]).persistTo).toBeUndefined();
+  });
+
   it('reads options in both spellings', () => {
     expect(optionValue(['--port', '1'], 'port')).toBe('1');
     expect(optionValue(['--port=2'], 'port')).toBe('2');
