@@ -87,6 +87,8 @@ function sameNameKey(name: string): string {
 function fitName(name: string, suffix: string): string {
   const ext = /.(\.tar)?\.[^.]+$/.exec(name)?.[0].slice(1) ?? '';
   const stem = name.slice(0, name.length - ext.length);
+  // A UTF-16 unit is at most 3 bytes of UTF-8 (a surrogate pair 4): most names fit uncounted.
+  if ((name.length + suffix.length) * 3 <= MAX_NAME_BYTES) return stem + suffix + ext;
   const room = MAX_NAME_BYTES - byteLength(suffix) - byteLength(ext);
   if (room > 0 && byteLength(stem) + byteLength(suffix) + byteLength(ext) <= MAX_NAME_BYTES) {
     return stem + suffix + ext;
