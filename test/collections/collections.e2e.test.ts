@@ -100,6 +100,13 @@ function expectOpens(path: string, members: { name: string; bytes: Uint8Array }[
   expect(unzip.stdout).toContain('No errors detected');
 }
 
+/** True, saying so, where there is no curl binary (the test that asks is then skipped). */
+function curlMissing(test: string): boolean {
+  if (!spawnSync('curl', ['--version']).error) return false;
+  console.warn(`!! curl not found: ${test} is skipped`);
+  return true;
+}
+
 async function save(response: Response, name: string): Promise<{ path: string; bytes: Uint8Array }> {
   const bytes = new Uint8Array(await response.arrayBuffer());
   const path = join(work, name);
@@ -144,11 +151,7 @@ describe('a collection’s ZIP over HTTP', () => {
   });
 
   it('resumes with curl -C - to the unbroken archive’s SHA-256', async () => {
-    const curl = spawnSync('curl', ['--version']);
-    if (curl.error) {
-      console.warn('!! curl not found: the resume test is skipped');
-      return;
-    }
+    if (curlMissing('the resume test')) return;
     const files = await uploadAll([
       { name: 'a.bin', bytes: bytesOf(4, 200_000) },
       { name: 'b.bin', bytes: bytesOf(5, 150_000) },
@@ -176,11 +179,7 @@ describe('a collection’s ZIP over HTTP', () => {
 
 describe('a resume of an archive that changed meanwhile', () => {
   it('fails with curl -f -C - at a versioned URL, the part file untouched; the new URL gives a valid archive', async () => {
-    const curl = spawnSync('curl', ['--version']);
-    if (curl.error) {
-      console.warn('!! curl not found: the changed-archive resume test is skipped');
-      return;
-    }
+    if (curlMissing('the changed-archive resume test')) return;
     const files = await uploadAll([
       { name: 'kept.bin', bytes: bytesOf(9, 180_000) },
       { name: 'removed.bin', bytes: bytesOf(10, 120_000) },
