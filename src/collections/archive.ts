@@ -96,7 +96,7 @@ export async function versionOf(members: readonly ArchiveMemberRow[]): Promise<s
 }
 
 /** `url` with `v` set to `version` (any other `v` replaced; the rest of its query kept). */
-export function versionedUrl(url: string, version: string): string {
+function versionedUrl(url: string, version: string): string {
   const versioned = new URL(url);
   versioned.searchParams.set('v', version);
   return versioned.href;
