@@ -60,6 +60,7 @@ commands:
   usage                   storage used, quota, file count, rate limit
   collections list [ID]   your collections; with ID, its files in collection order
   collections create NAME [FILE_ID…]   make one (--note TEXT), its files in the order given; prints its id
+                          and its archive URL (…?v=<version>: 412 once the collection changes)
   collections add ID FILE_ID…          append files to it (ids already in it are ignored)
   collections remove ID FILE_ID        take a file out of it (the file stays)
   collections link ID     make a share link to it (--password, --max-downloads, --expires, --label as for share)

@@ -28,6 +28,7 @@ import {
   emitCollectionDownloaded,
   type PreparedArchive,
   planArchive,
+  staleVersion,
 } from './archive';
 
 /** What a collection link's token found: the link, its collection, and the archive of its live members now. */
@@ -81,8 +82,10 @@ const exhaustedEvent = ({ link, collection }: SharedCollection): NewEvent => ({
 
 /**
  * GET/HEAD /share/<token>/archive.zip (and /download): the collection's ZIP as the owner's
- * route answers it (ranges, If-Range, If-None-Match, HEAD). A 200, or a 206 from byte 0, is a
- * download of the link and a `collection.downloaded` event (`via: link`).
+ * route answers it (ranges, If-Range, If-None-Match, HEAD, 412 for a stale `?v=`). A 200, or a
+ * 206 from byte 0, is a download of the link and a `collection.downloaded` event (`via: link`).
+ * A stale version is refused before anything is reserved (a capped link's budget stays whole),
+ * and logged as `refused-gone`: the archive that URL named is gone.
  */
 export async function serveCollectionArchive(
   deps: LinkServeDeps,
@@ -90,6 +93,8 @@ export async function serveCollectionArchive(
   shared: SharedCollection,
 ): Promise<Response | Refusal> {
   const { archive } = shared;
+  const stale = staleVersion(request.url, archive);
+  if (stale) return new Refusal<never>('gone', undefined, stale);
   const plan = planArchive(request.headers, archive);
   const spend = { bytes: archiveBytes(plan, archive, request.method), counts: archiveCounts(plan, request.method) };
   const served = await withinBudget(deps, request, shared, spend, () =>

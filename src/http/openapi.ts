@@ -3,7 +3,7 @@
 import { type createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../env';
-import { ApiError, ERROR_STATUS, type ErrorCode, policyViolation, validationError } from '../errors';
+import { ApiError, archiveChanged, ERROR_STATUS, type ErrorCode, policyViolation, validationError } from '../errors';
 import { type ErrorBody, ErrorSchema } from '../schemas';
 import { honoPath } from './fallbacks';
 
@@ -73,7 +73,11 @@ function errorExample(code: ErrorCode): ErrorBody {
       ? validationError('page', 'page must be at least 1')
       : code === 'POLICY_VIOLATION'
         ? policyViolation([{ field: 'expiresIn', rule: 'linkMaxExpirySeconds', limit: 604800 }])
-        : new ApiError(code);
+        : code === 'ARCHIVE_CHANGED'
+          ? archiveChanged(
+              `https://files.example.com/api/v2/collections/col_3q2-7wEAAAAAAAAAAAAAAA/archive?v=${'3f'.repeat(32)}`,
+            )
+          : new ApiError(code);
   const body: ErrorBody = { error: error.message, code };
   if (error.details) body.details = error.details;
   return body;
@@ -108,6 +112,7 @@ const FEATURE_CODES = new Set<ErrorCode>([
   'REQUEST_FULL',
   'PASSWORD_REQUIRED',
   'POLICY_VIOLATION',
+  'ARCHIVE_CHANGED',
 ]);
 
 /** The error envelope for each status, with the headers each carries, and a default for the rest. */

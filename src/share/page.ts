@@ -104,6 +104,8 @@ export type CollectionPageInput = {
   members: CollectionPageMember[];
   /** The ZIP's exact length. */
   archiveLength: number;
+  /** The ZIP's version (`?v=` of "Download all": a resume of another version fails, never mixes two). */
+  archiveVersion: string;
   shareUrl: string;
   origin: string;
   /** The start of text members, by file id (a bounded number of them: each is a storage read). */
@@ -153,7 +155,7 @@ export function collectionPage(input: CollectionPageInput) {
     body: html`<h1>${input.name}</h1>
 ${input.note ? html`<p class="collection-note">${input.note}</p>` : ''}
 <p class="muted">${files} · ${total}</p>
-<a class="button download-all" href="${base}/archive.zip" download>Download all (ZIP, ${zip})</a>
+<a class="button download-all" href="${base}/archive.zip?v=${input.archiveVersion}" download>Download all (ZIP, ${zip})</a>
 <ul class="collection-files" aria-label="Files">
 ${input.members.map((member) => {
   const size = formatBytes(member.size);

@@ -1,5 +1,6 @@
 import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { archiveVersion } from '../collections/archive';
 import { type LinkServeDeps, serveCollectionArchive, serveCollectionMember } from '../collections/link-serve';
 import type { AppEnv } from '../env';
 import { ApiError } from '../errors';
@@ -97,6 +98,7 @@ export function createShareRouter() {
       note: collection.note,
       members,
       archiveLength: archive.length,
+      archiveVersion: archiveVersion(archive.etag),
       shareUrl,
       origin,
       texts,

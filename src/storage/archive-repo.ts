@@ -55,6 +55,36 @@ export async function collectionArchive(
   return { collection: row, members: (members?.results ?? []) as ArchiveMemberRow[] };
 }
 
+/**
+ * The live members of each of the account's collections `ids`, in collection order, by collection
+ * id (one statement, whatever the count): what their archives' versions are made from. A
+ * collection without live members (or not the account's) is absent.
+ */
+export async function membersOfCollections(
+  db: D1Database,
+  ids: readonly string[],
+  accountId: string,
+  now: string,
+): Promise<Map<string, ArchiveMemberRow[]>> {
+  const byCollection = new Map<string, ArchiveMemberRow[]>();
+  if (ids.length === 0) return byCollection;
+  const { results } = await db
+    .prepare(
+      `SELECT cf.collection_id, ${MEMBER_COLUMNS} FROM collection_files cf JOIN files f ON f.id = cf.file_id
+       JOIN collections c ON c.id = cf.collection_id
+       WHERE cf.collection_id IN (SELECT value FROM json_each(?1)) AND c.account_id = ?2 AND ${live('?3')}
+       ORDER BY cf.collection_id, cf.position`,
+    )
+    .bind(JSON.stringify(ids), accountId, now)
+    .all<ArchiveMemberRow & { collection_id: string }>();
+  for (const { collection_id, ...member } of results) {
+    const list = byCollection.get(collection_id) ?? [];
+    list.push(member);
+    byCollection.set(collection_id, list);
+  }
+  return byCollection;
+}
+
 /** The live files that came through the account's request ?1, oldest first. */
 export async function requestArchiveMembers(
   db: D1Database,

@@ -169,18 +169,20 @@ describe('file tools', () => {
 
 describe('sharing tools', () => {
   it('makes collections, links to a file and to a collection, and reads their access logs', async () => {
-    const { key } = await createKey('sharing');
+    const { key, auth } = await createKey('sharing');
     const client = await mcpClient(key);
     const a = await toolData<Upload>(client, 'upload_text', { filename: 'a.txt', text: 'a' });
     const b = await toolData<Upload>(client, 'upload_text', { filename: 'b.txt', text: 'b' });
-    const collection = await toolData<{ id: string; fileCount: number }>(client, 'create_collection', {
-      name: 'Both',
-      fileIds: [a.id],
-    });
+    type Made = { id: string; fileCount: number; archiveUrl: string };
+    const collection = await toolData<Made>(client, 'create_collection', { name: 'Both', fileIds: [a.id] });
     expect(collection.fileCount).toBe(1);
-    expect(await toolData(client, 'add_to_collection', { collectionId: collection.id, fileIds: [b.id] })).toMatchObject(
-      { id: collection.id, fileCount: 2 },
-    );
+    const grown = await toolData<Made>(client, 'add_to_collection', { collectionId: collection.id, fileIds: [b.id] });
+    expect(grown).toMatchObject({ id: collection.id, fileCount: 2 });
+    // The archive URLs the tools hand out carry the archive's version: the first one is stale now.
+    expect(grown.archiveUrl).toMatch(/\/archive\?v=[0-9a-f]{64}$/);
+    expect((await call(grown.archiveUrl, { headers: auth })).status).toBe(200);
+    const stale = await call(collection.archiveUrl, { headers: auth });
+    expect(await expectError(stale, 412, 'ARCHIVE_CHANGED')).toMatchObject({ details: [{ url: grown.archiveUrl }] });
 
     const fileLink = await toolData<{ id: string; url: string; fileId: string }>(client, 'create_share_link', {
       fileId: a.id,
