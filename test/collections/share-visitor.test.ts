@@ -283,6 +283,48 @@ describe('a password-protected collection link', () => {
   });
 });
 
+describe('a password-protected collection link’s page', () => {
+  const from = () => ({ 'CF-Connecting-IP': `203.0.113.${Math.floor(Math.random() * 250) + 1}` });
+
+  it('says “collection” on its password form, and names nothing of it', async () => {
+    const { path } = await shared({ password: PASSWORD });
+    const response = await call(path, { headers: { ...HTML, ...from() } });
+    expect(response.status).toBe(200);
+    const page = await response.text();
+    expect(page).toContain('<h1>This collection is protected by a password</h1>');
+    expect(page).toContain('<title>A shared collection · edgeshare</title>');
+    expect(page).toContain('<meta property="og:title" content="A shared collection">');
+    expect(page).not.toMatch(/\bfile is protected|A shared file\b/);
+    expect(page).not.toContain('Holiday');
+  });
+
+  it('answers the page itself, with every member, to the right HTTP Basic password', async () => {
+    const { path, files } = await shared({ password: PASSWORD });
+    const response = await call(path, { headers: { ...HTML, ...basic(PASSWORD), ...from() } });
+    expect(response.status).toBe(200);
+    const page = await response.text();
+    expect(page).toContain('<h1>Holiday &lt;2026&gt;</h1>');
+    expect(page).toContain('Summer &amp; sea');
+    for (const name of ['notes.txt', 'beach.png', 'data.bin']) expect(page).toContain(name);
+    for (const file of Object.values(files)) expect(page).toContain(`href="${path}/files/${file.id}" download`);
+    expect(page).toContain(`href="${path}/archive.zip" download>Download all (ZIP,`);
+    expect(page).not.toContain('type="password"');
+  });
+
+  it('answers a wrong HTTP Basic password with its form saying so (401), nothing of the collection shown', async () => {
+    const { path, files } = await shared({ password: PASSWORD });
+    const response = await call(path, { headers: { ...HTML, ...basic('wrong'), ...from() } });
+    expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).toBeNull();
+    const page = await response.text();
+    expect(page).toContain('This collection is protected by a password');
+    expect(page).toContain('That password is not right.');
+    for (const secret of ['Holiday', 'notes.txt', 'beach.png', files.text.id, 'archive.zip']) {
+      expect(page).not.toContain(secret);
+    }
+  });
+});
+
 describe('a collection link’s cap: N × the archive’s length', () => {
   async function zipLength(path: string) {
     const head = await call(`${path}/archive.zip`, { method: 'HEAD' });
