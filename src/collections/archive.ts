@@ -98,8 +98,9 @@ export function planArchive(headers: Headers, archive: PreparedArchive): Downloa
 export const archiveBytes = (plan: DownloadPlan, archive: PreparedArchive, method: string) =>
   bytesCarried(plan, archive.length, method);
 
-/** A 200, or a 206 from byte 0, to a GET: a download of the archive (counted, and an event). */
-export const archiveCounts = (plan: DownloadPlan, method: string) => method === 'GET' && countsAsDownload(plan);
+/** A 200, or a 206 from byte 0 to the end, to a GET: a download of the archive (counted, and an event). */
+export const archiveCounts = (plan: DownloadPlan, archive: PreparedArchive, method: string) =>
+  method === 'GET' && countsAsDownload(plan, archive.length);
 
 export type ArchiveDeps = {
   bucket: R2Bucket;

@@ -48,7 +48,7 @@ export async function findCollectionArchive(db: D1Database, id: string, accountI
 
 /**
  * GET/HEAD /collections/{id}/archive. A counted download (a GET answered 200, or 206 from byte
- * 0) is a `collection.downloaded` event (`via: owner`); the members' own downloadCounts are not
+ * 0 to the end: the whole archive) is a `collection.downloaded` event (`via: owner`); the members' own downloadCounts are not
  * touched: they count downloads of each file (docs/webhooks.md).
  */
 export async function downloadCollectionArchive(
@@ -62,7 +62,7 @@ export async function downloadCollectionArchive(
   const { collection, archive } = found;
   const plan = planArchive(request.headers, archive);
   const response = await archiveResponse(deps, archive, plan, request.method);
-  if (archiveCounts(plan, request.method)) {
+  if (archiveCounts(plan, archive, request.method)) {
     emitCollectionDownloaded(deps.events, accountId, collection, archive, { kind: 'owner' });
   }
   return response;

@@ -202,14 +202,16 @@ describe('a collection link’s ZIP and members', () => {
     expect((await call(`${filePath}/download`)).status).toBe(200);
   });
 
-  it('counts downloads of the ZIP and of members from byte 0, never HEAD, 304 or later ranges', async () => {
+  it('counts whole downloads of the ZIP and of members (200, 206 to the end), never HEAD, 304 or partial ranges', async () => {
     const { path, files, auth, link } = await shared();
     const zip = await call(`${path}/archive.zip`);
     const etag = zip.headers.get('etag') ?? '';
     await bytesOf(zip);
-    await bytesOf(await call(`${path}/download`, { headers: { Range: 'bytes=0-9' } }));
+    await bytesOf(await call(`${path}/download`, { headers: { Range: 'bytes=0-' } }));
     await bytesOf(await call(`${path}/files/${files.text.id}`));
     for (const init of [
+      { headers: { Range: 'bytes=0-9' } },
+      { headers: { Range: 'bytes=0-0' } },
       { headers: { Range: 'bytes=10-19' } },
       { headers: { 'If-None-Match': etag } },
       { method: 'HEAD' },
@@ -368,7 +370,8 @@ describe('a collection link’s cap: N × the archive’s length', () => {
     expect(rest.status).toBe(206);
     expect((await bytesOf(rest)).byteLength).toBe(left);
     expect((await call(`${path}/archive.zip`, { headers: { Range: 'bytes=0-0' } })).status).toBe(404);
-    expect(await readLink(auth, link.id)).toMatchObject({ downloadCount: 2, status: 'exhausted' });
+    // The member was a whole download; the range short of the archive's end was not.
+    expect(await readLink(auth, link.id)).toMatchObject({ downloadCount: 1, status: 'exhausted' });
   });
 
   it('never serves more than N × the length under concurrent ZIPs, members and ranges', async () => {
@@ -409,11 +412,13 @@ describe('a collection link’s cap: N × the archive’s length', () => {
 describe('collection.downloaded through a link', () => {
   beforeAll(() => interceptReceivers());
 
-  it('fires once per counted ZIP download through the link (via link, linkId), not for members', async () => {
+  it('fires once per counted ZIP download through the link (via link, linkId), not for members or partial ranges', async () => {
     const { path, auth, made, link, files } = await shared();
     const hook = receiver();
     await createWebhook(auth, hook.url, ['collection.downloaded']);
     const length = (await bytesOf(await call(`${path}/archive.zip`))).byteLength;
+    await bytesOf(await call(`${path}/download`, { headers: { Range: 'bytes=0-' } }));
+    for (let i = 0; i < 3; i++) await bytesOf(await call(`${path}/download`, { headers: { Range: 'bytes=0-0' } }));
     await bytesOf(await call(`${path}/download`, { headers: { Range: 'bytes=0-9' } }));
     await bytesOf(await call(`${path}/archive.zip`, { headers: { Range: 'bytes=10-19' } }));
     await bytesOf(await call(`${path}/archive.zip`, { method: 'HEAD' }));

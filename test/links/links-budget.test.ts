@@ -55,7 +55,7 @@ describe('maxDownloads as a byte budget', () => {
     expect((await call(`${path}/download`, { headers: { Range: 'bytes=0-0' } })).status).toBe(404);
     expect((await call(`${path}/view`)).status).toBe(404);
     expect((await call(`${path}/download`)).status).toBe(404);
-    expect(await readLink(auth, link.id)).toMatchObject({ downloadCount: 1, status: 'exhausted' });
+    expect(await readLink(auth, link.id)).toMatchObject({ downloadCount: 0, status: 'exhausted' });
   });
 
   it('never returns more than the file’s size when the preview, ranges and a whole download arrive together', async () => {
