@@ -8,17 +8,9 @@ import { type EventSink, emitEvents } from '../events/emit';
 import { bytesCarried, countsAsDownload, type DownloadPlan, parseRange } from '../files/download';
 import { contentDisposition } from '../files/names';
 import { sha256Hex } from '../lib/crypto';
-import {
-  membersTouched,
-  type ZipLayout,
-  zipEtagInput,
-  zipLayout,
-  zipMemberName,
-  zipMemberNames,
-  zipRange,
-} from '../lib/zip';
+import { membersTouched, type ZipLayout, zipEtagInput, zipLayoutOfFiles, zipMemberName, zipRange } from '../lib/zip';
 import { log } from '../log';
-import { type ArchiveMemberRow, segmentsOfFiles } from '../storage/archive-repo';
+import { type ArchiveMemberRow, segmentsOfFiles, zipFileOf } from '../storage/archive-repo';
 import { type ByteRange, isSegmented, piecesOf, readSegments } from '../storage/segments';
 import type { Segment } from '../storage/segments-repo';
 
@@ -51,15 +43,7 @@ export const ARCHIVE_FIXED_SUBREQUESTS = 10;
 
 /** The layout and validators of the archive of these members (no read of any byte). */
 export async function prepareArchive(source: ArchiveSource): Promise<PreparedArchive> {
-  const names = zipMemberNames(source.members.map((member) => member.original_name));
-  const layout = zipLayout(
-    source.members.map((member, index) => ({
-      name: names[index] as string,
-      size: member.size,
-      crc32: member.crc32,
-      modified: new Date(member.uploaded_at),
-    })),
-  );
+  const layout = zipLayoutOfFiles(source.members.map(zipFileOf));
   // The records' part of the bytes, and each member's content by its file id (a file's bytes
   // never change once stored, and a backfilled digest must not move the ETag): the same ETag is
   // always the same bytes. Only a member swapped for an identical copy moves it needlessly.

@@ -11,11 +11,13 @@ import { expectWellFormedPage, parseElements } from '../helpers/pages';
 import { PNG_1X1 } from '../helpers/upload';
 import { createWebhook, interceptReceivers, ofType, payloadOf, receiver, settle, waitFor } from '../helpers/webhooks';
 import { call } from '../helpers/worker';
-import { account, archive, bytesOf, json, makeCollection, sha256Hex, uploadFile } from './collection-helpers';
+import { account, addFiles, archive, bytesOf, json, makeCollection, sha256Hex, uploadFile } from './collection-helpers';
 
 const PASSWORD = 'correct horse battery staple';
 const HTML = { Accept: 'text/html' };
 const UNKNOWN_TOKEN = `/share/${'Q'.repeat(43)}`;
+/** What real clients send: the answers must not change for it (downloads are never compressed). */
+const CLIENT = { 'Accept-Encoding': 'gzip, br' };
 
 const letters = (size: number, from = 0) =>
   Array.from({ length: size }, (_, index) => String.fromCharCode(97 + ((index + from) % 26))).join('');
@@ -352,7 +354,7 @@ describe('a collection link’s cap: N × the archive’s length', () => {
         expect((await call(url, { headers })).status, `${url} ${JSON.stringify(headers)}`).toBe(404);
       }
     }
-    expect(await readLink(auth, link.id)).toMatchObject({ downloadCount: 1, status: 'exhausted' });
+    expect(await readLink(auth, link.id)).toMatchObject({ downloadCount: 1, status: 'exhausted', remainingBytes: 0 });
   });
 
   it('counts members, previews and ranges against the same budget', async () => {
@@ -371,7 +373,55 @@ describe('a collection link’s cap: N × the archive’s length', () => {
     expect((await bytesOf(rest)).byteLength).toBe(left);
     expect((await call(`${path}/archive.zip`, { headers: { Range: 'bytes=0-0' } })).status).toBe(404);
     // The member was a whole download; the range short of the archive's end was not.
-    expect(await readLink(auth, link.id)).toMatchObject({ downloadCount: 1, status: 'exhausted' });
+    expect(await readLink(auth, link.id)).toMatchObject({ downloadCount: 1, status: 'exhausted', remainingBytes: 0 });
+  });
+
+  it('shows remainingBytes: N × the archive’s length on a fresh link, in every answer; null uncapped', async () => {
+    const { path, auth, made, link } = await shared({ maxDownloads: 3 });
+    const length = await zipLength(path);
+    expect(link).toMatchObject({ remainingBytes: 3 * length, status: 'active' });
+    const open = await collectionLink(auth, made.id);
+    expect(open.remainingBytes).toBeNull();
+    expect((await readLink(auth, link.id)).remainingBytes).toBe(3 * length);
+    const listed = await call(`/api/v2/collections/${made.id}/links`, { headers: auth });
+    const links = ((await listed.json()) as { data: { links: LinkRecord[] } }).data.links;
+    expect(Object.fromEntries(links.map((one) => [one.id, one.remainingBytes]))).toEqual({
+      [link.id]: 3 * length,
+      [open.id]: null,
+    });
+    // Ranges short of the end spend the budget without counting a download.
+    for (let i = 0; i < 3; i++) {
+      await bytesOf(await call(`${path}/archive.zip`, { headers: { ...CLIENT, Range: 'bytes=0-0' } }));
+    }
+    expect(await readLink(auth, link.id)).toMatchObject({ downloadCount: 0, remainingBytes: 3 * length - 3 });
+  });
+
+  it('measures the budget by the archive as it is now: a shrunk archive can exhaust a link, a grown one reopens it', async () => {
+    const { path, files, auth, made, link } = await shared({ maxDownloads: 1 });
+    const length = await zipLength(path);
+    const spent = (await bytesOf(await call(`${path}/files/${files.data.id}`, { headers: CLIENT }))).byteLength;
+    expect(await readLink(auth, link.id)).toMatchObject({ status: 'active', remainingBytes: length - spent });
+    // The big member leaves: the archive is now shorter than what the link has served.
+    const removed = await call(`/api/v2/collections/${made.id}/files/${files.data.id}`, {
+      method: 'DELETE',
+      headers: auth,
+    });
+    expect(removed.status).toBe(200);
+    const shrunk = Number((await archive(auth, made.id, {}, 'HEAD')).headers.get('content-length'));
+    expect(shrunk).toBeLessThan(spent);
+    expect(await readLink(auth, link.id)).toMatchObject({ status: 'exhausted', remainingBytes: 0 });
+    expect((await call(path, { headers: HTML })).status).toBe(404);
+    expect((await call(`${path}/archive.zip`, { headers: { ...CLIENT, Range: 'bytes=0-0' } })).status).toBe(404);
+    // A bigger file joins: the budget passes what was served again, and the link opens.
+    const big = await uploadFile(auth, 'big.bin', letters(5000), { type: 'application/octet-stream' });
+    expect((await addFiles(auth, made.id, [big.id])).status).toBe(200);
+    const grown = Number((await archive(auth, made.id, {}, 'HEAD')).headers.get('content-length'));
+    expect(await readLink(auth, link.id)).toMatchObject({ status: 'active', remainingBytes: grown - spent });
+    expect((await call(path, { headers: HTML })).status).toBe(200);
+    const rest = await call(`${path}/archive.zip`, { headers: { ...CLIENT, Range: `bytes=0-${grown - spent - 1}` } });
+    expect(rest.status).toBe(206);
+    expect((await bytesOf(rest)).byteLength).toBe(grown - spent);
+    expect(await readLink(auth, link.id)).toMatchObject({ downloadCount: 1, status: 'exhausted', remainingBytes: 0 });
   });
 
   it('never serves more than N × the length under concurrent ZIPs, members and ranges', async () => {
