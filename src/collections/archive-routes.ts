@@ -148,7 +148,7 @@ export function addArchiveRoutes(router: OpenAPIHono<AppEnv>) {
       path: '/collections/{id}/archive',
       operationId: 'downloadCollectionArchive',
       summary: 'Download a collection as one ZIP archive (its members in collection order)',
-      description: `${ARCHIVE_DESCRIPTION} A 200, or a 206 from byte 0, is a \`collection.downloaded\` event.`,
+      description: `${ARCHIVE_DESCRIPTION} A 200, or a 206 from byte 0 to the end, is a \`collection.downloaded\` event.`,
       tags: ['Collections'],
       request: { params: CollectionIdParamSchema },
       responses: {},

@@ -8,17 +8,9 @@ import { type EventSink, emitEvents } from '../events/emit';
 import { bytesCarried, countsAsDownload, type DownloadPlan, parseRange } from '../files/download';
 import { contentDisposition } from '../files/names';
 import { sha256Hex } from '../lib/crypto';
-import {
-  membersTouched,
-  type ZipLayout,
-  zipEtagInput,
-  zipLayout,
-  zipMemberName,
-  zipMemberNames,
-  zipRange,
-} from '../lib/zip';
+import { membersTouched, type ZipLayout, zipEtagInput, zipLayoutOfFiles, zipMemberName, zipRange } from '../lib/zip';
 import { log } from '../log';
-import { type ArchiveMemberRow, segmentsOfFiles } from '../storage/archive-repo';
+import { type ArchiveMemberRow, segmentsOfFiles, zipFileOf } from '../storage/archive-repo';
 import { type ByteRange, isSegmented, piecesOf, readSegments } from '../storage/segments';
 import type { Segment } from '../storage/segments-repo';
 
@@ -57,15 +49,7 @@ export async function prepareArchive(source: ArchiveSource): Promise<PreparedArc
 
 /** The layout of the archive of these members, in order, and its ETag. */
 async function layoutOf(members: readonly ArchiveMemberRow[]): Promise<{ layout: ZipLayout; etag: string }> {
-  const names = zipMemberNames(members.map((member) => member.original_name));
-  const layout = zipLayout(
-    members.map((member, index) => ({
-      name: names[index] as string,
-      size: member.size,
-      crc32: member.crc32,
-      modified: new Date(member.uploaded_at),
-    })),
-  );
+  const layout = zipLayoutOfFiles(members.map(zipFileOf));
   // The records' part of the bytes, and each member's content by its file id (a file's bytes
   // never change once stored, and a backfilled digest must not move the ETag): the same ETag is
   // always the same bytes. Only a member swapped for an identical copy moves it needlessly.
@@ -143,8 +127,9 @@ export function planArchive(headers: Headers, archive: PreparedArchive): Downloa
 export const archiveBytes = (plan: DownloadPlan, archive: PreparedArchive, method: string) =>
   bytesCarried(plan, archive.length, method);
 
-/** A 200, or a 206 from byte 0, to a GET: a download of the archive (counted, and an event). */
-export const archiveCounts = (plan: DownloadPlan, method: string) => method === 'GET' && countsAsDownload(plan);
+/** A 200, or a 206 from byte 0 to the end, to a GET: a download of the archive (counted, and an event). */
+export const archiveCounts = (plan: DownloadPlan, archive: PreparedArchive, method: string) =>
+  method === 'GET' && countsAsDownload(plan, archive.length);
 
 export type ArchiveDeps = {
   bucket: R2Bucket;

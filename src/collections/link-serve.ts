@@ -42,7 +42,7 @@ export type LinkServeDeps = ArchiveDeps & {
 };
 
 /**
- * Reserves `bytes` (and counts a download from byte 0) of the link's budget, then answers with
+ * Reserves `bytes` (and counts a whole download) of the link's budget, then answers with
  * `answer()`, metered so that a client breaking off gives back what it did not take. An
  * uncapped link reserves only to count. EXHAUSTED when the answer would pass the budget.
  */
@@ -83,9 +83,9 @@ const exhaustedEvent = ({ link, collection }: SharedCollection): NewEvent => ({
 /**
  * GET/HEAD /share/<token>/archive.zip (and /download): the collection's ZIP as the owner's
  * route answers it (ranges, If-Range, If-None-Match, HEAD, 412 for a stale `?v=`). A 200, or a
- * 206 from byte 0, is a download of the link and a `collection.downloaded` event (`via: link`).
- * A stale version is refused before anything is reserved (a capped link's budget stays whole),
- * and logged as `refused-gone`: the archive that URL named is gone.
+ * 206 from byte 0 to the end, is a download of the link and a `collection.downloaded` event
+ * (`via: link`). A stale version is refused before anything is reserved (a capped link's budget
+ * stays whole), and logged as `refused-gone`: the archive that URL named is gone.
  */
 export async function serveCollectionArchive(
   deps: LinkServeDeps,
@@ -96,7 +96,10 @@ export async function serveCollectionArchive(
   const stale = staleVersion(request.url, archive);
   if (stale) return new Refusal<never>('gone', undefined, stale);
   const plan = planArchive(request.headers, archive);
-  const spend = { bytes: archiveBytes(plan, archive, request.method), counts: archiveCounts(plan, request.method) };
+  const spend = {
+    bytes: archiveBytes(plan, archive, request.method),
+    counts: archiveCounts(plan, archive, request.method),
+  };
   const served = await withinBudget(deps, request, shared, spend, () =>
     archiveResponse(deps, archive, plan, request.method),
   );
@@ -114,10 +117,10 @@ export async function serveCollectionArchive(
 /**
  * GET/HEAD /share/<token>/files/<fileId> (`view` false) and its preview (`view` true): one live
  * member of the collection, with a share download's headers; GONE (the same 404 as an unknown
- * token) for a file that is not a member. A download from byte 0 counts for the link and for
- * the file itself (its downloadCount, a `file.downloaded` event `via: link`), as a download of
- * that file through a share link; a preview counts nothing, but its bytes spend a capped
- * link's budget like any.
+ * token) for a file that is not a member. A whole download (200, or 206 from byte 0 to the end)
+ * counts for the link and for the file itself (its downloadCount, a `file.downloaded` event
+ * `via: link`), as a download of that file through a share link; a preview counts nothing, but
+ * its bytes spend a capped link's budget like any.
  */
 export async function serveCollectionMember(
   deps: LinkServeDeps,
@@ -130,7 +133,7 @@ export async function serveCollectionMember(
   const member = await findMember(deps.db, collection.id, link.account_id, fileId, isoNow());
   if (!member) return GONE;
   const plan = planDownload(request.headers, member);
-  const counts = !view && request.method === 'GET' && countsAsDownload(plan);
+  const counts = !view && request.method === 'GET' && countsAsDownload(plan, member.size);
   const spend = { bytes: bytesCarried(plan, member.size, request.method), counts };
   const served = await withinBudget(deps, request, shared, spend, () => serveFile(deps, member, plan, request.method));
   if (served instanceof Refusal) return served;

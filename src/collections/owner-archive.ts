@@ -57,7 +57,7 @@ function ownerPlan(request: Request, archive: PreparedArchive) {
 
 /**
  * GET/HEAD /collections/{id}/archive. A counted download (a GET answered 200, or 206 from byte
- * 0) is a `collection.downloaded` event (`via: owner`); the members' own downloadCounts are not
+ * 0 to the end: the whole archive) is a `collection.downloaded` event (`via: owner`); the members' own downloadCounts are not
  * touched: they count downloads of each file (docs/webhooks.md).
  */
 export async function downloadCollectionArchive(
@@ -71,7 +71,7 @@ export async function downloadCollectionArchive(
   const { collection, archive } = found;
   const plan = ownerPlan(request, archive);
   const response = await archiveResponse(deps, archive, plan, request.method);
-  if (archiveCounts(plan, request.method)) {
+  if (archiveCounts(plan, archive, request.method)) {
     emitCollectionDownloaded(deps.events, accountId, collection, archive, { kind: 'owner' });
   }
   return response;

@@ -97,7 +97,8 @@ export function addFileRoutes(router: OpenAPIHono<AppEnv>, version: ApiVersion) 
     path: '/files/{id}/download',
     operationId: 'downloadFile',
     summary: 'Download the file (Range, If-None-Match, If-Modified-Since and If-Range honoured)',
-    description: 'A 200, and a 206 that starts at byte 0, count as one download; HEAD and 304 do not.',
+    description:
+      'A 200, and a 206 from byte 0 to the end (the whole file), count as one download; other ranges, HEAD and 304 do not.',
     request: { params: FileIdParamSchema, headers: DOWNLOAD_REQUEST_HEADERS },
     responses: downloadResponses('get'),
   });

@@ -99,7 +99,7 @@ type Lookup = {
 
 /**
  * Serves a download. A plain GET counts itself while it reads the row; a conditional or
- * ranged GET counts only when it turns into a whole download or one from byte 0.
+ * ranged GET counts only when it answers the whole file (a 200, or a 206 from byte 0 to the end).
  */
 async function download(
   storage: DownloadStorage,
@@ -114,7 +114,7 @@ async function download(
   if (!row) throw notFound();
   const plan = planDownload(request.headers, row);
   let counted = plain;
-  if (counting && !plain && countsAsDownload(plan)) {
+  if (counting && !plain && countsAsDownload(plan, row.size)) {
     await incrementDownloadCount(storage.db, row.id);
     counted = true;
   }

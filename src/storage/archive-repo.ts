@@ -1,6 +1,7 @@
 // D1 reads for a ZIP archive of several files (src/collections/archive.ts): its members' records
 // in order, CRC-32 included (migration 0012; NULL while unknown), and the segments of members
 // stored in segments (migration 0011), each in one statement whatever the member count.
+import type { ZipFile } from '../lib/zip';
 import type { CollectionRow } from './collections-repo';
 import type { Segment } from './segments-repo';
 
@@ -17,6 +18,14 @@ export type ArchiveMemberRow = {
   /** Not in the archive's bytes: what a collection's share page says of each file. */
   mime_type: string;
 };
+
+/** What the archive's layout reads of a member (src/lib/zip.ts). */
+export const zipFileOf = (member: ArchiveMemberRow): ZipFile => ({
+  originalName: member.original_name,
+  size: member.size,
+  crc32: member.crc32,
+  modified: new Date(member.uploaded_at),
+});
 
 const MEMBER_COLUMNS = 'f.id, f.original_name, f.size, f.crc32, f.uploaded_at, f.updated_at, f.r2_key, f.mime_type';
 const live = (now: string) => `(f.expires_at IS NULL OR f.expires_at > ${now})`;

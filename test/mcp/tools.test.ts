@@ -189,14 +189,23 @@ describe('sharing tools', () => {
       label: 'for Bob',
       maxDownloads: 2,
     });
-    expect(fileLink).toMatchObject({ fileId: a.id, label: 'for Bob', maxDownloads: 2, status: 'active' });
+    // The link record as REST answers it: a budget of 2 × the 1-byte file.
+    expect(fileLink).toMatchObject({
+      fileId: a.id,
+      label: 'for Bob',
+      maxDownloads: 2,
+      status: 'active',
+      remainingBytes: 2,
+    });
     const shared = await call(`${fileLink.url}/download`);
     expect(await shared.text()).toBe('a');
-    const collectionLink = await toolData<{ id: string; collectionId: string }>(client, 'create_share_link', {
-      collectionId: collection.id,
-      expiresIn: 3600,
-    });
+    const collectionLink = await toolData<{ id: string; collectionId: string; remainingBytes: number | null }>(
+      client,
+      'create_share_link',
+      { collectionId: collection.id, expiresIn: 3600 },
+    );
     expect(collectionLink.collectionId).toBe(collection.id);
+    expect(collectionLink.remainingBytes).toBeNull();
 
     const byLink = await toolData<{ events: { kind: string }[] }>(client, 'get_access_log', { linkId: fileLink.id });
     expect(byLink.events.map((event) => event.kind)).toContain('download');
