@@ -17,7 +17,7 @@ import { type RecordOptions, recordOptions } from '../files/upload-fields';
 import { inSession } from '../files/upload-session';
 import { type FileStream, type StreamSource, storeStream } from '../files/upload-stream';
 import { accountId, origins, storage } from '../http/request-deps';
-import { uploadExpiry } from '../policy/routes';
+import { uploadRules } from '../policy/routes';
 import { fetchChecked, MAX_REDIRECTS, timedOut } from './fetch-url';
 import { type McpTool, tool } from './tool';
 
@@ -77,7 +77,7 @@ const getUsageTool = tool({
 /** The upload's isPublic and expiresIn (the raw upload's query), judged by the account's policy. */
 function uploadOptions(c: Context<AppEnv>, query: z.output<typeof RawUploadQuerySchema>): RecordOptions {
   const fields = Object.fromEntries(Object.entries(query).filter(([, value]) => value !== undefined));
-  const { sha256: _none, ...options } = recordOptions(fields as Record<string, string>, uploadExpiry(c));
+  const { sha256: _none, ...options } = recordOptions(fields as Record<string, string>, uploadRules(c));
   return options;
 }
 
