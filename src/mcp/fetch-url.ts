@@ -20,8 +20,9 @@ export const ANSWER_TIMEOUT_MS = 10_000;
 
 /**
  * What every failure to reach a target reads: a refused or reset connection, a name that does not
- * resolve, a TLS failure, no answer in ANSWER_TIMEOUT_MS, an answer that is not HTTP. The same
- * words for all, so no answer tells an open port from a closed one.
+ * resolve, a TLS failure, no answer in ANSWER_TIMEOUT_MS (or before the upload's deadline), an
+ * answer that is not HTTP. The same words for all, so no answer tells an open port from a closed
+ * one. (A target that answers is reached: a non-2xx status is named, as it tells nothing more.)
  */
 export const COULD_NOT_FETCH = 'could not be fetched';
 
@@ -88,7 +89,8 @@ async function answerOf(target: URL, field: string, signal: AbortSignal): Promis
       headers: { 'User-Agent': 'edgeshare (upload_from_url)', Accept: '*/*' },
     });
   } catch (error) {
-    if (signal.aborted) throw timedOut(signal);
+    // The client gone: nobody to tell. The deadline passed before an answer: no answer, like any other.
+    if (signal.aborted && !(signal.reason instanceof ApiError)) throw timedOut(signal);
     log('info', 'upload_from_url: no answer', { host: target.host, error: String(error) });
     throw validationError(field, COULD_NOT_FETCH);
   } finally {
