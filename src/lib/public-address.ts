@@ -31,6 +31,7 @@ const v6Range = (cidr: string, name: string): Range<IPv6> => ({
 });
 
 const LOOPBACK_V4 = v4Range('127.0.0.0/8', 'loopback');
+const LOOPBACK_V6 = v6Range('::1/128', 'loopback');
 
 /** IANA's IPv4 special-purpose ranges that are not globally reachable, plus multicast; first match wins. */
 const IPV4_RANGES: Range<IPv4>[] = [
@@ -105,14 +106,48 @@ const under = (name: string, suffixes: readonly string[]) =>
  * other DNS name is public; a host no http URL could have is non-public.
  */
 export function hostReach(hostname: string): HostReach {
-  const host = canonicalHost(hostname);
-  if (host === undefined) return nonPublic('not a valid host');
-  if (host.startsWith('[')) {
-    const inner = host.slice(1, -1);
-    return ipaddr.IPv6.isValid(inner) ? ipv6Reach(ipaddr.IPv6.parse(inner)) : nonPublic('not a valid IPv6 address');
+  const host = hostname.toLowerCase();
+  if (host.startsWith('[') || host.includes(':')) {
+    const inner = host.startsWith('[') ? host.slice(1, -1) : host;
+    const address = IPV6_WITH_V4.test(inner) ? parsed(() => ipaddr.IPv6.parse(inner)) : undefined;
+    return address ? ipv6Reach(address) : nonPublic('not a valid IPv6 address');
   }
-  if (ipaddr.IPv4.isValidFourPartDecimal(host)) return ipv4Reach(ipaddr.IPv4.parse(host));
+  // What a URL's hostname is for an IPv4 address, whatever form it was given in: dotted decimal.
+  if (CANONICAL_V4.test(host)) return ipv4Reach(new ipaddr.IPv4(host.split('.').map(Number)));
+  if (MAYBE_V4.test(host)) {
+    // A caller's string in another form (`0x7f.1`, `2130706433`): read as an http URL would.
+    const canonical = urlHostname(host);
+    if (canonical === undefined) return nonPublic('not a valid host');
+    if (CANONICAL_V4.test(canonical)) return ipv4Reach(new ipaddr.IPv4(canonical.split('.').map(Number)));
+  }
   return nameReach(host.replace(/\.$/, ''));
+}
+
+const OCTET = '(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)';
+const CANONICAL_V4 = new RegExp(`^${OCTET}\\.${OCTET}\\.${OCTET}\\.${OCTET}$`);
+/** Text the URL parser may read as an IPv4 address (hex, octal, decimal, fewer parts), or a name. */
+const MAYBE_V4 = /^[0-9a-fx.]+$/;
+const IPV6_WITH_V4 = /^[0-9a-f:.]+$/;
+
+/** The host an http URL with this host has (the URL parser's IPv4 rewriting), or undefined if none could. */
+function urlHostname(host: string): string | undefined {
+  try {
+    return new URL(`http://${host}/`).hostname;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * An address ipaddr.js parses, or undefined. Its parsers throw on bad input, and an exception
+ * costs far more than the rest of a check: only text shaped like an address is handed to them.
+ */
+function parsed<T>(parse: () => T): T | undefined {
+  try {
+    return parse();
+  } catch {
+    return undefined;
+  }
 }
 
 /** The rules a target is judged by: `allowLoopback` is ALLOW_LOOPBACK_TARGETS (development only). */
@@ -140,62 +175,51 @@ function nameReach(name: string): HostReach {
   const loopbackName = under(name, LOOPBACK_SUFFIXES);
   if (loopbackName) return nonPublic(`a name that resolves to loopback (${loopbackName})`);
   const embedding = under(name, EMBEDDING_SUFFIXES);
-  if (embedding) {
-    for (const address of embeddedAddresses(name.slice(0, -embedding.length))) {
-      const reach = address.kind() === 'ipv4' ? ipv4Reach(address as IPv4) : ipv6Reach(address as IPv6);
-      if (reach.kind !== 'public') {
-        return nonPublic(`a ${embedding} name of ${reach.kind === 'loopback' ? 'loopback' : reach.range}`);
-      }
-    }
-  }
-  return PUBLIC;
+  const reach = embedding ? embeddedReach(name.slice(0, -embedding.length)) : PUBLIC;
+  if (reach.kind === 'public') return PUBLIC;
+  return nonPublic(`a ${embedding} name of ${reach.kind === 'loopback' ? 'loopback' : reach.range}`);
 }
 
 const DECIMAL_OCTET = /^(0|[1-9]\d{0,2})$/;
 const HEX_ADDRESS = /^[0-9a-f]{8}$/;
+const IPV6_TEXT = /^[0-9a-f:]+$/;
 
 /**
- * Every address the labels before a wildcard DNS suffix may stand for: four decimal octets in a
- * row, split by dots or dashes (`10.0.0.1`, `10-0-0-1`, `app-10-0-0-1`, `app.10.0.0.1`), eight
- * hex digits (`0a000001`), and a label that is IPv6 with dashes for colons (`fd00--1`, `--1`).
+ * What the addresses the labels before a wildcard DNS suffix may stand for reach: the first that
+ * is not public, else public. Forms: four decimal octets in a row, split by dots or dashes
+ * (`10.0.0.1`, `10-0-0-1`, `app-10-0-0-1`, `app.10.0.0.1`), eight hex digits (`0a000001`), and
+ * a label that is IPv6 with dashes for colons (`fd00--1`, `--1`, after a name: `app-fd00--1`).
  */
-function* embeddedAddresses(prefix: string): Generator<IPv4 | IPv6> {
+function embeddedReach(prefix: string): HostReach {
   const tokens = prefix.split(/[.-]/);
   for (let i = 0; i + 4 <= tokens.length; i++) {
     const octets = tokens.slice(i, i + 4);
     if (octets.every((octet) => DECIMAL_OCTET.test(octet) && Number(octet) <= 255)) {
-      yield new ipaddr.IPv4(octets.map(Number));
+      const reach = ipv4Reach(new ipaddr.IPv4(octets.map(Number)));
+      if (reach.kind !== 'public') return reach;
     }
   }
   for (const token of tokens) {
-    if (HEX_ADDRESS.test(token)) yield ipaddr.IPv4.parse(`0x${token}`);
+    if (!HEX_ADDRESS.test(token)) continue;
+    const value = Number.parseInt(token, 16);
+    const reach = ipv4Reach(new ipaddr.IPv4([value >>> 24, (value >>> 16) & 0xff, (value >>> 8) & 0xff, value & 0xff]));
+    if (reach.kind !== 'public') return reach;
   }
   for (const label of prefix.split('.')) {
+    if (!label.includes('-')) continue;
     const groups = label.split('-');
-    // The IPv6 may follow a name and a dash (`app-fd00--1`): the longest tail that is one counts.
+    // The longest tail of the label that is an IPv6 address counts.
     for (let i = 0; i < groups.length; i++) {
       const text = groups.slice(i).join(':');
-      if (text.includes(':') && ipaddr.IPv6.isValid(text)) {
-        yield ipaddr.IPv6.parse(text);
-        break;
-      }
+      const shaped = IPV6_TEXT.test(text) && (text.includes('::') || groups.length - i === 8);
+      const address = shaped ? parsed(() => ipaddr.IPv6.parse(text)) : undefined;
+      if (!address) continue;
+      const reach = ipv6Reach(address);
+      if (reach.kind !== 'public') return reach;
+      break;
     }
   }
-}
-
-/**
- * The host as an http URL would read it. A URL's own `hostname` comes back unchanged; a caller's
- * string (or a non-special scheme's opaque host) gets the URL parser's IPv4 and IPv6 rewriting.
- */
-function canonicalHost(hostname: string): string | undefined {
-  const host = hostname.toLowerCase();
-  const bracketed = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
-  if (!/^[0-9a-fx.]+$|^\[[0-9a-f:.]+\]$/.test(bracketed)) return host;
-  try {
-    return new URL(`http://${bracketed}/`).hostname;
-  } catch {
-    return undefined;
-  }
+  return PUBLIC;
 }
 
 const matches = <T extends IPv4 | IPv6>(address: T, range: Range<T>) => address.match(range.cidr);
@@ -213,7 +237,7 @@ const v4In = (address: IPv6, at: number) => {
 };
 
 function ipv6Reach(address: IPv6): HostReach {
-  if (address.range() === 'loopback') return LOOPBACK;
+  if (matches(address, LOOPBACK_V6)) return LOOPBACK;
   // v4-mapped is the IPv4 address itself (a dual-stack socket connects to it), loopback included.
   if (matches(address, MAPPED)) return ipv4Reach(address.toIPv4Address());
   // A translator reaches the embedded address from its own network: only a public one is safe.
