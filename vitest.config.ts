@@ -33,7 +33,12 @@ export default defineConfig({
             remoteBindings: false,
             wrangler: { configPath: './wrangler.toml' },
             miniflare: {
-              bindings: { TEST_MIGRATIONS: migrations, ADMIN_TOKEN: 'test-admin-token-0123456789abcdefghij' },
+              bindings: {
+                TEST_MIGRATIONS: migrations,
+                ADMIN_TOKEN: 'test-admin-token-0123456789abcdefghij',
+                // Tests reach receivers and files on 127.0.0.1, as `npm run dev` does (a deployment never).
+                ALLOW_LOOPBACK_TARGETS: 'true',
+              },
             },
           }),
         ],

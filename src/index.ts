@@ -6,6 +6,7 @@ import { log } from './log';
 import { sweep } from './maintenance/sweep';
 import { consumeEvents } from './webhooks/consumer';
 import { pruneWebhookDeliveries } from './webhooks/retention';
+import { targetRules } from './webhooks/url';
 
 export { AccountStorage } from './accounts/account-storage-object';
 export { IdempotencyStore } from './idempotency/idempotency-store-object';
@@ -43,6 +44,7 @@ export default {
     await consumeEvents(batch as MessageBatch<EventsMessage>, {
       db: env.DB,
       queue: env.EVENTS as Queue<EventsMessage>,
+      targets: targetRules(getConfig(env)),
     });
   },
 } satisfies ExportedHandler<Env>;

@@ -69,8 +69,8 @@ function refused(part: NamedPartial, result: Exclude<ClaimResult, { status: 'ok'
 }
 
 /** The metadata of a final upload: as any upload's, except a sha256 it cannot check while creating. */
-function finalMeta(header: string | undefined, expiry: UploadsDeps['expiry']): UploadMeta {
-  const meta = checkedMeta(header, expiry);
+function finalMeta(header: string | undefined, rules: UploadsDeps['rules']): UploadMeta {
+  const meta = checkedMeta(header, rules);
   if (meta.sha256 !== undefined) {
     throw validationError(
       'Upload-Metadata',
@@ -92,7 +92,7 @@ export async function createFinalUpload(
   request: { urls: string[]; uploadsPath: string; metadata: string | undefined },
 ): Promise<FileRow> {
   const parts = namedPartials(request.urls, request.uploadsPath);
-  const meta = finalMeta(request.metadata, deps.expiry);
+  const meta = finalMeta(request.metadata, deps.rules);
   const finalId = newFileId();
   const claims = new Map<string, Claimed>();
   let row: FileRow;

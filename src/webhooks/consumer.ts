@@ -5,6 +5,7 @@
 import { sendInBatches } from '../events/emit';
 import type { EventsMessage, QueuedEvent } from '../events/types';
 import { randomBase64Url } from '../lib/crypto';
+import type { TargetRules } from '../lib/public-address';
 import { log } from '../log';
 import {
   findDeliveryJob,
@@ -24,7 +25,8 @@ import { signatureHeaders } from './signature';
 /** The dead-letter queue's name ends so (wrangler.toml: edgeshare-events-dlq). */
 export const DEAD_LETTER_SUFFIX = '-dlq';
 
-export type ConsumerDeps = { db: D1Database; queue: Queue<EventsMessage>; now?: () => number };
+/** `targets`: the address rule's settings (ALLOW_LOOPBACK_TARGETS), from the configuration. */
+export type ConsumerDeps = { db: D1Database; queue: Queue<EventsMessage>; targets: TargetRules; now?: () => number };
 
 export async function consumeEvents(batch: MessageBatch<EventsMessage>, deps: ConsumerDeps): Promise<void> {
   if (batch.queue.endsWith(DEAD_LETTER_SUFFIX)) return consumeDeadLetters(batch, deps);
@@ -121,7 +123,7 @@ async function deliver(deps: ConsumerDeps, message: Message<{ kind: 'delivery'; 
   }
   const now = deps.now?.() ?? Date.now();
   const headers = await signatureHeaders(job.secret, job.id, job.payload, now);
-  const result = await postWebhook(job.url, headers, job.payload);
+  const result = await postWebhook(job.url, headers, job.payload, deps.targets);
   const retried = !result.ok && !result.final;
   const delay = retryDelaySeconds(message.attempts);
   await recordAttempt(

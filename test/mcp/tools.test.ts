@@ -165,6 +165,52 @@ describe('file tools', () => {
     }
     expect(await toolData(client, 'get_usage')).toMatchObject({ usedBytes: 0, reservedBytes: 0 });
   });
+
+  it('refuses local names, wildcard DNS names of non-public addresses and, outside development, loopback, without fetching', async () => {
+    const { key } = await createKey('url-names');
+    const fetched = vi.spyOn(globalThis, 'fetch');
+    const client = await mcpClient(key);
+    for (const url of [
+      'http://localhost/a',
+      'http://api.localhost:8787/a',
+      'http://printer.local/a',
+      'http://metadata.google.internal/computeMetadata/v1/',
+      'http://metadata/latest',
+      'http://10.0.0.1.nip.io/a',
+      'http://app.10-0-0-1.sslip.io/a',
+      'http://a9fea9fe.nip.io/a', // hex: 169.254.169.254
+      'http://--1.sslip.io/a',
+      'http://127.0.0.1.nip.io/a',
+      'http://lvh.me/a',
+    ]) {
+      expect(await toolRefusal(client, 'upload_from_url', { url }), url).toMatchObject({
+        code: 'VALIDATION_ERROR',
+        details: [{ field: 'url', message: expect.stringMatching(/non-public address/) }],
+      });
+    }
+    const deployed = await withEnv(key, { ALLOW_LOOPBACK_TARGETS: 'false' });
+    for (const url of ['http://127.0.0.1:8787/a', 'http://[::1]/a', 'http://2130706433/a', 'http://127.1/a']) {
+      expect(await toolRefusal(deployed, 'upload_from_url', { url }), url).toMatchObject({
+        code: 'VALIDATION_ERROR',
+        details: [{ field: 'url', message: expect.stringMatching(/loopback address .*ALLOW_LOOPBACK_TARGETS=true/) }],
+      });
+    }
+    expect(fetched).not.toHaveBeenCalled();
+  });
+
+  it('answers the same "could not be fetched" for a closed port and a name that does not resolve', async () => {
+    const { key } = await createKey('url-unreachable');
+    const client = await mcpClient(key);
+    // Port 1 on loopback (allowed in the tests, as in development): nothing listens, refused at once.
+    const closed = await toolRefusal(client, 'upload_from_url', { url: 'http://127.0.0.1:1/a.txt' });
+    const unresolved = await toolRefusal(client, 'upload_from_url', { url: 'https://edgeshare-test.invalid/a.txt' });
+    expect(closed).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      details: [{ field: 'url', message: 'could not be fetched' }],
+    });
+    expect(unresolved).toEqual(closed);
+    expect(await toolData(client, 'get_usage')).toMatchObject({ usedBytes: 0, reservedBytes: 0 });
+  });
 });
 
 describe('sharing tools', () => {
