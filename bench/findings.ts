@@ -44,6 +44,10 @@ export const FINDINGS: Record<string, string[]> = {
       '1.5× (see the two upload tables).',
     'edgeshare holds at most one 8 MiB part plus the chunk being read.',
     'The 50 MiB figure also varies between runs by 10–20 MiB.',
+    'Not adopted (issue 38): @remix-run/multipart-parser 0.16.3 hands out a part only once its closing ' +
+      'boundary is in, holding every byte of it.',
+    'Behind our reader’s interface a 120 MiB upload grew workerd by 274–277 MiB against 166–170 MiB with ' +
+      'ours: 1.57× against 0.95× the bare multipart Worker (2 rounds each, 2026-11-28).',
   ],
   'digest-1mib.raw-throughput': [
     'Out of reach on this runtime: 0.9× at 1 MiB, for any upload that hashes and records what it stores. At 50 ' +
