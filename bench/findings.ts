@@ -138,6 +138,8 @@ export const FINDINGS: Record<string, string[]> = {
       'Server-Timing, request id) measured 0.99× the plain one.',
     'The small costs together weigh nothing measurable: the service with D1 untimed (no proxy), its CORS and ' +
       'rate-limit headers set directly and a leaner log line measured 0.835× against 0.831× as built (9 rounds each).',
+    'Not adopted (issue 38): Hono’s own Server-Timing (`hono/timing`) writing the header from our summed ' +
+      'spans: 0.77× against 0.82× as built (medians of 6 and 7 runs of 11 rounds, 2026-11-28), CPU +6 %.',
   ],
   'get-c50.rps': [
     'At the line, for the same reasons as at 10 connections (see get-c10.rps).',
