@@ -73,7 +73,17 @@ describe('npm run dev', () => {
 
   it('migrates and makes the first key in the state wrangler dev uses (--persist-to DIR)', () => {
     expect(devArgs(['--persist-to', '/tmp/state', '--port', '9004'])).toMatchObject({
-      args: ['dev', '--ip', '127.0.0.1', '--persist-to', '/tmp/state', '--port', '9004'],
+      args: [
+        'dev',
+        '--ip',
+        '127.0.0.1',
+        '--var',
+        'ALLOW_LOOPBACK_TARGETS:true',
+        '--persist-to',
+        '/tmp/state',
+        '--port',
+        '9004',
+      ],
       persistTo: '/tmp/state',
     });
     expect(devArgs(['--persist-to=/tmp/other']).persistTo).toBe('/tmp/other');
