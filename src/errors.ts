@@ -51,6 +51,16 @@ export const ERROR_STATUS = {
   REQUEST_EXPIRED: 410,
   REQUEST_FULL: 410,
   PASSWORD_REQUIRED: 401,
+  // Abuse handling (src/moderation/, docs/abuse.md): RFC 7725's 451 for a thing taken down (a
+  // file, a link, an account), with the operator's statement; a key of a suspended account; a file
+  // a visitor may have only once its scan is clean; an upload whose SHA-256 is blocked; a report
+  // whose Turnstile check failed; an admin action that does not fit the thing as it stands.
+  UNAVAILABLE_FOR_LEGAL_REASONS: 451,
+  ACCOUNT_SUSPENDED: 403,
+  SCAN_PENDING: 409,
+  CONTENT_BLOCKED: 451,
+  CAPTCHA_FAILED: 403,
+  MODERATION_CONFLICT: 409,
   UPLOAD_FAILED: 500,
   SERVICE_UNAVAILABLE: 503,
   INTERNAL_ERROR: 500,
@@ -95,6 +105,12 @@ const DEFAULT_MESSAGE: Record<ErrorCode, string> = {
   REQUEST_EXPIRED: 'This file request has expired',
   REQUEST_FULL: 'This file request has received all the files it takes',
   PASSWORD_REQUIRED: 'This file request needs its password (HTTP Basic, empty user name)',
+  UNAVAILABLE_FOR_LEGAL_REASONS: 'Unavailable for legal reasons: this service’s operator took it down',
+  ACCOUNT_SUSPENDED: 'This account is suspended: its keys can do nothing until the operator lifts the suspension',
+  SCAN_PENDING: 'This file is being scanned: try again later',
+  CONTENT_BLOCKED: 'This file is blocked by this service: its SHA-256 is on the blocklist; nothing was stored',
+  CAPTCHA_FAILED: 'The challenge (Turnstile) was not passed: try again',
+  MODERATION_CONFLICT: 'This action does not apply to the thing as it stands',
   UPLOAD_FAILED: 'Upload failed',
   SERVICE_UNAVAILABLE: 'Service temporarily unavailable',
   INTERNAL_ERROR: 'Internal server error',
@@ -119,17 +135,20 @@ export class ApiError extends HTTPException {
   readonly code: ErrorCode;
   readonly details: ErrorDetail[] | undefined;
   readonly headers: Record<string, string>;
+  /** The operator's reasoned decision (a 451, a suspended account's 403): the envelope carries it. */
+  readonly statement: string | undefined;
 
   constructor(
     code: ErrorCode,
     message?: string,
-    options: { details?: ErrorDetail[]; headers?: Record<string, string>; cause?: unknown } = {},
+    options: { details?: ErrorDetail[]; headers?: Record<string, string>; cause?: unknown; statement?: string } = {},
   ) {
     super(ERROR_STATUS[code], { message: message ?? DEFAULT_MESSAGE[code], cause: options.cause });
     this.name = 'ApiError';
     this.code = code;
     this.details = options.details;
     this.headers = options.headers ?? {};
+    this.statement = options.statement;
   }
 
   get statusCode(): ContentfulStatusCode {
@@ -195,6 +214,40 @@ export const archiveChanged = (url: string) => new ApiError('ARCHIVE_CHANGED', u
 
 /** The 400 for more members than a collection (or an archive) may hold. */
 export const tooManyFiles = (message: string) => new ApiError('TOO_MANY_FILES', message);
+
+/**
+ * The 451 of a thing taken down (RFC 7725): a file quarantined or removed, a link disabled, an
+ * account suspended (its links and file requests), with the operator's statement. The renderer
+ * adds `Link: <ABUSE_CONTACT>; rel="blocked-by"` to every 451.
+ */
+export const unavailableForLegalReasons = (statement: string) =>
+  new ApiError('UNAVAILABLE_FOR_LEGAL_REASONS', undefined, { statement });
+
+/** The 403 for every key of a suspended account, whatever it asks (the /mcp endpoint too). */
+export const accountSuspended = (statement: string, headers?: Record<string, string>) =>
+  new ApiError('ACCOUNT_SUSPENDED', undefined, { statement, headers });
+
+/**
+ * The 409 for a visitor of a file not (yet) cleared by its scan in SCAN_MODE=gate: Retry-After
+ * while the scan runs; `held`: a file the scanner could not clear (too large, an error), served
+ * only once an operator releases it.
+ */
+export const scanPending = (retryAfterSeconds: number, held = false) =>
+  new ApiError('SCAN_PENDING', held ? SCAN_HELD_MESSAGE : undefined, {
+    headers: { 'Retry-After': String(retryAfterSeconds) },
+  });
+
+/** The SCAN_PENDING of a file its scan could not clear (too large, a scanner error): held for the operator. */
+export const SCAN_HELD_MESSAGE = 'This file could not be scanned: it is held until this service’s operator reviews it';
+
+/** The 451 for an upload whose SHA-256 is on the blocklist (in bulk: a per-file failure with this code). */
+export const contentBlocked = () => new ApiError('CONTENT_BLOCKED');
+
+/** The 403 for a report whose Turnstile token did not pass siteverify. */
+export const captchaFailed = () => new ApiError('CAPTCHA_FAILED');
+
+/** The 409 for an operator's action that does not fit the thing as it stands. */
+export const moderationConflict = (message: string) => new ApiError('MODERATION_CONFLICT', message);
 
 /** The one 401 for a missing or refused credential, with the challenge RFC 6750 asks for. */
 export const unauthorized = (message?: string) =>

@@ -28,6 +28,9 @@ export const ErrorSchema = z
           'bound broken (`rule` names it as GET /api/v2/policy does, `limit` is its value); ARCHIVE_CHANGED: the ' +
           'archive’s current URL',
       }),
+    statement: z.string().optional().openapi({
+      description: 'UNAVAILABLE_FOR_LEGAL_REASONS (451) and ACCOUNT_SUSPENDED (403): the operator’s reasoned decision',
+    }),
     _perf: z.number().int().optional().openapi({ description: 'v2 only' }),
   })
   .openapi('Error');

@@ -15,9 +15,10 @@ import {
   reserveBytes,
 } from '../links/link-counter-client';
 import type { ReserveResult } from '../links/link-counter-contract';
+import { refusalError, type ScanSettings, standingOf } from '../moderation/standing';
 import type { CollectionRow } from '../storage/collections-repo';
 import { findMember } from '../storage/collections-repo';
-import type { LinkRow } from '../storage/links-repo';
+import type { LinkFacts, LinkRow } from '../storage/links-repo';
 import { isoNow } from '../time';
 import { EXHAUSTED, GONE, Refusal } from '../visitors/service';
 import {
@@ -31,10 +32,15 @@ import {
   staleVersion,
 } from './archive';
 
-/** What a collection link's token found: the link, its collection, and the archive of its live members now. */
-export type SharedCollection = { link: LinkRow; collection: CollectionRow; archive: PreparedArchive };
+/**
+ * What a collection link's token found: the link, its collection, the archive of its live members
+ * now (those a visitor may be served), and what its lookup read of its standing.
+ */
+export type SharedCollection = { link: LinkRow; collection: CollectionRow; archive: PreparedArchive; facts: LinkFacts };
 
 export type LinkServeDeps = ArchiveDeps & {
+  /** The scan gate's configuration: a member a visitor may not be served yet is refused. */
+  scan?: ScanSettings;
   counters: LinkCounterNamespace;
   events: EventSink;
   /** Keeps work alive past the answer (giving back what a broken-off answer did not send). */
@@ -117,10 +123,11 @@ export async function serveCollectionArchive(
 /**
  * GET/HEAD /share/<token>/files/<fileId> (`view` false) and its preview (`view` true): one live
  * member of the collection, with a share download's headers; GONE (the same 404 as an unknown
- * token) for a file that is not a member. A whole download (200, or 206 from byte 0 to the end)
- * counts for the link and for the file itself (its downloadCount, a `file.downloaded` event
- * `via: link`), as a download of that file through a share link; a preview counts nothing, but
- * its bytes spend a capped link's budget like any.
+ * token) for a file that is not a member, and the member's refusal when it may not be served
+ * (src/moderation/standing.ts). A whole download (200, or 206 from byte 0 to the end) counts for
+ * the link and for the file itself (its downloadCount, a `file.downloaded` event `via: link`), as
+ * a download of that file through a share link; a preview counts nothing, but its bytes spend a
+ * capped link's budget like any.
  */
 export async function serveCollectionMember(
   deps: LinkServeDeps,
@@ -132,6 +139,9 @@ export async function serveCollectionMember(
   const { link, collection } = shared;
   const member = await findMember(deps.db, collection.id, link.account_id, fileId, isoNow());
   if (!member) return GONE;
+  // Left out of the page and the ZIP, and refused by its own URL (451, or 409 while scanned).
+  const standing = standingOf({ file: member }, 'visitor', deps.scan);
+  if (standing) return new Refusal<never>('moderated', undefined, refusalError(standing));
   const plan = planDownload(request.headers, member);
   const counts = !view && request.method === 'GET' && countsAsDownload(plan, member.size);
   const spend = { bytes: bytesCarried(plan, member.size, request.method), counts };

@@ -3,6 +3,7 @@
 // are archive.ts's to serve, the rows storage's to read.
 import { collectionNotFound } from '../errors';
 import type { EventSink } from '../events/emit';
+import { type Audience, type ScanSettings, servable } from '../moderation/standing';
 import { getRequest } from '../requests/service';
 import { type ArchiveMemberRow, collectionArchive, requestArchiveMembers } from '../storage/archive-repo';
 import { isoNow } from '../time';
@@ -27,23 +28,36 @@ const latest = (times: (string | null)[]) =>
 const changedAt = (members: ArchiveMemberRow[], ...others: (string | null)[]) =>
   latest([...others, ...members.map((member) => member.updated_at)]);
 
+/** Who an archive is for: its members are those this audience may be served (src/moderation/standing.ts). */
+export type ArchiveViewer = { audience: Audience; scan?: ScanSettings };
+
+const OWNER: ArchiveViewer = { audience: 'owner' };
+
 /**
- * The prepared archive of the account's collection (its live members, in order), with the
- * collection's row, or null when there is no such collection: what the owner's route and a
- * collection link's archive both serve.
+ * The prepared archive of the account's collection (its live members, in order, that `viewer`
+ * may be served: a moderated file is left out as a deleted one is), with the collection's row,
+ * or null when there is no such collection: what the owner's route and a collection link's
+ * archive both serve.
  */
-export async function findCollectionArchive(db: D1Database, id: string, accountId: string, now = Date.now()) {
+export async function findCollectionArchive(
+  db: D1Database,
+  id: string,
+  accountId: string,
+  now = Date.now(),
+  viewer = OWNER,
+) {
   if (!COLLECTION_ID_PATTERN.test(id)) return null;
   const found = await collectionArchive(db, id, accountId, isoNow(now));
   if (!found) return null;
-  const { collection, members } = found;
+  const { collection } = found;
+  const members = found.members.filter((member) => servable(member, viewer.audience, viewer.scan));
   const archive = await prepareArchive({
     name: collection.name,
     fallbackName: collection.id,
     members,
     // Members joining, leaving or deleted move updated_at; an expiry is dated by expired_at; a
-    // rename by the file's updated_at.
-    lastModified: changedAt(members, collection.updated_at, collection.expired_at),
+    // rename, or a moderation, by the file's updated_at (a member left out counts too).
+    lastModified: changedAt(found.members, collection.updated_at, collection.expired_at),
   });
   return { collection, archive };
 }
@@ -89,12 +103,13 @@ export async function downloadRequestArchive(
   accountId: string,
 ): Promise<Response> {
   const fileRequest = await getRequest(deps.db, requestId, accountId);
-  const members = await requestArchiveMembers(deps.db, fileRequest.id, accountId, isoNow());
+  const received = await requestArchiveMembers(deps.db, fileRequest.id, accountId, isoNow());
+  const members = received.filter((member) => servable(member, 'owner'));
   const archive = await prepareArchive({
     name: fileRequest.label?.trim() ? fileRequest.label : `file-request-${fileRequest.id}`,
     fallbackName: `file-request-${fileRequest.id}`,
     members,
-    lastModified: changedAt(members, fileRequest.created_at),
+    lastModified: changedAt(received, fileRequest.created_at),
   });
   return archiveResponse(deps, archive, ownerPlan(request, archive), request.method);
 }

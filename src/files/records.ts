@@ -5,7 +5,7 @@ import type { Origins } from '../env';
 import type { FileEventData } from '../events/types';
 import { randomBase64Url } from '../lib/crypto';
 import type { StoredBlob } from '../storage/blobs';
-import type { FileRow } from '../storage/files-repo';
+import type { FileRow, FileStanding, ScanStatus } from '../storage/files-repo';
 import { isoNow } from '../time';
 
 export type ApiVersion = 'v1' | 'v2';
@@ -18,8 +18,26 @@ export const downloadUrl = (origins: Origins, version: ApiVersion, id: string) =
 
 export const shareUrl = (origins: Origins, token: string) => `${origins.site}/share/${token}`;
 
+/** What the owner sees of a file's moderation (v2): null for a file in good standing. */
+export type FileModeration = { state: 'quarantined' | 'removed'; statement: string; at: string } | null;
+/** Where a file's scan stands (v2): null when it was never to be scanned (scanning off when it came). */
+export type FileScan = { status: ScanStatus; signature: string | null; at: string | null } | null;
+
+export const moderationOf = (row: FileStanding): FileModeration =>
+  row.moderation_state === null
+    ? null
+    : { state: row.moderation_state, statement: row.moderation_statement ?? '', at: row.moderated_at ?? '' };
+
+export const scanOf = (row: FileStanding): FileScan =>
+  row.scan_status === null ? null : { status: row.scan_status, signature: row.scan_signature, at: row.scanned_at };
+
 type UploadRecordV1 = ReturnType<typeof uploadFields> & { uploadedAt: string; expiresAt?: string };
-type UploadRecordV2 = UploadRecordV1 & { isPublic: boolean; sha256: string | null };
+type UploadRecordV2 = UploadRecordV1 & {
+  isPublic: boolean;
+  sha256: string | null;
+  moderation: FileModeration;
+  scan: FileScan;
+};
 
 const uploadFields = (row: FileRow, version: ApiVersion, origins: Origins) => ({
   id: row.id,
@@ -38,12 +56,29 @@ export function uploadRecord(row: FileRow, version: ApiVersion, origins: Origins
   const expiry = row.expires_at === null ? {} : { expiresAt: row.expires_at };
   return version === 'v1'
     ? { ...base, uploadedAt: row.uploaded_at, ...expiry }
-    : { ...base, isPublic: row.is_public === 1, sha256: row.sha256, uploadedAt: row.uploaded_at, ...expiry };
+    : {
+        ...base,
+        isPublic: row.is_public === 1,
+        sha256: row.sha256,
+        moderation: moderationOf(row),
+        scan: scanOf(row),
+        uploadedAt: row.uploaded_at,
+        ...expiry,
+      };
 }
 
 type FileRecordV1 = ReturnType<typeof recordOf>;
-/** v2 adds isPublic, requestId and sha256 (null for a file stored before digests, until it is backfilled). */
-export type FileRecordV2 = FileRecordV1 & { isPublic: boolean; requestId: string | null; sha256: string | null };
+/**
+ * v2 adds isPublic, requestId, sha256 (null for a file stored before digests, until it is
+ * backfilled), and what stands between the file and its visitors: moderation and scan.
+ */
+export type FileRecordV2 = FileRecordV1 & {
+  isPublic: boolean;
+  requestId: string | null;
+  sha256: string | null;
+  moderation: FileModeration;
+  scan: FileScan;
+};
 
 export function fileRecord(row: FileRow, version: 'v2', origins: Origins): FileRecordV2;
 export function fileRecord(row: FileRow, version: ApiVersion, origins: Origins): FileRecordV1 | FileRecordV2;
@@ -51,7 +86,14 @@ export function fileRecord(row: FileRow, version: ApiVersion, origins: Origins):
   const base = recordOf(row, version, origins);
   return version === 'v1'
     ? base
-    : { ...base, isPublic: row.is_public === 1, requestId: row.request_id ?? null, sha256: row.sha256 };
+    : {
+        ...base,
+        isPublic: row.is_public === 1,
+        requestId: row.request_id ?? null,
+        sha256: row.sha256,
+        moderation: moderationOf(row),
+        scan: scanOf(row),
+      };
 }
 
 function recordOf(row: FileRow, version: ApiVersion, origins: Origins) {
@@ -116,8 +158,20 @@ export function fileRow(
     request_id: options.requestId ?? null,
     sha256: file.sha256,
     crc32: file.crc32,
+    ...GOOD_STANDING,
   };
 }
+
+/** A new file's standing: not moderated, not scanned (the scanner, when on, sets its scan). */
+const GOOD_STANDING: FileStanding = {
+  moderation_state: null,
+  moderation_statement: null,
+  moderated_at: null,
+  scan_status: null,
+  scan_signature: null,
+  scanned_at: null,
+  released_at: null,
+};
 
 /** A file as webhook events carry it: the v2 record without its URLs (see FileEventData). */
 export function fileEventData(row: FileRow): FileEventData {

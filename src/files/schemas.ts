@@ -63,6 +63,36 @@ const sha256Field = z
     example: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855',
   });
 
+export const ModerationSchema = z
+  .object({
+    state: z.enum(['quarantined', 'removed']).openapi({
+      description:
+        'quarantined: served to no one, kept (release serves it again); removed: the bytes are deleted for ' +
+        'good and this record stays as a tombstone (every URL of the file answers 451; delete it when you like)',
+    }),
+    statement: z.string().openapi({ description: 'The operator’s reasoned decision' }),
+    at: time,
+  })
+  .nullable()
+  .openapi('FileModeration', {
+    description: 'The decision of this service’s operator that the file is under (docs/abuse.md); null: none',
+  });
+
+export const ScanSchema = z
+  .object({
+    status: z.enum(['pending', 'clean', 'infected', 'too_large', 'error', 'skipped']),
+    signature: z.string().nullable().openapi({ description: 'What the scanner found (infected only)' }),
+    at: time.nullable().openapi({ description: 'When the scan reached this status' }),
+  })
+  .nullable()
+  .openapi('FileScan', {
+    description:
+      'Where the file’s malware scan stands (SCANNER, SCAN_MODE); null when scanning was off when it arrived. ' +
+      'too_large and error are never taken for clean.',
+  });
+
+const standingFields = { moderation: ModerationSchema, scan: ScanSchema };
+
 const uploadExpiry = time.optional().openapi({ description: 'When the file expires; absent when it does not' });
 
 export const UploadRecordV1 = z
@@ -70,7 +100,14 @@ export const UploadRecordV1 = z
   .openapi('UploadRecordV1');
 
 export const UploadRecordV2 = z
-  .object({ ...uploadFields, isPublic: z.boolean(), sha256: sha256Field, uploadedAt: time, expiresAt: uploadExpiry })
+  .object({
+    ...uploadFields,
+    isPublic: z.boolean(),
+    sha256: sha256Field,
+    ...standingFields,
+    uploadedAt: time,
+    expiresAt: uploadExpiry,
+  })
   .openapi('UploadRecordV2');
 
 const recordFields = {
@@ -93,6 +130,7 @@ export const FileRecordV2 = z
       .string()
       .nullable()
       .openapi({ description: 'The file request it came through (POST /requests); null for uploads with a key' }),
+    ...standingFields,
   })
   .openapi('FileRecordV2');
 

@@ -36,7 +36,9 @@ export const RATE_LIMIT_HEADERS = {
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'VALIDATION_ERROR (details names each field), TOO_MANY_FILES (also: a collection past MAX_COLLECTION_FILES, an archive past SUBREQUEST_BUDGET), TOO_MANY_LINKS (100 links to one file or collection), or DIGEST_MISMATCH (the bytes do not hash to the SHA-256 the client sent; nothing stored or charged)',
   401: 'UNAUTHORIZED: missing, malformed, unknown, revoked or expired key (always the same answer)',
-  403: 'FORBIDDEN: the key lacks the scope this operation needs; details: [{"scope": "<needed>"}]',
+  403:
+    'FORBIDDEN: the key lacks the scope this operation needs; details: [{"scope": "<needed>"}]. ' +
+    'ACCOUNT_SUSPENDED: the key’s account is suspended by this service’s operator (`statement` says why)',
   404: 'FILE_NOT_FOUND: unknown id, another account’s id, expired file, malformed id; LINK_NOT_FOUND and COLLECTION_NOT_FOUND likewise for a link or collection id',
   409:
     'LAST_KEYS_WRITE_KEY: the account’s last active key with keys:write cannot be revoked; ' +
@@ -47,6 +49,9 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   415: 'INVALID_FILE_TYPE',
   416: 'RANGE_NOT_SATISFIABLE',
   429: 'RATE_LIMITED: over the key’s limit, or too many failed authentications from this address',
+  451:
+    'UNAVAILABLE_FOR_LEGAL_REASONS (RFC 7725): the file (or link) was taken down by this service’s operator; ' +
+    '`statement` says why. With `Link: <ABUSE_CONTACT>; rel="blocked-by"` when the operator set one',
   503: 'SERVICE_UNAVAILABLE: the key’s storage account (or its Idempotency-Key store) cannot be reached; nothing was changed',
 };
 
@@ -55,6 +60,12 @@ const errorHeaders = (status: number) => {
     return { 'WWW-Authenticate': { description: 'Always `Bearer`', required: true, schema: string } };
   }
   if (status === 429) return { ...RATE_LIMIT_HEADERS, 'Retry-After': { ...ref('Retry-After') } };
+  if (status === 451) {
+    return {
+      ...RATE_LIMIT_HEADERS,
+      Link: { description: '`<ABUSE_CONTACT>; rel="blocked-by"`, when ABUSE_CONTACT is set', schema: string },
+    };
+  }
   if (status === 416) {
     return {
       ...RATE_LIMIT_HEADERS,
@@ -77,9 +88,12 @@ function errorExample(code: ErrorCode): ErrorBody {
           ? archiveChanged(
               `https://files.example.com/api/v2/collections/col_3q2-7wEAAAAAAAAAAAAAAA/archive?v=${'3f'.repeat(32)}`,
             )
-          : new ApiError(code);
+          : code === 'UNAVAILABLE_FOR_LEGAL_REASONS' || code === 'ACCOUNT_SUSPENDED'
+            ? new ApiError(code, undefined, { statement: 'Removed after a copyright notice (case 2026-118).' })
+            : new ApiError(code);
   const body: ErrorBody = { error: error.message, code };
   if (error.details) body.details = error.details;
+  if (error.statement) body.statement = error.statement;
   return body;
 }
 
@@ -113,6 +127,10 @@ const FEATURE_CODES = new Set<ErrorCode>([
   'PASSWORD_REQUIRED',
   'POLICY_VIOLATION',
   'ARCHIVE_CHANGED',
+  'SCAN_PENDING',
+  'CONTENT_BLOCKED',
+  'CAPTCHA_FAILED',
+  'MODERATION_CONFLICT',
 ]);
 
 /** The error envelope for each status, with the headers each carries, and a default for the rest. */
@@ -213,7 +231,8 @@ export function downloadResponses(method: 'get' | 'head') {
       description: 'Not modified (If-None-Match or If-Modified-Since matched); no body',
       headers: { ...RATE_LIMIT_HEADERS, ETag: text('Strong entity tag of the stored bytes') },
     },
-    ...errors(401, 404, 416, 429),
+    // 451: a file the operator quarantined or removed is served to no one, its owner included.
+    ...errors(401, 404, 416, 429, 451),
   };
 }
 

@@ -7,7 +7,7 @@
 import { findShared, SHARE_TOKEN_PATTERN } from '../files/service';
 import { fileOwnerOfShareToken, linkOwnerOfToken } from '../storage/access-subjects-repo';
 import type { FileRow } from '../storage/files-repo';
-import type { LinkRow } from '../storage/links-repo';
+import type { LinkFacts, LinkRow } from '../storage/links-repo';
 import type { Lock } from '../visitors/access';
 import { EXHAUSTED, type VisitKind, type VisitSubject } from '../visitors/service';
 import { LINK_PASSWORDS_PER_ADDRESS } from '../visitors/throttle';
@@ -18,8 +18,11 @@ import { LINK_TOKEN_PATTERN } from './service';
 /** What the share door reads with: D1 and R2 (default links' files), and the links' counter objects. */
 export type AccessDeps = ServeDeps;
 
-/** What a share token finds: a file, and the made link it came through (null: its default link). */
-export type Shared = { file: FileRow; link: LinkRow | null };
+/**
+ * What a share token finds: a file, the made link it came through (null: its default link), and
+ * what its lookup read of their standing (the owner's suspension, the link's disabling).
+ */
+export type Shared = { file: FileRow; link: LinkRow | null; facts: LinkFacts };
 
 /** True for the shape of a made link's token (default links' tokens are shorter). */
 export const isLinkToken = (token: string) => LINK_TOKEN_PATTERN.test(token);
@@ -66,6 +69,8 @@ export const exhaustedLink = async (counters: LinkCounterNamespace, link: LinkRo
  */
 export async function findDefaultShared(deps: AccessDeps, token: string, kind: VisitKind): Promise<Shared | null> {
   if (kind === 'password') return null;
-  const file = await findShared(deps, token);
-  return file ? { file, link: null } : null;
+  const found = await findShared(deps, token);
+  if (!found) return null;
+  const { account_suspension: suspension, ...file } = found;
+  return { file, link: null, facts: { suspension, disabled: null } };
 }

@@ -7,6 +7,7 @@ import { FILE_ID_PATTERN } from '../files/ids';
 import { newExpiry } from '../files/update';
 import { randomBase64Url } from '../lib/crypto';
 import { zipLayoutOfFiles } from '../lib/zip';
+import { assertServable } from '../moderation/standing';
 import { checkLink, type Policy } from '../policy/service';
 import { collectionArchive, zipFileOf } from '../storage/archive-repo';
 import { findOwnedFile } from '../storage/files-repo';
@@ -55,6 +56,7 @@ export type LinkPatch = {
 const fileNotFound = () => new ApiError('FILE_NOT_FOUND');
 const linkNotFound = () => new ApiError('LINK_NOT_FOUND');
 
+/** The account's live file, which a new link may share: not one under moderation (451: no URL is handed out for it). */
 async function requireOwnedFile(db: D1Database, fileId: string, accountId: string, now: number) {
   const file = FILE_ID_PATTERN.test(fileId) ? await findOwnedFile(db, fileId, accountId, isoNow(now)) : null;
   if (!file) throw fileNotFound();
@@ -87,10 +89,10 @@ export function createLink(
   input: NewLink,
   now = Date.now(),
 ): Promise<LinkRecord> {
-  const requireFile = async () => {
-    await requireOwnedFile(deps.db, fileId, accountId, now);
+  const shareable = async () => {
+    assertServable({ file: await requireOwnedFile(deps.db, fileId, accountId, now) }, 'owner');
   };
-  return createLinkTo(deps, { fileId }, accountId, input, requireFile, now);
+  return createLinkTo(deps, { fileId }, accountId, input, shareable, now);
 }
 
 /**

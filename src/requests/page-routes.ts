@@ -10,7 +10,9 @@ import { recordVisits } from '../http/visit-log';
 import { visitOf, visitorDeps } from '../http/visitor';
 import { formatExactBytes } from '../lib/format';
 import { TUS_CHUNK_BYTES, TUS_FROM_BYTES } from '../lib/web-settings';
+import { isStandingRefusal } from '../moderation/standing';
 import { layout, pageCsp, pageHeaders } from '../pages/layout';
+import { unavailableResponse } from '../pages/unavailable-page';
 import { openForVisitor } from '../visitors/service';
 import { requestDoor } from './access';
 import { requestTusUrl, requestUploadUrl } from './records';
@@ -102,6 +104,8 @@ async function page(c: Context<AppEnv>): Promise<Response> {
     const visited = await openForVisitor(deps, visitOf(c, 'page'), door);
     if (visited.open) return visited.answer;
   } catch (error) {
+    // A suspended account's request: 451, with the operator's statement.
+    if (isStandingRefusal(error)) return unavailableResponse(c, error);
     if (!(error instanceof ApiError)) throw error;
   }
   return c.html(notTaking('Link not found', 'There is no upload link at this address.'), 404, headers);

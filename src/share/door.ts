@@ -20,6 +20,7 @@ import {
   type Shared,
   tokenOwner,
 } from '../links/access';
+import { standingOf } from '../moderation/standing';
 import { findLiveLinkByToken } from '../storage/links-repo';
 import { isoNow } from '../time';
 import { type Door, GONE, Refusal, type VisitKind } from '../visitors/service';
@@ -63,9 +64,12 @@ export function shareDoor<A>(
     let subject: ShareSubject;
     if ('collection' in found) {
       if (!serve.collection) return GONE;
-      const opened = await findCollectionArchive(deps.db, found.collection.id, found.link.account_id);
+      const opened = await findCollectionArchive(deps.db, found.collection.id, found.link.account_id, Date.now(), {
+        audience: 'visitor',
+        scan: config,
+      });
       if (!opened) return GONE;
-      subject = { link: found.link, collection: opened.collection, archive: opened.archive };
+      subject = { link: found.link, collection: opened.collection, archive: opened.archive, facts: found.facts };
     } else {
       if (!serve.file) return GONE;
       subject = found;
@@ -87,6 +91,11 @@ export function shareDoor<A>(
         : { type: 'file', id: (subject as Shared).file.id, accountId: (subject as Shared).file.account_id },
     kindOf: (subject) => (isCollection(subject) ? serve.collectionKind : undefined) ?? kind,
     identify: (token) => tokenOwner(deps.db, token),
+    // What the lookup read: the owner's suspension, the link's disabling, and a file's own
+    // standing (a collection's members are judged one by one: its page and ZIP leave out those
+    // that may not be served, and a member's own URL is refused).
+    standing: (subject) =>
+      standingOf({ ...subject.facts, file: isCollection(subject) ? null : subject.file }, 'visitor', config),
     lock: ({ link }) => (link ? linkLock(deps.counters, link) : null),
     recheck: async (subject) => (carries ? await exhausted(subject) : undefined),
     serve: (subject) => {

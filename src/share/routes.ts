@@ -10,7 +10,9 @@ import { basicOf, grantOf, visitOf, visitorDeps } from '../http/visitor';
 import type { AccessDeps, Shared } from '../links/access';
 import { linkLogs } from '../links/link-counter-client';
 import { serveShared } from '../links/serve';
+import { isStandingRefusal } from '../moderation/standing';
 import { pageHeaders } from '../pages/layout';
+import { unavailableResponse } from '../pages/unavailable-page';
 import { grantCookie, grantValue } from '../visitors/grant';
 import { openForVisitor, type VisitKind } from '../visitors/service';
 import { isCollection, type SharedCollection, type ShareServe, type ShareSubject, shareDoor } from './door';
@@ -35,6 +37,7 @@ const accessDeps = (c: Context<AppEnv>): AccessDeps & LinkServeDeps => ({
   events: events(c),
   waitUntil: (promise) => c.executionCtx.waitUntil(promise),
   subrequestBudget: c.get('config').SUBREQUEST_BUDGET,
+  scan: c.get('config'),
 });
 
 /** A collection page reads the start of at most this many text members (one storage read each). */
@@ -65,6 +68,7 @@ const locked = (c: Context<AppEnv>, subject: ShareSubject, wrong: boolean) =>
 /** A page's refusals as pages: a dead link's 404, too many wrong passwords' 429. */
 function pageRefusal(c: Context<AppEnv>, error: unknown) {
   if (isCode(error, 'FILE_NOT_FOUND')) return c.html(notFoundPage, 404, NOT_FOUND_HEADERS);
+  if (isStandingRefusal(error)) return unavailableResponse(c, error);
   if (!isCode(error, 'RATE_LIMITED')) throw error;
   return c.html(tooManyPage, 429, { ...pageHeaders(NOT_FOUND_CSP), ...error.headers });
 }
@@ -216,6 +220,7 @@ export function createShareRouter() {
         return asPreview(response, (response.headers.get('content-type') ?? '').split(';')[0] ?? '');
       } catch (error) {
         if (isCode(error, 'FILE_NOT_FOUND') && wantsHtml(c)) return c.html(notFoundPage, 404, NOT_FOUND_HEADERS);
+        if (isStandingRefusal(error) && wantsHtml(c)) return unavailableResponse(c, error);
         throw error;
       }
     });

@@ -3,6 +3,7 @@
 // stored in segments (migration 0011), each in one statement whatever the member count.
 import type { ZipFile } from '../lib/zip';
 import type { CollectionRow } from './collections-repo';
+import type { FileStanding } from './files-repo';
 import type { Segment } from './segments-repo';
 
 /** What an archive needs of one member's file row. */
@@ -17,7 +18,9 @@ export type ArchiveMemberRow = {
   r2_key: string;
   /** Not in the archive's bytes: what a collection's share page says of each file. */
   mime_type: string;
-};
+  /** The file request it came through (its scan mode), or null. */
+  request_id: string | null;
+} & Pick<FileStanding, 'moderation_state' | 'moderation_statement' | 'scan_status' | 'released_at'>;
 
 /** What the archive's layout reads of a member (src/lib/zip.ts). */
 export const zipFileOf = (member: ArchiveMemberRow): ZipFile => ({
@@ -27,7 +30,10 @@ export const zipFileOf = (member: ArchiveMemberRow): ZipFile => ({
   modified: new Date(member.uploaded_at),
 });
 
-const MEMBER_COLUMNS = 'f.id, f.original_name, f.size, f.crc32, f.uploaded_at, f.updated_at, f.r2_key, f.mime_type';
+// With each member's standing (migration 0016): an archive leaves out those it may not serve.
+const MEMBER_COLUMNS =
+  'f.id, f.original_name, f.size, f.crc32, f.uploaded_at, f.updated_at, f.r2_key, f.mime_type, f.request_id, ' +
+  'f.moderation_state, f.moderation_statement, f.scan_status, f.released_at';
 const live = (now: string) => `(f.expires_at IS NULL OR f.expires_at > ${now})`;
 
 /**

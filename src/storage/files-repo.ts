@@ -24,11 +24,36 @@ export type FileRow = {
    * streamed (a ZIP's local headers carry it); null for a file stored before it, until backfilled.
    */
   crc32: number | null;
+} & FileStanding;
+
+/** A file's scan, as migration 0016 keeps it. */
+export type ScanStatus = 'pending' | 'clean' | 'infected' | 'too_large' | 'error' | 'skipped';
+
+/**
+ * What stands between a file and its visitors (migration 0016), read with every file row: its
+ * moderation (quarantined, or removed: a tombstone), its scan (null: never to be scanned), and
+ * when an operator last released it. src/moderation/standing.ts decides from these.
+ */
+export type FileStanding = {
+  moderation_state: 'quarantined' | 'removed' | null;
+  moderation_statement: string | null;
+  moderated_at: string | null;
+  scan_status: ScanStatus | null;
+  scan_signature: string | null;
+  scanned_at: string | null;
+  released_at: string | null;
 };
 
-/** Every column of `files`, in insert order. */
-export const FILE_COLUMNS =
+/** The columns an upload writes, in insert order. */
+const INSERT_COLUMNS =
   'id, account_id, filename, original_name, size, mime_type, r2_key, etag, share_token, is_public, download_count, uploaded_at, updated_at, expires_at, request_id, sha256, crc32';
+
+/** The standing columns (migration 0016): NULL for a file in good standing that was never scanned. */
+export const STANDING_COLUMNS =
+  'moderation_state, moderation_statement, moderated_at, scan_status, scan_signature, scanned_at, released_at';
+
+/** Every column of `files`: every read of a file carries its standing, so deciding it costs no read of its own. */
+export const FILE_COLUMNS = `${INSERT_COLUMNS}, ${STANDING_COLUMNS}`;
 
 // An expired row is invisible to every read, even before the sweep deletes it.
 /** `?first, ?first+1, …`: numbered parameters for an IN list (D1 allows 100 per statement). */
@@ -46,6 +71,16 @@ export const accountActive = (column: string, now: string) =>
   `${column} IN (SELECT account_id FROM api_keys WHERE status = 'active' AND ${live(now)})`;
 const shared = (now: string) => `is_public = 1 AND ${accountActive('account_id', now)}`;
 
+/**
+ * SQL: the suspension statement of the account in `column` (NULL: not suspended, migration 0016),
+ * read by primary key inside the statement that finds what a visitor asked for: knowing whether
+ * the owner is suspended costs no read of its own.
+ */
+export const accountSuspension = (column: string) => `(SELECT suspension_statement FROM accounts WHERE id = ${column})`;
+
+/** What a visitor's lookup also says of the owner: its suspension statement, or null. */
+export type WithSuspension = { account_suspension: string | null };
+
 /** Inserts rows (and any statements that go `alongside` them) in one batch: all or none. */
 export async function insertFiles(
   db: D1Database,
@@ -57,11 +92,14 @@ export async function insertFiles(
   else await db.batch(statements);
 }
 
+// A new file is in good standing; only a file to be scanned names its scan's columns (so a file
+// stored without one is written the same on a database before migration 0016, as the migration
+// tests store them).
 function insertStatement(db: D1Database, row: FileRow): D1PreparedStatement {
+  const scan = row.scan_status === null ? [] : [row.scan_status, row.scanned_at];
+  const columns = scan.length === 0 ? INSERT_COLUMNS : `${INSERT_COLUMNS}, scan_status, scanned_at`;
   return db
-    .prepare(
-      `INSERT INTO files (${FILE_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)`,
-    )
+    .prepare(`INSERT INTO files (${columns}) VALUES (${placeholders(17 + scan.length)})`)
     .bind(
       row.id,
       row.account_id,
@@ -80,6 +118,7 @@ function insertStatement(db: D1Database, row: FileRow): D1PreparedStatement {
       row.request_id ?? null,
       row.sha256,
       row.crc32,
+      ...scan,
     );
 }
 
@@ -90,21 +129,29 @@ export function findOwnedFile(db: D1Database, id: string, keyId: string, now: st
     .first<FileRow>();
 }
 
-/** Counts one download and returns the row as it is after the increment, in one statement. */
+/**
+ * Counts one download and returns the row as it is after the increment, in one statement. A file
+ * under moderation is not counted (null): it is not served (src/moderation/standing.ts says why).
+ */
 export function countOwnedDownload(db: D1Database, id: string, keyId: string, now: string) {
   return db
     .prepare(
-      `UPDATE files SET download_count = download_count + 1 WHERE id = ?1 AND account_id = ?2 AND ${live('?3')} RETURNING ${FILE_COLUMNS}`,
+      `UPDATE files SET download_count = download_count + 1
+       WHERE id = ?1 AND account_id = ?2 AND ${live('?3')} AND moderation_state IS NULL RETURNING ${FILE_COLUMNS}`,
     )
     .bind(id, keyId, now)
     .first<FileRow>();
 }
 
+/** A public file by its default link's token, with its owner's suspension (one statement). */
 export function findSharedFile(db: D1Database, token: string, now: string) {
   return db
-    .prepare(`SELECT ${FILE_COLUMNS} FROM files WHERE share_token = ?1 AND ${shared('?2')} AND ${live('?2')}`)
+    .prepare(
+      `SELECT ${FILE_COLUMNS}, ${accountSuspension('account_id')} AS account_suspension
+       FROM files WHERE share_token = ?1 AND ${shared('?2')} AND ${live('?2')}`,
+    )
     .bind(token, now)
-    .first<FileRow>();
+    .first<FileRow & WithSuspension>();
 }
 
 export function countSharedDownload(db: D1Database, token: string, now: string) {

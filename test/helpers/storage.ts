@@ -298,6 +298,13 @@ export async function seedFiles(keyId: string, specs: SeedSpec[]): Promise<FileR
       // As a file stored before digests: the backfill's to fill in.
       sha256: null,
       crc32: null,
+      moderation_state: null,
+      moderation_statement: null,
+      moderated_at: null,
+      scan_status: null,
+      scan_signature: null,
+      scanned_at: null,
+      released_at: null,
     };
   });
   for (let start = 0; start < rows.length; start += 100) await insertFiles(env.DB, rows.slice(start, start + 100));

@@ -6,6 +6,7 @@
 import { env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { crc32 } from '../../src/lib/crc32';
+import { quarantine, WITH_CONTACT } from '../helpers/moderation';
 import {
   type OpenApiDocument,
   operationById,
@@ -113,7 +114,7 @@ describe.each(VERSIONS)('every %s operation answers as its OpenAPI document says
     await expectDocumented(version, 'deleteFile', await call(api(version, `/files/${id}`), remove));
   });
 
-  it('downloadFile and downloadFileHead: 200, 206, 304, 404, 416', async () => {
+  it('downloadFile and downloadFileHead: 200, 206, 304, 404, 416, 451', async () => {
     const { auth } = await createKey('doc-download');
     const stored = await upload(version, auth, 'notes.txt', 'n'.repeat(100));
     const created = (await expectDocumented(version, 'uploadFile', stored)) as { data: { id: string } };
@@ -132,6 +133,16 @@ describe.each(VERSIONS)('every %s operation answers as its OpenAPI document says
       const missing = await call(api(version, '/files/nope/download'), { method, headers: auth });
       if (method === 'GET') await expectDocumented(version, operationId, missing);
       else expect(missing.status).toBe(404);
+    }
+    // Quarantined by the operator: 451 with the statement and Link, its owner included.
+    await quarantine(created.data.id, 'Held for review.');
+    for (const [operationId, method] of [
+      ['downloadFile', 'GET'],
+      ['downloadFileHead', 'HEAD'],
+    ] as const) {
+      const refused = await call(path, { method, headers: auth }, WITH_CONTACT);
+      expect(refused.status).toBe(451);
+      await expectDocumented(version, operationId, refused);
     }
   });
 });

@@ -2,7 +2,7 @@
 // accounts, keys and files: no row changes but for the new column (NULL: no override), every file
 // stays listed and downloadable with its key, and the policy works on the migrated accounts. This
 // file rebuilds its own D1 (storage is per test file).
-import { env } from 'cloudflare:test';
+import { applyD1Migrations, env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { newFileId } from '../../src/files/ids';
 import { newKeyMaterial } from '../../src/keys/key-material';
@@ -61,6 +61,9 @@ let before: Record<string, Record<string, unknown>[]>;
 
 beforeAll(async () => {
   await schemaBefore('0014');
+  // Today's code reads every file's standing and every account's suspension (0016, which touches
+  // nothing 0014 does): that joins the old schema first.
+  await applyD1Migrations(env.DB, migration('0016'));
   alice = await seed('alice', null, ['first file', 'second file']);
   bob = await seed('bob', 5000, ['bob says hi']);
   before = { accounts: await dump('accounts'), api_keys: await dump('api_keys'), files: await dump('files') };
