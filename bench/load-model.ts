@@ -28,7 +28,7 @@ export const PLATFORM = {
 };
 
 /**
- * Operations one API request makes, as the code stands (read from src/, 2026-11-23): D1 queries
+ * Operations one API request makes, as the code stands (read from src/, 2026-11-29): D1 queries
  * (a key is looked up in D1 once per isolate, then known; list is one statement reading its
  * total from key_stats), Durable Object calls (one authorize call checks the key, counts the
  * request and, for an upload, holds storage; an upload also commits to the key's account, a
@@ -41,10 +41,11 @@ export const OPERATION_MIX: Record<
   'GET /files/:id': { d1Reads: 1, d1Writes: 0, doCalls: 1, r2: '—' },
   'GET /files (list)': { d1Reads: 1, d1Writes: 0, doCalls: 1, r2: '—' },
   'GET /files/:id/download': { d1Reads: 0, d1Writes: 1, doCalls: 1, r2: '1 read (class B)' },
-  'POST /upload (≤ 8 MiB)': { d1Reads: 0, d1Writes: 1, doCalls: 2, r2: '1 put (class A)' },
+  // The one read: the hash blocklist's lookup (one IN list for all of a request's files).
+  'POST /upload (≤ 8 MiB)': { d1Reads: 1, d1Writes: 1, doCalls: 2, r2: '1 put (class A)' },
   // With a Content-Length, the admitting call grants the whole body: no further quota calls.
   'POST /upload (300 MiB)': {
-    d1Reads: 0,
+    d1Reads: 1,
     d1Writes: 1,
     doCalls: 2,
     r2: '40: create, 38 parts of 8 MiB, complete (class A)',

@@ -75,6 +75,7 @@ const SOURCES: Record<WorkerId, string> = {
   serviceNoEvents: 'wrangler.toml',
   serviceNoCrc32: 'wrangler.toml',
   serviceNoAccessLog: 'wrangler.toml',
+  serviceBlocklist: 'wrangler.toml',
   r2: 'bench/workers/r2-stream/wrangler.toml',
   tutorial: 'bench/workers/tutorial/wrangler.toml',
   doD1: 'bench/workers/do-d1/wrangler.toml',
@@ -112,12 +113,23 @@ async function createApiKey(name: string, on: ServiceId = 'service'): Promise<{ 
   return { id: data.id, key: data.key };
 }
 
+/** A request to an instance's /admin/*, with the admin token added here. */
+async function admin(on: ServiceId, path: string, init: Parameters<typeof send>[1]) {
+  const service = workers[on];
+  if (!service) throw new Error(`${on} is not running`);
+  return send(new URL(path, service.url), {
+    ...init,
+    headers: { ...init.headers, authorization: `Bearer ${adminToken}` },
+  });
+}
+
 /** The service's instances, by the name each workerd process gets. */
 const SERVICE_NAMES: Partial<Record<WorkerId, string>> = {
   service: 'edgeshare',
   serviceNoEvents: 'edgeshare-no-events',
   serviceNoCrc32: 'edgeshare-no-crc32',
   serviceNoAccessLog: 'edgeshare-no-access-log',
+  serviceBlocklist: 'edgeshare-blocklist',
 };
 
 async function main(): Promise<void> {
@@ -126,8 +138,9 @@ async function main(): Promise<void> {
   const sources = (Object.entries(SOURCES) as [WorkerId, string][]).filter(
     ([id]) => !ON_DEMAND_WORKERS.includes(id) || wanted.has(id),
   );
-  // The no-events and no-access-log instances run the service's own bundle.
-  const bundleOf = (id: WorkerId) => (id === 'serviceNoEvents' || id === 'serviceNoAccessLog' ? 'service' : id);
+  // The no-events, no-access-log and blocklist instances run the service's own bundle.
+  const SAME_BUNDLE: WorkerId[] = ['serviceNoEvents', 'serviceNoAccessLog', 'serviceBlocklist'];
+  const bundleOf = (id: WorkerId) => (SAME_BUNDLE.includes(id) ? 'service' : id);
   const bundled = sources.filter(([id]) => bundleOf(id) === id);
   log(`bundling ${bundled.length} Workers with wrangler deploy --dry-run`);
   for (const [id, config] of bundled) {
@@ -162,6 +175,7 @@ async function main(): Promise<void> {
     workers: workers as Record<WorkerId, BenchWorker>,
     apiKey: (await createApiKey('bench')).key,
     createApiKey,
+    admin,
     tmpDir: tmp,
     facts: {},
   };

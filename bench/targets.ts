@@ -250,6 +250,25 @@ export const TARGETS: Target[] = [
       return pair && show(pair.service, pair.baseline, 'memGrowthMiB', MEMORY_FLOOR_MIB);
     },
   },
+  // The hash blocklist (issue 39): the one lookup every upload makes, in a table of 100,000 hashes
+  // against an empty one (the same bundle, the same run). That it is one read a file is counted
+  // by test/moderation/blocklist-uploads.test.ts and in the load model's table.
+  {
+    id: 'blocklist.throughput',
+    text: 'blocklist: an upload (1 MiB, POST /api/v2/upload) with 100,000 hashes blocked ≥ 0.97× the same upload with none',
+    evaluate: (results) => {
+      const pair = serviceVersus(results, 'blocklist');
+      return pair && compare(pair.service, pair.baseline, 'mibPerS', 0.97, '>=');
+    },
+  },
+  {
+    id: 'blocklist.cpu',
+    text: 'blocklist: workerd CPU per MiB of that upload with 100,000 hashes blocked against none (shown, no goal)',
+    evaluate: (results) => {
+      const pair = serviceVersus(results, 'blocklist');
+      return pair && show(pair.service, pair.baseline, 'cpuMsPerMiB');
+    },
+  },
   {
     id: 'download-300mib.throughput',
     text: 'download-300mib: throughput ≥ 0.9× the bare R2 stream of an object stored the same way',

@@ -1,10 +1,8 @@
 // What an event costs an upload: the same 1 MiB POST /api/v2/upload to the service as configured
 // (every upload puts a `file.uploaded` event on the EVENTS queue, in waitUntil) and to the same
 // bundle started without the EVENTS producer, where enqueueing is skipped. Shown, not a target.
-import type { BenchCase, ServiceId, Variant } from '../lib/case.ts';
-import { deleteFiles, uploadFile } from '../lib/service.ts';
-import { transferred } from '../lib/transfer.ts';
-import { caseFiles, TRANSFER_METRICS, WARM_BYTES } from './uploads.ts';
+import type { BenchCase } from '../lib/case.ts';
+import { formUploader, TRANSFER_METRICS, WARM_BYTES } from './uploads.ts';
 
 export function eventsCase(id: string, sizeMiB: number, reps: number): BenchCase {
   return {
@@ -21,27 +19,8 @@ export function eventsCase(id: string, sizeMiB: number, reps: number): BenchCase
     freshProcess: true,
     metrics: TRANSFER_METRICS,
     async prepare(ctx) {
-      const { size, path, warmPath } = caseFiles(ctx, sizeMiB);
+      const uploader = formUploader(ctx, sizeMiB);
       const quietKey = (await ctx.createApiKey('bench-no-events', 'serviceNoEvents')).key;
-      const uploader = (worker: ServiceId, key: string): Pick<Variant, 'run' | 'warm'> => {
-        const base = ctx.workers[worker].url;
-        return {
-          async run() {
-            const { id: fileId, ms, timing } = await uploadFile(base, key, path);
-            return {
-              metrics: { ...transferred(ms, size), ...timing },
-              cleanup: async () => {
-                await deleteFiles(base, key, [fileId]);
-                return undefined;
-              },
-            };
-          },
-          async warm() {
-            const { id: fileId } = await uploadFile(base, key, warmPath);
-            await deleteFiles(base, key, [fileId]);
-          },
-        };
-      };
       return [
         {
           id: 'no-events',

@@ -4,6 +4,7 @@
 import type { BenchCase } from '../lib/case.ts';
 import { MIB } from '../lib/transfer.ts';
 import { accessLogCase } from './access-log.ts';
+import { blocklistCase } from './blocklist.ts';
 import { bulkCase } from './bulk.ts';
 import { costsCase } from './costs.ts';
 import { crcCase } from './crc.ts';
@@ -40,6 +41,8 @@ export function benchCases(quick: boolean): BenchCase[] {
     listCase('list', 20_000, 100, [1, 1000, 2000], quick ? 0.5 : 2, reps(3)),
     bulkCase('bulk', 10, 1, reps(7)),
     eventsCase('events', 1, reps(7)),
+    // A lookup's fraction of a millisecond is within a round's swing: more rounds, compared round by round.
+    blocklistCase('blocklist', quick ? 20_000 : 100_000, 1, reps(9)),
     costsCase('costs', quick ? 50 : 200, reps(3)),
     // The ZIP cases share one set of members per size, uploaded by the first case that needs them:
     // the 320 MiB, 1 GiB and 3 GiB archives are the first 20, 64 and 192 files of 16 MiB (1 MiB quick).

@@ -1,7 +1,7 @@
 // Single-file uploads: edgeshare's POST /api/v2/upload against the bare stream-to-R2 Worker (single
 // put and R2 multipart) and the formData() tutorial Worker, for one file size.
 import { randomUUID } from 'node:crypto';
-import type { BenchCase, BenchContext, MetricSpec, Rep, Variant } from '../lib/case.ts';
+import type { BenchCase, BenchContext, MetricSpec, Rep, ServiceId, Variant } from '../lib/case.ts';
 import { deleteFiles, fileParts, postForm, storedAs, uploadFile } from '../lib/service.ts';
 import { median } from '../lib/stats.ts';
 import { fileBody, MIB, makeFile, send, transferred } from '../lib/transfer.ts';
@@ -104,6 +104,33 @@ export const TRANSFER_METRICS = [THROUGHPUT, REQUEST_MS, CPU_PER_MIB];
 export function caseFiles(ctx: BenchContext, sizeMiB: number) {
   const size = sizeMiB * MIB;
   return { size, path: makeFile(ctx.tmpDir, size), warmPath: makeFile(ctx.tmpDir, WARM_BYTES) };
+}
+
+/**
+ * A variant's run and warm-up that send the case's file (then a small one) to an instance's
+ * `POST /api/v2/upload` with `key`, and delete it after, untimed.
+ */
+export function formUploader(ctx: BenchContext, sizeMiB: number) {
+  const { size, path, warmPath } = caseFiles(ctx, sizeMiB);
+  return (worker: ServiceId, key: string): Pick<Variant, 'run' | 'warm'> => {
+    const base = ctx.workers[worker].url;
+    return {
+      async run() {
+        const { id: fileId, ms, timing } = await uploadFile(base, key, path);
+        return {
+          metrics: { ...transferred(ms, size), ...timing },
+          cleanup: async () => {
+            await deleteFiles(base, key, [fileId]);
+            return undefined;
+          },
+        };
+      },
+      async warm() {
+        const { id: fileId } = await uploadFile(base, key, warmPath);
+        await deleteFiles(base, key, [fileId]);
+      },
+    };
+  };
 }
 
 export function uploadVariants(ctx: BenchContext, sizeMiB: number) {

@@ -3,6 +3,7 @@
 import { cpuMs, probe } from './proc.ts';
 import type { BenchWorker } from './runtime.ts';
 import { type Summary, summarize } from './stats.ts';
+import type { Reply, send } from './transfer.ts';
 
 /** Numbers one repetition of one variant produced, by metric name. */
 export type Metrics = Record<string, number>;
@@ -14,7 +15,8 @@ export type Role = 'baseline' | 'service' | 'peer';
  * serviceNoEvents: edgeshare as built, started without its EVENTS queue producer (events are
  * skipped); serviceNoAccessLog: the same bundle with ACCESS_LOG=off (nothing recorded).
  * serviceNoCrc32: edgeshare bundled with node:zlib's crc32 replaced by one that reads nothing
- * (bench/lib/no-crc32.ts). Both start only for the cases that name them (BenchCase.workers),
+ * (bench/lib/no-crc32.ts). serviceBlocklist: the service's bundle with its own state, for a blocklist
+ * of its own (bench/cases/blocklist.ts). These start only for the cases that name them (BenchCase.workers),
  * as does zipStream (bench/workers/zip-stream: the archive's baselines, objects back to back and
  * client-zip).
  */
@@ -23,13 +25,19 @@ export type WorkerId =
   | 'serviceNoEvents'
   | 'serviceNoCrc32'
   | 'serviceNoAccessLog'
+  | 'serviceBlocklist'
   | 'r2'
   | 'tutorial'
   | 'doD1'
   | 'zipStream';
 
 /** The workers a run starts only when one of its cases names them. */
-export const ON_DEMAND_WORKERS: readonly WorkerId[] = ['serviceNoCrc32', 'serviceNoAccessLog', 'zipStream'];
+export const ON_DEMAND_WORKERS: readonly WorkerId[] = [
+  'serviceNoCrc32',
+  'serviceNoAccessLog',
+  'serviceBlocklist',
+  'zipStream',
+];
 
 export type Rep = {
   /** What the variant measured itself (throughput, latency, …). */
@@ -64,7 +72,7 @@ export type MetricSpec = {
 };
 
 /** The edgeshare instances a key can be made in. */
-export type ServiceId = 'service' | 'serviceNoEvents' | 'serviceNoCrc32' | 'serviceNoAccessLog';
+export type ServiceId = 'service' | 'serviceNoEvents' | 'serviceNoCrc32' | 'serviceNoAccessLog' | 'serviceBlocklist';
 
 /** Everything a case may use while preparing its variants. */
 export type BenchContext = {
@@ -72,6 +80,8 @@ export type BenchContext = {
   /** The service's API key (Bearer) for the cases' requests. */
   apiKey: string;
   createApiKey: (name: string, on?: ServiceId) => Promise<{ id: string; key: string }>;
+  /** A request to an instance's /admin/* with the run's admin token (which the case never sees). */
+  admin: (on: ServiceId, path: string, init: Parameters<typeof send>[1]) => Promise<Reply>;
   tmpDir: string;
   /** Facts a case learns on the way (e.g. bytes per D1 row), kept in the results for the load model. */
   facts: Record<string, number | string>;

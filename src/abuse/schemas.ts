@@ -34,17 +34,20 @@ export const ResolveBodySchema = StatementBodySchema.extend({
   }),
 });
 
+/** An operator's list's `?cursor=`: the opaque `nextCursor` of the page before (src/lib/cursor.ts). */
+export const PageCursorParam = z
+  .string()
+  .max(512, 'cursor must be at most 512 characters')
+  .optional()
+  .openapi({ param: { name: 'cursor', in: 'query' }, description: 'The `nextCursor` of the page before' });
+
 export const ReportsQuerySchema = z.object({
   status: z
     .enum(['open', 'resolved'], { message: 'must be open or resolved' })
     .default('open')
     .openapi({ param: { name: 'status', in: 'query' } }),
   limit: limitQueryParam,
-  cursor: z
-    .string()
-    .max(512, 'cursor must be at most 512 characters')
-    .optional()
-    .openapi({ param: { name: 'cursor', in: 'query' }, description: 'The `nextCursor` of the page before' }),
+  cursor: PageCursorParam,
 });
 
 /** A file as the operator sees it: the owner's v2 record, and whose it is. */

@@ -1,9 +1,11 @@
 // /admin/keys: issue, list and revoke API keys over HTTP, guarded by the ADMIN_TOKEN secret; every
 // account's keys. /admin/accounts (admin-accounts-routes.ts): the account view. The operator's
-// abuse routes (src/abuse/admin-routes.ts): takedowns, suspensions, reports.
+// abuse routes (src/abuse/admin-routes.ts): takedowns, suspensions, reports; the hash blocklist
+// (src/abuse/blocklist-routes.ts).
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import { createMiddleware } from 'hono/factory';
 import { addAbuseRoutes } from '../abuse/admin-routes';
+import { addBlocklistRoutes } from '../abuse/blocklist-routes';
 import type { AppEnv } from '../env';
 import { ApiError, unauthorized } from '../errors';
 import { bearerToken } from '../http/bearer';
@@ -145,6 +147,7 @@ export function createAdminRouter() {
 
   addAccountRoutes(router);
   addAbuseRoutes(router);
+  addBlocklistRoutes(router);
   addFallbacks(router, { catchAll: true });
   return router;
 }

@@ -86,11 +86,6 @@ export async function removeFile(
   return updated?.results[0] ?? null;
 }
 
-/** Whether a SHA-256 (lowercase hex) is on the blocklist: one read of its primary key. */
-export async function isBlocked(db: D1Database, sha256: string): Promise<boolean> {
-  return (await db.prepare('SELECT 1 AS found FROM blocklist WHERE sha256 = ?1').bind(sha256).first()) !== null;
-}
-
 /** A link as the operator sees it: its row, and its disabling (null: none). */
 export type OperatorLinkRow = LinkRow & { disabled_statement: string | null; disabled_at: string | null };
 

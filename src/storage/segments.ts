@@ -142,7 +142,28 @@ export async function digestBlob(
   want: { sha256: boolean; crc32: boolean },
 ): Promise<BlobDigests | null> {
   const stream = await openBlob(store, file);
-  if (!stream) return null;
+  return stream ? digestStream(stream, want) : null;
+}
+
+/**
+ * The SHA-256 (and the CRC-32 when `crc32`) of segments not recorded yet, in order: a final upload
+ * hashed before its file exists. Throws when a segment is missing.
+ */
+export async function digestSegments(
+  bucket: R2Bucket,
+  segments: Segment[],
+  want: { crc32: boolean },
+): Promise<BlobDigests> {
+  const size = segments.reduce((sum, segment) => sum + segment.size, 0);
+  const stream = await readSegments(bucket, segments, { offset: 0, length: size });
+  if (!stream) throw new MissingSegment('a segment is missing');
+  return digestStream(stream, { sha256: true, crc32: want.crc32 });
+}
+
+async function digestStream(
+  stream: ReadableStream<Uint8Array>,
+  want: { sha256: boolean; crc32: boolean },
+): Promise<BlobDigests> {
   const digest = want.sha256 ? new crypto.DigestStream('SHA-256') : undefined;
   const writer = digest?.getWriter();
   let crc = 0;

@@ -16,9 +16,8 @@ import { inSession, openUpload } from '../files/upload-session';
 import { crc32Combine } from '../lib/crc32';
 import { toHex } from '../lib/encoding';
 import { log } from '../log';
-import { setDigests } from '../storage/digests-repo';
 import type { FileRow } from '../storage/files-repo';
-import { concatKey, digestBlob, readSegmentsHead } from '../storage/segments';
+import { concatKey, digestSegments, readSegmentsHead } from '../storage/segments';
 import { abandonSegmentedFile, type SegmentRow, segmentInserts } from '../storage/segments-repo';
 import { checkedMeta, type UploadsDeps, uploadNotFound } from './service';
 import { uploadObject } from './tus-upload-client';
@@ -74,7 +73,7 @@ function finalMeta(header: string | undefined, rules: UploadsDeps['rules']): Upl
   if (meta.sha256 !== undefined) {
     throw validationError(
       'Upload-Metadata',
-      'sha256 is not taken for a final upload: its digest is computed once it exists (see its sha256 field)',
+      'sha256 is not taken for a final upload: its digest is computed from its partials (see its sha256 field)',
     );
   }
   return meta;
@@ -114,13 +113,26 @@ export async function createFinalUpload(
     const head = await readSegmentsHead(deps.bucket, segments, SNIFF_BYTES);
     const decision = decideFileType(head, meta.declaredType, meta.originalName, deps.config.ALLOWED_FILE_TYPES);
     if (!decision.ok) throw new ApiError('INVALID_FILE_TYPE', `File type not allowed: ${decision.reason}`);
+    // The SHA-256 could not be hashed as the bytes arrived (each partial was on its own): the
+    // partials are read once, in order, before the file exists, so that its row has its digest
+    // and the blocklist is asked before anyone can have the file.
+    const combined = finalCrc32(ordered);
+    const digests = await digestSegments(deps.bucket, segments, { crc32: combined === null }).catch(
+      (error: unknown) => {
+        // Nothing is created and the claims go back: the same final can be sent again.
+        throw new ApiError('SERVICE_UNAVAILABLE', 'The partial uploads could not be read to hash them, try again', {
+          cause: error,
+        });
+      },
+    );
     const file = {
       id: finalId,
       meta,
       mimeType: decision.mimeType,
       size,
       etag: await finalEtag(ordered),
-      crc32: finalCrc32(ordered),
+      sha256: digests.sha256,
+      crc32: combined ?? digests.crc32,
     };
     // The key may have been revoked (or expired) since the partials, or since this request was
     // admitted: asked again right before the commit, as for a single upload. Then no file, and
@@ -129,11 +141,11 @@ export async function createFinalUpload(
     row = await recordFinal(deps, file, segments, ordered);
   } catch (error) {
     await unclaimAll(deps, [...claims.values()], finalId);
+    // Blocked content is not kept for another try: the partials' objects and reservations go.
+    if (error instanceof ApiError && error.code === 'CONTENT_BLOCKED') await endAll(deps, [...claims.values()]);
     throw error;
   }
   await confirmAll(deps, row, [...claims.values()]);
-  // The SHA-256 cannot be hashed as bytes arrive (each partial was on its own): right after.
-  deps.waitUntil(hashFinal(deps, row));
   return row;
 }
 
@@ -146,8 +158,8 @@ async function finalEtag(claims: Claimed[]): Promise<string> {
 
 /**
  * The CRC-32 of the partials' bytes in order, from each partial's CRC-32 and length alone (no
- * byte read again); null when a partial has none (completed before CRCs: the final's digest
- * read right after creation computes it then).
+ * byte read again); null when a partial has none (completed before CRCs: the final's one
+ * digest read, before it is recorded, computes it then).
  */
 function finalCrc32(claims: Claimed[]): number | null {
   let crc = 0;
@@ -164,7 +176,15 @@ function finalCrc32(claims: Claimed[]): number | null {
  */
 async function recordFinal(
   deps: UploadsDeps,
-  file: { id: string; meta: UploadMeta; mimeType: string; size: number; etag: string; crc32: number | null },
+  file: {
+    id: string;
+    meta: UploadMeta;
+    mimeType: string;
+    size: number;
+    etag: string;
+    sha256: string | null;
+    crc32: number | null;
+  },
   segments: Omit<SegmentRow, 'seq'>[],
   claims: Claimed[],
 ): Promise<FileRow> {
@@ -183,7 +203,7 @@ async function recordFinal(
       filename: storedFilename(file.meta.originalName, file.id),
       mimeType: file.mimeType,
       size: file.size,
-      sha256: null,
+      sha256: file.sha256,
       crc32: file.crc32,
       stored: Promise.resolve({ key: concatKey(deps.owner.accountId, file.id), size: file.size, etag: file.etag }),
     };
@@ -233,15 +253,16 @@ async function confirmAll(deps: UploadsDeps, row: FileRow, claims: Claimed[]): P
   throw new ApiError('UPLOAD_CONFLICT', 'A partial upload was taken by another final upload meanwhile; try again');
 }
 
-/**
- * The final's SHA-256 (and its CRC-32, when a partial had none), read once through its segments;
- * if this is lost, the sweep's backfill does it.
- */
-async function hashFinal(deps: UploadsDeps, row: FileRow): Promise<void> {
-  try {
-    const digests = await digestBlob(deps, row, { sha256: true, crc32: row.crc32 === null });
-    if (digests) await setDigests(deps.db, row.id, row.etag, digests);
-  } catch (error) {
-    log('error', 'final upload digest not computed, left to the backfill', { fileId: row.id, error: String(error) });
-  }
+/** Ends partials whose final was refused for good (their bytes are blocked): objects and reservations freed. */
+async function endAll(deps: UploadsDeps, claims: Claimed[]): Promise<void> {
+  await Promise.all(
+    claims.map((claim) =>
+      uploadObject(deps.uploads, claim.id)
+        .terminate({ accountId: deps.owner.accountId })
+        .catch((error: unknown) =>
+          // Left as it is, the partial expires as any would, freeing both.
+          log('error', 'blocked partial upload not ended', { uploadId: claim.id, error: String(error) }),
+        ),
+    ),
+  );
 }

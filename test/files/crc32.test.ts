@@ -2,15 +2,15 @@
 // the SHA-256 and kept with the row (files.crc32, unsigned), so a ZIP of the files can carry it
 // in its local headers. Checked against node:zlib's own crc32 of the bytes sent and of the bytes
 // stored. A tus upload carries the CRC's state across PATCHes in its object; a final upload
-// combines its partials' CRCs without reading them.
+// combines its partials' CRCs (it reads them once, for its SHA-256, before it exists).
 import { env, evictDurableObject, runInDurableObject } from 'cloudflare:test';
 import { crc32 as zlibCrc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { backfillDigests } from '../../src/maintenance/digest-backfill';
-import { chunked, putChunked, putRaw, textOf } from '../helpers/digests';
+import { chunked, putChunked, putRaw, sha256Hex, textOf } from '../helpers/digests';
 import type { Success } from '../helpers/records';
 import { makeRequest, newOwner, receivedRows } from '../helpers/requests';
-import { json } from '../helpers/responses';
+import { expectError, json } from '../helpers/responses';
 import {
   binaryBytes,
   breakingBody,
@@ -231,7 +231,7 @@ describe('the CRC-32 of a tus final upload', () => {
     return { made, whole: joined(bytes) };
   }
 
-  /** FILES whose whole-object reads of segments fail: the final's digest read after creation cannot happen. */
+  /** FILES whose whole-object reads of segments fail: the final's digest read cannot happen. */
   const noWholeSegmentReads = new Proxy(env.FILES, {
     get(bucket, property) {
       const value = Reflect.get(bucket, property, bucket);
@@ -243,26 +243,38 @@ describe('the CRC-32 of a tus final upload', () => {
     },
   });
 
-  it('combines its partials’ CRC-32s in order, without reading them', async () => {
+  it('combines its partials’ CRC-32s in order; its SHA-256 is read through them before it exists', async () => {
     const { auth } = await newKey('crc-final');
     const { made, whole } = await partials(auth, 21);
-    const response = await call(
-      '/api/v2/uploads',
-      {
-        method: 'POST',
-        headers: { ...TUS, ...auth, 'Upload-Concat': `final;${made.map((partial) => partial.path).join(' ')}` },
-      },
-      { FILES: noWholeSegmentReads },
+    const response = await createFinal(
+      auth,
+      made.map((partial) => partial.path),
     );
     expect(response.status).toBe(201);
     const id = response.headers.get('x-file-id') ?? '';
-    // The SHA-256 needs the bytes, which could not be read; the CRC-32 did not.
     const row = await env.DB.prepare('SELECT sha256, crc32 FROM files WHERE id = ?1')
       .bind(id)
       .first<{ sha256: string | null; crc32: number | null }>();
-    expect(row?.sha256).toBeNull();
+    expect(row?.sha256).toBe(await sha256Hex(whole));
     expect(row?.crc32).toBe(zlib(whole));
     expect(zlib(await downloaded(auth, id))).toBe(zlib(whole));
+  });
+
+  it('is not created when its partials cannot be read to hash them: 503, and the same final succeeds after', async () => {
+    const { auth } = await newKey('crc-final-unread');
+    const { made, whole } = await partials(auth, 23);
+    const paths = made.map((partial) => partial.path);
+    const refused = await call(
+      '/api/v2/uploads',
+      { method: 'POST', headers: { ...TUS, ...auth, 'Upload-Concat': `final;${paths.join(' ')}` } },
+      { FILES: noWholeSegmentReads },
+    );
+    await expectError(refused, 503, 'SERVICE_UNAVAILABLE');
+    const listed = await json<Success<{ files: unknown[] }>>(await call('/api/v2/files', { headers: auth }));
+    expect(listed.data.files).toEqual([]);
+    const response = await createFinal(auth, paths);
+    expect(response.status).toBe(201);
+    await expectCrc32(auth, response.headers.get('x-file-id') ?? '', whole);
   });
 
   it('gets it from its digest read when a partial was completed before CRCs were kept', async () => {
@@ -279,7 +291,7 @@ describe('the CRC-32 of a tus final upload', () => {
       made.map((partial) => partial.path),
     );
     expect(response.status).toBe(201);
-    // The request's digest read right after creation (waitUntil) computed both.
+    // The final's one digest read, before it was recorded, computed both.
     await expectCrc32(auth, response.headers.get('x-file-id') ?? '', whole);
   });
 });
