@@ -4,6 +4,7 @@ import { freeFiles, storageExceeded } from '../accounts/account-storage-client';
 import { ApiError } from '../errors';
 import { emitEvents } from '../events/emit';
 import { concat } from '../lib/bytes';
+import { scanOnArrival } from '../scanning/scan-queue';
 import { blobKey, consumeIntoBlob, type StoredBlob } from '../storage/blobs';
 import { type FileRow, insertFiles } from '../storage/files-repo';
 import { decideFileType, SNIFF_BYTES } from './file-type';
@@ -13,6 +14,7 @@ import { expiryOf, type FileDraft, fileEventData, fileRow } from './records';
 import { uploadError } from './upload-errors';
 import type { RecordOptions } from './upload-fields';
 import { blobMetadata } from './upload-owner';
+import { startScans } from './upload-scans';
 import type { UploadDeps } from './upload-session';
 
 /**
@@ -167,6 +169,7 @@ export async function recordFiles(
             expiresAt: expiry,
             now,
             requestId: options.requestId,
+            scan: scanOnArrival(deps.config, options),
           }),
         );
     }
@@ -183,6 +186,7 @@ export async function recordFiles(
       throw new ApiError('UPLOAD_FAILED', 'The file could not be recorded', { cause: error });
     }
     recorded(rows.map((row) => row.r2_key));
+    startScans(deps, rows);
     emitEvents(
       deps.events,
       rows.map((row) => ({ accountId: row.account_id, type: 'file.uploaded', data: { file: fileEventData(row) } })),
