@@ -10,19 +10,12 @@ import { openBlob } from '../storage/segments';
 import { isoNow } from '../time';
 import type { ScanMessage } from './scan-queue';
 import { type ScanTimeouts, type ScanVerdict, scannerAddress, scanStream } from './scanner-client';
+import { SCAN_ATTEMPTS, scanRetryDelay } from './schedule';
 
 /** The queue and its dead-letter queue (wrangler.toml). */
 export const SCAN_QUEUE = 'edgeshare-scans';
 export const SCAN_DEAD_LETTERS = `${SCAN_QUEUE}-dlq`;
 export const isScanQueue = (queue: string) => queue === SCAN_QUEUE || queue === SCAN_DEAD_LETTERS;
-
-/** Attempts at a scan the scanner did not answer before it is recorded as `error`. */
-export const SCAN_ATTEMPTS = 5;
-/** The delay before attempt n + 1 (n = 1 … 4): about 42 minutes from the first to the last. */
-export const SCAN_RETRY_DELAYS_SECONDS = [30, 120, 600, 1800] as const;
-
-const retryDelay = (attempts: number) =>
-  SCAN_RETRY_DELAYS_SECONDS[Math.min(attempts, SCAN_RETRY_DELAYS_SECONDS.length) - 1] ?? SCAN_RETRY_DELAYS_SECONDS[0];
 
 /** A scan's outcome as it is recorded. */
 export type RecordedScan = { status: 'clean' | 'infected' | 'too_large' | 'error'; signature?: string | null };
@@ -60,7 +53,7 @@ async function consume(message: Message<ScanMessage>, deps: ScanDeps, deadLetter
     const { verdict } = attempt;
     const fields = { fileId, bytes: attempt.bytes, attempts: message.attempts, status: verdict.status };
     if (verdict.status === 'error' && !deadLetter && message.attempts < SCAN_ATTEMPTS) {
-      const delaySeconds = retryDelay(message.attempts);
+      const delaySeconds = scanRetryDelay(message.attempts);
       log('error', 'scan failed, tried again later', { ...fields, reason: verdict.reason, delaySeconds });
       message.retry({ delaySeconds });
       return;
@@ -76,7 +69,7 @@ async function consume(message: Message<ScanMessage>, deps: ScanDeps, deadLetter
   } catch (error) {
     // Reading the row or recording the verdict failed (D1): the queue tries again, then the dead letters.
     log('error', 'scan not recorded, tried again later', { fileId, error: String(error) });
-    message.retry({ delaySeconds: retryDelay(message.attempts) });
+    message.retry({ delaySeconds: scanRetryDelay(message.attempts) });
   }
 }
 

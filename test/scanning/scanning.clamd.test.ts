@@ -7,7 +7,7 @@
 import { env } from 'cloudflare:test';
 import { Webhook } from 'standardwebhooks';
 import { beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
-import { SCAN_ATTEMPTS, SCAN_RETRY_DELAYS_SECONDS } from '../../src/scanning/consumer';
+import { SCAN_ATTEMPTS, SCAN_RETRY_DELAYS_SECONDS } from '../../src/scanning/schedule';
 import { tokenOf } from '../helpers/files';
 import { makeLink, pathOf } from '../helpers/links';
 import { bodySha256, expect451, release } from '../helpers/moderation';
