@@ -4,6 +4,7 @@
 // ending in NUL. Nothing is held: each chunk read from R2 goes to the socket before the next is
 // read. The protocol: https://docs.clamav.net/manual/Usage/Scanning.html#clamd (INSTREAM).
 import { connect } from 'cloudflare:sockets';
+import { byteReader } from '../lib/byte-reader';
 
 /** Where clamd listens: SCANNER = clamd://host:port (src/config.ts checks its shape). */
 export type ScannerAddress = { hostname: string; port: number };
@@ -28,11 +29,7 @@ export type ScanVerdict =
   | { status: 'too_large'; reason: string }
   | { status: 'error'; reason: string };
 
-/**
- * The most bytes one chunk carries. R2 hands over a body in pieces of its own size; a larger piece
- * is cut (views, no copy), a smaller one goes as it is. bench/cases/scan.ts measured 64 KiB to
- * 4 MiB alike; 1 MiB keeps clamd's reads large and its per-chunk buffer small.
- */
+/** The most bytes one chunk carries (see chunksOf; bench/cases/scan.ts measures it). */
 export const MAX_CHUNK_BYTES = 1024 * 1024;
 
 /** How long each step may take before the scan is an error: connecting, each write or read, the verdict. */
@@ -97,11 +94,57 @@ export function verdictOf(reply: string): ScanVerdict {
 
 const nextTurn = () => new Promise((resolve) => setTimeout(resolve, 0));
 
-const lengthPrefix = (length: number) => {
-  const prefix = new Uint8Array(4);
-  new DataView(prefix.buffer).setUint32(0, length);
-  return prefix;
-};
+/** A chunk as INSTREAM sends it: its length as 4 bytes big-endian, then its bytes. */
+type Chunks = { next(): Promise<Uint8Array | null>; cancel(): Promise<void> };
+
+/** `length` bytes at `offset + 4` of `buffer`, with their length written into the 4 bytes before. */
+function framed(buffer: ArrayBufferLike, offset: number, length: number): Uint8Array {
+  new DataView(buffer, offset, 4).setUint32(0, length);
+  return new Uint8Array(buffer, offset, 4 + length);
+}
+
+const END = framed(new ArrayBuffer(4), 0, 0);
+
+/**
+ * The body as chunks ready to send. A byte stream (an R2 body, a file's segments) is read with
+ * `readAtLeast` into one reused buffer that keeps 4 bytes free in front for the length: one
+ * MAX_CHUNK_BYTES chunk per JavaScript turn and per write, without a copy (R2 hands its bodies
+ * over in pieces of a few KiB). Any other stream is cut (or copied) chunk by chunk.
+ */
+function chunksOf(body: ReadableStream<Uint8Array>): Chunks {
+  const reader = byteReader(body);
+  if (reader) {
+    let buffer: ArrayBuffer | undefined = new ArrayBuffer(4 + MAX_CHUNK_BYTES);
+    return {
+      async next() {
+        if (!buffer) return null;
+        const { done, value } = await reader.readAtLeast(MAX_CHUNK_BYTES, new Uint8Array(buffer, 4, MAX_CHUNK_BYTES));
+        // The view's buffer is the one passed in (moved, not copied): the next read fills it again.
+        buffer = done ? undefined : (value?.buffer as ArrayBuffer | undefined);
+        if (!value || value.length === 0) return done ? null : this.next();
+        return framed(value.buffer, value.byteOffset - 4, value.length);
+      },
+      cancel: () => reader.cancel(),
+    };
+  }
+  const chunks = body.getReader();
+  let pending: Uint8Array = new Uint8Array(0);
+  return {
+    async next() {
+      while (pending.length === 0) {
+        const { done, value } = await chunks.read();
+        if (done) return null;
+        pending = value;
+      }
+      const piece = pending.subarray(0, MAX_CHUNK_BYTES);
+      pending = pending.subarray(piece.length);
+      const chunk = new Uint8Array(4 + piece.length);
+      chunk.set(piece, 4);
+      return framed(chunk.buffer, 0, piece.length);
+    },
+    cancel: () => chunks.cancel(),
+  };
+}
 
 /**
  * Streams `body` to clamd at `address` with INSTREAM and returns its verdict; never throws (a
@@ -114,7 +157,7 @@ export async function scanStream(
   timeouts: ScanTimeouts = SCAN_TIMEOUTS,
 ): Promise<ScanVerdict> {
   let socket: ReturnType<typeof connect> | undefined;
-  const source = body.getReader();
+  const chunks = chunksOf(body);
   try {
     socket = connect(address, { secureTransport: 'off', allowHalfOpen: false });
     await within(socket.opened, timeouts.connectMs, 'connecting to clamd');
@@ -133,20 +176,16 @@ export async function scanStream(
     const write = (bytes: Uint8Array) => within(writer.write(bytes), timeouts.idleMs, 'writing to clamd');
     try {
       await write(INSTREAM);
-      for (;;) {
-        const { done, value } = await within(source.read(), timeouts.idleMs, 'reading the file');
-        if (done || answered) break;
-        for (let at = 0; at < value.length && !answered; at += MAX_CHUNK_BYTES) {
-          const piece = value.subarray(at, at + MAX_CHUNK_BYTES);
-          await write(lengthPrefix(piece.length));
-          await write(piece);
-          // Writes that the socket takes at once never give clamd's answer, which may come early
-          // (a stream past its StreamMaxLength), a turn to be read before clamd closes: a turn of
-          // the event loop per chunk does (without it the answer is lost with the connection).
-          await nextTurn();
-        }
+      while (!answered) {
+        const chunk = await within(chunks.next(), timeouts.idleMs, 'reading the file');
+        if (!chunk) break;
+        await write(chunk);
+        // Writes that the socket takes at once never give clamd's answer, which may come early
+        // (a stream past its StreamMaxLength), a turn to be read before clamd closes: a turn of
+        // the event loop per chunk does (without it the answer is lost with the connection).
+        await nextTurn();
       }
-      if (!answered) await write(lengthPrefix(0));
+      if (!answered) await write(END);
     } catch (error) {
       // A write refused because clamd answered and closed (a stream past its StreamMaxLength):
       // its answer, in flight or read already, says why.
@@ -158,7 +197,7 @@ export async function scanStream(
   } catch (error) {
     return { status: 'error', reason: error instanceof ScanFailure ? error.message : String(error) };
   } finally {
-    await source.cancel().catch(() => undefined);
+    await chunks.cancel().catch(() => undefined);
     await socket?.close().catch(() => undefined);
   }
 }

@@ -38,6 +38,29 @@ describe.skipIf(!clamdRunning())('scanning a stream with clamd (INSTREAM over co
     });
   });
 
+  it('reads an R2 body in large pieces into one buffer, every byte sent as it was (signatures at each seam)', async () => {
+    // R2 hands a body over in pieces of a few KiB; the client reads it a chunk at a time into one
+    // reused buffer. Signatures across each seam of that buffer are found only if no byte is lost or
+    // overwritten; a clean copy of the same size stays clean.
+    const size = MAX_CHUNK_BYTES + MAX_CHUNK_BYTES / 2;
+    const clean = new Uint8Array(size).fill(0x63);
+    const key = `scan-test/${crypto.randomUUID()}`;
+    await env.FILES.put(`${key}/clean`, clean);
+    expect(await scanStream(live(), (await env.FILES.get(`${key}/clean`))?.body ?? streamOf([]))).toEqual({
+      status: 'clean',
+    });
+    for (const at of [MAX_CHUNK_BYTES - 7, MAX_CHUNK_BYTES - MARKER.length, MAX_CHUNK_BYTES, size - MARKER.length]) {
+      const bytes = clean.slice();
+      bytes.set(MARKER, at);
+      await env.FILES.put(`${key}/${at}`, bytes);
+      const body = (await env.FILES.get(`${key}/${at}`))?.body ?? streamOf([]);
+      expect(await scanStream(live(), body), `marker at ${at}`).toEqual({
+        status: 'infected',
+        signature: 'Edgeshare.Test.Marker.UNOFFICIAL',
+      });
+    }
+  });
+
   it('finds a signature split between two pieces of the source', async () => {
     const head = new Uint8Array(70_000).fill(0x62);
     expect(await scanStream(live(), streamOf([head, EICAR.subarray(0, 30), EICAR.subarray(30), head]))).toEqual({

@@ -132,7 +132,7 @@ describe.skipIf(!clamdRunning())('files scanned by clamd', () => {
     });
   });
 
-  it('finds a signature in the middle of a file (the marker, past the first chunk)', async () => {
+  it('finds a signature anywhere in a file, not only at its start (the marker, 700 KiB in)', async () => {
     const content = new Uint8Array(900 * 1024).fill(0x2e);
     content.set(MARKER, 700 * 1024);
     const file = await uploadOk('v2', owner.auth, { filename: 'report.txt', type: 'text/plain', content });
