@@ -4,7 +4,7 @@
 // never needs ClamAV's databases or the network (no freshclam). Ready once it answers PING with
 // PONG; stopped by its PID.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,11 +18,18 @@ const CANDIDATES = [process.env.CLAMD_PATH, '/usr/sbin/clamd', '/usr/local/sbin/
 /** The clamd binary, or undefined when none is installed. */
 export const CLAMD_PATH = CANDIDATES.find((path): path is string => Boolean(path && existsSync(path)));
 
+/** clamd's own client (Debian: clamdscan, beside clamav-daemon), or undefined. */
+export const CLAMDSCAN_PATH = [process.env.CLAMDSCAN_PATH, '/usr/bin/clamdscan'].find((path): path is string =>
+  Boolean(path && existsSync(path)),
+);
+
 export type Clamd = {
   /** SCANNER's value for it: clamd://127.0.0.1:<port>. */
   scanner: string;
   port: number;
   pid: number;
+  /** Its clamd.conf: what `clamdscan --config-file` reads to find it. */
+  configPath: string;
   /** Stops it (SIGTERM, then SIGKILL after 5 s) and deletes its directory. */
   stop: () => Promise<void>;
 };
@@ -107,7 +114,15 @@ export async function startClamd(limits: ClamdLimits = {}, timeoutMs = 30_000): 
   while (Date.now() < deadline) {
     if (child.exitCode !== null) break;
     const answer = await clamdCommand(port, 'PING', 500).catch(() => '');
-    if (answer === 'PONG') return { scanner: `clamd://127.0.0.1:${port}`, port, pid: child.pid ?? 0, stop };
+    if (answer === 'PONG') {
+      return {
+        scanner: `clamd://127.0.0.1:${port}`,
+        port,
+        pid: child.pid ?? 0,
+        configPath: join(dir, 'clamd.conf'),
+        stop,
+      };
+    }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   await stop();
@@ -124,10 +139,3 @@ async function stopChild(child: ChildProcess, dir: string): Promise<void> {
   }
   rmSync(dir, { recursive: true, force: true });
 }
-
-/** The signature names of the project's database, by what they match. */
-export const signatureNames = () =>
-  readFileSync(SIGNATURES, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => line.split(':')[0]);
