@@ -133,7 +133,8 @@ async function scanVariants(ctx: BenchContext, sizeMiB: number): Promise<Variant
 
   const bareScan = async (route: string, name: string, bytes: number) => {
     const reply = await send(new URL(`/${route}/${name}`, bare.url), { method: 'GET' });
-    const body = JSON.parse(reply.body) as { reply: string; bytes: number };
+    // A failed scan answers a plain-text error (workerd's 500), not JSON: say so, with its text.
+    const body = (reply.status === 200 ? JSON.parse(reply.body) : {}) as { reply?: string; bytes?: number };
     if (reply.status !== 200 || body.reply !== 'stream: OK' || body.bytes !== bytes) {
       throw new Error(`bare scan of ${name}: ${reply.status} ${reply.body.slice(0, 200)}`);
     }
