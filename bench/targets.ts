@@ -286,14 +286,6 @@ export const TARGETS: Target[] = [
     },
   },
   {
-    id: 'scan-300mib.handed-over',
-    text: 'scan-300mib: the bare Worker sending each chunk as R2 hands it over, against its 1 MiB reads (shown, no goal)',
-    evaluate: (results) => {
-      const pair = versusVariant(results, 'scan-300mib', 'bare-reads', 'bare');
-      return pair && show(pair.service, pair.baseline, 'mibPerS');
-    },
-  },
-  {
     id: 'share-download.throughput',
     text: 'share-download: download through a made share link (password by HTTP Basic, counted) ≥ 0.9× the bare R2 get of an object stored the same way',
     evaluate: (results) => {

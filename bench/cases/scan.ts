@@ -92,8 +92,8 @@ export function scanCase(id: string, sizeMiB: number, reps: number): BenchCase {
         'back to pending in D1, sends one message to the scan queue and is timed until the consumer’s ' +
         '`scan recorded` log line (queue delivery, row read, R2 to clamd, the verdict, its D1 write and events).',
       'bare Worker (bench/workers/clamd-stream): the same bytes stored the same way, by R2 multipart; its ' +
-        '`GET /scan/:key` streams the object to clamd with INSTREAM, each chunk as R2 hands it over (a few KiB), ' +
-        'and `GET /scan-reads/:key` reads it 1 MiB at a time into one buffer (readAtLeast); timed by the client.',
+        '`GET /scan-reads/:key` streams the object to clamd with INSTREAM, read 1 MiB at a time into one buffer ' +
+        '(readAtLeast); timed by the client.',
       '`clamdscan --stream` of the same file from disk, and the service’s plain download of the file (for its ' +
         'memory) beside them. Every repetition in a fresh workerd process, warmed by a ' +
         `${WARM_BYTES / 1024} KiB file the same way. Throughput is file size / time.`,
@@ -142,24 +142,16 @@ async function scanVariants(ctx: BenchContext, sizeMiB: number): Promise<Variant
   };
   const read = downloadReader(size);
   return [
-    ...(
-      [
-        ['bare', 'scan', 'bare Worker: the R2 object to clamd, each chunk as R2 hands it over'],
-        ['bare-reads', 'scan-reads', 'bare Worker: the R2 object to clamd, read 1 MiB at a time'],
-      ] as const
-    ).map(
-      ([variantId, route, label]): Variant => ({
-        id: variantId,
-        label,
-        role: 'baseline',
-        worker: 'clamdStream',
-        ...(variantId === 'bare' ? { versus: 'bare-reads' } : {}),
-        run: async () => ({ metrics: transferred(await bareScan(route, 'file', size), size) }),
-        warm: async () => {
-          await bareScan(route, 'warm', WARM_BYTES);
-        },
-      }),
-    ),
+    {
+      id: 'bare-reads',
+      label: 'bare Worker: the R2 object to clamd, read 1 MiB at a time',
+      role: 'baseline',
+      worker: 'clamdStream',
+      run: async () => ({ metrics: transferred(await bareScan('scan-reads', 'file', size), size) }),
+      warm: async () => {
+        await bareScan('scan-reads', 'warm', WARM_BYTES);
+      },
+    },
     {
       id: 'service',
       label: 'edgeshare: the scan queue’s consumer (scanner client)',
