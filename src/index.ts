@@ -9,6 +9,7 @@ import { consumeScans, isScanQueue } from './scanning/consumer';
 import type { ScanMessage } from './scanning/scan-queue';
 import { consumeEvents } from './webhooks/consumer';
 import { pruneWebhookDeliveries } from './webhooks/retention';
+import { targetRules } from './webhooks/url';
 
 export { AccountStorage } from './accounts/account-storage-object';
 export { IdempotencyStore } from './idempotency/idempotency-store-object';
@@ -69,6 +70,7 @@ export default {
     await consumeEvents(batch as MessageBatch<EventsMessage>, {
       db: env.DB,
       queue: env.EVENTS as Queue<EventsMessage>,
+      targets: targetRules(config),
       operator: url && secret ? { url, secret } : undefined,
     });
   },
