@@ -15,6 +15,18 @@ const migrations = await readD1Migrations(new URL('./migrations', import.meta.ur
 // It took a fifth off the cli project's CPU. Kept with the installed packages, like Vite's cache.
 process.env.NODE_COMPILE_CACHE ??= new URL('./node_modules/.cache/node-compile-cache', import.meta.url).pathname;
 
+// The bindings the tests inside workerd add to wrangler.toml's.
+const workerBindings = {
+  TEST_MIGRATIONS: migrations,
+  ADMIN_TOKEN: 'test-admin-token-0123456789abcdefghij',
+  // Tests reach receivers and files on 127.0.0.1, as `npm run dev` does (a deployment never).
+  ALLOW_LOOPBACK_TARGETS: 'true',
+  // The operator's receiver (docs/abuse.md): a *.hooks.test host, which the tests that
+  // read it intercept (test/helpers/webhooks.ts); elsewhere its events go nowhere.
+  OPERATOR_WEBHOOK_URL: 'https://operator.hooks.test/hook',
+  OPERATOR_WEBHOOK_SECRET: 'whsec_dGVzdC1vcGVyYXRvci1zZWNyZXQtMDEyMzQ1Njc4OQ==',
+};
+
 // Our request log lines are JSON; keep them out of test output unless they report an error.
 const quietLogs = (log: string) => !(log.startsWith('{"level":"info"') || log.includes('"msg":"request"'));
 
@@ -33,16 +45,7 @@ export default defineConfig({
             remoteBindings: false,
             wrangler: { configPath: './wrangler.toml' },
             miniflare: {
-              bindings: {
-                TEST_MIGRATIONS: migrations,
-                ADMIN_TOKEN: 'test-admin-token-0123456789abcdefghij',
-                // Tests reach receivers and files on 127.0.0.1, as `npm run dev` does (a deployment never).
-                ALLOW_LOOPBACK_TARGETS: 'true',
-                // The operator's receiver (docs/abuse.md): a *.hooks.test host, which the tests that
-                // read it intercept (test/helpers/webhooks.ts); elsewhere its events go nowhere.
-                OPERATOR_WEBHOOK_URL: 'https://operator.hooks.test/hook',
-                OPERATOR_WEBHOOK_SECRET: 'whsec_dGVzdC1vcGVyYXRvci1zZWNyZXQtMDEyMzQ1Njc4OQ==',
-              },
+              bindings: workerBindings,
             },
           }),
         ],
@@ -50,7 +53,38 @@ export default defineConfig({
           name: 'worker',
           include: ['test/**/*.test.ts'],
           // The runner is the file name's suffix (CONTRIBUTING.md, "Where a test goes"): the others' files.
-          exclude: ['test/**/*.{cli,e2e,node,browser}.test.ts'],
+          exclude: ['test/**/*.{cli,e2e,node,browser,clamd}.test.ts'],
+          setupFiles: ['./test/helpers/worker-setup.ts'],
+          testTimeout: 60_000,
+        },
+      },
+      {
+        // Scanning with a real clamd (test/helpers/clamd-global-setup.ts starts it): inside workerd like
+        // the worker project, with SCANNER naming that clamd, so the real local queue's consumer scans
+        // through connect(). Small limits make "too large" cheap: SCAN_MAX_BYTES 1 MiB, and clamd's
+        // own StreamMaxLength 2 MiB. Without clamd: skipped with a banner (in CI: failing).
+        plugins: [
+          cloudflareTest(({ inject }) => {
+            const clamd = inject('clamd');
+            return {
+              remoteBindings: false,
+              wrangler: { configPath: './wrangler.toml' },
+              miniflare: {
+                bindings: {
+                  ...workerBindings,
+                  SCANNER: clamd?.scanner ?? '',
+                  SCAN_MODE: 'gate',
+                  SCAN_MAX_BYTES: String(1024 * 1024),
+                  STOPPED_SCANNER: clamd?.stopped ?? '',
+                },
+              },
+            };
+          }),
+        ],
+        test: {
+          name: 'clamd',
+          include: ['test/**/*.clamd.test.ts'],
+          globalSetup: ['./test/helpers/clamd-global-setup.ts'],
           setupFiles: ['./test/helpers/worker-setup.ts'],
           testTimeout: 60_000,
         },

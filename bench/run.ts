@@ -11,11 +11,13 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { parseArgs } from 'node:util';
+import { type Clamd, startClamd } from '../scripts/clamd.ts';
 import { ROOT } from '../scripts/wrangler.ts';
 import { benchCases } from './cases/index.ts';
 import {
   type BenchContext,
   type CaseResult,
+  CLAMD_WORKERS,
   ON_DEMAND_WORKERS,
   runCase,
   type ServiceId,
@@ -80,12 +82,17 @@ const SOURCES: Record<WorkerId, string> = {
   tutorial: 'bench/workers/tutorial/wrangler.toml',
   doD1: 'bench/workers/do-d1/wrangler.toml',
   zipStream: 'bench/workers/zip-stream/wrangler.toml',
+  serviceScanning: 'wrangler.toml',
+  clamdStream: 'bench/workers/clamd-stream/wrangler.toml',
 };
 // The admin token lives only in this process and the service's bindings; never printed.
 const adminToken = randomBytes(32).toString('base64url');
 
+let clamd: Clamd | undefined;
+
 async function shutdown(): Promise<void> {
   await Promise.allSettled(Object.values(workers).map((worker) => worker.mf.dispose()));
+  await clamd?.stop();
   rmSync(tmp, { recursive: true, force: true });
 }
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
@@ -130,7 +137,13 @@ const SERVICE_NAMES: Partial<Record<WorkerId, string>> = {
   serviceNoCrc32: 'edgeshare-no-crc32',
   serviceNoAccessLog: 'edgeshare-no-access-log',
   serviceBlocklist: 'edgeshare-blocklist',
+  serviceScanning: 'edgeshare-scanning',
 };
+
+/** The scanning cases' clamd: limits above their 300 MiB file (StreamMaxLength, MaxFileSize, MaxScanSize). */
+const CLAMD_LIMIT = '400M';
+/** SCAN_MAX_BYTES of the scanning service: past the 300 MiB file. */
+const SCAN_MAX_BYTES = String(400 * 2 ** 20);
 
 async function main(): Promise<void> {
   const facts = machine();
@@ -138,9 +151,24 @@ async function main(): Promise<void> {
   const sources = (Object.entries(SOURCES) as [WorkerId, string][]).filter(
     ([id]) => !ON_DEMAND_WORKERS.includes(id) || wanted.has(id),
   );
-  // The no-events, no-access-log and blocklist instances run the service's own bundle.
-  const SAME_BUNDLE: WorkerId[] = ['serviceNoEvents', 'serviceNoAccessLog', 'serviceBlocklist'];
+  // The no-events, no-access-log, blocklist and scanning instances run the service's own bundle.
+  const SAME_BUNDLE: WorkerId[] = ['serviceNoEvents', 'serviceNoAccessLog', 'serviceBlocklist', 'serviceScanning'];
   const bundleOf = (id: WorkerId) => (SAME_BUNDLE.includes(id) ? 'service' : id);
+  if (sources.some(([id]) => CLAMD_WORKERS.includes(id))) {
+    clamd = await startClamd({ streamMaxLength: CLAMD_LIMIT, maxFileSize: CLAMD_LIMIT });
+    log(`started clamd (pid ${clamd.pid}) at ${clamd.scanner}`);
+  }
+  const varsOf = (id: WorkerId): Record<string, string> => {
+    if (id === 'clamdStream') return { CLAMD: `127.0.0.1:${clamd?.port}` };
+    if (!(id in SERVICE_NAMES)) return {};
+    return {
+      MAX_FILE_SIZE: String(2 ** 30),
+      ADMIN_TOKEN: adminToken,
+      ...(id === 'serviceNoAccessLog' ? { ACCESS_LOG: 'off' } : {}),
+      // Scanned after the upload (async): the file is served at once, and scanned by the queue's consumer.
+      ...(id === 'serviceScanning' ? { SCANNER: clamd?.scanner ?? '', SCAN_MODE: 'async', SCAN_MAX_BYTES } : {}),
+    };
+  };
   const bundled = sources.filter(([id]) => bundleOf(id) === id);
   log(`bundling ${bundled.length} Workers with wrangler deploy --dry-run`);
   for (const [id, config] of bundled) {
@@ -152,19 +180,12 @@ async function main(): Promise<void> {
     bundle(source, join(tmp, 'bundles', id));
   }
   for (const [id, config] of sources) {
-    const isService = id in SERVICE_NAMES;
     const worker = await startWorker({
       name: SERVICE_NAMES[id] ?? `bench-${id}`,
       configPath: config,
       bundleDir: join(tmp, 'bundles', bundleOf(id)),
       stateDir: join(tmp, 'state', id),
-      vars: isService
-        ? {
-            MAX_FILE_SIZE: String(2 ** 30),
-            ADMIN_TOKEN: adminToken,
-            ...(id === 'serviceNoAccessLog' ? { ACCESS_LOG: 'off' } : {}),
-          }
-        : {},
+      vars: varsOf(id),
       withoutQueueProducers: id === 'serviceNoEvents' ? ['EVENTS'] : [],
     });
     await applyMigrations(worker);
@@ -177,6 +198,7 @@ async function main(): Promise<void> {
     createApiKey,
     admin,
     tmpDir: tmp,
+    clamd,
     facts: {},
   };
 

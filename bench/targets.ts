@@ -277,6 +277,33 @@ export const TARGETS: Target[] = [
       return pair && compare(pair.service, pair.baseline, 'mibPerS', 0.9, '>=');
     },
   },
+  // Scanning with clamd (issue 39): the scan queue's consumer against a bare Worker streaming the
+  // same R2 object to the same clamd (the faster of its two ways: 1 MiB reads), its memory against
+  // the service's plain download of the file, and clamdscan --stream of the file beside them.
+  {
+    id: 'scan-300mib.throughput',
+    text: 'scan-300mib: scanning throughput ≥ 0.9× a bare Worker streaming the same R2 object to the same clamd (INSTREAM)',
+    evaluate: (results) => {
+      const pair = versusVariant(results, 'scan-300mib', 'bare-reads');
+      return pair && compare(pair.service, pair.baseline, 'mibPerS', 0.9, '>=');
+    },
+  },
+  {
+    id: 'scan-300mib.memory',
+    text: 'scan-300mib: workerd peak memory growth while scanning ≤ 1.2× a plain download of the same file’s',
+    evaluate: (results) => {
+      const pair = versusVariant(results, 'scan-300mib', 'download');
+      return pair && compare(pair.service, pair.baseline, 'memGrowthMiB', 1.2, '<=', MEMORY_FLOOR_MIB);
+    },
+  },
+  {
+    id: 'scan-300mib.clamdscan',
+    text: 'scan-300mib: the service’s scanning throughput against clamdscan --stream of the file on disk (shown, no goal)',
+    evaluate: (results) => {
+      const pair = versusVariant(results, 'scan-300mib', 'clamdscan');
+      return pair && show(pair.service, pair.baseline, 'mibPerS');
+    },
+  },
   {
     id: 'share-download.throughput',
     text: 'share-download: download through a made share link (password by HTTP Basic, counted) ≥ 0.9× the bare R2 get of an object stored the same way',

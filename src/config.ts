@@ -173,6 +173,10 @@ const configSchema = z.object({
     z
       .string()
       .regex(/^clamd:\/\/[^\s/:]+:\d{1,5}$/, 'must be clamd://host:port')
+      .refine((value) => {
+        const port = Number(value.slice(value.lastIndexOf(':') + 1));
+        return port >= 1 && port <= 65_535;
+      }, 'the port must be 1 to 65535')
       .optional(),
   ),
   SCAN_MODE: z.preprocess(blankToUndefined, z.enum(SCAN_MODES).default('off')),

@@ -1,9 +1,12 @@
+import { recordScan } from './abuse/service';
 import { createApp } from './app';
 import { getConfig, orphanGraceMs } from './config';
 import { eventSink } from './events/emit';
 import type { EventsMessage } from './events/types';
 import { log } from './log';
 import { sweep } from './maintenance/sweep';
+import { consumeScans, isScanQueue } from './scanning/consumer';
+import type { ScanMessage } from './scanning/scan-queue';
 import { consumeEvents } from './webhooks/consumer';
 import { pruneWebhookDeliveries } from './webhooks/retention';
 import { targetRules } from './webhooks/url';
@@ -40,11 +43,29 @@ export default {
     await run;
   },
   /**
-   * The events queue and its dead-letter queue (wrangler.toml [[queues.consumers]]): webhook
-   * deliveries, the operator's included.
+   * The queues of wrangler.toml [[queues.consumers]]: the scan queue and its dead letters (a new
+   * file to scan with clamd), and the events queue and its dead letters (webhook deliveries, the
+   * operator's included).
    */
-  async queue(batch, env, _ctx) {
+  async queue(batch, env, ctx) {
     const config = getConfig(env);
+    if (isScanQueue(batch.queue)) {
+      const abuse = {
+        db: env.DB,
+        bucket: env.FILES,
+        accounts: env.ACCOUNT_STORAGE,
+        limiter: env.KEY_LIMITER,
+        events: eventSink(env, ctx),
+        operatorWebhook: config.OPERATOR_WEBHOOK_URL,
+      };
+      await consumeScans(batch as MessageBatch<ScanMessage>, {
+        db: env.DB,
+        bucket: env.FILES,
+        config,
+        record: (fileId, scan) => recordScan(abuse, fileId, scan),
+      });
+      return;
+    }
     const { OPERATOR_WEBHOOK_URL: url, OPERATOR_WEBHOOK_SECRET: secret } = config;
     await consumeEvents(batch as MessageBatch<EventsMessage>, {
       db: env.DB,

@@ -7,6 +7,8 @@ declare global {
       ADMIN_TOKEN?: string;
       /** The operator's webhook secret (vitest.config.ts), beside OPERATOR_WEBHOOK_URL. */
       OPERATOR_WEBHOOK_SECRET?: string;
+      /** The clamd project's (vitest.config.ts): a clamd address where none answers any more. */
+      STOPPED_SCANNER?: string;
     }
   }
 }

@@ -13,6 +13,7 @@ import { downloadCase } from './downloads.ts';
 import { eventsCase } from './events.ts';
 import { listCase } from './list.ts';
 import { readCase } from './reads.ts';
+import { scanCase } from './scan.ts';
 import { shareDownloadCase } from './share-downloads.ts';
 import { tusCase } from './tus.ts';
 import { uploadCase } from './uploads.ts';
@@ -33,6 +34,8 @@ export function benchCases(quick: boolean): BenchCase[] {
     crcCase('crc-300mib', quick ? 24 : 300, reps(5)),
     tusCase('tus-300mib', quick ? 24 : 300, [10, 50], reps(5)),
     downloadCase('download-300mib', quick ? 24 : 300, reps(3)),
+    // clamd's own scan is most of the time, and it swings with the machine's load: more rounds.
+    scanCase('scan-300mib', quick ? 24 : 300, reps(5)),
     shareDownloadCase('share-download', quick ? 8 : 50, reps(5)),
     accessLogCase('access-log', quick ? 8 : 50, reps(7)),
     // Rounds swing 10–20 % here (workerd is CPU-bound, the client on the other core competes): more of them.

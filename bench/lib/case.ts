@@ -1,5 +1,6 @@
 // What a benchmark case is, and how its repetitions are run: interleaved, one variant after
 // another in each round (baseline, service, baseline, service, …), each watched through /proc.
+import type { Clamd } from '../../scripts/clamd.ts';
 import { cpuMs, probe } from './proc.ts';
 import type { BenchWorker } from './runtime.ts';
 import { type Summary, summarize } from './stats.ts';
@@ -18,7 +19,9 @@ export type Role = 'baseline' | 'service' | 'peer';
  * (bench/lib/no-crc32.ts). serviceBlocklist: the service's bundle with its own state, for a blocklist
  * of its own (bench/cases/blocklist.ts). These start only for the cases that name them (BenchCase.workers),
  * as does zipStream (bench/workers/zip-stream: the archive's baselines, objects back to back and
- * client-zip).
+ * client-zip). serviceScanning: the service's bundle with SCANNER naming the run's clamd (its scan
+ * queue's consumer scans); clamdStream: the bare scan (bench/workers/clamd-stream). Both start only
+ * for the cases that name them, with a clamd the run starts first (scripts/clamd.ts).
  */
 export type WorkerId =
   | 'service'
@@ -29,7 +32,9 @@ export type WorkerId =
   | 'r2'
   | 'tutorial'
   | 'doD1'
-  | 'zipStream';
+  | 'zipStream'
+  | 'serviceScanning'
+  | 'clamdStream';
 
 /** The workers a run starts only when one of its cases names them. */
 export const ON_DEMAND_WORKERS: readonly WorkerId[] = [
@@ -37,7 +42,12 @@ export const ON_DEMAND_WORKERS: readonly WorkerId[] = [
   'serviceNoAccessLog',
   'serviceBlocklist',
   'zipStream',
+  'serviceScanning',
+  'clamdStream',
 ];
+
+/** The workers that reach the run's clamd (started only for them): the service scanning, and the bare scan. */
+export const CLAMD_WORKERS: readonly WorkerId[] = ['serviceScanning', 'clamdStream'];
 
 export type Rep = {
   /** What the variant measured itself (throughput, latency, …). */
@@ -72,7 +82,13 @@ export type MetricSpec = {
 };
 
 /** The edgeshare instances a key can be made in. */
-export type ServiceId = 'service' | 'serviceNoEvents' | 'serviceNoCrc32' | 'serviceNoAccessLog' | 'serviceBlocklist';
+export type ServiceId =
+  | 'service'
+  | 'serviceNoEvents'
+  | 'serviceNoCrc32'
+  | 'serviceNoAccessLog'
+  | 'serviceBlocklist'
+  | 'serviceScanning';
 
 /** Everything a case may use while preparing its variants. */
 export type BenchContext = {
@@ -83,6 +99,8 @@ export type BenchContext = {
   /** A request to an instance's /admin/* with the run's admin token (which the case never sees). */
   admin: (on: ServiceId, path: string, init: Parameters<typeof send>[1]) => Promise<Reply>;
   tmpDir: string;
+  /** The clamd the run started for the scanning cases (CLAMD_WORKERS), if any. */
+  clamd?: Clamd;
   /** Facts a case learns on the way (e.g. bytes per D1 row), kept in the results for the load model. */
   facts: Record<string, number | string>;
 };

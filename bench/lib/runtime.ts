@@ -20,6 +20,8 @@ export type BenchWorker = {
   d1: { binding: string; migrationsDir: string | undefined }[];
   /** A fresh workerd process on the same port and state: memory figures then start from a clean slate. */
   restart: () => Promise<void>;
+  /** Calls `listener` with each log line the Worker writes (across restarts) until the returned function is called. */
+  watchLogs: (listener: (message: string) => void) => () => void;
 };
 
 /** Bundles a Worker exactly as `wrangler deploy` would, into outDir. */
@@ -85,7 +87,11 @@ export async function startWorker(options: StartOptions): Promise<BenchWorker> {
   const configPath = resolve(ROOT, options.configPath);
   // wrangler's Config type comes from a package it bundles, so it reaches us untyped: name what we read.
   const config = unstable_readConfig({ config: configPath }) as { d1_databases: D1Config[] };
-  const first = await launch(options, configPath, 0);
+  const listeners = new Set<(message: string) => void>();
+  const onLog = (message: string) => {
+    for (const listener of listeners) listener(message);
+  };
+  const first = await launch(options, configPath, 0, onLog);
   const worker: BenchWorker = {
     name: options.name,
     url: first.url,
@@ -97,15 +103,19 @@ export async function startWorker(options: StartOptions): Promise<BenchWorker> {
     })),
     async restart() {
       await worker.mf.dispose();
-      const next = await launch(options, configPath, Number(worker.url.port));
+      const next = await launch(options, configPath, Number(worker.url.port), onLog);
       worker.mf = next.mf;
       worker.pid = next.pid;
+    },
+    watchLogs(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
     },
   };
   return worker;
 }
 
-async function launch(options: StartOptions, configPath: string, port: number) {
+async function launch(options: StartOptions, configPath: string, port: number, onLog: (message: string) => void) {
   const { workerOptions } = unstable_getMiniflareWorkerOptions(configPath);
   const { cronTriggers: _crons, modulesRules: _rules, rootPath: _root, ...rest } = workerOptions;
   const dropped = new Set(options.withoutQueueProducers ?? []);
@@ -128,8 +138,8 @@ async function launch(options: StartOptions, configPath: string, port: number) {
       port,
       resourcePersistencePath: options.stateDir,
       telemetry: { enabled: false },
-      // The Worker's own log lines are part of its cost; printing them is not.
-      handleStructuredLogs: () => {},
+      // The Worker's own log lines are part of its cost; printing them is not (a case may read them).
+      handleStructuredLogs: ({ message }) => onLog(message),
     }),
   );
   const url = await mf.ready;

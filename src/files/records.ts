@@ -138,7 +138,14 @@ export function fileRow(
   keyId: string,
   file: FileDraft,
   blob: StoredBlob,
-  options: { isPublic: boolean; expiresAt: string | null; now: number; requestId?: string },
+  options: {
+    isPublic: boolean;
+    expiresAt: string | null;
+    now: number;
+    requestId?: string;
+    /** Where its scan starts (src/scanning/scan-queue.ts, scanOnArrival): null when it is not to be scanned. */
+    scan?: ScanStatus | null;
+  },
 ): FileRow {
   return {
     id: file.id,
@@ -159,10 +166,13 @@ export function fileRow(
     sha256: file.sha256,
     crc32: file.crc32,
     ...GOOD_STANDING,
+    scan_status: options.scan ?? null,
+    // When the scan reached its status (migration 0016): pending (or skipped) since it arrived.
+    scanned_at: options.scan == null ? null : isoNow(options.now),
   };
 }
 
-/** A new file's standing: not moderated, not scanned (the scanner, when on, sets its scan). */
+/** A new file's standing: not moderated, not released, its scan as fileRow says. */
 const GOOD_STANDING: FileStanding = {
   moderation_state: null,
   moderation_statement: null,

@@ -8,6 +8,7 @@ import { type Config, uploadTimeoutMs } from '../config';
 import { ApiError } from '../errors';
 import type { EventSink } from '../events/emit';
 import { log } from '../log';
+import type { ScanQueue } from '../scanning/scan-queue';
 import type { UploadOwner } from './upload-owner';
 
 /** What an upload needs before it starts: storage, the rules it runs under, its owner, its request's lifetime. */
@@ -17,6 +18,8 @@ export type UploadContext = {
   accounts: AccountsNamespace;
   /** Every recorded file is a file.uploaded event of its account. */
   events: EventSink;
+  /** Where a recorded file's scan is queued (SCANNER, SCAN_MODE: src/scanning/scan-queue.ts). */
+  scans: ScanQueue;
   /** The server's configuration, or a file request's narrowing of it (MAX_FILE_SIZE, ALLOWED_FILE_TYPES). */
   config: Config;
   owner: UploadOwner;
@@ -34,7 +37,7 @@ export type UploadDeps = Omit<UploadContext, 'signal' | 'waitUntil'> & { session
  * grant at admission, a tus reservation, a file request's slots).
  */
 export function openUpload(context: UploadContext, quota: QuotaTicket): UploadDeps {
-  const { bucket, db, accounts, events, config, owner } = context;
+  const { bucket, db, accounts, events, scans, config, owner } = context;
   const session = new UploadSession({
     bucket,
     quota,
@@ -43,7 +46,7 @@ export function openUpload(context: UploadContext, quota: QuotaTicket): UploadDe
     signal: context.signal,
     waitUntil: context.waitUntil,
   });
-  return { bucket, db, accounts, events, config, owner, session };
+  return { bucket, db, accounts, events, scans, config, owner, session };
 }
 
 type SessionOptions = {

@@ -5,6 +5,7 @@ import { ApiError, contentBlocked } from '../errors';
 import { emitEvents } from '../events/emit';
 import { concat } from '../lib/bytes';
 import { blockedFiles } from '../moderation/blocklist';
+import { scanOnArrival } from '../scanning/scan-queue';
 import { blobKey, consumeIntoBlob, type StoredBlob } from '../storage/blobs';
 import { type FileRow, insertFiles } from '../storage/files-repo';
 import { decideFileType, SNIFF_BYTES } from './file-type';
@@ -14,6 +15,7 @@ import { expiryOf, type FileDraft, fileEventData, fileRow } from './records';
 import { uploadError } from './upload-errors';
 import type { RecordOptions } from './upload-fields';
 import { blobMetadata } from './upload-owner';
+import { startScans } from './upload-scans';
 import type { UploadDeps } from './upload-session';
 
 /**
@@ -187,6 +189,7 @@ export async function recordFiles(
             expiresAt: expiry,
             now,
             requestId: options.requestId,
+            scan: scanOnArrival(deps.config, options),
           }),
         );
     }
@@ -203,6 +206,7 @@ export async function recordFiles(
       throw new ApiError('UPLOAD_FAILED', 'The file could not be recorded', { cause: error });
     }
     recorded(rows.map((row) => row.r2_key));
+    startScans(deps, rows);
     emitEvents(
       deps.events,
       rows.map((row) => ({ accountId: row.account_id, type: 'file.uploaded', data: { file: fileEventData(row) } })),

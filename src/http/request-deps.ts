@@ -3,6 +3,7 @@ import type { Context } from 'hono';
 import type { AppEnv, Origins } from '../env';
 import { type EventSink, eventSink } from '../events/emit';
 import { timed } from '../lib/timing';
+import type { ScanQueue } from '../scanning/scan-queue';
 
 // A request URL's scheme and authority (everything before the path) → its origin. A deployment
 // sees a handful of them, so each is parsed once; bounded all the same.
@@ -39,13 +40,14 @@ export const events = (c: Context<AppEnv>): EventSink =>
   // The execution context is read only when an event is emitted (app.request() in tests has none).
   eventSink(c.env, { waitUntil: (promise) => c.executionCtx.waitUntil(promise) });
 
-/** What services get to store and read with: R2, D1, the key and account objects, the events sink. */
+/** What services get to store and read with: R2, D1, the key and account objects, the events sink, the scan queue. */
 export type StorageDeps = {
   bucket: R2Bucket;
   db: D1Database;
   limiter: Env['KEY_LIMITER'];
   accounts: Env['ACCOUNT_STORAGE'];
   events: EventSink;
+  scans: ScanQueue;
 };
 
 /** R2, D1 and the key limiters for the request; on v2 every storage call is timed for Server-Timing. */
@@ -53,12 +55,14 @@ export function storage(c: Context<AppEnv>): StorageDeps {
   const timings = c.get('timings');
   const limiter = c.env.KEY_LIMITER;
   const accounts = c.env.ACCOUNT_STORAGE;
-  if (!timings) return { bucket: c.env.FILES, db: c.env.DB, limiter, accounts, events: events(c) };
+  const scans = c.env.SCANS as ScanQueue;
+  if (!timings) return { bucket: c.env.FILES, db: c.env.DB, limiter, accounts, events: events(c), scans };
   return {
     bucket: timed(c.env.FILES, 'r2', timings),
     db: timed(c.env.DB, 'd1', timings),
     limiter,
     accounts,
     events: events(c),
+    scans,
   };
 }

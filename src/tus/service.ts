@@ -20,6 +20,7 @@ import type { LimiterNamespace } from '../limiter/key-limiter-client';
 import { hasScope } from '../limiter/scopes';
 import { log } from '../log';
 import { AS_ASKED, type UploadRules } from '../policy/service';
+import type { ScanQueue } from '../scanning/scan-queue';
 import { blobKey, type StoredBlob } from '../storage/blobs';
 import type { FileRow } from '../storage/files-repo';
 import { isSegmented, segmentKey, segmentsOf } from '../storage/segments';
@@ -40,6 +41,7 @@ export type UploadsDeps = {
   owner: UploadOwner;
   waitUntil: (promise: Promise<unknown>) => void;
   events: EventSink;
+  scans: ScanQueue;
   /** Set for an upload through a file request (src/requests/): its file records the request. */
   requestId?: string;
   /**

@@ -1,6 +1,6 @@
 // Baseline for uploads and downloads: the least a Worker can do to move a body into R2 and back.
 //   PUT    /single/:key     request.body straight into one put() (the length is known from Content-Length)
-//   PUT    /multipart/:key  request.body cut into PART_SIZE parts of an R2 multipart upload, one at a time
+//   PUT    /multipart/:key  request.body cut into 8 MiB parts of an R2 multipart upload, one at a time (../shared)
 //   PUT    /digest/:key     the single put with a SHA-256 of the bytes on the way (crypto.DigestStream):
 //                           what hashing costs a Worker, and nothing else
 //   PUT    /digest-reads/:key  the same, read in 2 MiB pieces into one reused buffer (readAtLeast), as
@@ -32,6 +32,7 @@ import { DurableObject } from 'cloudflare:workers';
 import { crc32 } from '../../../src/lib/crc32.ts';
 import { toHex } from '../../../src/lib/encoding.ts';
 import { Sha256, type Sha256State } from '../../../src/lib/sha256.ts';
+import { putMultipart } from '../shared/multipart.ts';
 
 type BaselineEnv = { BUCKET: R2Bucket; DB: D1Database; COUNTER: DurableObjectNamespace<Counter> };
 
@@ -55,37 +56,6 @@ export class Counter extends DurableObject<BaselineEnv> {
 }
 
 type ResumableState = { uploadId: string; offset: number; parts: R2UploadedPart[]; hash: Sha256State };
-
-const PART_SIZE = 8 * 1024 * 1024;
-
-async function putMultipart(bucket: R2Bucket, key: string, body: ReadableStream<Uint8Array>): Promise<R2Object> {
-  const upload = await bucket.createMultipartUpload(key);
-  const parts: R2UploadedPart[] = [];
-  let part = new Uint8Array(PART_SIZE);
-  let filled = 0;
-  try {
-    for await (const chunk of body) {
-      let offset = 0;
-      while (offset < chunk.length) {
-        const take = Math.min(PART_SIZE - filled, chunk.length - offset);
-        part.set(chunk.subarray(offset, offset + take), filled);
-        filled += take;
-        offset += take;
-        if (filled === PART_SIZE) {
-          parts.push(await upload.uploadPart(parts.length + 1, part));
-          part = new Uint8Array(PART_SIZE);
-          filled = 0;
-        }
-      }
-    }
-    if (filled > 0 || parts.length === 0)
-      parts.push(await upload.uploadPart(parts.length + 1, part.subarray(0, filled)));
-    return await upload.complete(parts);
-  } catch (error) {
-    await upload.abort();
-    throw error;
-  }
-}
 
 /** One put of a body of known length, hashed as it passes; the digest is returned as hex. */
 async function putHashed(bucket: R2Bucket, key: string, body: ReadableStream<Uint8Array>, length: number) {
