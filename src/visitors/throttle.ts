@@ -33,7 +33,9 @@ export const requestUploadsPerAddress = (config: Config): AddressAllowance => ({
 });
 
 /** Abuse reports (POST /api/v2/reports, the form at /report) per client address. */
-export const reportsPerAddress = (config: Config): AddressAllowance => ({
+export const reportsPerAddress = (
+  config: Pick<Config, 'REPORTS_PER_ADDRESS' | 'REPORT_WINDOW_SECONDS'>,
+): AddressAllowance => ({
   scope: 'report',
   limit: config.REPORTS_PER_ADDRESS,
   windowSeconds: config.REPORT_WINDOW_SECONDS,
