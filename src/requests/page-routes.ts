@@ -11,10 +11,11 @@ import { visitOf, visitorDeps } from '../http/visitor';
 import { TUS_CHUNK_BYTES, TUS_FROM_BYTES } from '../lib/web-settings';
 import { isStandingRefusal } from '../moderation/standing';
 import { layout, pageCsp, pageHeaders } from '../pages/layout';
+import { reportFooter } from '../pages/report-page';
 import { unavailableResponse } from '../pages/unavailable-page';
 import { openForVisitor } from '../visitors/service';
 import { requestDoor } from './access';
-import { requestTusUrl, requestUploadUrl } from './records';
+import { requestPageUrl, requestTusUrl, requestUploadUrl } from './records';
 import { requestLogs } from './request-counter-client';
 import { requestStatus } from './service';
 
@@ -36,7 +37,7 @@ function notTaking(title: string, text: string) {
   });
 }
 
-const requestPage = (uploadUrl: string, tusUrl: string) =>
+const requestPage = (uploadUrl: string, tusUrl: string, report: { pageUrl: string; contact?: string }) =>
   layout({
     title: 'edgeshare: send files',
     scripts: [REQUEST_PAGE_SCRIPT],
@@ -73,6 +74,7 @@ const requestPage = (uploadUrl: string, tusUrl: string) =>
 <p class="hint">What you sent. Keep it: the owner of this link sees these files, and nobody else sees anything of them here.</p>
 <table class="receipt"><thead><tr><th scope="col">File</th><th scope="col">Size</th><th scope="col">Type</th><th scope="col">SHA-256</th></tr></thead><tbody id="receipt"></tbody></table>
 </section>`,
+    footer: reportFooter(report.pageUrl, report.contact),
   });
 
 /** The page is one visit of the request (src/requests/access.ts), served without its password: its script asks. */
@@ -83,7 +85,9 @@ async function page(c: Context<AppEnv>): Promise<Response> {
   const door = requestDoor(deps, { taking: 'any', guarded: false }, async (request) => {
     const status = requestStatus(request);
     if (status !== 'open') return c.html(notTaking('Link not taking files', GONE_TEXT[status]), 410, headers);
-    return c.html(requestPage(requestUploadUrl(base, request.token), requestTusUrl(base, request.token)), 200, headers);
+    const report = { pageUrl: requestPageUrl(base, request.token), contact: c.get('config').ABUSE_CONTACT };
+    const page = requestPage(requestUploadUrl(base, request.token), requestTusUrl(base, request.token), report);
+    return c.html(page, 200, headers);
   });
   try {
     const visited = await openForVisitor(deps, visitOf(c, 'page'), door);

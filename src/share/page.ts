@@ -3,6 +3,7 @@
 import { html } from 'hono/html';
 import { formatBytes, formatDate } from '../lib/format';
 import { layout, pageCsp } from '../pages/layout';
+import { reportFooter } from '../pages/report-page';
 import type { FileRow } from '../storage/files-repo';
 import { type PreviewKind, previewKind, TEXT_PREVIEW_BYTES } from './preview';
 
@@ -19,6 +20,8 @@ export type SharePageInput = {
   text?: { text: string; truncated: boolean };
   /** false: show no preview and no image of the file (a capped link, whose every byte counts). */
   preview?: boolean;
+  /** ABUSE_CONTACT, shown in the footer beside "Report this link". */
+  contact?: string;
 };
 
 /** The time as every page writes it (`2026-12-03 14:05 UTC`), exact to the millisecond for machines. */
@@ -92,6 +95,7 @@ ${row.expires_at ? html`<dt>Expires</dt><dd>${time(row.expires_at)}</dd>` : ''}
 </dl>
 <a class="button" href="${base}/download" download>Download (${size})</a>
 ${shown ? html`<section class="preview" aria-label="Preview">${shown}</section>` : ''}`,
+    footer: reportFooter(input.shareUrl, input.contact),
   });
 }
 
@@ -110,6 +114,8 @@ export type CollectionPageInput = {
   texts: Map<string, { text: string; truncated: boolean }>;
   /** false: no previews (a capped link, whose every byte served spends its budget). */
   preview: boolean;
+  /** ABUSE_CONTACT, shown in the footer beside "Report this link". */
+  contact?: string;
 };
 
 function memberPreview(member: CollectionPageMember, input: CollectionPageInput, base: string) {
@@ -166,11 +172,15 @@ ${shown ? html`<div class="preview">${shown}</div>` : ''}
 </li>`;
 })}
 </ul>`,
+    footer: reportFooter(input.shareUrl, input.contact),
   });
 }
 
-/** A made link's password form: it names nothing of the file, neither in the page nor its head. */
-export function lockedPage(input: { wrong: boolean }) {
+/**
+ * A made link's password form: it names nothing of the file, neither in the page nor its head.
+ * `report`: the link's URL and ABUSE_CONTACT, for the footer.
+ */
+export function lockedPage(input: { wrong: boolean; report?: { pageUrl: string; contact?: string } }) {
   return layout({
     title: 'A shared file · edgeshare',
     head: html`<meta name="description" content="A file shared with edgeshare">
@@ -186,6 +196,7 @@ export function lockedPage(input: { wrong: boolean }) {
 ${input.wrong ? html`<p class="error" role="alert">That password is not right.</p>` : ''}
 <button class="button" type="submit">Open</button>
 </form>`,
+    footer: input.report && reportFooter(input.report.pageUrl, input.report.contact),
   });
 }
 

@@ -3,7 +3,8 @@ import { bodyLimit } from 'hono/body-limit';
 import { type LinkServeDeps, serveCollectionArchive, serveCollectionMember } from '../collections/link-serve';
 import type { AppEnv } from '../env';
 import { ApiError } from '../errors';
-import { events } from '../http/request-deps';
+import { shareUrl } from '../files/records';
+import { events, origins } from '../http/request-deps';
 import { recordVisits } from '../http/visit-log';
 import { basicOf, grantOf, visitOf, visitorDeps } from '../http/visitor';
 import type { AccessDeps, Shared } from '../links/access';
@@ -42,6 +43,12 @@ const accessDeps = (c: Context<AppEnv>): AccessDeps & LinkServeDeps => ({
 /** A collection page reads the start of at most this many text members (one storage read each). */
 const TEXT_PREVIEWS_PER_PAGE = 10;
 
+/** The footer of a locked page: "Report this link" with the link's own URL, and ABUSE_CONTACT. */
+const reportOf = (c: Context<AppEnv>) => ({
+  pageUrl: shareUrl(origins(c), c.req.param('token') ?? ''),
+  contact: c.get('config').ABUSE_CONTACT,
+});
+
 const wantsHtml = (c: Context<AppEnv>) => (c.req.header('accept') ?? '').includes('text/html');
 
 const isCode = (error: unknown, code: ApiError['code']): error is ApiError =>
@@ -74,7 +81,8 @@ export function createShareRouter() {
     // Share links point at SITE_URL when it is set; the page's absolute URLs (Open Graph) agree.
     const origin = c.get('config').SITE_URL ?? new URL(c.req.url).origin;
     const shareUrl = `${origin}/share/${c.req.param('token')}`;
-    return c.html(sharePage({ row: file, origin, shareUrl, text, preview }), 200, pageHeaders(SHARE_PAGE_CSP));
+    const contact = c.get('config').ABUSE_CONTACT;
+    return c.html(sharePage({ row: file, origin, shareUrl, text, preview, contact }), 200, pageHeaders(SHARE_PAGE_CSP));
   };
 
   // A collection's page: every live member, "Download all" with the ZIP's exact length. A capped
@@ -104,6 +112,7 @@ export function createShareRouter() {
       origin,
       texts,
       preview,
+      contact: c.get('config').ABUSE_CONTACT,
     });
     return c.html(body, 200, pageHeaders(SHARE_PAGE_CSP));
   };
@@ -116,7 +125,8 @@ export function createShareRouter() {
     try {
       const visited = await openForVisitor(visitorDeps(c), visitOf(c, 'page', { grant: grantOf(c) }), door);
       // Before the password: nothing of the file, not even in the page's head.
-      if (!visited.open) return c.html(lockedPage({ wrong: false }), 200, pageHeaders(LOCKED_PAGE_CSP));
+      if (!visited.open)
+        return c.html(lockedPage({ wrong: false, report: reportOf(c) }), 200, pageHeaders(LOCKED_PAGE_CSP));
       return visited.answer;
     } catch (error) {
       if (isCode(error, 'FILE_NOT_FOUND')) return c.html(notFoundPage, 404, NOT_FOUND_HEADERS);
@@ -142,7 +152,9 @@ export function createShareRouter() {
       const door = shareDoor(accessDeps(c), c.get('config'), 'password', { file: grant, collection: grant });
       try {
         const visited = await openForVisitor(visitorDeps(c), visitOf(c, 'password', { password }), door);
-        if (!visited.open) return c.html(lockedPage({ wrong: true }), 401, pageHeaders(LOCKED_PAGE_CSP));
+        if (!visited.open) {
+          return c.html(lockedPage({ wrong: true, report: reportOf(c) }), 401, pageHeaders(LOCKED_PAGE_CSP));
+        }
         if (visited.answer) {
           const secure = new URL(c.req.url).protocol === 'https:';
           c.header('Set-Cookie', grantCookie(visited.answer, path, secure));
