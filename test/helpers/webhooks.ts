@@ -20,6 +20,8 @@ export function interceptReceivers(): void {
     const request = new Request(input as RequestInfo, init);
     const url = new URL(request.url);
     if (!url.hostname.endsWith('.hooks.test')) return realFetch(input as RequestInfo, init);
+    // The responder reads the body too (a stub siteverify reads its form).
+    const unread = request.clone();
     received.push({
       url: request.url,
       redirect: request.redirect,
@@ -28,7 +30,7 @@ export function interceptReceivers(): void {
       at: Date.now(),
     });
     const respond = responders.get(url.hostname) ?? (() => new Response('ok'));
-    return respond(request);
+    return respond(unread);
   });
 }
 
