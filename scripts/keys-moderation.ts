@@ -122,6 +122,15 @@ function reportLine(report: Report): string {
 
 const SHA256 = /^[0-9a-f]{64}$/;
 
+/** The direct actions: their admin path, what they act on, whether a statement is required, what is printed. */
+const ACTIONS = {
+  quarantine: { path: 'files', what: 'a file id', stated: true, done: 'Quarantined' },
+  release: { path: 'files', what: 'a file id', stated: false, done: 'Released' },
+  remove: { path: 'files', what: 'a file id', stated: true, done: 'Removed' },
+  suspend: { path: 'accounts', what: 'an account id', stated: true, done: 'Suspended' },
+  unsuspend: { path: 'accounts', what: 'an account id', stated: false, done: 'Unsuspended' },
+} as const;
+
 /** Runs one of MODERATION_COMMANDS. */
 export async function runModeration(
   command: (typeof MODERATION_COMMANDS)[number],
@@ -186,46 +195,21 @@ export async function runModeration(
       );
       return;
     }
-    case 'quarantine': {
-      const file = await call<{ id: string }>('POST', `/files/${needs('a file id')}/quarantine`, {
-        statement: stated(),
-      });
-      console.log(`Quarantined ${file.id}`);
-      return;
-    }
-    case 'release': {
-      const file = await call<{ id: string }>(
+    default: {
+      const act = ACTIONS[command];
+      const body: { statement?: string; blockHash?: true } | undefined = act.stated
+        ? { statement: stated() }
+        : statement
+          ? { statement }
+          : undefined;
+      const blocking = command === 'remove' && flags['block-hash'] === true;
+      if (body && blocking) body.blockHash = true;
+      const done = await call<{ id: string; sha256?: string | null }>(
         'POST',
-        `/files/${needs('a file id')}/release`,
-        statement ? { statement } : undefined,
-      );
-      console.log(`Released ${file.id}`);
-      return;
-    }
-    case 'remove': {
-      const body = { statement: stated(), ...(flags['block-hash'] ? { blockHash: true } : {}) };
-      const file = await call<{ id: string; sha256: string | null }>(
-        'POST',
-        `/files/${needs('a file id')}/remove`,
+        `/${act.path}/${needs(act.what)}/${command}`,
         body,
       );
-      console.log(`Removed ${file.id}${flags['block-hash'] ? `; blocked ${file.sha256}` : ''}`);
-      return;
-    }
-    case 'suspend': {
-      const account = await call<{ id: string }>('POST', `/accounts/${needs('an account id')}/suspend`, {
-        statement: stated(),
-      });
-      console.log(`Suspended ${account.id}`);
-      return;
-    }
-    case 'unsuspend': {
-      const account = await call<{ id: string }>(
-        'POST',
-        `/accounts/${needs('an account id')}/unsuspend`,
-        statement ? { statement } : undefined,
-      );
-      console.log(`Unsuspended ${account.id}`);
+      console.log(`${act.done} ${done.id}${blocking ? `; blocked ${done.sha256}` : ''}`);
       return;
     }
   }
