@@ -100,7 +100,7 @@
     heading.textContent = `${REASONS[report.reason] ?? report.reason}: ${targetText(report.target)}`;
     item.append(heading);
     const facts = document.createElement('dl');
-    facts.className = 'report-facts';
+    facts.className = 'file-facts report-facts';
     if (report.target?.accountId) fact(facts, 'Account', report.target.accountId);
     fact(facts, 'Reported by', `${report.reporters} ${report.reporters === 1 ? 'visitor' : 'visitors'}`);
     fact(facts, 'Received', time(report.createdAt));
