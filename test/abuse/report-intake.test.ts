@@ -4,7 +4,6 @@
 // the operator's decision), Turnstile checked at a stub siteverify, and report.received signed to
 // the operator's receiver. What a report names is found after the answer; `call` waits for that.
 import { env } from 'cloudflare:test';
-import { Webhook } from 'standardwebhooks';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { REPORT_HOLD_STATEMENT } from '../../src/abuse/report-holds';
 import { json, makeCollection } from '../collections/collection-helpers';
@@ -13,7 +12,7 @@ import { act, expect451 } from '../helpers/moderation';
 import { makeRequest } from '../helpers/requests';
 import { expectError } from '../helpers/responses';
 import { uploadOk } from '../helpers/upload';
-import { callsTo, interceptReceivers, payloadOf, receiver, waitFor } from '../helpers/webhooks';
+import { callsTo, interceptReceivers, payloadOf, receiver, verifyDelivery, waitFor } from '../helpers/webhooks';
 import { awayFromWindowEdge, call, createKey, someAddress } from '../helpers/worker';
 
 type Received = { success: true; data: { id: string; receivedAt: string }; _perf: number };
@@ -282,11 +281,7 @@ describe('the operator’s webhook', () => {
         callsTo('operator.hooks.test').find((call) => (payloadOf(call).data as { reportId?: string }).reportId === id),
       'report.received',
     );
-    const verified = new Webhook(env.OPERATOR_WEBHOOK_SECRET ?? '').verify(delivery.body, {
-      'webhook-id': delivery.headers.get('webhook-id') ?? '',
-      'webhook-timestamp': delivery.headers.get('webhook-timestamp') ?? '',
-      'webhook-signature': delivery.headers.get('webhook-signature') ?? '',
-    }) as { type: string; data: Record<string, unknown> };
+    const verified = verifyDelivery(env.OPERATOR_WEBHOOK_SECRET ?? '', delivery);
     expect(verified.type).toBe('report.received');
     expect(verified.data).toMatchObject({
       reportId: id,

@@ -4,6 +4,7 @@
 import { env, runInDurableObject } from 'cloudflare:test';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { clientAddress, guardOf } from '../../src/limiter/auth-guard-client';
+import { consoleDuring } from '../helpers/console';
 import { uploadOk } from '../helpers/upload';
 import { interceptReceivers } from '../helpers/webhooks';
 import { call, createKey } from '../helpers/worker';
@@ -19,18 +20,6 @@ afterEach(() => {
 });
 
 beforeAll(() => interceptReceivers());
-
-/** Everything written to the console while `work` runs (the Worker's log lines). */
-async function consoleDuring(work: () => Promise<void>): Promise<string> {
-  const lines: string[] = [];
-  for (const method of ['log', 'error', 'warn', 'info', 'debug'] as const) {
-    vi.spyOn(console, method).mockImplementation((...args: unknown[]) => {
-      lines.push(args.map(String).join(' '));
-    });
-  }
-  await work();
-  return lines.join('\n');
-}
 
 const expectNoAddress = (text: string, where: string) => {
   for (const needle of NEEDLES) expect(text.includes(needle), `${needle} in ${where}`).toBe(false);
