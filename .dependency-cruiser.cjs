@@ -96,6 +96,12 @@ module.exports = {
     forbid('routes-below-api', 'A feature’s routes never import the assembly (api/) or the app.', ROUTES, [API, APP]),
     forbid('api-below-app', 'api/ assembles routes; only the app mounts it.', API, [APP]),
     forbid(
+      'worker-holds-no-keys',
+      'The Worker checks age headers and lengths only (src/lib/age/: errors, format, length, io); what works with keys stays with clients.',
+      '^src/(?!(web|client|lib/age)/)',
+      ['^src/lib/age/(index|recipients|stream|meta|identity)[.]ts$', 'node_modules/(age-encryption|@noble/ciphers)/'],
+    ),
+    forbid(
       'browser-code-apart',
       'The web app and the typed client use no Worker internals beyond lib/, the zod schemas (their types) and event types.',
       BROWSER,
@@ -108,6 +114,6 @@ module.exports = {
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: { extensions: ['.ts', '.js', '.mjs'] },
-    exclude: { path: '(^test/|^bench/|^scripts/|node_modules)' },
+    exclude: { path: '(^test/|^bench/|^scripts/)' },
   },
 };

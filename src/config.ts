@@ -153,6 +153,10 @@ const configSchema = z.object({
   // The access log (src/access-log/): `off` records nothing, for the whole service.
   ACCESS_LOG: z.preprocess(blankToUndefined, z.enum(['on', 'off']).default('on')),
   ACCESS_LOG_RETENTION_DAYS: int(1, 3650).default(90),
+  // Whether upload_from_url and webhook targets may name a loopback address (127.0.0.0/8, [::1]):
+  // reaching this machine is for development only. `npm run dev` and the tests set it; a
+  // deployment never does (src/lib/public-address.ts, docs/configuration.md).
+  ALLOW_LOOPBACK_TARGETS: optionalBool.transform((value) => value === true),
   // Checked apart (adminToken below): a bad one disables the admin API, never the whole service.
   ADMIN_TOKEN: z.preprocess(blankToUndefined, z.string().optional()),
   // Abuse handling (docs/abuse.md). Where people report abuse: shown on every 451 page and in the

@@ -33,6 +33,8 @@ export const ERROR_STATUS = {
   // Policy (src/policy/): a create or change that breaks a bound the operator set (details name each).
   POLICY_VIOLATION: 422,
   RANGE_NOT_SATISFIABLE: 416,
+  // ZIP archives (src/collections/archive.ts): a URL whose `?v=` names a version that is no longer current.
+  ARCHIVE_CHANGED: 412,
   REQUEST_TIMEOUT: 408,
   // tus uploads (src/tus/): the statuses the tus 1.0.0 protocol prescribes.
   UPLOAD_CONFLICT: 409,
@@ -71,7 +73,7 @@ const DEFAULT_MESSAGE: Record<ErrorCode, string> = {
   FORBIDDEN: 'This API key lacks the scope this request needs',
   RATE_LIMITED: 'Too many requests',
   FILE_NOT_FOUND: 'File not found',
-  STORAGE_EXCEEDED: 'Storage limit reached',
+  STORAGE_EXCEEDED: 'Storage limit of this account reached',
   FILE_TOO_LARGE: 'File is too large',
   INVALID_FILE_TYPE: 'File type not allowed',
   VALIDATION_ERROR: 'Invalid request',
@@ -89,6 +91,8 @@ const DEFAULT_MESSAGE: Record<ErrorCode, string> = {
   IDEMPOTENCY_IN_PROGRESS: 'A request with this Idempotency-Key is still running: retry later',
   POLICY_VIOLATION: 'This request breaks a bound this service sets (GET /api/v2/policy); nothing was changed',
   RANGE_NOT_SATISFIABLE: 'Requested range not satisfiable',
+  ARCHIVE_CHANGED:
+    'This archive has changed since its URL was made (v= names another version): download it from the start at the URL in details',
   REQUEST_TIMEOUT: 'The request took too long',
   UPLOAD_CONFLICT: 'Upload-Offset does not match the upload, or another request is writing to it',
   UPLOAD_INCOMPLETE: 'The upload is not complete yet',
@@ -118,9 +122,14 @@ export type PolicyDetail = { field: string; rule: string; limit: number | boolea
 /**
  * A validation failure names its field; a 403 FORBIDDEN names the scope the key lacks; a 404
  * FILE_NOT_FOUND about several ids at once (a collection's new members) names each one missing; a
- * 422 POLICY_VIOLATION names each bound broken.
+ * 422 POLICY_VIOLATION names each bound broken; a 412 ARCHIVE_CHANGED names the archive's current URL.
  */
-export type ErrorDetail = { field: string; message: string } | { scope: string } | { id: string } | PolicyDetail;
+export type ErrorDetail =
+  | { field: string; message: string }
+  | { scope: string }
+  | { id: string }
+  | PolicyDetail
+  | { url: string };
 
 export class ApiError extends HTTPException {
   readonly code: ErrorCode;
@@ -195,6 +204,13 @@ export const filesNotFound = (ids: readonly string[]) =>
   new ApiError('FILE_NOT_FOUND', ids.length === 1 ? 'File not found' : `${ids.length} files not found`, {
     details: ids.map((id) => ({ id })),
   });
+
+/**
+ * The 412 for an archive URL whose version (`?v=`) is not the archive's current one: a resume
+ * that sends no If-Range (`curl -C -`) fails instead of appending another archive's bytes.
+ * `url`: the same route with the current version.
+ */
+export const archiveChanged = (url: string) => new ApiError('ARCHIVE_CHANGED', undefined, { details: [{ url }] });
 
 /** The 400 for more members than a collection (or an archive) may hold. */
 export const tooManyFiles = (message: string) => new ApiError('TOO_MANY_FILES', message);

@@ -58,18 +58,22 @@
       name.scope = 'row';
       name.textContent = key.name;
       tr.append(name);
-      for (const text of [
-        `${key.prefix}…`,
-        key.scopes.join(', '),
-        key.status,
-        when(key.expiresAt),
-        key.lastUsedAt ? when(key.lastUsedAt) : 'not yet',
+      // Each cell labelled with its column, for the narrow screen's cards.
+      for (const [label, text] of [
+        ['Prefix', `${key.prefix}…`],
+        ['Scopes', key.scopes.join(', ')],
+        ['Status', key.status],
+        ['Expires', when(key.expiresAt)],
+        ['Last used', key.lastUsedAt ? when(key.lastUsedAt) : 'not yet'],
       ]) {
         const td = document.createElement('td');
+        td.dataset.label = label;
         td.textContent = text;
         tr.append(td);
       }
       const actions = document.createElement('td');
+      actions.className = 'actions';
+      actions.dataset.label = 'Actions';
       if (key.status === 'active') {
         const button = document.createElement('button');
         button.type = 'button';

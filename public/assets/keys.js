@@ -119,8 +119,10 @@ function fillLimits(form, key) {
 
 // ---- The list ----
 
-function cell(row, content) {
+/** A cell, labelled with its column for the narrow screen's cards. */
+function cell(row, label, content) {
   const td = document.createElement('td');
+  td.dataset.label = label;
   if (content instanceof Node) td.append(content);
   else td.textContent = content;
   row.append(td);
@@ -187,22 +189,23 @@ function renderKeys(keys) {
     row.append(name);
     const prefix = document.createElement('code');
     prefix.textContent = `${key.prefix}…`;
-    cell(row, prefix);
+    cell(row, 'Prefix', prefix);
     const status = document.createElement('span');
     status.className = `status-${key.status}`;
     status.textContent = key.status === 'revoked' ? 'Revoked' : 'Active';
-    cell(row, status);
+    cell(row, 'Status', status);
     const created = document.createElement('time');
     created.dateTime = key.createdAt;
     created.textContent = formatDate(key.createdAt);
-    cell(row, created);
-    const limits = cell(row, '');
+    cell(row, 'Created', created);
+    const limits = cell(row, 'Limits', '');
     for (const line of limitsText(key)) {
       const div = document.createElement('div');
       div.textContent = line;
       limits.append(div);
     }
-    const actions = cell(row, '');
+    const actions = cell(row, 'Actions', '');
+    actions.className = 'actions';
     if (key.status === 'active') {
       actions.append(limitsEditor(key));
       actions.append(revokeButton(key));

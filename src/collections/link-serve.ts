@@ -29,6 +29,7 @@ import {
   emitCollectionDownloaded,
   type PreparedArchive,
   planArchive,
+  staleVersion,
 } from './archive';
 
 /**
@@ -47,7 +48,7 @@ export type LinkServeDeps = ArchiveDeps & {
 };
 
 /**
- * Reserves `bytes` (and counts a download from byte 0) of the link's budget, then answers with
+ * Reserves `bytes` (and counts a whole download) of the link's budget, then answers with
  * `answer()`, metered so that a client breaking off gives back what it did not take. An
  * uncapped link reserves only to count. EXHAUSTED when the answer would pass the budget.
  */
@@ -87,8 +88,10 @@ const exhaustedEvent = ({ link, collection }: SharedCollection): NewEvent => ({
 
 /**
  * GET/HEAD /share/<token>/archive.zip (and /download): the collection's ZIP as the owner's
- * route answers it (ranges, If-Range, If-None-Match, HEAD). A 200, or a 206 from byte 0, is a
- * download of the link and a `collection.downloaded` event (`via: link`).
+ * route answers it (ranges, If-Range, If-None-Match, HEAD, 412 for a stale `?v=`). A 200, or a
+ * 206 from byte 0 to the end, is a download of the link and a `collection.downloaded` event
+ * (`via: link`). A stale version is refused before anything is reserved (a capped link's budget
+ * stays whole), and logged as `refused-gone`: the archive that URL named is gone.
  */
 export async function serveCollectionArchive(
   deps: LinkServeDeps,
@@ -96,8 +99,13 @@ export async function serveCollectionArchive(
   shared: SharedCollection,
 ): Promise<Response | Refusal> {
   const { archive } = shared;
+  const stale = staleVersion(request.url, archive);
+  if (stale) return new Refusal<never>('gone', undefined, stale);
   const plan = planArchive(request.headers, archive);
-  const spend = { bytes: archiveBytes(plan, archive, request.method), counts: archiveCounts(plan, request.method) };
+  const spend = {
+    bytes: archiveBytes(plan, archive, request.method),
+    counts: archiveCounts(plan, archive, request.method),
+  };
   const served = await withinBudget(deps, request, shared, spend, () =>
     archiveResponse(deps, archive, plan, request.method),
   );
@@ -116,10 +124,10 @@ export async function serveCollectionArchive(
  * GET/HEAD /share/<token>/files/<fileId> (`view` false) and its preview (`view` true): one live
  * member of the collection, with a share download's headers; GONE (the same 404 as an unknown
  * token) for a file that is not a member, and the member's refusal when it may not be served
- * (src/moderation/standing.ts). A download from byte 0 counts for the link and for
- * the file itself (its downloadCount, a `file.downloaded` event `via: link`), as a download of
- * that file through a share link; a preview counts nothing, but its bytes spend a capped
- * link's budget like any.
+ * (src/moderation/standing.ts). A whole download (200, or 206 from byte 0 to the end) counts for
+ * the link and for the file itself (its downloadCount, a `file.downloaded` event `via: link`), as
+ * a download of that file through a share link; a preview counts nothing, but its bytes spend a
+ * capped link's budget like any.
  */
 export async function serveCollectionMember(
   deps: LinkServeDeps,
@@ -135,7 +143,7 @@ export async function serveCollectionMember(
   const standing = standingOf({ file: member }, 'visitor', deps.scan);
   if (standing) return new Refusal<never>('moderated', undefined, refusalError(standing));
   const plan = planDownload(request.headers, member);
-  const counts = !view && request.method === 'GET' && countsAsDownload(plan);
+  const counts = !view && request.method === 'GET' && countsAsDownload(plan, member.size);
   const spend = { bytes: bytesCarried(plan, member.size, request.method), counts };
   const served = await withinBudget(deps, request, shared, spend, () => serveFile(deps, member, plan, request.method));
   if (served instanceof Refusal) return served;

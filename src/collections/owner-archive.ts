@@ -12,8 +12,10 @@ import {
   archiveCounts,
   archiveResponse,
   emitCollectionDownloaded,
+  type PreparedArchive,
   planArchive,
   prepareArchive,
+  staleVersion,
 } from './archive';
 import { COLLECTION_ID_PATTERN } from './service';
 
@@ -60,9 +62,16 @@ export async function findCollectionArchive(
   return { collection, archive };
 }
 
+/** What to answer to the owner: 412 ARCHIVE_CHANGED for a stale `?v=`, else as planArchive says. */
+function ownerPlan(request: Request, archive: PreparedArchive) {
+  const stale = staleVersion(request.url, archive);
+  if (stale) throw stale;
+  return planArchive(request.headers, archive);
+}
+
 /**
  * GET/HEAD /collections/{id}/archive. A counted download (a GET answered 200, or 206 from byte
- * 0) is a `collection.downloaded` event (`via: owner`); the members' own downloadCounts are not
+ * 0 to the end: the whole archive) is a `collection.downloaded` event (`via: owner`); the members' own downloadCounts are not
  * touched: they count downloads of each file (docs/webhooks.md).
  */
 export async function downloadCollectionArchive(
@@ -74,9 +83,9 @@ export async function downloadCollectionArchive(
   const found = await findCollectionArchive(deps.db, id, accountId);
   if (!found) throw collectionNotFound();
   const { collection, archive } = found;
-  const plan = planArchive(request.headers, archive);
+  const plan = ownerPlan(request, archive);
   const response = await archiveResponse(deps, archive, plan, request.method);
-  if (archiveCounts(plan, request.method)) {
+  if (archiveCounts(plan, archive, request.method)) {
     emitCollectionDownloaded(deps.events, accountId, collection, archive, { kind: 'owner' });
   }
   return response;
@@ -102,5 +111,5 @@ export async function downloadRequestArchive(
     members,
     lastModified: changedAt(received, fileRequest.created_at),
   });
-  return archiveResponse(deps, archive, planArchive(request.headers, archive), request.method);
+  return archiveResponse(deps, archive, ownerPlan(request, archive), request.method);
 }

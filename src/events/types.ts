@@ -87,7 +87,7 @@ export type OperatorEventData = {
 export type OperatorEvent = { id: string; type: OperatorEventType; timestamp: string; data: object };
 
 /**
- * A counted download of a collection's ZIP archive (a 200, or a 206 from byte 0): by its owner
+ * A counted download of a collection's ZIP archive (a 200, or a 206 from byte 0 to the end): by its owner
  * through the API (`via: 'owner'`) or through one of its share links (`via: 'link'`, `linkId`).
  * `fileIds`: its members in archive order; `size`: the archive's length in bytes.
  */

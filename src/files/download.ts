@@ -59,9 +59,13 @@ export function parseRange(header: string, size: number): DownloadPlan {
   return { kind: 'partial', offset: start, length: end - start + 1 };
 }
 
-/** A 200 whole download or a 206 starting at the first byte is one download. */
-export const countsAsDownload = (plan: DownloadPlan) =>
-  plan.kind === 'full' || (plan.kind === 'partial' && plan.offset === 0);
+/**
+ * One download: an answer that carries the whole of something of `size` bytes, a 200 or a 206
+ * from byte 0 to the end. A range that starts at byte 0 and stops short (`bytes=0-0`, the probe
+ * of many download managers) is not one, however often it is asked.
+ */
+export const countsAsDownload = (plan: DownloadPlan, size: number) =>
+  plan.kind === 'full' || (plan.kind === 'partial' && plan.offset === 0 && plan.length === size);
 
 /**
  * The bytes an answer to `method` with this plan carries, for something of `size` bytes: what a

@@ -2,6 +2,7 @@
 // and usage, shared by validation and the OpenAPI documents.
 import { z } from '@hono/zod-openapi';
 import { EXPIRY_RANGE, MAX_EXPIRY_SECONDS, MIN_EXPIRY_SECONDS } from '../expiry.ts';
+import { WHILE_DEFAULT_LINKS_BARRED } from '../policy/schemas.ts';
 import { EXPIRY_DATE_TIME, EXPIRY_SECONDS, ONE_EXPIRY_FORM, perfField, positiveInt, time } from '../schemas.ts';
 import { UPLOAD_FIELDS } from './upload-fields-schema.ts';
 
@@ -133,10 +134,15 @@ export const FileRecordV2 = z
   })
   .openapi('FileRecordV2');
 
+/** An upload's isPublic under the policy (docs/policy.md). */
+const DEFAULT_PUBLIC = `default true. ${WHILE_DEFAULT_LINKS_BARRED} the default is false and true is 422 POLICY_VIOLATION`;
+
 export const UploadFormSchema = z
   .object({
     file: z.string().openapi({ format: 'binary', description: 'The file (required)' }),
-    isPublic: UPLOAD_FIELDS.isPublic.optional().openapi({ description: 'Whether the share link works; default true' }),
+    isPublic: UPLOAD_FIELDS.isPublic
+      .optional()
+      .openapi({ description: `Whether the share link works; ${DEFAULT_PUBLIC}` }),
     expiresIn: UPLOAD_FIELDS.expiresIn
       .optional()
       .openapi({ description: `Seconds until the file expires, ${EXPIRY_RANGE}; default: never` }),
@@ -158,7 +164,7 @@ export const BulkUploadFormSchema = z
       .array(z.string().openapi({ format: 'binary' }))
       .optional()
       .openapi({ description: 'The same, for clients that name repeated parts files[]' }),
-    isPublic: UPLOAD_FIELDS.isPublic.optional().openapi({ description: 'For every file; default true' }),
+    isPublic: UPLOAD_FIELDS.isPublic.optional().openapi({ description: `For every file; ${DEFAULT_PUBLIC}` }),
     expiresIn: UPLOAD_FIELDS.expiresIn.optional().openapi({ description: `For every file: seconds, ${EXPIRY_RANGE}` }),
     sha256: z
       .array(z.string())
@@ -219,7 +225,12 @@ export const BulkDeleteResultSchema = z
 
 export const FileUpdateSchema = z
   .strictObject({
-    isPublic: z.boolean().optional().openapi({ description: 'false: the share link answers 404 from now on' }),
+    isPublic: z
+      .boolean()
+      .optional()
+      .openapi({
+        description: `false: the share link answers 404 from now on; true: it works again. ${WHILE_DEFAULT_LINKS_BARRED} true is 422 POLICY_VIOLATION`,
+      }),
     originalName: z
       .string()
       .optional()
@@ -265,7 +276,7 @@ export const UsageSchema = z
 export const RawUploadQuerySchema = z.object({
   isPublic: UPLOAD_FIELDS.isPublic.optional().openapi({
     param: { name: 'isPublic', in: 'query' },
-    description: '`true` or `false`: whether the share link works; default true',
+    description: `\`true\` or \`false\`: whether the share link works; ${DEFAULT_PUBLIC}`,
   }),
   expiresIn: UPLOAD_FIELDS.expiresIn.optional().openapi({
     param: { name: 'expiresIn', in: 'query' },

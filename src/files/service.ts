@@ -104,9 +104,9 @@ type Lookup = {
 
 /**
  * Serves a download. A plain GET counts itself while it reads the row; a conditional or
- * ranged GET counts only when it turns into a whole download or one from byte 0. A file under
- * moderation is served to no one, its owner included (451, src/moderation/standing.ts); finding
- * that out costs a second read only on that refusal.
+ * ranged GET counts only when it answers the whole file (a 200, or a 206 from byte 0 to the end).
+ * A file under moderation is served to no one, its owner included (451, src/moderation/standing.ts);
+ * finding that out costs a second read only on that refusal.
  */
 async function download(
   storage: DownloadStorage,
@@ -126,7 +126,7 @@ async function download(
   assertServable({ file: row }, 'owner');
   const plan = planDownload(request.headers, row);
   let counted = plain;
-  if (counting && !plain && countsAsDownload(plan)) {
+  if (counting && !plain && countsAsDownload(plan, row.size)) {
     await incrementDownloadCount(storage.db, row.id);
     counted = true;
   }

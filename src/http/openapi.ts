@@ -3,7 +3,7 @@
 import { type createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../env';
-import { ApiError, ERROR_STATUS, type ErrorCode, policyViolation, validationError } from '../errors';
+import { ApiError, archiveChanged, ERROR_STATUS, type ErrorCode, policyViolation, validationError } from '../errors';
 import { type ErrorBody, ErrorSchema } from '../schemas';
 import { honoPath } from './fallbacks';
 
@@ -84,9 +84,13 @@ function errorExample(code: ErrorCode): ErrorBody {
       ? validationError('page', 'page must be at least 1')
       : code === 'POLICY_VIOLATION'
         ? policyViolation([{ field: 'expiresIn', rule: 'linkMaxExpirySeconds', limit: 604800 }])
-        : code === 'UNAVAILABLE_FOR_LEGAL_REASONS' || code === 'ACCOUNT_SUSPENDED'
-          ? new ApiError(code, undefined, { statement: 'Removed after a copyright notice (case 2026-118).' })
-          : new ApiError(code);
+        : code === 'ARCHIVE_CHANGED'
+          ? archiveChanged(
+              `https://files.example.com/api/v2/collections/col_3q2-7wEAAAAAAAAAAAAAAA/archive?v=${'3f'.repeat(32)}`,
+            )
+          : code === 'UNAVAILABLE_FOR_LEGAL_REASONS' || code === 'ACCOUNT_SUSPENDED'
+            ? new ApiError(code, undefined, { statement: 'Removed after a copyright notice (case 2026-118).' })
+            : new ApiError(code);
   const body: ErrorBody = { error: error.message, code };
   if (error.details) body.details = error.details;
   if (error.statement) body.statement = error.statement;
@@ -122,6 +126,7 @@ const FEATURE_CODES = new Set<ErrorCode>([
   'REQUEST_FULL',
   'PASSWORD_REQUIRED',
   'POLICY_VIOLATION',
+  'ARCHIVE_CHANGED',
   'SCAN_PENDING',
   'CONTENT_BLOCKED',
   'CAPTCHA_FAILED',

@@ -60,7 +60,7 @@ export async function tokenOwner(db: D1Database, token: string): Promise<VisitSu
 export const carriesContent = (kind: VisitKind) => kind === 'download' || kind === 'preview' || kind === 'archive';
 
 /** The link's budget is spent: an exhausted link is 404 before its password is asked. */
-export const exhaustedLink = async (counters: LinkCounterNamespace, link: LinkRow | null, size?: number) =>
+export const exhaustedLink = async (counters: LinkCounterNamespace, link: LinkRow | null, size: number) =>
   link && (await isExhausted(counters, link, size)) ? EXHAUSTED : undefined;
 
 /**

@@ -49,7 +49,7 @@ ${SCOPES.map((scope) => html`<label><input type="checkbox" name="scope" value="$
 <section aria-labelledby="account-keys-heading">
 <h2 id="account-keys-heading">The account’s keys</h2>
 <div class="table-wrap">
-<table>
+<table class="cards">
 <thead><tr><th scope="col">Name</th><th scope="col">Prefix</th><th scope="col">Scopes</th><th scope="col">Status</th><th scope="col">Expires</th><th scope="col">Last used</th><th scope="col">Actions</th></tr></thead>
 <tbody id="account-keys-body"></tbody>
 </table>
@@ -93,7 +93,7 @@ ${limitFields('create')}
 <section aria-labelledby="keys-heading">
 <div class="row"><h2 id="keys-heading">Keys</h2><button id="refresh" class="secondary" type="button">Refresh</button></div>
 <div class="table-wrap">
-<table>
+<table class="cards">
 <caption id="keys-caption">Loading…</caption>
 <thead><tr><th scope="col">Name</th><th scope="col">Prefix</th><th scope="col">Status</th><th scope="col">Created</th><th scope="col">Limits</th><th scope="col">Actions</th></tr></thead>
 <tbody id="keys-body"></tbody>

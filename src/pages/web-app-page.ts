@@ -62,12 +62,13 @@ ${VIEWS.map((view) => html`<li><a id="nav-${view.id}" href="#${view.id}">${view.
 <input id="file-input" type="file" multiple hidden aria-label="Files to upload">
 </div>
 <div class="row upload-options">
-<div class="check"><input id="upload-public" type="checkbox" checked><label for="upload-public">Public share links</label></div>
+<div class="check" id="upload-public-choice"><input id="upload-public" type="checkbox" checked><label for="upload-public">Public share links</label></div>
 <div class="inline-field"><label for="upload-expiry">Expires</label>
 <select id="upload-expiry"><option value="">Service default (usually never)</option>${EXPIRY_CHOICES.map(
     (choice) => html`<option value="${choice.seconds}">In ${choice.label}</option>`,
   )}</select></div>
 </div>
+<p class="hint" id="made-links-only" hidden>This service requires share links with a password, a download limit or an expiry: uploads are private, and you share them with the links you make (Links, in Your files).</p>
 <p class="hint">Files from ${TUS_FROM_BYTES / MiB} MiB on go up resumably (tus, in ${TUS_CHUNK_BYTES / MiB} MiB pieces); smaller ones in one request.</p>
 <ul id="uploads" class="uploads" aria-label="Uploads"></ul>
 <button id="clear-uploads" class="secondary clear-uploads" type="button" hidden>Clear finished uploads</button>
@@ -96,7 +97,7 @@ ${VIEWS.map((view) => html`<li><a id="nav-${view.id}" href="#${view.id}">${view.
 <button id="collect-selected" type="submit" disabled>Add selected to collection</button>
 </form>
 <div class="table-wrap">
-<table class="files-table">
+<table class="cards files-table">
 <caption id="files-caption">Loading…</caption>
 <thead><tr><th scope="col"><span class="visually-hidden">Selected</span></th><th scope="col">Name</th><th scope="col">Size</th><th scope="col">Uploaded</th><th scope="col">Share link</th><th scope="col">Expires</th><th scope="col">Actions</th></tr></thead>
 <tbody id="files-body"></tbody>
@@ -152,12 +153,12 @@ ${VIEWS.map((view) => html`<li><a id="nav-${view.id}" href="#${view.id}">${view.
     (choice) =>
       html`<option value="${choice.seconds}"${choice.seconds === DEFAULT_REQUEST_EXPIRY_SECONDS ? ' selected' : ''}>${choice.label}</option>`,
   )}</select></div>
-<div class="check"><input id="request-public" type="checkbox"><label for="request-public">Received files get public share links</label></div>
+<div class="check" id="request-public-choice"><input id="request-public" type="checkbox"><label for="request-public">Received files get public share links</label></div>
 </div>
 <button type="submit">Make upload link</button>
 </form>
 <div class="table-wrap">
-<table class="files-table requests-table">
+<table class="cards requests-table">
 <caption id="requests-caption">Loading…</caption>
 <thead><tr><th scope="col">Request</th><th scope="col">Status</th><th scope="col">Received</th><th scope="col">Link</th><th scope="col">Actions</th></tr></thead>
 <tbody id="requests-body"></tbody>
@@ -191,7 +192,7 @@ ${EVENT_TYPES.map(
 </div>
 <ul id="webhooks-list" class="webhooks" aria-label="Your webhooks"></ul>
 <div id="webhook-deliveries" class="table-wrap" hidden>
-<table class="deliveries-table">
+<table class="cards deliveries-table">
 <caption id="webhook-deliveries-caption">Recent deliveries</caption>
 <thead><tr><th scope="col">Event</th><th scope="col">Status</th><th scope="col">Attempts</th><th scope="col">Last answer</th><th scope="col">Created</th><th scope="col">Actions</th></tr></thead>
 <tbody id="webhook-deliveries-body"></tbody>

@@ -8,6 +8,7 @@ import { ApiError } from '../errors';
 import { origins } from '../http/request-deps';
 import { recordVisits } from '../http/visit-log';
 import { visitOf, visitorDeps } from '../http/visitor';
+import { formatExactBytes } from '../lib/format';
 import { TUS_CHUNK_BYTES, TUS_FROM_BYTES } from '../lib/web-settings';
 import { isStandingRefusal } from '../moderation/standing';
 import { layout, pageCsp, pageHeaders } from '../pages/layout';
@@ -37,13 +38,23 @@ function notTaking(title: string, text: string) {
   });
 }
 
-const requestPage = (uploadUrl: string, tusUrl: string, report: { pageUrl: string; contact?: string }) =>
+/**
+ * The page. A request with an exact size (MCP's create_upload_url) says it on the page itself,
+ * and hands it to the script, which refuses any other size before a byte goes. `report`: the
+ * page's own URL and ABUSE_CONTACT, for the footer.
+ */
+const requestPage = (
+  uploadUrl: string,
+  tusUrl: string,
+  exactBytes: number | null,
+  report: { pageUrl: string; contact?: string },
+) =>
   layout({
     title: 'edgeshare: send files',
     scripts: [REQUEST_PAGE_SCRIPT],
     head: html`<meta name="description" content="Send files through this upload link.">`,
     body: html`<h1>Send files</h1>
-<div id="request" data-upload-url="${uploadUrl}" data-tus-url="${tusUrl}" data-info-url="${uploadUrl.replace(/\/upload$/, '')}" data-tus-from="${TUS_FROM_BYTES}" data-tus-chunk="${TUS_CHUNK_BYTES}" hidden></div>
+<div id="request" data-upload-url="${uploadUrl}" data-tus-url="${tusUrl}" data-info-url="${uploadUrl.replace(/\/upload$/, '')}" data-tus-from="${TUS_FROM_BYTES}" data-tus-chunk="${TUS_CHUNK_BYTES}"${exactBytes === null ? '' : html` data-exact-bytes="${exactBytes}"`} hidden></div>
 <div id="banner" class="message" role="alert" hidden></div>
 <noscript><p class="message error">This page needs JavaScript to send files. The upload link also works with curl: see the service's API documentation.</p></noscript>
 
@@ -60,7 +71,12 @@ const requestPage = (uploadUrl: string, tusUrl: string, report: { pageUrl: strin
 <section id="send-section" class="panel" aria-labelledby="send-heading" hidden>
 <h2 id="send-heading" class="visually-hidden">Your files</h2>
 <p id="request-message" class="request-message"></p>
-<ul id="request-limits" class="request-limits"></ul>
+${
+  exactBytes === null
+    ? ''
+    : html`<p id="request-exact" class="request-exact">This link takes one file of exactly ${formatExactBytes(exactBytes)}: no more, no less.</p>
+`
+}<ul id="request-limits" class="request-limits"></ul>
 <div id="drop-zone" class="drop-zone">
 <p>Drop files here, or</p>
 <label class="button" for="file-input">Choose files</label>
@@ -72,7 +88,7 @@ const requestPage = (uploadUrl: string, tusUrl: string, report: { pageUrl: strin
 <section id="receipt-section" class="panel" aria-labelledby="receipt-heading" hidden>
 <h2 id="receipt-heading">Receipt</h2>
 <p class="hint">What you sent. Keep it: the owner of this link sees these files, and nobody else sees anything of them here.</p>
-<table class="receipt"><thead><tr><th scope="col">File</th><th scope="col">Size</th><th scope="col">Type</th><th scope="col">SHA-256</th></tr></thead><tbody id="receipt"></tbody></table>
+<table class="receipt cards"><thead><tr><th scope="col">File</th><th scope="col">Size</th><th scope="col">Type</th><th scope="col">SHA-256</th></tr></thead><tbody id="receipt"></tbody></table>
 </section>`,
     footer: reportFooter(report.pageUrl, report.contact),
   });
@@ -86,7 +102,12 @@ async function page(c: Context<AppEnv>): Promise<Response> {
     const status = requestStatus(request);
     if (status !== 'open') return c.html(notTaking('Link not taking files', GONE_TEXT[status]), 410, headers);
     const report = { pageUrl: requestPageUrl(base, request.token), contact: c.get('config').ABUSE_CONTACT };
-    const page = requestPage(requestUploadUrl(base, request.token), requestTusUrl(base, request.token), report);
+    const page = requestPage(
+      requestUploadUrl(base, request.token),
+      requestTusUrl(base, request.token),
+      request.exact_bytes,
+      report,
+    );
     return c.html(page, 200, headers);
   });
   try {

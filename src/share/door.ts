@@ -56,7 +56,7 @@ export function shareDoor<A>(
 ): Door<ShareSubject, A> {
   const carries = carriesContent(kind);
   const exhausted = (subject: ShareSubject) =>
-    exhaustedLink(deps.counters, subject.link, isCollection(subject) ? subject.archive.length : undefined);
+    exhaustedLink(deps.counters, subject.link, isCollection(subject) ? subject.archive.length : subject.file.size);
 
   async function findLinked(token: string): Promise<ShareSubject | Refusal<ShareSubject>> {
     const found = await findLiveLinkByToken(deps.db, token, isoNow());

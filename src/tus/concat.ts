@@ -6,7 +6,7 @@
 // read through src/storage/segments.ts). No HTTP here: the router turns results into answers.
 
 import { freeFiles, QuotaTicket } from '../accounts/account-storage-client';
-import { ApiError, validationError } from '../errors';
+import { ApiError, unauthorized, validationError } from '../errors';
 import { decideFileType, SNIFF_BYTES } from '../files/file-type';
 import { FILE_ID_PATTERN, newFileId } from '../files/ids';
 import { storedFilename } from '../files/names';
@@ -69,8 +69,8 @@ function refused(part: NamedPartial, result: Exclude<ClaimResult, { status: 'ok'
 }
 
 /** The metadata of a final upload: as any upload's, except a sha256 it cannot check while creating. */
-function finalMeta(header: string | undefined, expiry: UploadsDeps['expiry']): UploadMeta {
-  const meta = checkedMeta(header, expiry);
+function finalMeta(header: string | undefined, rules: UploadsDeps['rules']): UploadMeta {
+  const meta = checkedMeta(header, rules);
   if (meta.sha256 !== undefined) {
     throw validationError(
       'Upload-Metadata',
@@ -83,8 +83,8 @@ function finalMeta(header: string | undefined, expiry: UploadsDeps['expiry']): U
 /**
  * Creates a final upload from complete partials (in the order named): claims each partial in
  * its object (in id order, so of two finals racing for a partial, one wins), decides the type
- * from the first bytes against the metadata, and records the file, its quota converted from
- * the partials' reservations in one step. Anything refused gives the claims back: the
+ * from the first bytes against the metadata, checks that the key is still active, and records
+ * the file, its quota converted from the partials' reservations in one step. Anything refused gives the claims back: the
  * partials stay as they were, and expire as before. Returns the file's row.
  */
 export async function createFinalUpload(
@@ -92,7 +92,7 @@ export async function createFinalUpload(
   request: { urls: string[]; uploadsPath: string; metadata: string | undefined },
 ): Promise<FileRow> {
   const parts = namedPartials(request.urls, request.uploadsPath);
-  const meta = finalMeta(request.metadata, deps.expiry);
+  const meta = finalMeta(request.metadata, deps.rules);
   const finalId = newFileId();
   const claims = new Map<string, Claimed>();
   let row: FileRow;
@@ -122,6 +122,10 @@ export async function createFinalUpload(
       etag: await finalEtag(ordered),
       crc32: finalCrc32(ordered),
     };
+    // The key may have been revoked (or expired) since the partials, or since this request was
+    // admitted: asked again right before the commit, as for a single upload. Then no file, and
+    // the claims are given back (the partials stay, and expire as before).
+    if (deps.keyStillActive && !(await deps.keyStillActive())) throw unauthorized();
     row = await recordFinal(deps, file, segments, ordered);
   } catch (error) {
     await unclaimAll(deps, [...claims.values()], finalId);

@@ -14,7 +14,7 @@ import { origins, storage } from '../http/request-deps';
 import { requires } from '../http/route-needs';
 import { versionRouter } from '../http/validation';
 import { countRequest, keyStillActive, rateLimitHeaders } from '../limiter/key-limiter-client';
-import { uploadExpiry } from '../policy/routes';
+import { uploadRules } from '../policy/routes';
 import { successV2 } from '../schemas';
 import { createFinalUpload } from './concat';
 import { effectiveMethod, isUncountedTransfer, UPLOADS_PATH } from './http';
@@ -62,7 +62,7 @@ function deps(c: Context<AppEnv>): UploadsDeps {
     owner: keyOwner(c.get('apiKey')),
     waitUntil: (promise) => c.executionCtx.waitUntil(promise),
     keyStillActive: () => keyStillActive(c.env.KEY_LIMITER, storage(c).db, c.get('apiKey').id),
-    expiry: uploadExpiry(c),
+    rules: uploadRules(c),
   };
 }
 
@@ -173,8 +173,9 @@ const create = createRoute({
     'other, but never a file); `Upload-Concat: final;<url> <url> …` (no Upload-Length, no body) makes one file of ' +
     'complete partial uploads of the same account, in order, without copying their bytes: 201 with X-File-Id at once. ' +
     'The final’s sha256 is computed a moment after its creation. An expiresIn the account’s policy does not allow ' +
-    '(or none, where it requires one and no default is configured) is 422 POLICY_VIOLATION before any byte is ' +
-    'kept (a partial upload’s is not judged: its final’s is).',
+    '(or none, where it requires one and no default is configured), or isPublic true while a link bound applies ' +
+    'that a default link cannot keep, is 422 POLICY_VIOLATION before any byte is kept (a partial upload’s ' +
+    'metadata is not judged: its final’s is).',
   request: {
     headers: [
       TUS_REQUEST,

@@ -19,12 +19,12 @@ import { inSession, openUpload } from '../files/upload-session';
 import type { LimiterNamespace } from '../limiter/key-limiter-client';
 import { hasScope } from '../limiter/scopes';
 import { log } from '../log';
-import type { ExpiryRule } from '../policy/service';
+import { AS_ASKED, type UploadRules } from '../policy/service';
 import { blobKey, type StoredBlob } from '../storage/blobs';
 import type { FileRow } from '../storage/files-repo';
 import { isSegmented, segmentKey, segmentsOf } from '../storage/segments';
 import { isSegmentedFileOf } from '../storage/segments-repo';
-import { type AppendResult, appendToUpload } from './part-writer';
+import { type AppendResult, appendToUpload, UploadEnded } from './part-writer';
 import { type Checksum, finalConcat, maxUploadLength, parseMetadata, partSizeFor } from './protocol';
 import { MAX_UPLOAD_LIFETIME_MS, type UploadNamespace, uploadObject } from './tus-upload-client';
 import type { UploadMeta, UploadSnapshot, UploadView } from './tus-upload-contract';
@@ -48,15 +48,12 @@ export type UploadsDeps = {
    */
   keyStillActive?: () => Promise<boolean>;
   /**
-   * How a new upload's expiry is decided (the account's policy, src/policy/), judged when it is
-   * created, before any byte. Unset: the metadata's expiresIn as it is (a file request's uploads,
-   * whose expiry the request decides).
+   * How a new upload's expiry and visibility are decided (the account's policy, src/policy/),
+   * judged when it is created, before any byte. Unset: the metadata's as they are (a file
+   * request's uploads, whose options the request decides).
    */
-  expiry?: ExpiryRule;
+  rules?: UploadRules;
 };
-
-/** An expiry taken as asked: where no policy applies (partial uploads, a file request's uploads). */
-const asAsked: ExpiryRule = (asked) => asked;
 
 // A reservation outlives its upload's deadline a little: the upload's object releases it first.
 const RESERVATION_MARGIN_MS = 60 * 60 * 1000;
@@ -73,7 +70,7 @@ export const UNNAMED_UPLOAD = 'upload';
  * named `upload` plus the usual extension of the declared filetype (`upload.png`), or just
  * `upload`.
  */
-export function uploadMeta(header: string | undefined, expiry: ExpiryRule = asAsked): UploadMeta {
+export function uploadMeta(header: string | undefined, rules: UploadRules = AS_ASKED): UploadMeta {
   const pairs = parseMetadata(header);
   const declared = pairs.get('filename');
   const filetype = pairs.get('filetype');
@@ -86,7 +83,7 @@ export function uploadMeta(header: string | undefined, expiry: ExpiryRule = asAs
     const value = pairs.get(name);
     if (value !== undefined) fields[name] = value.trim();
   }
-  const options = recordOptions(fields, expiry);
+  const options = recordOptions(fields, rules);
   return {
     originalName: cleanOriginalName(filename),
     declaredType: filetype === undefined || filetype.trim() === '' ? undefined : filetype,
@@ -115,8 +112,8 @@ export async function createUpload(
   const holdId = await reserveStorage(deps.accounts, owner, request.length, deadline + RESERVATION_MARGIN_MS);
   let meta: UploadMeta;
   try {
-    // A partial upload is no file: its expiry is its final upload's to decide.
-    meta = checkedMeta(request.metadata, request.concat ? undefined : deps.expiry);
+    // A partial upload is no file: its options are its final upload's to decide.
+    meta = checkedMeta(request.metadata, request.concat ? undefined : deps.rules);
   } catch (error) {
     await releaseHold(deps.accounts, owner.accountId, holdId);
     throw error;
@@ -146,10 +143,10 @@ export async function createUpload(
 
 /**
  * The metadata of a new upload, refused when its name or declared type runs when opened, or its
- * expiry breaks the policy (`expiry`).
+ * options break the policy (`rules`).
  */
-export function checkedMeta(header: string | undefined, expiry?: ExpiryRule): UploadMeta {
-  const meta = uploadMeta(header, expiry);
+export function checkedMeta(header: string | undefined, rules?: UploadRules): UploadMeta {
+  const meta = uploadMeta(header, rules);
   const runnable = runnableExtension(meta.originalName);
   if (runnable) throw new ApiError('INVALID_FILE_TYPE', `File type not allowed: .${runnable} files are not allowed`);
   const declared = normalizeMediaType(meta.declaredType);
@@ -215,9 +212,11 @@ export async function appendToOwnUpload(deps: UploadsDeps, id: string, request: 
       waitUntil: deps.waitUntil,
     });
   } catch (error) {
-    // A refused type ends the upload and frees everything it held.
-    if (error instanceof ApiError && error.code === 'INVALID_FILE_TYPE')
-      await stub.terminate({ accountId: deps.owner.accountId });
+    // A refused type, or a last part R2 could not complete, ends the upload and frees everything it held.
+    if (error instanceof UploadEnded || (error instanceof ApiError && error.code === 'INVALID_FILE_TYPE'))
+      await stub.terminate({ accountId: deps.owner.accountId }).catch((cause: unknown) => {
+        log('error', 'failed upload not terminated', { uploadId: begun.upload.id, error: String(cause) });
+      });
     throw error instanceof ApiError
       ? error
       : new ApiError('UPLOAD_FAILED', 'The bytes could not be stored', { cause: error });
@@ -239,12 +238,17 @@ async function completePartial(
   stored: { blob: StoredBlob; crc32: number | null },
 ): Promise<AppendOutcome> {
   const expiresAt = Date.now() + deps.config.TUS_EXPIRY_SECONDS * 1000;
-  const done = await uploadObject(deps.uploads, upload.id).completePartial({
-    lease,
-    etag: stored.blob.etag,
-    crc32: stored.crc32,
-    expiresAt,
-  });
+  const stub = uploadObject(deps.uploads, upload.id);
+  const done = await stub
+    .completePartial({ lease, etag: stored.blob.etag, crc32: stored.crc32, expiresAt })
+    .catch(async (error: unknown) => {
+      // The object is complete but its upload could not record it: the upload ends, and its
+      // object (no file's) and reservation go with it.
+      await stub.terminate({ accountId: deps.owner.accountId }).catch((cause: unknown) => {
+        log('error', 'failed upload not terminated', { uploadId: upload.id, error: String(cause) });
+      });
+      throw new UploadEnded(error);
+    });
   if (!done)
     throw new ApiError('UPLOAD_CONFLICT', 'Another request took over this upload, or it ended; ask its offset again');
   return { complete: false, offset: upload.length, expiresAt: Math.min(expiresAt, upload.deadline) };

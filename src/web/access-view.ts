@@ -26,6 +26,9 @@ const OUTCOME_TEXT: Record<AccessEvent['outcome'], string> = {
   throttled: 'Throttled',
 };
 
+/** The table's columns, in order; on a narrow screen each event is a card of them, labelled. */
+const COLUMNS = ['When', 'What', 'Outcome', 'Sent', 'Client', 'Where', 'Visitor'];
+
 function row(event: AccessEvent): HTMLTableRowElement {
   const place = [event.country, event.asOrganization].filter(Boolean).join(' · ');
   const cells = [
@@ -40,7 +43,9 @@ function row(event: AccessEvent): HTMLTableRowElement {
   return h(
     'tr',
     { attrs: { 'data-outcome': event.outcome } },
-    ...cells.map((text, index) => h('td', { text, class: index === 6 ? 'visitor' : '' })),
+    ...cells.map((text, index) =>
+      h('td', { text, class: index === 6 ? 'visitor' : '', attrs: { 'data-label': COLUMNS[index] ?? '' } }),
+    ),
   );
 }
 
@@ -55,10 +60,8 @@ export function accessPanel(
   onError: (error: unknown) => void,
 ): HTMLElement {
   const body = h('tbody');
-  const head = ['When', 'What', 'Outcome', 'Sent', 'Client', 'Where', 'Visitor'].map((text) =>
-    h('th', { text, attrs: { scope: 'col' } }),
-  );
-  const table = h('table', { class: 'access-table' }, h('thead', {}, h('tr', {}, ...head)), body);
+  const head = COLUMNS.map((text) => h('th', { text, attrs: { scope: 'col' } }));
+  const table = h('table', { class: 'access-table cards' }, h('thead', {}, h('tr', {}, ...head)), body);
   const note = h('p', { class: 'hint', text: 'Loading…' });
   const more = button('More', { class: 'secondary' });
   more.hidden = true;

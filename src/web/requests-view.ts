@@ -4,7 +4,7 @@ import type { EdgeshareClient, FileRequest, Policy } from '../client/edgeshare.t
 import { DEFAULT_REQUEST_EXPIRY_SECONDS } from '../lib/web-settings.ts';
 import { button, byId, copyText, h, labelOf } from './dom.ts';
 import { formatBytes, formatDate } from './format.ts';
-import { boundPassword, expiryChoices, fillExpirySelect } from './policy-choices.ts';
+import { boundPassword, defaultLinksAllowed, expiryChoices, fillExpirySelect } from './policy-choices.ts';
 
 type Hooks = {
   client: () => EdgeshareClient | null;
@@ -50,6 +50,8 @@ export function createRequestsView(hooks: Hooks) {
     const choices = expiryChoices(policy.requestMaxExpirySeconds);
     fillExpirySelect(expiry, choices, { chosen: DEFAULT_REQUEST_EXPIRY_SECONDS, prefix: '' });
     boundPassword(byId('request-password'), labelOf('request-password'), policy, false);
+    // Received files are private while a link bound bars default links: no public choice then.
+    byId('request-public-choice').hidden = !defaultLinksAllowed(policy);
     const bytes = policy.requestMaxBytes;
     maxMiB.required = bytes !== null;
     if (bytes === null) {
@@ -132,16 +134,17 @@ export function createRequestsView(hooks: Hooks) {
     const row = h(
       'tr',
       { attrs: { 'data-request-id': request.id } },
-      h('td', {}, h('span', { class: 'upload-name', text: name }), request.hasPassword ? ' (password)' : ''),
-      h('td', { text: STATUS_TEXT[request.status], attrs: { 'data-status': request.status } }),
-      h('td', { text: limits }),
-      h('td', {}, h('div', { class: 'row share-link' }, url, copy, note)),
       h(
-        'td',
-        {},
-        h('div', { class: 'row' }, show, toggle),
-        h('span', { class: 'muted', text: `Until ${formatDate(request.expiresAt)}` }),
+        'th',
+        { class: 'name-cell', attrs: { scope: 'row' } },
+        h('span', { class: 'upload-name', text: name }),
+        request.hasPassword ? ' (password)' : '',
+        h('span', { class: 'muted small', text: `Until ${formatDate(request.expiresAt)}` }),
       ),
+      h('td', { text: STATUS_TEXT[request.status], attrs: { 'data-status': request.status, 'data-label': 'Status' } }),
+      h('td', { text: limits, attrs: { 'data-label': 'Received' } }),
+      h('td', { attrs: { 'data-label': 'Link' } }, h('div', { class: 'row share-link' }, url, copy, note)),
+      h('td', { class: 'actions', attrs: { 'data-label': 'Actions' } }, show, toggle),
     );
     return [row, filesRow];
   }
@@ -192,7 +195,7 @@ export function createRequestsView(hooks: Hooks) {
         maxBytes,
         expiresIn: Number(expiry.value),
         password: value('request-password') || undefined,
-        isPublic: byId<HTMLInputElement>('request-public').checked,
+        isPublic: defaultLinksAllowed(hooks.policy()) && byId<HTMLInputElement>('request-public').checked,
       });
       form.reset();
       hooks.announce(`File request made: ${made.url}`);

@@ -123,16 +123,17 @@ export function createWebhooksView(hooks: Hooks) {
     return h(
       'tr',
       { attrs: { 'data-id': delivery.id } },
-      h('td', { text: delivery.type }),
-      h('td', { class: `status ${delivery.status}`, text: delivery.status }),
-      h('td', { text: String(delivery.attempts) }),
+      h('td', { text: delivery.type, attrs: { 'data-label': 'Event' } }),
+      h('td', { class: `status ${delivery.status}`, text: delivery.status, attrs: { 'data-label': 'Status' } }),
+      h('td', { text: String(delivery.attempts), attrs: { 'data-label': 'Attempts' } }),
       h('td', {
         text: delivery.lastStatusCode === null ? (delivery.lastError ?? '–') : String(delivery.lastStatusCode),
+        attrs: { 'data-label': 'Last answer' },
       }),
-      h('td', { text: formatDate(delivery.createdAt) }),
+      h('td', { text: formatDate(delivery.createdAt), attrs: { 'data-label': 'Created' } }),
       h(
         'td',
-        {},
+        { class: 'actions', attrs: { 'data-label': 'Actions' } },
         button('Resend', {
           class: 'secondary',
           onClick: async () => {

@@ -6,6 +6,7 @@
 import { sendInBatches } from '../events/emit';
 import type { EventsMessage, OperatorEvent, QueuedEvent } from '../events/types';
 import { randomBase64Url } from '../lib/crypto';
+import type { TargetRules } from '../lib/public-address';
 import { log } from '../log';
 import {
   findDeliveryJob,
@@ -28,6 +29,8 @@ export const DEAD_LETTER_SUFFIX = '-dlq';
 export type ConsumerDeps = {
   db: D1Database;
   queue: Queue<EventsMessage>;
+  /** The address rule's settings (ALLOW_LOOPBACK_TARGETS), from the configuration. */
+  targets: TargetRules;
   now?: () => number;
   /** The operator's receiver and its whsec_ secret (OPERATOR_WEBHOOK_URL/SECRET); none: its events are dropped. */
   operator?: { url: string; secret: string };
@@ -130,7 +133,7 @@ async function deliver(deps: ConsumerDeps, message: Message<{ kind: 'delivery'; 
   }
   const now = deps.now?.() ?? Date.now();
   const headers = await signatureHeaders(job.secret, job.id, job.payload, now);
-  const result = await postWebhook(job.url, headers, job.payload);
+  const result = await postWebhook(job.url, headers, job.payload, deps.targets);
   const retried = !result.ok && !result.final;
   const delay = retryDelaySeconds(message.attempts);
   await recordAttempt(
@@ -176,7 +179,7 @@ async function deliverToOperator(deps: ConsumerDeps, message: Message<EventsMess
   }
   const payload = JSON.stringify({ type: event.type, timestamp: event.timestamp, data: event.data });
   const headers = await signatureHeaders(deps.operator.secret, event.id, payload, deps.now?.() ?? Date.now());
-  const result = await postWebhook(deps.operator.url, headers, payload);
+  const result = await postWebhook(deps.operator.url, headers, payload, deps.targets);
   const facts = { eventId: event.id, type: event.type, attempt: message.attempts, status: result.statusCode };
   if (result.ok) {
     message.ack();

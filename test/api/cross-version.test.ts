@@ -22,8 +22,10 @@ const versionNeutral = ({
   isPublic: _public,
   requestId: _request,
   sha256: _sha256,
+  moderation: _moderation,
+  scan: _scan,
   ...rest
-}: FileRecord & { requestId?: string | null; sha256?: string | null }) => rest;
+}: FileRecord & { requestId?: string | null; sha256?: string | null; moderation?: unknown; scan?: unknown }) => rest;
 
 async function listFiles(version: ApiVersion, auth: Record<string, string>) {
   const response = await call(api(version, '/files'), { headers: auth });

@@ -6,7 +6,7 @@
 // so that a run without them never passes green.
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
 import { expect, inject } from 'vitest';
 import { ROOT } from '../../scripts/wrangler.ts';
 import { adminKey } from './dev-server.ts';
@@ -172,4 +172,49 @@ export async function expectDatesOneWay(page: Page): Promise<string[]> {
   const dates = [...text.matchAll(/\d{4}-\d\d-\d\d[^\n]{0,10}/g)].map((match) => match[0]);
   for (const date of dates) expect(date).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d UTC/);
   return dates;
+}
+
+/**
+ * What scrolls sideways on the page as drawn now: the document itself when it is wider than the
+ * window, and any visible part of it (a table's wrapper, a dialog) whose content is wider than
+ * its box. Empty when everything fits.
+ */
+export function sidewaysScroll(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const found: string[] = [];
+    const { scrollWidth } = document.documentElement;
+    if (scrollWidth > window.innerWidth) found.push(`the page: ${scrollWidth} px in ${window.innerWidth}`);
+    for (const element of Array.from(document.querySelectorAll<HTMLElement>('body *'))) {
+      const { overflowX } = getComputedStyle(element);
+      if (overflowX !== 'auto' && overflowX !== 'scroll') continue;
+      if (element.scrollWidth > element.clientWidth + 1 && element.checkVisibility()) {
+        const name = `${element.tagName.toLowerCase()}${element.id ? `#${element.id}` : ''}.${element.className}`;
+        found.push(`${name}: ${element.scrollWidth} px in ${element.clientWidth}`);
+      }
+    }
+    return found;
+  });
+}
+
+/**
+ * The words (runs of letters and digits) in these elements' text that a line break cuts in two:
+ * those whose text lies on more than one line.
+ */
+export function splitWords(cells: Locator): Promise<string[]> {
+  return cells.evaluateAll((elements) =>
+    elements.flatMap((element) => {
+      const split: string[] = [];
+      const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        for (const match of (node.textContent ?? '').matchAll(/[\p{L}\p{N}]+/gu)) {
+          const range = document.createRange();
+          range.setStart(node, match.index);
+          range.setEnd(node, match.index + match[0].length);
+          const lines = new Set(Array.from(range.getClientRects(), (rect) => Math.round(rect.bottom)));
+          if (lines.size > 1) split.push(match[0]);
+        }
+      }
+      return split;
+    }),
+  );
 }

@@ -50,9 +50,12 @@ export type BulkUploadItem = BulkUploadBody['data']['results'][number];
 export type BulkDeleteBody = z.infer<typeof BulkDeleteResultSchema>;
 export type BulkDeleteItem = BulkDeleteBody['data']['results'][number];
 
-/** A record's exact field names in `version`, sorted: v2 adds isPublic and sha256 to uploads, gets and list items. */
+/**
+ * A record's exact field names in `version`, sorted: v2 adds isPublic and sha256 to uploads, gets
+ * and list items, and what stands between the file and its visitors (moderation, scan).
+ */
 export const fieldsFor = (version: ApiVersion, fields: readonly string[]) =>
-  (version === 'v2' ? [...fields, 'isPublic', 'sha256'] : [...fields]).sort();
+  (version === 'v2' ? [...fields, 'isPublic', 'sha256', 'moderation', 'scan'] : [...fields]).sort();
 
 /** A file record's (get, list) exact field names: v2 also adds requestId (the file request it came through, or null). */
 export const recordFieldsFor = (version: ApiVersion, fields: readonly string[]) =>
@@ -85,6 +88,8 @@ export const UPLOAD_RECORD_V2_KEYS = [
   'id',
   'isPublic',
   'mimeType',
+  'moderation',
+  'scan',
   'sha256',
   'shareUrl',
   'size',

@@ -395,6 +395,30 @@ export function failingPutBucket(inner: R2Bucket, failOn: number, options: { aft
   return { bucket: delegate(inner, { put }), calls };
 }
 
+/**
+ * An R2 bucket whose multipart uploads complete (the object is written) and then reject, as a
+ * reply lost on the way back would: the caller cannot tell, and must clean up. Both new and
+ * resumed multipart uploads; the completions are counted.
+ */
+export function failingCompleteBucket(inner: R2Bucket) {
+  const calls = { complete: 0 };
+  const failing = (upload: R2MultipartUpload) =>
+    delegate(upload, {
+      complete: async (parts: R2UploadedPart[]) => {
+        calls.complete++;
+        await upload.complete(parts);
+        throw new Error('injected R2 complete failure (after completing)');
+      },
+    });
+  const bucket = delegate(inner, {
+    createMultipartUpload: async (...args: Parameters<R2Bucket['createMultipartUpload']>) =>
+      failing(await inner.createMultipartUpload(...args)),
+    resumeMultipartUpload: (...args: Parameters<R2Bucket['resumeMultipartUpload']>) =>
+      failing(inner.resumeMultipartUpload(...args)),
+  });
+  return { bucket, calls };
+}
+
 /** An R2 bucket whose delete always rejects (the object stays); the calls are counted. */
 export function failingDeleteBucket(inner: R2Bucket) {
   const calls = { delete: 0 };

@@ -645,7 +645,7 @@ describe('every file request operation answers as the v2 document says', () => {
 });
 
 describe('every collection operation answers as the v2 document says', () => {
-  it('createCollection … downloadFileRequestArchive: 201, 200, 206, 304, 400, 404, 416', async () => {
+  it('createCollection … downloadFileRequestArchive: 201, 200, 206, 304, 400, 404, 412, 416', async () => {
     const { auth } = await createKey('doc-collections', { rateLimitRequests: 10_000 });
     const send = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
       call(
@@ -713,6 +713,7 @@ describe('every collection operation answers as the v2 document says', () => {
       await expectDocumented('v2', operationId, whole);
       await expectDocumented('v2', operationId, await send(method, zip, undefined, { Range: 'bytes=0-9' }));
       await expectDocumented('v2', operationId, await send(method, zip, undefined, { 'If-None-Match': etag }));
+      await expectDocumented('v2', operationId, await send(method, `${zip}?v=stale`));
       if (method === 'GET') {
         await expectDocumented('v2', operationId, await send(method, zip, undefined, { Range: 'bytes=99999-' }));
         await expectDocumented('v2', operationId, await send(method, zip, undefined, { 'X-Budget': '11' }));
@@ -730,6 +731,7 @@ describe('every collection operation answers as the v2 document says', () => {
       await expectDocumented('v2', operationId, whole);
       await expectDocumented('v2', operationId, await send(method, requestZip, undefined, { Range: 'bytes=0-9' }));
       await expectDocumented('v2', operationId, await send(method, requestZip, undefined, { 'If-None-Match': etag }));
+      await expectDocumented('v2', operationId, await send(method, `${requestZip}?v=stale`));
       if (method === 'GET') await expectDocumented('v2', operationId, await send(method, '/requests/nope/archive'));
     }
 

@@ -10,20 +10,14 @@ import { join } from 'node:path';
 import { predictLength } from 'client-zip';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type ZipMember, zipArchive, zipLayout, zipMemberNames } from '../../src/lib/zip.ts';
+import { oracleTool } from '../helpers/oracle-tools.ts';
 import { collect, memberBytes, memberCrc, seeded, syntheticRead } from '../helpers/zip-fixtures.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'edgeshare-zip-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** A tool the oracle needs: missing on a developer's machine skips loudly; missing in CI fails. */
-function tool(command: string): boolean {
-  const found = spawnSync(command, ['-h'], { stdio: 'ignore' }).error === undefined;
-  if (!found && process.env.CI) throw new Error(`${command} is needed by the ZIP oracle tests in CI`);
-  if (!found) console.warn(`!! ${command} not found: its ZIP oracle tests are skipped`);
-  return found;
-}
-const hasPython = tool('python3');
-const hasUnzip = tool('unzip');
+const hasPython = oracleTool('python3', 'ZIP oracle tests');
+const hasUnzip = oracleTool('unzip', 'ZIP oracle tests');
 
 const MODIFIED = new Date('2026-11-24T09:49:11Z');
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');

@@ -51,6 +51,17 @@ describe('the layer check', () => {
     expect(run.stderr).toContain('lib-is-a-leaf: src/lib/format.ts → src/log.ts');
   });
 
+  it('fails on Worker code that imports the keyed part of lib/age or age-encryption, not on its keyless part', () => {
+    addLine('src/files/upload.ts', "export { makeHeader as _makeHeader } from '../lib/age/index';");
+    addLine('src/links/service.ts', "export { Decrypter as _Decrypter } from 'age-encryption';");
+    addLine('src/tus/service.ts', "export { checkHeader as _checkHeader } from '../lib/age/format';");
+    const run = layerCheck();
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain('worker-holds-no-keys: src/files/upload.ts → src/lib/age/index.ts');
+    expect(run.stderr).toMatch(/worker-holds-no-keys: src\/links\/service\.ts → \S*node_modules\/age-encryption\//);
+    expect(run.stderr).not.toContain('src/tus/service.ts');
+  });
+
   it('fails on a cycle between files, and on one between folders', () => {
     writeFileSync(join(dir, 'src/lib/a-probe.ts'), "import { b } from './b-probe';\nexport const a = () => b;\n");
     writeFileSync(join(dir, 'src/lib/b-probe.ts'), "import { a } from './a-probe';\nexport const b = () => a;\n");
