@@ -4,6 +4,9 @@
 // npm run keys -- set ID_OR_KEY [--rate-limit N|default] [--rate-window SECONDS|default] [--quota BYTES|default] [--max-files N|default]
 // npm run keys -- accounts
 // npm run keys -- account-set ACCOUNT_ID [--quota BYTES|default] [--max-files N|default] [policy flags, below]
+// npm run keys -- reports | resolve | quarantine | release | remove | suspend | unsuspend | block-hash:
+// the operator's abuse tools (scripts/keys-moderation.ts: through the running service's admin API,
+// but block-hash).
 // A key made without --account founds an account of its own (the account takes the key's id and
 // its --quota/--max-files); --quota and --max-files are always the account's limits.
 // Local database by default; --remote for the deployed one; --persist-to DIR for another local state.
@@ -13,6 +16,7 @@ import { KeyNameSchema, printableName } from '../src/keys/key-name.ts';
 import { sha256Hex } from '../src/lib/crypto.ts';
 import { SCOPES } from '../src/limiter/scopes.ts';
 import { PolicyOverridesPatchSchema, type PolicyRule } from '../src/policy/schemas.ts';
+import { MODERATION_COMMANDS, MODERATION_USAGE, runModeration } from './keys-moderation.ts';
 import { exitOnWranglerError, literal, sql, type Target } from './wrangler.ts';
 
 const USAGE = `usage:
@@ -26,6 +30,7 @@ const USAGE = `usage:
                  [--link-max-expiry SECONDS] [--link-require-expiry true] [--link-require-password true]
                  [--link-max-downloads N] [--password-min-length N] [--file-max-expiry SECONDS]
                  [--file-require-expiry true] [--request-max-expiry SECONDS] [--request-max-bytes BYTES]
+${MODERATION_USAGE}
   Policy flags (the account's own bounds, docs/policy.md) take a value, \`off\` to lift the configured
   bound for the account (false for the true/false ones), or \`default\` to follow the configuration again.
 A key made without --account founds an account of its own (with its --quota and --max-files);
@@ -127,11 +132,18 @@ const { values, positionals } = parseArgs({
     remote: { type: 'boolean', default: false },
     'persist-to': { type: 'string' },
     'no-wait': { type: 'boolean', default: false },
+    // The abuse tools (scripts/keys-moderation.ts).
+    url: { type: 'string' },
+    statement: { type: 'string' },
+    action: { type: 'string' },
+    status: { type: 'string' },
+    reason: { type: 'string' },
+    'block-hash': { type: 'boolean', default: false },
     ...Object.fromEntries(POLICY_FLAGS.map(([flag]) => [flag, { type: 'string' as const }])),
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
-const [command, argument] = positionals;
+const [command, argument, ...more] = positionals;
 if (values.help || !command) {
   console.log(USAGE);
   process.exit(command || values.help ? 0 : 2);
@@ -143,7 +155,15 @@ try {
   exitOnWranglerError(error);
 }
 
+function isModeration(name: string): name is (typeof MODERATION_COMMANDS)[number] {
+  return (MODERATION_COMMANDS as readonly string[]).includes(name);
+}
+
 async function run(): Promise<void> {
+  if (command && isModeration(command)) {
+    const args = argument === undefined ? [] : [argument, ...more];
+    return runModeration(command, args, values, target, fail);
+  }
   switch (command) {
     case 'create': {
       if (values.name === undefined) fail('create needs --name NAME');

@@ -1,5 +1,6 @@
 import { Hono, type MiddlewareHandler } from 'hono';
 import { cors } from 'hono/cors';
+import { createReportRouter } from './abuse/report-routes';
 import { documentBeside, openApiDocument } from './api/openapi';
 import { createV1Router } from './api/v1';
 import { createV2Router } from './api/v2';
@@ -119,7 +120,9 @@ export function createApp() {
   const v1 = createV1Router();
   const v2 = createV2Router();
   const requestPublic = createRequestPublicRouter();
+  const reports = createReportRouter();
   documentBeside(v2, requestPublic);
+  documentBeside(v2, reports);
   // The API descriptions are public: registered before auth, and without _perf.
   // Each documents what its version's router registers (routers mounted on it included); a route
   // mounted under /api/vN some other way (the public file-request paths) must add its operations
@@ -139,6 +142,8 @@ export function createApp() {
   // File requests' public paths carry no key (the URL is the capability): before authentication,
   // each declared PUBLIC (route-needs.ts), which authentication refuses should one ever reach it.
   app.route('/api/v2', requestPublic);
+  // Abuse reports: anyone, no key (docs/abuse.md).
+  app.route('/api/v2', reports);
   app.use('/api/*', authenticate());
   // After authentication (it needs the account); before every v2 route, tus creation included.
   app.use('/api/v2/*', idempotency());

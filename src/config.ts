@@ -76,6 +76,9 @@ const origin = z.preprocess(
 export const SCAN_MODES = ['off', 'async', 'gate'] as const;
 export type ScanMode = (typeof SCAN_MODES)[number];
 
+/** Cloudflare's siteverify: where a Turnstile token is checked unless TURNSTILE_VERIFY_URL says otherwise. */
+export const TURNSTILE_SITEVERIFY = 'https://challenges.cloudflare.com/turnstile/v0/siteverify';
+
 const mediaTypePattern = /^[a-z0-9!#$&^_.+-]+\/(\*|[a-z0-9!#$&^_.+-]+\*?)$/;
 
 const configSchema = z.object({
@@ -186,6 +189,17 @@ const configSchema = z.object({
   // webhooks). The secret is checked apart (operatorWebhook below), like ADMIN_TOKEN.
   OPERATOR_WEBHOOK_URL: z.preprocess(blankToUndefined, z.url({ protocol: /^https?$/ }).optional()),
   OPERATOR_WEBHOOK_SECRET: z.preprocess(blankToUndefined, z.string().optional()),
+  // Reports (POST /api/v2/reports, the form at /report; docs/abuse.md). Cloudflare Turnstile on the
+  // form and the API when both keys are set (the secret is checked apart, turnstile below), checked
+  // at TURNSTILE_VERIFY_URL (a local stub in tests); reports per address and window; and the number
+  // of distinct visitors whose reports of one target within 24 hours hold it until the operator
+  // decides (unset: reports never change serving).
+  TURNSTILE_SITE_KEY: z.preprocess(blankToUndefined, z.string().max(200).optional()),
+  TURNSTILE_SECRET_KEY: z.preprocess(blankToUndefined, z.string().optional()),
+  TURNSTILE_VERIFY_URL: z.preprocess(blankToUndefined, z.url({ protocol: /^https?$/ }).default(TURNSTILE_SITEVERIFY)),
+  REPORTS_PER_ADDRESS: int(1, 1_000_000).default(10),
+  REPORT_WINDOW_SECONDS: int(1, 86_400).default(3600),
+  REPORT_QUARANTINE_THRESHOLD: optionalInt(2, 1_000_000),
 });
 
 export const MIN_ADMIN_TOKEN_LENGTH = 32;
@@ -210,6 +224,17 @@ function operatorWebhook(config: Config): Config {
   if (url === undefined || (secret !== undefined && WEBHOOK_SECRET.test(secret))) return config;
   log('error', 'OPERATOR_WEBHOOK_URL is set without a usable OPERATOR_WEBHOOK_SECRET (whsec_…): not delivered', {});
   return { ...config, OPERATOR_WEBHOOK_URL: undefined, OPERATOR_WEBHOOK_SECRET: undefined };
+}
+
+/**
+ * Turnstile as used: on with both keys, off with neither; one without the other turns it off,
+ * logged once per configuration (the secret itself is never logged), as OPERATOR_WEBHOOK_URL does.
+ */
+function turnstile(config: Config): Config {
+  const { TURNSTILE_SITE_KEY: site, TURNSTILE_SECRET_KEY: secret } = config;
+  if ((site === undefined) === (secret === undefined)) return config;
+  log('error', 'TURNSTILE_SITE_KEY and TURNSTILE_SECRET_KEY must be set together: reports go without Turnstile', {});
+  return { ...config, TURNSTILE_SITE_KEY: undefined, TURNSTILE_SECRET_KEY: undefined };
 }
 
 /**
@@ -255,7 +280,7 @@ export function getConfig(env: object): Config {
   }
   const { SCAN_REQUEST_UPLOADS, ...rest } = parsed.data;
   const scanRequests = SCAN_REQUEST_UPLOADS ?? (rest.SCANNER === undefined ? 'off' : 'gate');
-  const config = operatorWebhook(adminToken({ ...rest, SCAN_REQUEST_UPLOADS: scanRequests }));
+  const config = turnstile(operatorWebhook(adminToken({ ...rest, SCAN_REQUEST_UPLOADS: scanRequests })));
   cache.set(env, config);
   return config;
 }

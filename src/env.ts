@@ -4,7 +4,11 @@ import type { Timings } from './lib/timing';
 import type { Grant, Scope, Usage } from './limiter/key-limiter-contract';
 
 /** The bindings, and the secrets `wrangler types` never sees (they are never in wrangler.toml). */
-export type Bindings = Env & { ADMIN_TOKEN?: string; OPERATOR_WEBHOOK_SECRET?: string };
+export type Bindings = Env & {
+  ADMIN_TOKEN?: string;
+  OPERATOR_WEBHOOK_SECRET?: string;
+  TURNSTILE_SECRET_KEY?: string;
+};
 
 /** Where links point: the API's origin (PUBLIC_BASE_URL) and the site's (SITE_URL), else the request's. */
 export type Origins = { api: string; site: string };

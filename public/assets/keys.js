@@ -72,6 +72,8 @@ function setSignedIn(on, token) {
   signIn.hidden = on;
   signedIn.hidden = !on;
   if (!on) $('admin-token').focus();
+  // The operator's other parts of the page (reports.js) follow the sign-in.
+  document.dispatchEvent(new CustomEvent('edgeshare:operator', { detail: { signedIn: on } }));
 }
 
 // ---- Formatting ----
@@ -284,6 +286,9 @@ $('hide-key').addEventListener('click', () => {
   $('new-key').hidden = true;
   $('new-key-value').value = '';
 });
+
+// What reports.js (loaded after this) shares: the one admin call and the page's message box.
+globalThis.edgeshareOperator = { admin, fail, showMessage, clearMessage, AdminError };
 
 if (sessionStorage.getItem(TOKEN_KEY)) {
   setSignedIn(true, sessionStorage.getItem(TOKEN_KEY));

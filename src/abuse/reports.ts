@@ -14,6 +14,7 @@ import {
   resolveReports,
 } from '../storage/reports-repo';
 import { isoNow } from '../time';
+import { settleHold } from './report-holds';
 import { type AbuseDeps, disableLink, quarantineFile, removeFile, setAccountSuspension } from './service';
 
 export type ReportPage = { rows: ReviewedReportRow[]; nextCursor: string | null };
@@ -53,7 +54,9 @@ const notApplicable = (action: ReportAction, what: string) =>
  * of that target with the same action and statement. dismiss: nothing is done to the target;
  * quarantine: a file is quarantined, a link disabled, a collection's every link disabled;
  * remove: a file (or a file link's file) is removed; suspend: the target's account is suspended.
- * An action that fits no target (a report that named nothing takes only dismiss) is 400.
+ * An action that fits no target (a report that named nothing takes only dismiss) is 400. A hold
+ * the reports put on the target is lifted by dismiss and kept, under this statement, by the others
+ * (src/abuse/report-holds.ts).
  */
 export async function resolveReport(
   deps: AbuseDeps,
@@ -66,6 +69,10 @@ export async function resolveReport(
     throw new ApiError('MODERATION_CONFLICT', 'This report is resolved already');
   }
   await applyAction(deps, report, resolution);
+  // A hold the reports put on the target (REPORT_QUARANTINE_THRESHOLD) ends with this decision.
+  if (report.target_type !== null && report.target_id !== null) {
+    await settleHold(deps, { type: report.target_type, id: report.target_id }, resolution.action, resolution.statement);
+  }
   const resolved = await resolveReports(deps.db, report, resolution, isoNow());
   const after = await findReport(deps.db, id);
   return { report: after ?? report, resolved };

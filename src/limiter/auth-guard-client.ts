@@ -62,6 +62,7 @@ const TOO_MANY: Record<GuardScope, string> = {
   'request-password': 'Too many wrong passwords; try again later',
   'link-download': 'Too many downloads from this address; try again later',
   'request-upload': 'Too many uploads from this address; try again later',
+  report: 'Too many reports from this address; try again later',
 };
 
 /** The 429 for an address past its allowance of `scope`. */

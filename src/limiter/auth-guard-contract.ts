@@ -3,9 +3,17 @@
 /**
  * What is counted per client address, each scope in its own window: failed API-key and
  * admin-token authentications; for visitors (no key), wrong share-link passwords, downloads and
- * previews through share links, wrong file-request passwords and uploads through file requests.
+ * previews through share links, wrong file-request passwords and uploads through file requests,
+ * and abuse reports (POST /api/v2/reports), which take no key either.
  */
-export type GuardScope = 'api' | 'admin' | 'link-password' | 'link-download' | 'request-password' | 'request-upload';
+export type GuardScope =
+  | 'api'
+  | 'admin'
+  | 'link-password'
+  | 'link-download'
+  | 'request-password'
+  | 'request-upload'
+  | 'report';
 
 export type WindowRequest = {
   scope: GuardScope;

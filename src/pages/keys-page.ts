@@ -1,7 +1,8 @@
 // /keys: the API keys page. A static shell with two modes. An account holder signs in with an API
 // key that has keys:write (/assets/account-keys.js, through /api/v2/keys); the operator signs in
-// with the admin token (/assets/keys.js, through /admin/keys). Either secret is kept in
-// sessionStorage, never in a URL.
+// with the admin token (/assets/keys.js, through /admin/keys) and reviews abuse reports
+// (/assets/reports.js, through /admin/reports). Either secret is kept in sessionStorage, never in
+// a URL.
 import { html } from 'hono/html';
 import { SCOPES } from '../limiter/scopes';
 import { layout, pageCsp } from './layout';
@@ -99,6 +100,15 @@ ${limitFields('create')}
 </table>
 </div>
 </section>
+
+<section aria-labelledby="reports-heading">
+<div class="row"><h2 id="reports-heading">Reports</h2><button id="reports-refresh" class="secondary" type="button">Refresh reports</button></div>
+<p class="muted">What visitors reported (the form at /report). Decide each with a statement: the owner gets it, and visitors see it on the 451. Dismiss lifts a hold the reports put on their target; any other decision keeps it.</p>
+<p id="reports-caption" class="muted" role="status">Loading…</p>
+<ul id="reports-list" class="reports" aria-labelledby="reports-heading"></ul>
+<h3 id="decided-heading">Recently decided</h3>
+<ul id="decided-list" class="reports" aria-labelledby="decided-heading"></ul>
+</section>
 </div>
 <template id="limits-template">
 <details class="edit-limits"><summary>Change limits</summary>
@@ -130,7 +140,7 @@ export const keysPage = (admin: { on: boolean; problem?: string }) =>
     title: 'API keys · edgeshare',
     // format.js first: both scripts write sizes and times with it (deferred scripts run in order).
     scripts: admin.on
-      ? ['/assets/format.js', '/assets/keys.js', '/assets/account-keys.js']
+      ? ['/assets/format.js', '/assets/keys.js', '/assets/reports.js', '/assets/account-keys.js']
       : ['/assets/format.js', '/assets/account-keys.js'],
     mainClass: 'wide',
     head: html`<meta name="robots" content="noindex">`,

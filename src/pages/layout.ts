@@ -19,6 +19,8 @@ export type PageParts = {
    * and its own <main> (Swagger UI). The page's part is then a <div>, so there is one <main>.
    */
   after?: Html;
+  /** The page's footer (a share page's "Report this link" and the abuse contact). */
+  footer?: Html;
 };
 
 export function layout(parts: PageParts) {
@@ -42,7 +44,7 @@ ${(parts.scripts ?? []).map((src) => html`<script src="${src}" defer></script>`)
 ${parts.after ? html`<div id="main"${classAttr}>` : html`<main id="main"${classAttr}>`}
 ${parts.body}
 ${parts.after ? html`</div>\n${parts.after}` : html`</main>`}
-</body>
+${parts.footer ? html`<footer class="site-footer">${parts.footer}</footer>\n` : ''}</body>
 </html>`;
 }
 
@@ -50,10 +52,12 @@ ${parts.after ? html`</div>\n${parts.after}` : html`</main>`}
  * A Content-Security-Policy for a page: nothing by default, then only this origin for what the
  * page names. No 'unsafe-inline' anywhere: pages carry no inline script or style.
  */
-export function pageCsp(allow: Partial<Record<'img' | 'media' | 'frame' | 'connect' | 'font' | 'form', string>> = {}) {
+export function pageCsp(
+  allow: Partial<Record<'script' | 'img' | 'media' | 'frame' | 'connect' | 'font' | 'form', string>> = {},
+) {
   const directives = [
     "default-src 'none'",
-    "script-src 'self'",
+    `script-src ${allow.script ?? "'self'"}`,
     "style-src 'self'",
     `img-src ${allow.img ?? "'self'"}`,
     ...(allow.media ? [`media-src ${allow.media}`] : []),

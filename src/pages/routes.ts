@@ -1,10 +1,11 @@
 // The pages for people that are not a share link: the web app at /, /keys (the
-// operator's part only with ADMIN_TOKEN set) and /docs.
+// operator's part only with ADMIN_TOKEN set), /docs and the report form at /report.
 import { Hono } from 'hono';
 import type { AppEnv } from '../env';
 import { DOCS_PAGE_CSP, docsPage } from './docs-page';
 import { KEYS_PAGE_CSP, keysPage } from './keys-page';
 import { pageHeaders } from './layout';
+import { reportPage, reportPageCsp } from './report-page';
 import { WEB_APP_CSP, webAppPage } from './web-app-page';
 
 export function createPagesRouter() {
@@ -21,6 +22,16 @@ export function createPagesRouter() {
   });
 
   router.get('/docs', (c) => c.html(docsPage, 200, pageHeaders(DOCS_PAGE_CSP)));
+
+  // The report form, with the reported page's URL filled in (every share, collection, file-request
+  // and 451 page links here); Turnstile's widget when both its keys are set.
+  router.get('/report', (c) => {
+    const config = c.get('config');
+    const url = c.req.query('url') ?? '';
+    const siteKey = config.TURNSTILE_SECRET_KEY ? config.TURNSTILE_SITE_KEY : undefined;
+    const page = reportPage({ url: url.length <= 2000 ? url : '', siteKey, contact: config.ABUSE_CONTACT });
+    return c.html(page, 200, pageHeaders(reportPageCsp(siteKey !== undefined)));
+  });
 
   return router;
 }

@@ -8,11 +8,9 @@ import type { AppEnv } from '../env';
 import { type ApiError, SCAN_HELD_MESSAGE } from '../errors';
 import { blockedByLink } from '../http/errors';
 import { layout, pageCsp, pageHeaders } from './layout';
+import { reportHref } from './report-page';
 
 const UNAVAILABLE_CSP = pageCsp();
-
-/** The report form, with the page's own URL filled in. */
-const reportHref = (pageUrl: string) => `/report?url=${encodeURIComponent(pageUrl)}`;
 
 export function unavailablePage(input: { statement: string; contact?: string; pageUrl: string }) {
   return layout({

@@ -12,10 +12,11 @@ import { formatExactBytes } from '../lib/format';
 import { TUS_CHUNK_BYTES, TUS_FROM_BYTES } from '../lib/web-settings';
 import { isStandingRefusal } from '../moderation/standing';
 import { layout, pageCsp, pageHeaders } from '../pages/layout';
+import { reportFooter } from '../pages/report-page';
 import { unavailableResponse } from '../pages/unavailable-page';
 import { openForVisitor } from '../visitors/service';
 import { requestDoor } from './access';
-import { requestTusUrl, requestUploadUrl } from './records';
+import { requestPageUrl, requestTusUrl, requestUploadUrl } from './records';
 import { requestLogs } from './request-counter-client';
 import { requestStatus } from './service';
 
@@ -39,9 +40,15 @@ function notTaking(title: string, text: string) {
 
 /**
  * The page. A request with an exact size (MCP's create_upload_url) says it on the page itself,
- * and hands it to the script, which refuses any other size before a byte goes.
+ * and hands it to the script, which refuses any other size before a byte goes. `report`: the
+ * page's own URL and ABUSE_CONTACT, for the footer.
  */
-const requestPage = (uploadUrl: string, tusUrl: string, exactBytes: number | null) =>
+const requestPage = (
+  uploadUrl: string,
+  tusUrl: string,
+  exactBytes: number | null,
+  report: { pageUrl: string; contact?: string },
+) =>
   layout({
     title: 'edgeshare: send files',
     scripts: [REQUEST_PAGE_SCRIPT],
@@ -83,6 +90,7 @@ ${
 <p class="hint">What you sent. Keep it: the owner of this link sees these files, and nobody else sees anything of them here.</p>
 <table class="receipt cards"><thead><tr><th scope="col">File</th><th scope="col">Size</th><th scope="col">Type</th><th scope="col">SHA-256</th></tr></thead><tbody id="receipt"></tbody></table>
 </section>`,
+    footer: reportFooter(report.pageUrl, report.contact),
   });
 
 /** The page is one visit of the request (src/requests/access.ts), served without its password: its script asks. */
@@ -93,10 +101,12 @@ async function page(c: Context<AppEnv>): Promise<Response> {
   const door = requestDoor(deps, { taking: 'any', guarded: false }, async (request) => {
     const status = requestStatus(request);
     if (status !== 'open') return c.html(notTaking('Link not taking files', GONE_TEXT[status]), 410, headers);
+    const report = { pageUrl: requestPageUrl(base, request.token), contact: c.get('config').ABUSE_CONTACT };
     const page = requestPage(
       requestUploadUrl(base, request.token),
       requestTusUrl(base, request.token),
       request.exact_bytes,
+      report,
     );
     return c.html(page, 200, headers);
   });

@@ -3,6 +3,7 @@
 import { html } from 'hono/html';
 import { formatBytes, formatDate } from '../lib/format';
 import { layout, pageCsp } from '../pages/layout';
+import { reportFooter } from '../pages/report-page';
 import type { FileRow } from '../storage/files-repo';
 import { type PreviewKind, previewKind, TEXT_PREVIEW_BYTES } from './preview';
 
@@ -19,6 +20,8 @@ export type SharePageInput = {
   text?: { text: string; truncated: boolean };
   /** false: show no preview and no image of the file (a capped link, whose every byte counts). */
   preview?: boolean;
+  /** ABUSE_CONTACT, shown in the footer beside "Report this link". */
+  contact?: string;
 };
 
 /** The time as every page writes it (`2026-12-03 14:05 UTC`), exact to the millisecond for machines. */
@@ -92,6 +95,7 @@ ${row.expires_at ? html`<dt>Expires</dt><dd>${time(row.expires_at)}</dd>` : ''}
 </dl>
 <a class="button" href="${base}/download" download>Download (${size})</a>
 ${shown ? html`<section class="preview" aria-label="Preview">${shown}</section>` : ''}`,
+    footer: reportFooter(input.shareUrl, input.contact),
   });
 }
 
@@ -112,6 +116,8 @@ export type CollectionPageInput = {
   texts: Map<string, { text: string; truncated: boolean }>;
   /** false: no previews (a capped link, whose every byte served spends its budget). */
   preview: boolean;
+  /** ABUSE_CONTACT, shown in the footer beside "Report this link". */
+  contact?: string;
 };
 
 function memberPreview(member: CollectionPageMember, input: CollectionPageInput, base: string) {
@@ -168,14 +174,20 @@ ${shown ? html`<div class="preview">${shown}</div>` : ''}
 </li>`;
 })}
 </ul>`,
+    footer: reportFooter(input.shareUrl, input.contact),
   });
 }
 
 /**
  * A made link's password form: it names nothing of what it shares, neither in the page nor its
- * head, beyond its kind (a file, or a collection of files).
+ * head, beyond its kind (a file, or a collection of files). `report`: the link's URL and
+ * ABUSE_CONTACT, for the footer.
  */
-export function lockedPage(input: { wrong: boolean; kind: 'file' | 'collection' }) {
+export function lockedPage(input: {
+  wrong: boolean;
+  kind: 'file' | 'collection';
+  report?: { pageUrl: string; contact?: string };
+}) {
   const what = input.kind === 'collection' ? 'collection' : 'file';
   const description =
     input.kind === 'collection' ? 'A collection of files shared with edgeshare' : 'A file shared with edgeshare';
@@ -194,6 +206,7 @@ export function lockedPage(input: { wrong: boolean; kind: 'file' | 'collection' 
 ${input.wrong ? html`<p class="error" role="alert">That password is not right.</p>` : ''}
 <button class="button" type="submit">Open</button>
 </form>`,
+    footer: input.report && reportFooter(input.report.pageUrl, input.report.contact),
   });
 }
 

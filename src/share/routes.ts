@@ -4,7 +4,8 @@ import { archiveVersion } from '../collections/archive';
 import { type LinkServeDeps, serveCollectionArchive, serveCollectionMember } from '../collections/link-serve';
 import type { AppEnv } from '../env';
 import { ApiError } from '../errors';
-import { events } from '../http/request-deps';
+import { shareUrl } from '../files/records';
+import { events, origins } from '../http/request-deps';
 import { recordVisits } from '../http/visit-log';
 import { basicOf, grantOf, visitOf, visitorDeps } from '../http/visitor';
 import type { AccessDeps, Shared } from '../links/access';
@@ -43,6 +44,12 @@ const accessDeps = (c: Context<AppEnv>): AccessDeps & LinkServeDeps => ({
 /** A collection page reads the start of at most this many text members (one storage read each). */
 const TEXT_PREVIEWS_PER_PAGE = 10;
 
+/** The footer of a locked page: "Report this link" with the link's own URL, and ABUSE_CONTACT. */
+const reportOf = (c: Context<AppEnv>) => ({
+  pageUrl: shareUrl(origins(c), c.req.param('token') ?? ''),
+  contact: c.get('config').ABUSE_CONTACT,
+});
+
 const wantsHtml = (c: Context<AppEnv>) => (c.req.header('accept') ?? '').includes('text/html');
 
 const isCode = (error: unknown, code: ApiError['code']): error is ApiError =>
@@ -60,7 +67,7 @@ const needsPassword = () =>
  */
 const locked = (c: Context<AppEnv>, subject: ShareSubject, wrong: boolean) =>
   c.html(
-    lockedPage({ wrong, kind: isCollection(subject) ? 'collection' : 'file' }),
+    lockedPage({ wrong, kind: isCollection(subject) ? 'collection' : 'file', report: reportOf(c) }),
     wrong ? 401 : 200,
     pageHeaders(LOCKED_PAGE_CSP),
   );
@@ -95,7 +102,8 @@ export function createShareRouter() {
     // Share links point at SITE_URL when it is set; the page's absolute URLs (Open Graph) agree.
     const origin = c.get('config').SITE_URL ?? new URL(c.req.url).origin;
     const shareUrl = `${origin}/share/${c.req.param('token')}`;
-    return c.html(sharePage({ row: file, origin, shareUrl, text, preview }), 200, pageHeaders(SHARE_PAGE_CSP));
+    const contact = c.get('config').ABUSE_CONTACT;
+    return c.html(sharePage({ row: file, origin, shareUrl, text, preview, contact }), 200, pageHeaders(SHARE_PAGE_CSP));
   };
 
   // A collection's page: every live member, "Download all" with the ZIP's exact length. A capped
@@ -126,6 +134,7 @@ export function createShareRouter() {
       origin,
       texts,
       preview,
+      contact: c.get('config').ABUSE_CONTACT,
     });
     return c.html(body, 200, pageHeaders(SHARE_PAGE_CSP));
   };

@@ -1,6 +1,6 @@
 // What a visitor (no key) may do per client address, counted in the one per-address throttle
 // (src/limiter/auth-guard-*): downloads and previews through share links, uploads through file
-// requests, and wrong passwords of each. Each link and request also counts its own wrong
+// requests, abuse reports, and wrong passwords of each. Each link and request also counts its own wrong
 // passwords from every address, in its own object (LinkCounter, FileRequestCounter).
 import type { Config } from '../config';
 import type { ScopedAllowance } from '../limiter/auth-guard-client';
@@ -30,4 +30,13 @@ export const requestUploadsPerAddress = (config: Config): AddressAllowance => ({
   scope: 'request-upload',
   limit: config.REQUEST_UPLOADS_PER_ADDRESS,
   windowSeconds: config.REQUEST_UPLOAD_WINDOW_SECONDS,
+});
+
+/** Abuse reports (POST /api/v2/reports, the form at /report) per client address. */
+export const reportsPerAddress = (
+  config: Pick<Config, 'REPORTS_PER_ADDRESS' | 'REPORT_WINDOW_SECONDS'>,
+): AddressAllowance => ({
+  scope: 'report',
+  limit: config.REPORTS_PER_ADDRESS,
+  windowSeconds: config.REPORT_WINDOW_SECONDS,
 });

@@ -4,7 +4,6 @@
 // to OPERATOR_WEBHOOK_URL, signed with OPERATOR_WEBHOOK_SECRET. Through the real local queue and
 // consumer; each delivery verified by the standardwebhooks package.
 import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test';
-import { Webhook } from 'standardwebhooks';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { emitOperatorEvent, eventSink } from '../../src/events/emit';
 import { makeLink } from '../helpers/links';
@@ -16,21 +15,14 @@ import {
   interceptReceivers,
   ofType,
   payloadOf,
-  type Received,
   receiver,
   settle,
+  verifyDelivery,
   waitFor,
 } from '../helpers/webhooks';
 import { createKey } from '../helpers/worker';
 
 beforeAll(() => interceptReceivers());
-
-const verify = (secret: string, delivery: Received) =>
-  new Webhook(secret).verify(delivery.body, {
-    'webhook-id': delivery.headers.get('webhook-id') ?? '',
-    'webhook-timestamp': delivery.headers.get('webhook-timestamp') ?? '',
-    'webhook-signature': delivery.headers.get('webhook-signature') ?? '',
-  }) as { type: string; timestamp: string; data: Record<string, unknown> };
 
 const NOTICES = [
   'file.quarantined',
@@ -60,7 +52,7 @@ describe('notices', () => {
 
     await waitFor(() => hook.calls().length >= NOTICES.length, 'every notice');
     await settle(1500);
-    const bodies = hook.calls().map((delivery) => verify(webhook.secret, delivery));
+    const bodies = hook.calls().map((delivery) => verifyDelivery(webhook.secret, delivery));
     expect(bodies.map((body) => body.type).sort()).toEqual([...NOTICES].sort());
     const of = (type: string) => bodies.find((body) => body.type === type)?.data;
     expect(of('file.quarantined')).toMatchObject({
@@ -100,7 +92,7 @@ describe('notices', () => {
         ),
       'the operator’s report',
     );
-    const body = verify(env.OPERATOR_WEBHOOK_SECRET ?? '', delivery);
+    const body = verifyDelivery(env.OPERATOR_WEBHOOK_SECRET ?? '', delivery);
     expect(body).toMatchObject({ type: 'report.received', data: { reportId, reason: 'malware' } });
     expect(delivery.headers.get('webhook-id')).toMatch(/^msg_/);
     await settle(1000);

@@ -4,6 +4,7 @@
 import { env, runInDurableObject } from 'cloudflare:test';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { guardOf } from '../../src/limiter/auth-guard-client';
+import { consoleDuring } from '../helpers/console';
 import { basic, makeLink, owner, pathOf } from '../helpers/links';
 import { makeRequest, newOwner } from '../helpers/requests';
 import { call } from '../helpers/worker';
@@ -17,19 +18,6 @@ const NEEDLES = [ADDRESS, '2001:db8:4242:17', '2001:0db8:4242:0017'];
 afterEach(() => {
   vi.restoreAllMocks();
 });
-
-/** Everything written to the console while `work` runs. */
-async function consoleDuring(work: () => Promise<void>): Promise<string> {
-  const lines: string[] = [];
-  for (const method of ['log', 'error', 'warn', 'info', 'debug'] as const) {
-    vi.spyOn(console, method).mockImplementation((...args: unknown[]) => {
-      lines.push(args.map(String).join(' '));
-    });
-  }
-  await work();
-  vi.restoreAllMocks();
-  return lines.join('\n');
-}
 
 const expectNoAddress = (text: string, where: string) => {
   for (const needle of NEEDLES) expect(text.includes(needle), `${needle} in ${where}`).toBe(false);

@@ -1,6 +1,7 @@
 // Receivers for webhook deliveries inside workerd: the Worker's outbound fetch is intercepted for
 // *.hooks.test (the queue consumer runs in the tests' isolate), everything else goes through.
 import { env } from 'cloudflare:test';
+import { Webhook } from 'standardwebhooks';
 import { expect, vi } from 'vitest';
 import type { Success } from './records';
 import { readJson } from './responses';
@@ -20,6 +21,8 @@ export function interceptReceivers(): void {
     const request = new Request(input as RequestInfo, init);
     const url = new URL(request.url);
     if (!url.hostname.endsWith('.hooks.test')) return realFetch(input as RequestInfo, init);
+    // The responder reads the body too (a stub siteverify reads its form).
+    const unread = request.clone();
     received.push({
       url: request.url,
       redirect: request.redirect,
@@ -28,7 +31,7 @@ export function interceptReceivers(): void {
       at: Date.now(),
     });
     const respond = responders.get(url.hostname) ?? (() => new Response('ok'));
-    return respond(request);
+    return respond(unread);
   });
 }
 
@@ -106,6 +109,14 @@ export async function deliveriesOf(auth: Record<string, string>, webhookId: stri
 /** The body a receiver got, parsed. */
 export const payloadOf = (call: Received) =>
   JSON.parse(call.body) as { type: string; timestamp: string; data: { file?: Record<string, unknown>; via?: string } };
+
+/** A delivery checked by an independent Standard Webhooks implementation (throws unless signed with `secret`); its payload. */
+export const verifyDelivery = (secret: string, delivery: Received) =>
+  new Webhook(secret).verify(delivery.body, {
+    'webhook-id': delivery.headers.get('webhook-id') ?? '',
+    'webhook-timestamp': delivery.headers.get('webhook-timestamp') ?? '',
+    'webhook-signature': delivery.headers.get('webhook-signature') ?? '',
+  }) as { type: string; timestamp: string; data: Record<string, unknown> };
 
 /** The deliveries among `calls` whose event is of `type`. */
 export const ofType = (calls: Received[], type: string) => calls.filter((c) => payloadOf(c).type === type);

@@ -742,6 +742,27 @@ describe('every collection operation answers as the v2 document says', () => {
   });
 });
 
+describe('the report operation answers as the v2 document says', () => {
+  it('reportAbuse: 202 (JSON and a page), 400, 403, 429', async () => {
+    const report = (body: BodyInit, type: string, overrides = {}, headers: Record<string, string> = {}) =>
+      call('/api/v2/reports', { method: 'POST', headers: { 'Content-Type': type, ...headers }, body }, overrides);
+    const ok = JSON.stringify({ url: 'https://example.com/share/nothing', reason: 'spam' });
+    await expectDocumented('v2', 'reportAbuse', await report(ok, 'application/json'));
+    const form = 'url=nothing&reason=other';
+    const page = await report(form, 'application/x-www-form-urlencoded', {}, { Accept: 'text/html' });
+    expect(page.status).toBe(202);
+    await expectDocumented('v2', 'reportAbuse', page);
+    await expectDocumented('v2', 'reportAbuse', await report('{"reason": "spam"}', 'application/json'));
+    const turnstile = { TURNSTILE_SITE_KEY: '1x00000000000000000000AA', TURNSTILE_SECRET_KEY: 'secret' };
+    await expectDocumented('v2', 'reportAbuse', await report(ok, 'application/json', turnstile));
+    const address = { 'CF-Connecting-IP': '192.0.2.77' };
+    for (let i = 0; i < 2; i++) await report(ok, 'application/json', { REPORTS_PER_ADDRESS: '2' }, address);
+    const throttled = await report(ok, 'application/json', { REPORTS_PER_ADDRESS: '2' }, address);
+    expect(throttled.status).toBe(429);
+    await expectDocumented('v2', 'reportAbuse', throttled);
+  });
+});
+
 describe('the checks above', () => {
   it('called every operation of each document, and saw each of its success statuses', () => {
     for (const version of VERSIONS) {

@@ -59,7 +59,8 @@ describe('a password-protected link', () => {
     expect(html).toContain('<form');
     expect(html).toContain('method="post"');
     expect(html).toContain('type="password"');
-    for (const secret of ['quarterly', 'report', 'image/png', 'og:image"', '/view', '/download', ' B<', 'bytes']) {
+    // The file's name in none of its parts (the footer's "Report this link" is the page's own).
+    for (const secret of ['quarterly', 'report.png', 'image/png', 'og:image"', '/view', '/download', ' B<', 'bytes']) {
       expect(html).not.toContain(secret);
     }
     expect(response.headers.get('content-security-policy')).toContain("form-action 'self'");
@@ -117,7 +118,7 @@ describe('a password-protected link', () => {
     const html = await wrong.text();
     expect(html).toContain('This file is protected by a password');
     expect(html).toContain('That password is not right.');
-    for (const secret of ['quarterly', 'report', 'image/png', '/view', '/download', 'bytes']) {
+    for (const secret of ['quarterly', 'report.png', 'image/png', '/view', '/download', 'bytes']) {
       expect(html).not.toContain(secret);
     }
     expect((await readLink(auth, link.id)).downloadCount).toBe(0);

@@ -232,6 +232,27 @@ describe('npm run keys', () => {
     expect(rows('SELECT COUNT(*) AS n FROM api_keys')[0]).toEqual(before);
   });
 
+  it('block-hash puts SHA-256 values on the blocklist once each; the other abuse tools need the running service', () => {
+    const [first, second] = ['AB'.repeat(32), 'cd'.repeat(32)];
+    expect(keys('block-hash', first, second, '--reason', 'a known bad file')).toContain('Blocked 2 hashes');
+    expect(rows('SELECT sha256, reason FROM blocklist ORDER BY sha256')).toEqual([
+      { sha256: 'ab'.repeat(32), reason: 'a known bad file' },
+      { sha256: second, reason: 'a known bad file' },
+    ]);
+    expect(keys('block-hash', second)).toContain('Blocked 0 hashes (1 already were)');
+    expect(() => keys('block-hash', 'not-hex')).toThrow(/not a SHA-256/);
+    // The others go through the admin API (R2, the keys' objects, the owners' notices): an address, never --remote.
+    expect(() => keys('quarantine', 'some-file', '--statement', 'held', '--remote')).toThrow(/--url, not --remote/);
+    const unreachable = () =>
+      execFileSync(process.execPath, [join(root, 'scripts/keys.ts'), 'reports', '--url', 'http://127.0.0.1:9'], {
+        cwd: root,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { ...process.env, ADMIN_TOKEN: 'x'.repeat(32) },
+      });
+    expect(unreachable).toThrow(/could not reach http:\/\/127.0.0.1:9/);
+  });
+
   it('revoke, set and account-set wait until a running service has the change, unless --no-wait', () => {
     const key = lastLine(keys('create', '--name', 'waited for'));
     const started = performance.now();
