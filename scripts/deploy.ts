@@ -8,7 +8,7 @@ import { applyMigrations, exitOnWranglerError, ROOT, wranglerInteractive } from 
 const warning = linkOriginWarning(readFileSync(join(ROOT, 'wrangler.toml'), 'utf8'), process.env);
 if (warning) console.warn(`\n${warning}\n`);
 try {
-  applyMigrations({ remote: true, persistTo: undefined }, false);
+  await applyMigrations({ remote: true, persistTo: undefined }, false);
 } catch (error) {
   exitOnWranglerError(error);
 }

@@ -6,7 +6,15 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { devArgs } from './dev-args.ts';
-import { applyMigrations, exitOnWranglerError, literal, ROOT, sql, wranglerInteractive } from './wrangler.ts';
+import {
+  applyMigrations,
+  closeLocalDatabases,
+  exitOnWranglerError,
+  literal,
+  ROOT,
+  sql,
+  wranglerInteractive,
+} from './wrangler.ts';
 
 async function waitUntilUp(base: string, exited: () => boolean): Promise<boolean> {
   for (;;) {
@@ -28,11 +36,15 @@ async function waitUntilUp(base: string, exited: () => boolean): Promise<boolean
   const local = { remote: false, persistTo };
   let count = 0;
   try {
-    applyMigrations(local);
+    await applyMigrations(local);
     count =
-      sql<{ count: number }>(local, "SELECT COUNT(*) AS count FROM api_keys WHERE status = 'active'")[0]?.count ?? 0;
+      (await sql<{ count: number }>(local, "SELECT COUNT(*) AS count FROM api_keys WHERE status = 'active'"))[0]
+        ?.count ?? 0;
   } catch (error) {
     exitOnWranglerError(error);
+  } finally {
+    // wrangler dev opens the database itself.
+    await closeLocalDatabases();
   }
   let made: { id: string; key: string } | undefined;
   if (count === 0) {
@@ -69,9 +81,11 @@ async function waitUntilUp(base: string, exited: () => boolean): Promise<boolean
   if (made) {
     // Never shown: delete it, so the next start makes one and shows it.
     try {
-      sql(local, `DELETE FROM api_keys WHERE id = ${literal(made.id)}`);
+      await sql(local, `DELETE FROM api_keys WHERE id = ${literal(made.id)}`);
     } catch (error) {
       exitOnWranglerError(error);
+    } finally {
+      await closeLocalDatabases();
     }
     console.error('\nwrangler dev did not start; the dev API key it would have shown was not kept.');
   }

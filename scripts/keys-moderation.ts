@@ -146,7 +146,7 @@ export async function runModeration(
     if (bad.length > 0) fail(`not a SHA-256 (64 hex digits): ${bad.join(', ')}`);
     const now = literal(new Date().toISOString());
     const values = hashes.map((hash) => `(${literal(hash)}, ${literal(flags.reason)}, ${now})`).join(', ');
-    const rows = sql<{ sha256: string }>(
+    const rows = await sql<{ sha256: string }>(
       target,
       `INSERT INTO blocklist (sha256, reason, created_at) VALUES ${values} ON CONFLICT (sha256) DO NOTHING RETURNING sha256`,
     );

@@ -17,7 +17,7 @@ import { sha256Hex } from '../src/lib/crypto.ts';
 import { SCOPES } from '../src/limiter/scopes.ts';
 import { PolicyOverridesPatchSchema, type PolicyRule } from '../src/policy/schemas.ts';
 import { MODERATION_COMMANDS, MODERATION_USAGE, runModeration } from './keys-moderation.ts';
-import { exitOnWranglerError, literal, sql, type Target } from './wrangler.ts';
+import { closeLocalDatabases, exitOnWranglerError, literal, sql, type Target } from './wrangler.ts';
 
 const USAGE = `usage:
   npm run keys -- create --name NAME [--rate-limit N] [--rate-window SECONDS] [--quota BYTES] [--max-files N]
@@ -153,6 +153,8 @@ try {
   await run();
 } catch (error) {
   exitOnWranglerError(error);
+} finally {
+  await closeLocalDatabases();
 }
 
 function isModeration(name: string): name is (typeof MODERATION_COMMANDS)[number] {
@@ -194,13 +196,13 @@ async function run(): Promise<void> {
       };
       if (
         account &&
-        sql<{ id: string }>(target, `SELECT id FROM accounts WHERE id = ${literal(account)}`).length === 0
+        (await sql<{ id: string }>(target, `SELECT id FROM accounts WHERE id = ${literal(account)}`)).length === 0
       ) {
         console.error('no such account');
         process.exit(1);
       }
       // Without an account_id, the key founds its own account (a trigger of migration 0006).
-      sql(
+      await sql(
         target,
         `INSERT INTO api_keys (id, key_hash, prefix, name, status, rate_limit_requests, rate_limit_window_seconds, storage_quota_bytes, max_files, created_at, updated_at, account_id, scopes, expires_at)
        VALUES (${[material.id, material.keyHash, material.prefix, name, 'active'].map(literal).join(', ')}, ${literal(rateLimit)}, ${literal(rateWindow)}, ${literal(quota)}, ${literal(maxFiles)}, ${literal(now)}, ${literal(now)}, ${literal(extra.account_id)}, ${literal(extra.scopes)}, ${literal(extra.expires_at)})`,
@@ -216,7 +218,7 @@ async function run(): Promise<void> {
     }
     case 'list': {
       const where = values.account ? `WHERE account_id = ${literal(values.account)}` : '';
-      const rows = sql<KeyListRow>(
+      const rows = await sql<KeyListRow>(
         target,
         `SELECT id, status, prefix, name, created_at, account_id, COALESCE(scopes, 'all') AS scopes, expires_at, last_used_at
          FROM api_keys ${where} ORDER BY created_at, id`,
@@ -236,7 +238,7 @@ async function run(): Promise<void> {
       if (!argument) fail('revoke needs a key id (key_…) or the key itself (esk_…)');
       const where = await keyWhere(argument);
       const now = literal(new Date().toISOString());
-      const rows = sql<{ id: string }>(
+      const rows = await sql<{ id: string }>(
         target,
         `UPDATE api_keys SET status = 'revoked', revoked_at = COALESCE(revoked_at, ${now}), updated_at = ${now} WHERE ${where} RETURNING id`,
       );
@@ -261,7 +263,7 @@ async function run(): Promise<void> {
       );
       if (sets.length === 0) fail('set needs at least one of --rate-limit, --rate-window, --quota, --max-files');
       const now = literal(new Date().toISOString());
-      const rows = sql<{ id: string }>(
+      const rows = await sql<{ id: string }>(
         target,
         `UPDATE api_keys SET ${sets.join(', ')}, updated_at = ${now} WHERE ${await keyWhere(argument)} RETURNING id`,
       );
@@ -274,7 +276,7 @@ async function run(): Promise<void> {
       break;
     }
     case 'accounts': {
-      const rows = sql<{
+      const rows = await sql<{
         id: string;
         name: string;
         keys: number;
@@ -309,7 +311,7 @@ async function run(): Promise<void> {
       if (policy) sets.push(`policy = NULLIF(json_patch(COALESCE(policy, '{}'), ${literal(policy)}), '{}')`);
       if (sets.length === 0) fail('account-set needs --quota, --max-files or a policy flag (see --help)');
       const now = literal(new Date().toISOString());
-      const rows = sql<{ id: string }>(
+      const rows = await sql<{ id: string }>(
         target,
         `UPDATE accounts SET ${sets.join(', ')}, updated_at = ${now} WHERE id = ${literal(argument)} RETURNING id`,
       );

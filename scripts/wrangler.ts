@@ -1,7 +1,9 @@
 // Runs the project's own wrangler on the Node that runs this script (the pinned one under npm),
-// offline-friendly: no telemetry, no request.cf fetch, no banner.
+// offline-friendly: no telemetry, no request.cf fetch, no banner. The local database is opened
+// in-process instead (scripts/local-d1.ts): the same SQLite file, at a tenth of the CPU.
 import { spawn, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { LocalD1, LocalD1Error } from './local-d1.ts';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const WRANGLER = fileURLToPath(new URL('../node_modules/wrangler/bin/wrangler.js', import.meta.url));
@@ -57,10 +59,14 @@ export function wrangler(args: string[], options: { quiet?: boolean } = {}): str
   return result.stdout;
 }
 
-/** Prints a failed wrangler call's output and exits, for scripts' top level. */
+/** Prints a failed wrangler call's (or local database's) output and exits, for scripts' top level. */
 export function exitOnWranglerError(error: unknown): never {
   if (error instanceof WranglerError) {
     process.stderr.write(error.output);
+    console.error(error.message);
+    process.exit(1);
+  }
+  if (error instanceof LocalD1Error) {
     console.error(error.message);
     process.exit(1);
   }
@@ -76,34 +82,57 @@ export function wranglerInteractive(args: string[], env: NodeJS.ProcessEnv = {})
   return new Promise((resolve) => child.on('exit', (code) => resolve(code ?? 1)));
 }
 
-/** `--local` (default), or `--remote`, plus `--persist-to DIR` when given. */
+/** The local database (in `--persist-to DIR`, else .wrangler/state), or with `remote` the deployed one. */
 export type Target = { remote: boolean; persistTo: string | undefined };
 
-export function targetArgs(target: Target): string[] {
-  if (target.remote) return ['--remote'];
-  return ['--local', ...(target.persistTo ? ['--persist-to', target.persistTo] : [])];
+/** The local databases sql() and applyMigrations() opened, by state directory (each one workerd). */
+const opened = new Map<string, Promise<LocalD1>>();
+
+function local(target: Target): Promise<LocalD1> {
+  const key = target.persistTo ?? '';
+  let db = opened.get(key);
+  if (!db) {
+    db = LocalD1.open(target.persistTo);
+    opened.set(key, db);
+  }
+  return db;
 }
 
-export function applyMigrations(target: Target, quiet = true): void {
-  wrangler(['d1', 'migrations', 'apply', 'DB', ...targetArgs(target)], { quiet });
+/** Closes the local databases opened here; a script calls it when done (process.exit needs not). */
+export async function closeLocalDatabases(): Promise<void> {
+  const dbs = [...opened.values()];
+  opened.clear();
+  await Promise.all(dbs.map(async (db) => (await db.catch(() => undefined))?.close()));
+}
+
+/** Applies the migrations not yet applied: locally in this process (scripts/local-d1.ts), remotely by wrangler. */
+export async function applyMigrations(target: Target, quiet = true): Promise<void> {
+  if (target.remote) {
+    wrangler(['d1', 'migrations', 'apply', 'DB', '--remote'], { quiet });
+    return;
+  }
+  const applied = await (await local(target)).migrate();
+  if (quiet) return;
+  console.log(applied.length === 0 ? 'No migrations to apply.' : applied.map((name) => `Applied ${name}`).join('\n'));
 }
 
 /**
  * Runs SQL on the DB binding and returns the rows of its last statement. A fresh local
  * database gets its migrations applied first, on demand.
  */
-export function sql<Row = Record<string, unknown>>(target: Target, command: string): Row[] {
-  const args = ['d1', 'execute', 'DB', ...targetArgs(target), '--json', '--command', command];
-  let out: string;
-  try {
-    out = wrangler(args, { quiet: true });
-  } catch (error) {
-    if (target.remote || !(error instanceof WranglerError) || !error.output.includes('no such table')) throw error;
-    applyMigrations(target);
-    out = wrangler(args, { quiet: true });
+export async function sql<Row = Record<string, unknown>>(target: Target, command: string): Promise<Row[]> {
+  if (target.remote) {
+    const out = wrangler(['d1', 'execute', 'DB', '--remote', '--json', '--command', command], { quiet: true });
+    return (JSON.parse(out) as { results: Row[] }[]).at(-1)?.results ?? [];
   }
-  const parsed = JSON.parse(out) as { results: Row[] }[];
-  return parsed.at(-1)?.results ?? [];
+  const db = await local(target);
+  try {
+    return await db.query<Row>(command);
+  } catch (error) {
+    if (!(error instanceof LocalD1Error) || !error.message.includes('no such table')) throw error;
+    await db.migrate();
+    return db.query<Row>(command);
+  }
 }
 
 /** A SQL string literal; quotes doubled. Values here come from the operator, not from clients. */

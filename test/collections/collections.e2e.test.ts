@@ -9,7 +9,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { literal, ROOT, sql } from '../../scripts/wrangler.ts';
+import { withLocalD1 } from '../../scripts/local-d1.ts';
+import { literal, ROOT } from '../../scripts/wrangler.ts';
 import { EdgeshareClient } from '../../src/client/edgeshare.ts';
 import { crc32 } from '../../src/lib/crc32.ts';
 import { type DevServer, startDevServer } from '../helpers/dev-server.ts';
@@ -61,11 +62,12 @@ async function uploadAll(files: { name: string; bytes: Uint8Array }[]): Promise<
 }
 
 /** Gives files their CRC-32 (or NULL) in the server's local D1, as the upload paths will. */
-function setCrcs(files: Stored[], known: (file: Stored) => boolean): void {
+async function setCrcs(files: Stored[], known: (file: Stored) => boolean): Promise<void> {
   const cases = files.map((file) => `WHEN ${literal(file.id)} THEN ${known(file) ? crc32(file.bytes) : 'NULL'}`);
-  sql(
-    { remote: false, persistTo: server.persistTo },
-    `UPDATE files SET crc32 = CASE id ${cases.join(' ')} END WHERE id IN (${files.map((f) => literal(f.id)).join(', ')})`,
+  await withLocalD1(server.persistTo, (db) =>
+    db.query(
+      `UPDATE files SET crc32 = CASE id ${cases.join(' ')} END WHERE id IN (${files.map((f) => literal(f.id)).join(', ')})`,
+    ),
   );
 }
 
@@ -122,7 +124,7 @@ describe('a collection’s ZIP over HTTP', () => {
       { name: 'photo.jpg', bytes: bytesOf(3, 7) },
       { name: 'empty.bin', bytes: new Uint8Array(0) },
     ]);
-    setCrcs(files, () => true);
+    await setCrcs(files, () => true);
     const collection = await client.createCollection({ name: 'Trip', fileIds: files.map((file) => file.id) });
     const names = ['photo.jpg', 'Ünïcödé notes.txt', 'photo (2).jpg', 'empty.bin'];
     const expected = files.map((file, index) => ({ name: names[index] as string, bytes: file.bytes }));
@@ -141,7 +143,7 @@ describe('a collection’s ZIP over HTTP', () => {
     expect(new Uint8Array(await part.arrayBuffer())).toEqual(rangeable.bytes.subarray(1000, 2000));
 
     // One CRC-32 unknown: data descriptors, the same length, and still a valid archive.
-    setCrcs(files, (file) => file !== files[1]);
+    await setCrcs(files, (file) => file !== files[1]);
     const descriptors = await client.downloadCollection(collection.id);
     expect(descriptors.headers.get('accept-ranges')).toBe('none');
     expect(Number(descriptors.headers.get('content-length'))).toBe(length + 16);
@@ -156,7 +158,7 @@ describe('a collection’s ZIP over HTTP', () => {
       { name: 'a.bin', bytes: bytesOf(4, 200_000) },
       { name: 'b.bin', bytes: bytesOf(5, 150_000) },
     ]);
-    setCrcs(files, () => true);
+    await setCrcs(files, () => true);
     const collection = await client.createCollection({ name: 'Resume me', fileIds: files.map((file) => file.id) });
     const url = `${server.origin}/api/v2/collections/${collection.id}/archive`;
     const auth = ['-H', `Authorization: Bearer ${key}`];
@@ -271,7 +273,7 @@ describe('npm run cli -- collections', () => {
       { name: 'two.bin', bytes: bytesOf(7, 60_000) },
       { name: 'three.bin', bytes: bytesOf(8, 70_000) },
     ]);
-    setCrcs(files, () => true);
+    await setCrcs(files, () => true);
     const [one, two, three] = files as [Stored, Stored, Stored];
     const created = await cli(['collections', 'create', 'From the CLI', one.id, '--note', 'made by a test', '--json']);
     expect(created.code, created.stderr).toBe(0);

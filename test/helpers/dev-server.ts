@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { inject } from 'vitest';
 import type { TestProject } from 'vitest/node';
-import { ROOT, targetArgs, wranglerEnv } from '../../scripts/wrangler.ts';
+import { withLocalD1 } from '../../scripts/local-d1.ts';
+import { ROOT, wranglerEnv } from '../../scripts/wrangler.ts';
 
 const WRANGLER = join(ROOT, 'node_modules/wrangler/bin/wrangler.js');
 const run = promisify(execFile);
@@ -84,14 +85,8 @@ async function launchDevServer(options: DevServerOptions): Promise<LaunchedDevSe
   let exited = Promise.resolve();
   let stopping = false;
   const start = async () => {
-    await run(
-      process.execPath,
-      [WRANGLER, 'd1', 'migrations', 'apply', 'DB', ...targetArgs({ remote: false, persistTo })],
-      {
-        cwd: ROOT,
-        env: wranglerEnv(),
-      },
-    );
+    // As `npm run dev` does: in this process, one workerd (scripts/local-d1.ts), not a wrangler per migration.
+    await withLocalD1(persistTo, (db) => db.migrate());
     if (stopping) return;
     // The ip comes from wrangler.toml [dev]; the inspector gets its own port so that runs (and a
     // developer's own `npm run dev`) never collide on the default one.

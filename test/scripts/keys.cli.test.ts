@@ -1,11 +1,14 @@
-// The key CLI, end to end: real wrangler, a throwaway local D1 state (checked by opening its SQLite file).
+// The key CLI, end to end: a throwaway local D1 state (checked by opening its SQLite file), the
+// one wrangler itself reads and writes (checked with wrangler once).
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { localD1Config } from '../../scripts/local-d1.ts';
+import { wranglerEnv } from '../../scripts/wrangler.ts';
 import { KEY_STATE_MAX_AGE_MS } from '../../src/keys/key-material.ts';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -66,6 +69,25 @@ describe('npm run keys', () => {
     });
     expect(JSON.stringify(row)).not.toContain(key);
     created = { id: String(row?.id), key };
+  });
+
+  it('writes the database wrangler dev serves: wrangler finds every migration applied and reads the key', () => {
+    const wrangler = (...args: string[]) =>
+      execFileSync(process.execPath, [join(root, 'node_modules/wrangler/bin/wrangler.js'), 'd1', ...args], {
+        cwd: root,
+        env: wranglerEnv(),
+        encoding: 'utf8',
+      });
+    // One wrangler process: it applies nothing, so it opened the database the CLI migrated and wrote.
+    expect(wrangler('migrations', 'apply', 'DB', '--local', '--persist-to', state)).toContain('No migrations to apply');
+    const dir = join(state, 'v3', 'd1', 'miniflare-D1DatabaseObject');
+    expect(readdirSync(dir).filter((name) => /^[0-9a-f]{64}\.sqlite$/.test(name))).toHaveLength(1);
+    expect(rows('SELECT name FROM d1_migrations ORDER BY id').map((row) => row.name)).toEqual(
+      readdirSync(join(root, 'migrations'))
+        .filter((name) => name.endsWith('.sql'))
+        .sort(),
+    );
+    expect(rows(`SELECT id FROM api_keys WHERE id = '${created.id}'`)).toHaveLength(1);
   });
 
   it('list prints one line per key, starting with its id, and never the key', () => {
@@ -263,5 +285,25 @@ describe('npm run keys', () => {
   it('refuses a create without a name and an unknown key to revoke', () => {
     expect(() => keys('create')).toThrow();
     expect(() => keys('revoke', 'key_doesnotexist')).toThrow();
+  });
+});
+
+describe('the local D1 database of the scripts', () => {
+  it('is named as wrangler names it: preview_database_id, else database_id, else the binding', () => {
+    const block = (lines: string) =>
+      `[vars]\nA = "1"\n\n[[d1_databases]]\nbinding = "DB"\n${lines}\n[[queues.producers]]\nbinding = "Q"\n`;
+    expect(localD1Config(block('database_name = "edgeshare"\nmigrations_dir = "migrations"'))).toMatchObject({
+      id: 'DB',
+      migrationsDir: join(root, 'migrations'),
+      migrationsTable: 'd1_migrations',
+    });
+    expect(localD1Config(block('database_id = "uuid-1"')).id).toBe('uuid-1');
+    expect(localD1Config(block('database_id = "uuid-1"\npreview_database_id = "uuid-2"')).id).toBe('uuid-2');
+    expect(localD1Config(block('migrations_dir = "db/m"\nmigrations_table = "done"'))).toMatchObject({
+      migrationsDir: join(root, 'db/m'),
+      migrationsTable: 'done',
+    });
+    expect(() => localD1Config('[[d1_databases]]\nbinding = "OTHER"\n')).toThrow(/binding = "DB"/);
+    expect(localD1Config(readFileSync(join(root, 'wrangler.toml'), 'utf8')).id).toBe('DB');
   });
 });
