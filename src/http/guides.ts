@@ -69,6 +69,11 @@ export const TAGS: readonly Tag[] = [
     paths: /^\/policy$/,
   },
   { name: 'Webhooks', description: 'Signed messages about what happened, retried.', guide: 'webhooks.md' },
+  {
+    name: 'Reports (public, no key)',
+    description: 'Anyone may report a link to the operator: no API key, the same answer whatever the link.',
+    guide: 'abuse.md',
+  },
 ];
 
 /** Guides every operation shares, linked from the document's description. */
