@@ -21,6 +21,8 @@ export type FileEventData = {
   isPublic: boolean;
   requestId: string | null;
   sha256: string | null;
+  /** 'age' for an end-to-end encrypted file (its size and sha256 are its payload's), else null. */
+  encryption: 'age' | null;
 };
 
 /** How a counted download reached the file: the owner's API download or a share link. */

@@ -10,13 +10,13 @@ import type { ExpiryRule } from '../policy/service';
 import { successV2 } from '../schemas';
 import { uploadRecord } from './records';
 import { uploadDeps } from './routes';
-import { RawUploadQuerySchema, UploadRecordV2 } from './schemas';
+import { RawUploadE2eQuerySchema, RawUploadQuerySchema, UploadRecordV2 } from './schemas';
 import { type RecordOptions, recordOptions } from './upload-fields';
 import { uploadRawFile } from './upload-raw';
 import { inSession } from './upload-session';
 
 /** Request headers a raw upload reads beyond the usual ones (CORS lets them through). */
-export const RAW_UPLOAD_HEADERS = ['Repr-Digest', 'Content-Digest'];
+export const RAW_UPLOAD_HEADERS = ['Repr-Digest', 'Content-Digest', 'Edgeshare-Meta'];
 
 /** The raw upload's file name (the MCP upload tools name their file with the same schema). */
 export const FilenameParamSchema = z.object({
@@ -37,6 +37,9 @@ export const RAW_BODY_REQUEST = {
       .optional()
       .openapi({ description: 'RFC 9530, e.g. `sha-256=:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=:`' }),
     'content-digest': z.string().optional().openapi({ description: 'The same; both must agree when both are sent' }),
+    'edgeshare-meta': z.string().optional().openapi({
+      description: 'With `?encryption=age`: the file’s opaque base64url `meta` (≤ 4 KiB), stored as it is',
+    }),
   }),
   body: {
     required: true,
@@ -57,7 +60,7 @@ export function addRawUploadRoute(router: OpenAPIHono<AppEnv>) {
       'mismatch is 400 DIGEST_MISMATCH and nothing is stored or charged.',
     request: {
       params: FilenameParamSchema,
-      query: RawUploadQuerySchema,
+      query: RawUploadQuerySchema.extend(RawUploadE2eQuerySchema.shape),
       ...RAW_BODY_REQUEST,
     },
     responses: {

@@ -19,7 +19,14 @@ export const downloadUrl = (origins: Origins, version: ApiVersion, id: string) =
 export const shareUrl = (origins: Origins, token: string) => `${origins.site}/share/${token}`;
 
 type UploadRecordV1 = ReturnType<typeof uploadFields> & { uploadedAt: string; expiresAt?: string };
-type UploadRecordV2 = UploadRecordV1 & { isPublic: boolean; sha256: string | null };
+/** v2's end-to-end encryption fields (docs/e2e.md). */
+type E2eFields = { encryption: 'age' | null; meta: string | null };
+type UploadRecordV2 = UploadRecordV1 & { isPublic: boolean; sha256: string | null } & E2eFields;
+
+const e2eFields = (row: FileRow): E2eFields => ({
+  encryption: row.encryption === 'age' ? 'age' : null,
+  meta: row.meta ?? null,
+});
 
 const uploadFields = (row: FileRow, version: ApiVersion, origins: Origins) => ({
   id: row.id,
@@ -38,12 +45,26 @@ export function uploadRecord(row: FileRow, version: ApiVersion, origins: Origins
   const expiry = row.expires_at === null ? {} : { expiresAt: row.expires_at };
   return version === 'v1'
     ? { ...base, uploadedAt: row.uploaded_at, ...expiry }
-    : { ...base, isPublic: row.is_public === 1, sha256: row.sha256, uploadedAt: row.uploaded_at, ...expiry };
+    : {
+        ...base,
+        isPublic: row.is_public === 1,
+        sha256: row.sha256,
+        ...e2eFields(row),
+        uploadedAt: row.uploaded_at,
+        ...expiry,
+      };
 }
 
 type FileRecordV1 = ReturnType<typeof recordOf>;
-/** v2 adds isPublic, requestId and sha256 (null for a file stored before digests, until it is backfilled). */
-export type FileRecordV2 = FileRecordV1 & { isPublic: boolean; requestId: string | null; sha256: string | null };
+/**
+ * v2 adds isPublic, requestId and sha256 (null for a file stored before digests, until it is
+ * backfilled), and an encrypted file's encryption, meta and owner's header.
+ */
+export type FileRecordV2 = FileRecordV1 & {
+  isPublic: boolean;
+  requestId: string | null;
+  sha256: string | null;
+} & E2eFields & { e2eHeader: string | null };
 
 export function fileRecord(row: FileRow, version: 'v2', origins: Origins): FileRecordV2;
 export function fileRecord(row: FileRow, version: ApiVersion, origins: Origins): FileRecordV1 | FileRecordV2;
@@ -51,7 +72,14 @@ export function fileRecord(row: FileRow, version: ApiVersion, origins: Origins):
   const base = recordOf(row, version, origins);
   return version === 'v1'
     ? base
-    : { ...base, isPublic: row.is_public === 1, requestId: row.request_id ?? null, sha256: row.sha256 };
+    : {
+        ...base,
+        isPublic: row.is_public === 1,
+        requestId: row.request_id ?? null,
+        sha256: row.sha256,
+        ...e2eFields(row),
+        e2eHeader: row.e2e_header ?? null,
+      };
 }
 
 function recordOf(row: FileRow, version: ApiVersion, origins: Origins) {
@@ -83,6 +111,8 @@ export type FileDraft = {
   mimeType: string;
   sha256: string | null;
   crc32: number | null;
+  /** An age file: its owner's header (kept apart from the payload) and its `meta`. */
+  e2e?: { header: string; meta: string | null };
 };
 
 /** When a file uploaded at `now` expires: its own expiresIn, else the configured default, else never. */
@@ -116,11 +146,23 @@ export function fileRow(
     request_id: options.requestId ?? null,
     sha256: file.sha256,
     crc32: file.crc32,
+    encryption: file.e2e ? 'age' : null,
+    meta: file.e2e?.meta ?? null,
+    e2e_header: file.e2e?.header ?? null,
   };
 }
 
-/** A file as webhook events carry it: the v2 record without its URLs (see FileEventData). */
+/**
+ * A file as webhook events carry it: the v2 record without its URLs, nor an encrypted file's meta
+ * and header (receivers learn `encryption`; the rest is the record's, see FileEventData).
+ */
 export function fileEventData(row: FileRow): FileEventData {
-  const { downloadUrl: _download, shareUrl: _share, ...file } = fileRecord(row, 'v2', { api: '', site: '' });
+  const {
+    downloadUrl: _download,
+    shareUrl: _share,
+    meta: _meta,
+    e2eHeader: _header,
+    ...file
+  } = fileRecord(row, 'v2', { api: '', site: '' });
   return file;
 }

@@ -7,7 +7,7 @@ import { offersHead } from '../http/fallbacks';
 import { DOWNLOAD_REQUEST_HEADERS, downloadResponses, errors, ok, POLICY_ERRORS } from '../http/openapi';
 import { origins, storage } from '../http/request-deps';
 import { requires } from '../http/route-needs';
-import { uploadExpiry } from '../policy/routes';
+import { uploadE2e, uploadExpiry } from '../policy/routes';
 import { PaginationSchema, success as successV1, successV2 } from '../schemas';
 import { type ApiVersion, fileRecord, uploadRecord } from './records';
 import {
@@ -147,6 +147,7 @@ export function uploadDeps(c: Context<AppEnv>): UploadDeps {
     ...storage(c),
     config: c.get('config'),
     owner,
+    e2e: uploadE2e(c),
     signal: c.req.raw.signal,
     waitUntil: (promise: Promise<unknown>) => c.executionCtx.waitUntil(promise),
   };

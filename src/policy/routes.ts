@@ -3,6 +3,7 @@
 // HTTP only: the rules are in service.ts.
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
+import { type E2eAdmission, keyAdmission } from '../e2e/age-checks';
 import type { AppEnv } from '../env';
 import { errors, ok } from '../http/openapi';
 import { requires } from '../http/route-needs';
@@ -19,6 +20,9 @@ export const policy = (c: Context<AppEnv>): Policy => effectivePolicy(c.get('con
 /** How the expiry of the caller's uploads is decided: its account's policy and the configured default. */
 export const uploadExpiry = (c: Context<AppEnv>): ExpiryRule =>
   uploadExpiryRule(policy(c), c.get('config').DEFAULT_EXPIRY_SECONDS);
+
+/** Whether the caller's uploads may be age files (E2E_ALLOWED, the account's e2eAllowed). */
+export const uploadE2e = (c: Context<AppEnv>): E2eAdmission => keyAdmission(policy(c));
 
 export function addPolicyRoutes(router: OpenAPIHono<AppEnv>) {
   const get = createRoute({

@@ -7,7 +7,14 @@ import type { Config } from '../config';
 import { type PolicyDetail, policyViolation } from '../errors';
 import { MAX_EXPIRY_SECONDS } from '../expiry';
 import { log } from '../log';
-import { POLICY_RULES, type Policy, type PolicyOverrides, type PolicyRule, StoredOverridesSchema } from './schemas';
+import {
+  PERMISSION_RULES,
+  POLICY_RULES,
+  type Policy,
+  type PolicyOverrides,
+  type PolicyRule,
+  StoredOverridesSchema,
+} from './schemas';
 
 export type { Policy, PolicyOverrides };
 
@@ -23,6 +30,7 @@ export function configuredPolicy(config: Config): Policy {
     fileRequireExpiry: config.FILE_REQUIRE_EXPIRY === true ? true : null,
     requestMaxExpirySeconds: config.REQUEST_MAX_EXPIRY_SECONDS ?? null,
     requestMaxBytes: config.REQUEST_MAX_BYTES ?? null,
+    e2eAllowed: config.E2E_ALLOWED,
   };
 }
 
@@ -52,13 +60,16 @@ export function parseOverrides(json: string | null | undefined): PolicyOverrides
   return overrides as PolicyOverrides;
 }
 
-/** The bounds with an account's overrides on top: false lifts a bound, a number or true sets it. */
+/**
+ * The bounds with an account's overrides on top: false lifts a bound, a number or true sets it;
+ * a permission (e2eAllowed) is set to the override as it is.
+ */
 export function withOverrides(base: Policy, overrides: PolicyOverrides): Policy {
   const policy: Record<string, number | boolean | null> = { ...base };
   for (const rule of POLICY_RULES) {
     const value = overrides[rule];
     if (value === undefined) continue;
-    policy[rule] = value === false ? null : value;
+    policy[rule] = value === false && !PERMISSION_RULES.has(rule) ? null : value;
   }
   return policy as Policy;
 }
@@ -97,6 +108,7 @@ const SENTENCES: Record<PolicyRule, (limit: number | boolean) => string> = {
   fileRequireExpiry: () => 'a file must expire',
   requestMaxExpirySeconds: (limit) => `a file request must expire within ${limit} seconds`,
   requestMaxBytes: (limit) => `a file request must have a maxBytes of at most ${limit}`,
+  e2eAllowed: () => 'end-to-end encrypted uploads and e2e file requests are not taken here',
 };
 
 type Detail = PolicyDetail & { rule: PolicyRule };
@@ -283,6 +295,14 @@ export function fileChangeViolations(policy: Policy, patch: ExpiryAsk, now = Dat
     required: policy.fileRequireExpiry,
     requireRule: 'fileRequireExpiry',
   });
+}
+
+/**
+ * Refuses an end-to-end encrypted upload, or a file request that takes only such uploads, where
+ * the policy does not allow them (E2E_ALLOWED, the account's e2eAllowed): 422 naming `field`.
+ */
+export function checkE2e(policy: Pick<Policy, 'e2eAllowed'>, field: string): void {
+  if (!policy.e2eAllowed) enforce([{ field, rule: 'e2eAllowed', limit: false }]);
 }
 
 /** Refuses a change of a file's expiry that breaks the policy, before anything is written. */

@@ -78,13 +78,13 @@ export async function segmentsOfFiles(db: D1Database, fileIds: readonly string[]
   if (fileIds.length === 0) return bySegmented;
   const { results } = await db
     .prepare(
-      'SELECT file_id, r2_key, size FROM file_segments WHERE file_id IN (SELECT value FROM json_each(?1)) ORDER BY file_id, seq',
+      'SELECT file_id, r2_key, size, start FROM file_segments WHERE file_id IN (SELECT value FROM json_each(?1)) ORDER BY file_id, seq',
     )
     .bind(JSON.stringify(fileIds))
     .all<Segment & { file_id: string }>();
-  for (const { file_id, r2_key, size } of results) {
+  for (const { file_id, r2_key, size, start } of results) {
     const list = bySegmented.get(file_id) ?? [];
-    list.push({ r2_key, size });
+    list.push({ r2_key, size, start });
     bySegmented.set(file_id, list);
   }
   return bySegmented;

@@ -24,11 +24,20 @@ export type FileRow = {
    * streamed (a ZIP's local headers carry it); null for a file stored before it, until backfilled.
    */
   crc32: number | null;
+  /**
+   * 'age' for an end-to-end encrypted file (migration 0017): its bytes (and size, SHA-256,
+   * CRC-32) are the age payload alone; null (or absent in a row made by hand) for a plain file.
+   */
+  encryption?: string | null;
+  /** An encrypted file's opaque `meta` (base64url, the client's), or null. */
+  meta?: string | null;
+  /** An encrypted file's owner's age header (ASCII): served before the payload to the owner and the default link. */
+  e2e_header?: string | null;
 };
 
 /** Every column of `files`, in insert order. */
 export const FILE_COLUMNS =
-  'id, account_id, filename, original_name, size, mime_type, r2_key, etag, share_token, is_public, download_count, uploaded_at, updated_at, expires_at, request_id, sha256, crc32';
+  'id, account_id, filename, original_name, size, mime_type, r2_key, etag, share_token, is_public, download_count, uploaded_at, updated_at, expires_at, request_id, sha256, crc32, encryption, meta, e2e_header';
 
 // An expired row is invisible to every read, even before the sweep deletes it.
 /** `?first, ?first+1, …`: numbered parameters for an IN list (D1 allows 100 per statement). */
@@ -60,7 +69,7 @@ export async function insertFiles(
 function insertStatement(db: D1Database, row: FileRow): D1PreparedStatement {
   return db
     .prepare(
-      `INSERT INTO files (${FILE_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)`,
+      `INSERT INTO files (${FILE_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)`,
     )
     .bind(
       row.id,
@@ -80,6 +89,9 @@ function insertStatement(db: D1Database, row: FileRow): D1PreparedStatement {
       row.request_id ?? null,
       row.sha256,
       row.crc32,
+      row.encryption ?? null,
+      row.meta ?? null,
+      row.e2e_header ?? null,
     );
 }
 

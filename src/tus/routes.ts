@@ -14,7 +14,7 @@ import { origins, storage } from '../http/request-deps';
 import { requires } from '../http/route-needs';
 import { versionRouter } from '../http/validation';
 import { countRequest, keyStillActive, rateLimitHeaders } from '../limiter/key-limiter-client';
-import { uploadExpiry } from '../policy/routes';
+import { uploadE2e, uploadExpiry } from '../policy/routes';
 import { successV2 } from '../schemas';
 import { createFinalUpload } from './concat';
 import { effectiveMethod, isUncountedTransfer, UPLOADS_PATH } from './http';
@@ -60,6 +60,7 @@ function deps(c: Context<AppEnv>): UploadsDeps {
     uploads: c.env.TUS_UPLOADS,
     config: c.get('config'),
     owner: keyOwner(c.get('apiKey')),
+    e2e: uploadE2e(c),
     waitUntil: (promise) => c.executionCtx.waitUntil(promise),
     keyStillActive: () => keyStillActive(c.env.KEY_LIMITER, storage(c).db, c.get('apiKey').id),
     expiry: uploadExpiry(c),
