@@ -18,8 +18,11 @@ import { LINK_TOKEN_PATTERN } from './service';
 /** What the share door reads with: D1 and R2 (default links' files), and the links' counter objects. */
 export type AccessDeps = ServeDeps;
 
-/** What a share token finds: a file, and the made link it came through (null: its default link). */
-export type Shared = { file: FileRow; link: LinkRow | null };
+/**
+ * What a share token finds: a file, and the made link it came through (null: its default link),
+ * with that link's age header when the file is encrypted (a default link serves the owner's).
+ */
+export type Shared = { file: FileRow; link: LinkRow | null; header?: string | null };
 
 /** True for the shape of a made link's token (default links' tokens are shorter). */
 export const isLinkToken = (token: string) => LINK_TOKEN_PATTERN.test(token);

@@ -67,7 +67,8 @@ export function shareDoor<A>(
       if (!opened) return GONE;
       subject = { link: found.link, collection: opened.collection, archive: opened.archive };
     } else {
-      if (!serve.file) return GONE;
+      // An encrypted file is served through a link only with that link's header.
+      if (!serve.file || (found.file.encryption && !found.header)) return GONE;
       subject = found;
     }
     if (!carries && (await exhausted(subject))) return new Refusal('exhausted', subject);

@@ -62,8 +62,13 @@ export function createShareRouter() {
 
   // `preview` false: a capped link, whose every byte served counts against its cap, so the page
   // neither shows the file's start nor makes the browser (or a chat app's unfurler) fetch it.
-  const page = async (c: Context<AppEnv>, { file, link }: Shared) => {
+  const page = async (c: Context<AppEnv>, { file, link, header }: Shared) => {
     const preview = link === null || link.max_downloads === null;
+    // An encrypted file's download is the way in's header (a link's, or the owner's) and the payload.
+    const ageHeader = link ? header : file.e2e_header;
+    const e2e = file.encryption
+      ? { size: file.size + (ageHeader?.length ?? 0), password: link?.password_hash != null }
+      : undefined;
     const text =
       preview && previewKind(file.mime_type) === 'text' && c.req.method === 'GET'
         ? await readTextPreview({ bucket: c.env.FILES, db: c.env.DB }, file)
@@ -71,7 +76,7 @@ export function createShareRouter() {
     // Share links point at SITE_URL when it is set; the page's absolute URLs (Open Graph) agree.
     const origin = c.get('config').SITE_URL ?? new URL(c.req.url).origin;
     const shareUrl = `${origin}/share/${c.req.param('token')}`;
-    return c.html(sharePage({ row: file, origin, shareUrl, text, preview }), 200, pageHeaders(SHARE_PAGE_CSP));
+    return c.html(sharePage({ row: file, origin, shareUrl, text, preview, e2e }), 200, pageHeaders(SHARE_PAGE_CSP));
   };
 
   // A collection's page: every live member, "Download all" with the ZIP's exact length. A capped
@@ -101,6 +106,7 @@ export function createShareRouter() {
       origin,
       texts,
       preview,
+      password: link.password_hash !== null,
     });
     return c.html(body, 200, pageHeaders(SHARE_PAGE_CSP));
   };

@@ -158,7 +158,8 @@ export function revokeOwnedLink(db: D1Database, id: string, accountId: string, n
     .first<LinkRow>();
 }
 
-export type SharedByLink = { link: LinkRow; file: FileRow };
+/** A file's link and its file, with the link's age header when the file is encrypted (else null). */
+export type SharedByLink = { link: LinkRow; file: FileRow; header: string | null };
 /** A collection's link and its collection (its members are read apart, for the archive). */
 export type SharedCollectionByLink = { link: LinkRow; collection: CollectionRow };
 
@@ -183,8 +184,9 @@ export async function findLiveLinkByToken(
     .join(', ');
   const row = await db
     .prepare(
-      `SELECT ${L}, ${F}, ${C} FROM share_links l
+      `SELECT ${L}, ${F}, ${C}, h.header AS h_header FROM share_links l
        LEFT JOIN files f ON f.id = l.file_id
+       LEFT JOIN link_headers h ON h.link_id = l.id AND h.file_id = l.file_id
        LEFT JOIN collections c ON c.id = l.collection_id AND c.account_id = l.account_id
        WHERE l.token = ?1 AND l.revoked_at IS NULL AND (l.expires_at IS NULL OR l.expires_at > ?2)
          AND ((f.id IS NOT NULL AND (f.expires_at IS NULL OR f.expires_at > ?2)) OR c.id IS NOT NULL)
@@ -196,13 +198,15 @@ export async function findLiveLinkByToken(
   const link: Record<string, unknown> = {};
   const file: Record<string, unknown> = {};
   const collection: Record<string, unknown> = {};
+  let header: string | null = null;
   for (const [name, value] of Object.entries(row)) {
-    if (name.startsWith('f_')) file[name.slice(2)] = value;
+    if (name === 'h_header') header = value as string | null;
+    else if (name.startsWith('f_')) file[name.slice(2)] = value;
     else if (name.startsWith('c_')) collection[name.slice(2)] = value;
     else link[name] = value;
   }
   if (link.collection_id !== null) return { link: link as LinkRow, collection: collection as CollectionRow };
-  return { link: link as LinkRow, file: file as FileRow };
+  return { link: link as LinkRow, file: file as FileRow, header };
 }
 
 /**
