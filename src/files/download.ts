@@ -65,14 +65,19 @@ export async function openServed(
   if (to > from && !payload) return null;
   // One stream of exactly the length announced (the runtime sends it with its Content-Length).
   const out = new FixedLengthStream(head.length + Math.max(0, to - from));
+  const writer = out.writable.getWriter();
+  // Chunk by chunk (the payload of a file stored in segments is itself a FixedLengthStream, which
+  // the runtime does not pipe into another); each write waits for the reader, so memory stays flat.
   const pump = async () => {
-    const writer = out.writable.getWriter();
     if (head.length > 0) await writer.write(head.slice());
-    if (!payload) return writer.close();
-    writer.releaseLock();
-    await payload.pipeTo(out.writable);
+    const reader = payload?.getReader();
+    for (let next = await reader?.read(); next && !next.done; next = await reader?.read()) await writer.write(next.value);
+    await writer.close();
   };
-  pump().catch((error: unknown) => out.writable.abort(error).catch(() => undefined));
+  pump().catch(async (error: unknown) => {
+    await payload?.cancel(error).catch(() => undefined);
+    await writer.abort(error).catch(() => undefined);
+  });
   return out.readable;
 }
 
