@@ -28,11 +28,18 @@ const changedAt = (members: ArchiveMemberRow[], ...others: (string | null)[]) =>
 /**
  * The prepared archive of the account's collection (its live members, in order), with the
  * collection's row, or null when there is no such collection: what the owner's route and a
- * collection link's archive both serve.
+ * collection link's archive both serve. `linkId`: as that link serves it (an encrypted member only
+ * with the link's age header, the others left out); absent, the owner's (with the owner's headers).
  */
-export async function findCollectionArchive(db: D1Database, id: string, accountId: string, now = Date.now()) {
+export async function findCollectionArchive(
+  db: D1Database,
+  id: string,
+  accountId: string,
+  now = Date.now(),
+  linkId: string | null = null,
+) {
   if (!COLLECTION_ID_PATTERN.test(id)) return null;
-  const found = await collectionArchive(db, id, accountId, isoNow(now));
+  const found = await collectionArchive(db, id, accountId, isoNow(now), linkId);
   if (!found) return null;
   const { collection, members } = found;
   const archive = await prepareArchive({

@@ -71,7 +71,8 @@ export async function openServed(
   const pump = async () => {
     if (head.length > 0) await writer.write(head.slice());
     const reader = payload?.getReader();
-    for (let next = await reader?.read(); next && !next.done; next = await reader?.read()) await writer.write(next.value);
+    for (let next = await reader?.read(); next && !next.done; next = await reader?.read())
+      await writer.write(next.value);
     await writer.close();
   };
   pump().catch(async (error: unknown) => {

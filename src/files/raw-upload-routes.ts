@@ -2,7 +2,7 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { AppEnv } from '../env';
 import { validationError } from '../errors';
-import { errors, ok, POLICY_ERRORS } from '../http/openapi';
+import { E2E_UPLOAD_ERRORS, errors, ok } from '../http/openapi';
 import { origins } from '../http/request-deps';
 import { requires } from '../http/route-needs';
 import { uploadExpiry } from '../policy/routes';
@@ -66,7 +66,7 @@ export function addRawUploadRoute(router: OpenAPIHono<AppEnv>) {
     responses: {
       201: ok(successV2(UploadRecordV2), 'Stored'),
       ...errors(400, 401, 408, 413, 415, 429, 503),
-      ...POLICY_ERRORS,
+      ...E2E_UPLOAD_ERRORS,
     },
   });
   // The body is streamed by the handler. The query goes through the form fields' schema inside

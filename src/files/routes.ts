@@ -4,7 +4,7 @@ import type { Context } from 'hono';
 import { QuotaTicket } from '../accounts/account-storage-client';
 import type { AppEnv } from '../env';
 import { offersHead } from '../http/fallbacks';
-import { DOWNLOAD_REQUEST_HEADERS, downloadResponses, errors, ok, POLICY_ERRORS } from '../http/openapi';
+import { DOWNLOAD_REQUEST_HEADERS, downloadResponses, E2E_UPLOAD_ERRORS, errors, ok } from '../http/openapi';
 import { origins, storage } from '../http/request-deps';
 import { requires } from '../http/route-needs';
 import { uploadE2e, uploadExpiry } from '../policy/routes';
@@ -42,7 +42,7 @@ export function addFileRoutes(router: OpenAPIHono<AppEnv>, version: ApiVersion) 
     responses: {
       201: ok(success(UploadRecord), 'Stored'),
       ...errors(400, 401, 408, 413, 415, 429, 503),
-      ...POLICY_ERRORS,
+      ...E2E_UPLOAD_ERRORS,
     },
   });
   // The body is streamed by the handler, not parsed by the validator.

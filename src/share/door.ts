@@ -63,7 +63,13 @@ export function shareDoor<A>(
     let subject: ShareSubject;
     if ('collection' in found) {
       if (!serve.collection) return GONE;
-      const opened = await findCollectionArchive(deps.db, found.collection.id, found.link.account_id);
+      const opened = await findCollectionArchive(
+        deps.db,
+        found.collection.id,
+        found.link.account_id,
+        Date.now(),
+        found.link.id,
+      );
       if (!opened) return GONE;
       subject = { link: found.link, collection: opened.collection, archive: opened.archive };
     } else {

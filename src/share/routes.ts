@@ -100,7 +100,7 @@ export function createShareRouter() {
     const body = collectionPage({
       name: collection.name,
       note: collection.note,
-      members,
+      members: members.map((member) => ({ ...member, encrypted: member.encryption !== null })),
       archiveLength: archive.length,
       shareUrl,
       origin,

@@ -16,21 +16,36 @@ export type ArchiveMemberRow = {
   r2_key: string;
   /** Not in the archive's bytes: what a collection's share page says of each file. */
   mime_type: string;
+  /** 'age' for an end-to-end encrypted file (its size and CRC-32 are its payload's), else null. */
+  encryption: string | null;
+  /** An encrypted member's age header for this archive's way in (the owner's, or a link's); else null. */
+  header: string | null;
 };
 
-const MEMBER_COLUMNS = 'f.id, f.original_name, f.size, f.crc32, f.uploaded_at, f.updated_at, f.r2_key, f.mime_type';
+const MEMBER_COLUMNS =
+  'f.id, f.original_name, f.size, f.crc32, f.uploaded_at, f.updated_at, f.r2_key, f.mime_type, f.encryption';
+/**
+ * An encrypted member's header for the way in (?4: a link's id, or NULL for the owner's), and the
+ * condition that keeps a member: plain, or encrypted with a header there (migration 0017).
+ */
+const HEADER = 'CASE WHEN ?4 IS NULL THEN f.e2e_header ELSE h.header END';
+const HEADERS_JOIN = 'LEFT JOIN link_headers h ON h.link_id = ?4 AND h.file_id = f.id';
+const SERVED = `(f.encryption IS NULL OR ${HEADER} IS NOT NULL)`;
 const live = (now: string) => `(f.expires_at IS NULL OR f.expires_at > ${now})`;
 
 /**
  * The account's collection and its live members in collection order, in one transaction, or
  * null when there is no such collection. `expired_at`: the latest expiry of a member that has
  * expired but not yet been swept (it left the collection then: the archive's bytes changed).
+ * `linkId`: the members as that link serves them (an encrypted one only with the link's header);
+ * absent, as the owner's (with the owner's headers).
  */
 export async function collectionArchive(
   db: D1Database,
   id: string,
   accountId: string,
   now: string,
+  linkId: string | null = null,
 ): Promise<{ collection: CollectionRow & { expired_at: string | null }; members: ArchiveMemberRow[] } | null> {
   const [collection, members] = await db.batch<(CollectionRow & { expired_at: string | null }) | ArchiveMemberRow>([
     db
@@ -43,12 +58,13 @@ export async function collectionArchive(
       .bind(id, accountId, now),
     db
       .prepare(
-        `SELECT ${MEMBER_COLUMNS} FROM collection_files cf JOIN files f ON f.id = cf.file_id
-         WHERE cf.collection_id = ?1 AND ${live('?2')}
+        `SELECT ${MEMBER_COLUMNS}, ${HEADER} AS header FROM collection_files cf JOIN files f ON f.id = cf.file_id
+         ${HEADERS_JOIN}
+         WHERE cf.collection_id = ?1 AND ${live('?2')} AND ${SERVED}
            AND EXISTS (SELECT 1 FROM collections WHERE id = ?1 AND account_id = ?3)
          ORDER BY cf.position`,
       )
-      .bind(id, now, accountId),
+      .bind(id, now, accountId, linkId),
   ]);
   const row = collection?.results[0] as (CollectionRow & { expired_at: string | null }) | undefined;
   if (!row) return null;
@@ -64,7 +80,8 @@ export async function requestArchiveMembers(
 ): Promise<ArchiveMemberRow[]> {
   const { results } = await db
     .prepare(
-      `SELECT ${MEMBER_COLUMNS} FROM files f WHERE f.request_id = ?1 AND f.account_id = ?2 AND ${live('?3')}
+      `SELECT ${MEMBER_COLUMNS}, f.e2e_header AS header FROM files f
+       WHERE f.request_id = ?1 AND f.account_id = ?2 AND ${live('?3')}
        ORDER BY f.uploaded_at ASC, f.id ASC`,
     )
     .bind(requestId, accountId, now)

@@ -40,11 +40,17 @@ const FILE_LIVE = `(l.collection_id IS NOT NULL OR
 
 /**
  * Inserts a link unless what it shares (its file, or its collection) already has `maxPerTarget`
- * links (counted in the same statement, so concurrent creates cannot pass the bound). False when
- * the bound refused it.
+ * links (counted in the same statement, so concurrent creates cannot pass the bound), with its age
+ * headers (`alongside`, kept only if the link went in) in the same transaction. False when the
+ * bound refused it.
  */
-export async function insertLink(db: D1Database, row: LinkRow, maxPerTarget: number): Promise<boolean> {
-  const result = await db
+export async function insertLink(
+  db: D1Database,
+  row: LinkRow,
+  maxPerTarget: number,
+  alongside: D1PreparedStatement[] = [],
+): Promise<boolean> {
+  const insert = db
     .prepare(
       `INSERT INTO share_links (${LINK_COLUMNS})
        SELECT ?1, ?2, ?17, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15
@@ -69,9 +75,10 @@ export async function insertLink(db: D1Database, row: LinkRow, maxPerTarget: num
       row.revoked_at,
       maxPerTarget,
       row.collection_id,
-    )
-    .run();
-  return result.meta.changes > 0;
+    );
+  if (alongside.length === 0) return (await insert.run()).meta.changes > 0;
+  const [result] = await db.batch([insert, ...alongside]);
+  return (result?.meta.changes ?? 0) > 0;
 }
 
 /** A collection's links, newest first (the caller has checked that the collection is the account's). */

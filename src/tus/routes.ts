@@ -9,7 +9,7 @@ import { fileRecord } from '../files/records';
 import { FileIdParamSchema, FileRecordV2 } from '../files/schemas';
 import { keyOwner } from '../files/upload-owner';
 import { addFallbacks, allowedMethods, methodNotAllowed, offersHead } from '../http/fallbacks';
-import { errors, ok, POLICY_ERRORS, RATE_LIMIT_HEADERS, serveDocumented } from '../http/openapi';
+import { E2E_UPLOAD_ERRORS, errors, ok, RATE_LIMIT_HEADERS, serveDocumented } from '../http/openapi';
 import { origins, storage } from '../http/request-deps';
 import { requires } from '../http/route-needs';
 import { versionRouter } from '../http/validation';
@@ -175,7 +175,10 @@ const create = createRoute({
     'complete partial uploads of the same account, in order, without copying their bytes: 201 with X-File-Id at once. ' +
     'The final’s sha256 is computed a moment after its creation. An expiresIn the account’s policy does not allow ' +
     '(or none, where it requires one and no default is configured) is 422 POLICY_VIOLATION before any byte is ' +
-    'kept (a partial upload’s is not judged: its final’s is).',
+    'kept (a partial upload’s is not judged: its final’s is). `encryption age` (and `meta`, opaque base64url ≤ 4 KiB): ' +
+    'the upload is an age file (docs/e2e.md): its header (which may arrive across PATCHes) is kept apart and its ' +
+    'payload stored; a header or payload length that breaks the format is 422 E2E_INVALID and ends the upload. ' +
+    'A final upload with `encryption age` takes the header from its first partial’s first bytes.',
   request: {
     headers: [
       TUS_REQUEST,
@@ -187,7 +190,8 @@ const create = createRoute({
       ),
       requestHeader(
         'Upload-Metadata',
-        'Optional comma-separated `key base64(value)` pairs (filename, filetype, isPublic, expiresIn)',
+        'Optional comma-separated `key base64(value)` pairs (filename, filetype, isPublic, expiresIn, sha256, ' +
+          'encryption, meta)',
       ),
       CHECKSUM,
     ],
@@ -196,7 +200,7 @@ const create = createRoute({
   responses: {
     201: noContent('Created', CREATED_HEADERS),
     ...tusErrors(400, 401, 404, 409, 410, 412, 413, 415, 429, 460, 503),
-    ...POLICY_ERRORS,
+    ...E2E_UPLOAD_ERRORS,
   },
 });
 
@@ -236,6 +240,7 @@ const append = createRoute({
   responses: {
     204: noContent('Stored', APPENDED_HEADERS),
     ...tusErrors(400, 401, 403, 404, 409, 410, 412, 413, 415, 429, 460),
+    ...E2E_UPLOAD_ERRORS,
   },
 });
 
