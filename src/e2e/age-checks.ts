@@ -30,12 +30,6 @@ export const invalid = (field: string, rule: E2eRule, message: string) => e2eInv
  */
 export type E2eAdmission = { allowed: boolean; required: boolean };
 
-/** An upload with a key: age files when the policy allows them, plain ones always. */
-export const keyAdmission = (policy: { e2eAllowed: boolean }): E2eAdmission => ({
-  allowed: policy.e2eAllowed,
-  required: false,
-});
-
 /** What an upload says of itself: an age file with its `meta` (null: none), or a plain file (undefined). */
 export type E2eUpload = { meta: string | null } | undefined;
 

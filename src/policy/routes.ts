@@ -3,7 +3,6 @@
 // HTTP only: the rules are in service.ts.
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { type E2eAdmission, keyAdmission } from '../e2e/age-checks';
 import type { AppEnv } from '../env';
 import { errors, ok } from '../http/openapi';
 import { requires } from '../http/route-needs';
@@ -21,8 +20,11 @@ export const policy = (c: Context<AppEnv>): Policy => effectivePolicy(c.get('con
 export const uploadExpiry = (c: Context<AppEnv>): ExpiryRule =>
   uploadExpiryRule(policy(c), c.get('config').DEFAULT_EXPIRY_SECONDS);
 
-/** Whether the caller's uploads may be age files (E2E_ALLOWED, the account's e2eAllowed). */
-export const uploadE2e = (c: Context<AppEnv>): E2eAdmission => keyAdmission(policy(c));
+/**
+ * Whether the caller's uploads may be age files (E2E_ALLOWED, the account's e2eAllowed); an
+ * upload with a key may always be plain (src/e2e/age-checks.ts, E2eAdmission).
+ */
+export const uploadE2e = (c: Context<AppEnv>) => ({ allowed: policy(c).e2eAllowed, required: false });
 
 export function addPolicyRoutes(router: OpenAPIHono<AppEnv>) {
   const get = createRoute({
