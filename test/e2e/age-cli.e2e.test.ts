@@ -151,11 +151,9 @@ describe('a collection link with encrypted members', () => {
     const b = ageMade('beta.age', 12, 70_000);
     const later = ageMade('gamma.age', 13, 1000);
     writeFileSync(at('plain.txt'), 'a plain member beside the encrypted ones\n');
-    const [ra, rb, rl] = ['alpha.age', 'beta.age', 'gamma.age'].map(curlPut) as [
-      { id: string },
-      { id: string },
-      { id: string },
-    ];
+    const ra = curlPut('alpha.age');
+    const rb = curlPut('beta.age');
+    const rl = curlPut('gamma.age');
     const plain = JSON.parse(
       shell(
         `curl -sS --fail-with-body -T plain.txt -H 'Authorization: ${auth.Authorization}' '${server.origin}/api/v2/upload/plain.txt'`,

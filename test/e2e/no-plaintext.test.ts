@@ -131,7 +131,7 @@ const DURABLE_OBJECTS = [
 async function everyDurableObject(): Promise<[string, string][]> {
   const out: [string, string][] = [];
   for (const binding of DURABLE_OBJECTS) {
-    const namespace = env[binding] as DurableObjectNamespace;
+    const namespace = env[binding] as unknown as DurableObjectNamespace;
     for (const id of await listDurableObjectIds(namespace)) {
       const text = await runInDurableObject(namespace.get(id), async (_, state) => {
         const parts: string[] = [];

@@ -10,10 +10,10 @@ import {
   readAll,
   sealMeta,
   streamOf,
-} from '../../src/lib/age/index';
-import { concat } from '../../src/lib/bytes';
-import { toHex } from '../../src/lib/encoding';
-import { seededBytes } from './age';
+} from '../../src/lib/age/index.ts';
+import { concat } from '../../src/lib/bytes.ts';
+import { toHex } from '../../src/lib/encoding.ts';
+import { seededBytes } from './age.ts';
 
 /** An age identity (`AGE-SECRET-KEY-1…`) and its recipient (`age1…`). */
 export type Identity = { identity: string; recipient: string };
