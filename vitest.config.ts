@@ -33,7 +33,16 @@ export default defineConfig({
             remoteBindings: false,
             wrangler: { configPath: './wrangler.toml' },
             miniflare: {
-              bindings: { TEST_MIGRATIONS: migrations, ADMIN_TOKEN: 'test-admin-token-0123456789abcdefghij' },
+              bindings: {
+                TEST_MIGRATIONS: migrations,
+                ADMIN_TOKEN: 'test-admin-token-0123456789abcdefghij',
+                // Tests reach receivers and files on 127.0.0.1, as `npm run dev` does (a deployment never).
+                ALLOW_LOOPBACK_TARGETS: 'true',
+                // The operator's receiver (docs/abuse.md): a *.hooks.test host, which the tests that
+                // read it intercept (test/helpers/webhooks.ts); elsewhere its events go nowhere.
+                OPERATOR_WEBHOOK_URL: 'https://operator.hooks.test/hook',
+                OPERATOR_WEBHOOK_SECRET: 'whsec_dGVzdC1vcGVyYXRvci1zZWNyZXQtMDEyMzQ1Njc4OQ==',
+              },
             },
           }),
         ],

@@ -30,6 +30,8 @@ export const FINDINGS: Record<string, string[]> = {
     'Not adopted: the native form parser (formData(), the tutorial Worker). The hash and records cost the same with it.',
     'Its parts are not the streaming parser’s: it ignores filename*, turns an empty file input into a text ' +
       'field, refuses unquoted names.',
+    'Not adopted (issue 38): `file-type` for the type check. No difference here beyond the spread (CPU 1.39× ' +
+      'the put against 1.41× as built), but 0.8–1.4 ms per ZIP or gzip it inflates (docs/architecture.md).',
   ],
   'upload-1mib.memory': [
     'Out of reach on this runtime: the floor of a hashed, recorded upload (`r2-recorded`, 5.5 MiB, ×1.61) is ' +
@@ -44,6 +46,10 @@ export const FINDINGS: Record<string, string[]> = {
       '1.5× (see the two upload tables).',
     'edgeshare holds at most one 8 MiB part plus the chunk being read.',
     'The 50 MiB figure also varies between runs by 10–20 MiB.',
+    'Not adopted (issue 38): @remix-run/multipart-parser 0.16.3 hands out a part only once its closing ' +
+      'boundary is in, holding every byte of it.',
+    'Behind our reader’s interface a 120 MiB upload grew workerd by 274–277 MiB against 166–170 MiB with ' +
+      'ours: 1.57× against 0.95× the bare multipart Worker (2 rounds each, 2026-11-28).',
   ],
   'digest-1mib.raw-throughput': [
     'Out of reach on this runtime: 0.9× at 1 MiB, for any upload that hashes and records what it stores. At 50 ' +
@@ -134,6 +140,8 @@ export const FINDINGS: Record<string, string[]> = {
       'Server-Timing, request id) measured 0.99× the plain one.',
     'The small costs together weigh nothing measurable: the service with D1 untimed (no proxy), its CORS and ' +
       'rate-limit headers set directly and a leaner log line measured 0.835× against 0.831× as built (9 rounds each).',
+    'Not adopted (issue 38): Hono’s own Server-Timing (`hono/timing`) writing the header from our summed ' +
+      'spans: 0.77× against 0.82× as built (medians of 6 and 7 runs of 11 rounds, 2026-11-28), CPU +6 %.',
   ],
   'get-c50.rps': [
     'At the line, for the same reasons as at 10 connections (see get-c10.rps).',

@@ -1,6 +1,6 @@
 // npm run cli -- <command> …: edgeshare from a terminal or a script, through the typed client.
 // EDGESHARE_URL (default http://127.0.0.1:8787) and EDGESHARE_KEY (an API key) say where and who.
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import {
   createReadStream,
   createWriteStream,
@@ -11,8 +11,9 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
+import { rename, rm } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
@@ -59,6 +60,7 @@ commands:
   usage                   storage used, quota, file count, rate limit
   collections list [ID]   your collections; with ID, its files in collection order
   collections create NAME [FILE_ID…]   make one (--note TEXT), its files in the order given; prints its id
+                          and its archive URL (…?v=<version>: 412 once the collection changes)
   collections add ID FILE_ID…          append files to it (ids already in it are ignored)
   collections remove ID FILE_ID        take a file out of it (the file stays)
   collections link ID     make a share link to it (--password, --max-downloads, --expires, --label as for share)
@@ -379,13 +381,9 @@ async function run(): Promise<number> {
       }
       const target = values.output ?? file.originalName;
       const body = Readable.fromWeb(response.body as import('node:stream/web').ReadableStream);
-      // The client errors the body at its end if the bytes do not match; the file is then removed.
-      try {
-        await pipeline(body, target === '-' ? process.stdout : createWriteStream(target));
-      } catch (error) {
-        if (target !== '-') await import('node:fs/promises').then((fs) => fs.rm(target, { force: true }));
-        throw error;
-      }
+      // The client errors the body at its end if the bytes do not match: nothing is saved then.
+      if (target === '-') await pipeline(body, process.stdout);
+      else await saveAtomically(body, target);
       const verified = stated ? ` sha256:${file.sha256} verified` : '';
       if (target !== '-')
         out(
@@ -591,6 +589,35 @@ async function collections([action, ...rest]: string[]): Promise<number> {
 }
 
 /**
+ * Writes a download to `target` all at once: into a temporary file of its own beside it (so the
+ * rename stays on one file system), renamed onto `target` only once every byte arrived and
+ * checked. A broken or refused download, or Ctrl-C, removes the temporary file and leaves
+ * `target` as it was; two runs saving to one path each rename a whole file, so the path ends
+ * holding one complete download, never a mix.
+ */
+async function saveAtomically(body: Readable, target: string): Promise<void> {
+  const temporary = join(dirname(target), `.${basename(target)}.${randomBytes(6).toString('hex')}.part`);
+  const controller = new AbortController();
+  const stop = () => controller.abort(new Error('interrupted'));
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  try {
+    await pipeline(body, createWriteStream(temporary, { flags: 'wx' }), { signal: controller.signal });
+    await rename(temporary, target);
+  } catch (error) {
+    await rm(temporary, { force: true });
+    if (controller.signal.aborted) {
+      console.error(`\n${target}: interrupted; nothing was saved`);
+      process.exit(130);
+    }
+    throw error;
+  } finally {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+  }
+}
+
+/**
  * Saves a collection's ZIP. Into PATH.part first, its ETag beside it (PATH.part.etag): a run
  * that finds both asks for the rest (Range from the part's size, If-Range with that ETag), so a
  * broken download resumes; an archive that changed since comes whole (200) and starts over.
@@ -604,6 +631,61 @@ async function saveArchive(api: EdgeshareClient, id: string): Promise<number> {
   }
   const part = `${target}.part`;
   const tag = `${part}.etag`;
+  // One run at a time appends to PATH.part: a second run to the same path would mix two
+  // streams into it and rename the mix as the archive.
+  const lock = `${part}.lock`;
+  if (!takeLock(lock)) {
+    console.error(`${target}: another run is saving it (${lock}); wait for it to end`);
+    return EXIT.refused;
+  }
+  try {
+    return await resumeArchive(api, id, target, part, tag);
+  } finally {
+    rmSync(lock, { force: true });
+  }
+}
+
+/**
+ * Creates `lock` holding this process's id; false while another live process holds it. A lock
+ * left by a run that died (its process is gone) is taken over.
+ */
+function takeLock(lock: string): boolean {
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      writeFileSync(lock, String(process.pid), { flag: 'wx' });
+      return true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      if (!staleLock(lock)) return false;
+      rmSync(lock, { force: true });
+    }
+  }
+  return false;
+}
+
+/** A lock whose process is gone; one without a process id yet (being written) counts as held for a minute. */
+function staleLock(lock: string): boolean {
+  try {
+    const text = readFileSync(lock, 'utf8');
+    if (/^\d+$/.test(text)) return !alive(Number(text));
+    return Date.now() - statSync(lock).mtimeMs > 60_000;
+  } catch (error) {
+    // Gone meanwhile: free.
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return true;
+    throw error;
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+async function resumeArchive(api: EdgeshareClient, id: string, target: string, part: string, tag: string) {
   const have = existsSync(part) && existsSync(tag) ? statSync(part).size : 0;
   const etag = have > 0 ? readFileSync(tag, 'utf8') : undefined;
   const response = await api.downloadCollection(id, etag ? { range: `bytes=${have}-`, ifRange: etag } : {});

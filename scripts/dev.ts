@@ -8,8 +8,6 @@ import { join } from 'node:path';
 import { devArgs } from './dev-args.ts';
 import { applyMigrations, exitOnWranglerError, literal, ROOT, sql, wranglerInteractive } from './wrangler.ts';
 
-const local = { remote: false, persistTo: undefined };
-
 async function waitUntilUp(base: string, exited: () => boolean): Promise<boolean> {
   for (;;) {
     if (exited()) return false;
@@ -25,6 +23,9 @@ async function waitUntilUp(base: string, exited: () => boolean): Promise<boolean
 }
 
 {
+  const { args, host, port, persistTo } = devArgs(process.argv.slice(2));
+  // The state wrangler dev will use (`--persist-to DIR`, else .wrangler/state): migrated, and the first key made there.
+  const local = { remote: false, persistTo };
   let count = 0;
   try {
     applyMigrations(local);
@@ -35,9 +36,13 @@ async function waitUntilUp(base: string, exited: () => boolean): Promise<boolean
   }
   let made: { id: string; key: string } | undefined;
   if (count === 0) {
-    const created = spawnSync(process.execPath, [join(ROOT, 'scripts/keys.ts'), 'create', '--name', 'dev'], {
-      encoding: 'utf8',
-    });
+    const created = spawnSync(
+      process.execPath,
+      [join(ROOT, 'scripts/keys.ts'), 'create', '--name', 'dev', ...(persistTo ? ['--persist-to', persistTo] : [])],
+      {
+        encoding: 'utf8',
+      },
+    );
     const id = /Created key (\S+)/.exec(created.stdout)?.[1];
     const key = created.stdout.trim().split('\n').at(-1);
     if (created.status === 0 && id && key) made = { id, key };
@@ -45,7 +50,6 @@ async function waitUntilUp(base: string, exited: () => boolean): Promise<boolean
     console.log('\nMake an API key with:  npm run keys -- create --name NAME   (the key is the last line printed)\n');
   }
 
-  const { args, host, port } = devArgs(process.argv.slice(2));
   const base = `http://${host}:${port}`;
   let exited = false;
   const run = wranglerInteractive(args).then((code) => {

@@ -187,7 +187,12 @@ async function run(): Promise<void> {
         `INSERT INTO api_keys (id, key_hash, prefix, name, status, rate_limit_requests, rate_limit_window_seconds, storage_quota_bytes, max_files, created_at, updated_at, account_id, scopes, expires_at)
        VALUES (${[material.id, material.keyHash, material.prefix, name, 'active'].map(literal).join(', ')}, ${literal(rateLimit)}, ${literal(rateWindow)}, ${literal(quota)}, ${literal(maxFiles)}, ${literal(now)}, ${literal(now)}, ${literal(extra.account_id)}, ${literal(extra.scopes)}, ${literal(extra.expires_at)})`,
       );
-      console.log(`Created key ${material.id} (${name}). It is shown once; store it now:`);
+      // Say which account: a key of a new account sees none of another account's files.
+      console.log(
+        account
+          ? `Created key ${material.id} (${name}) in account ${account}. It is shown once; store it now:`
+          : `Created key ${material.id} (${name}) in a NEW account, ${material.id}: it sees only that account's files (for a key to an existing account's files: --account ID, ids in npm run keys -- accounts). It is shown once; store it now:`,
+      );
       console.log(material.key);
       break;
     }

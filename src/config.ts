@@ -72,6 +72,10 @@ const origin = z.preprocess(
     .optional(),
 );
 
+/** How files are scanned: not at all, after they are served, or before any visitor gets them. */
+export const SCAN_MODES = ['off', 'async', 'gate'] as const;
+export type ScanMode = (typeof SCAN_MODES)[number];
+
 const mediaTypePattern = /^[a-z0-9!#$&^_.+-]+\/(\*|[a-z0-9!#$&^_.+-]+\*?)$/;
 
 const configSchema = z.object({
@@ -149,16 +153,63 @@ const configSchema = z.object({
   // The access log (src/access-log/): `off` records nothing, for the whole service.
   ACCESS_LOG: z.preprocess(blankToUndefined, z.enum(['on', 'off']).default('on')),
   ACCESS_LOG_RETENTION_DAYS: int(1, 3650).default(90),
+  // Whether upload_from_url and webhook targets may name a loopback address (127.0.0.0/8, [::1]):
+  // reaching this machine is for development only. `npm run dev` and the tests set it; a
+  // deployment never does (src/lib/public-address.ts, docs/configuration.md).
+  ALLOW_LOOPBACK_TARGETS: optionalBool.transform((value) => value === true),
   // Checked apart (adminToken below): a bad one disables the admin API, never the whole service.
   ADMIN_TOKEN: z.preprocess(blankToUndefined, z.string().optional()),
+  // Abuse handling (docs/abuse.md). Where people report abuse: shown on every 451 page and in the
+  // `Link: <…>; rel="blocked-by"` header of every 451.
+  ABUSE_CONTACT: z.preprocess(
+    blankToUndefined,
+    z
+      .string()
+      .regex(/^(mailto:[^\s<>]+|https:\/\/[^\s<>]+)$/, 'must be a mailto: or https: URL')
+      .optional(),
+  ),
+  // Scanning with ClamAV (src/moderation/standing.ts decides what a scan lets through): the scanner
+  // as clamd://host:port, the mode for uploads with a key and for files that come through file
+  // requests (default gate when SCANNER is set, see scanSettings), and the most bytes sent to it.
+  SCANNER: z.preprocess(
+    blankToUndefined,
+    z
+      .string()
+      .regex(/^clamd:\/\/[^\s/:]+:\d{1,5}$/, 'must be clamd://host:port')
+      .optional(),
+  ),
+  SCAN_MODE: z.preprocess(blankToUndefined, z.enum(SCAN_MODES).default('off')),
+  SCAN_REQUEST_UPLOADS: z.preprocess(blankToUndefined, z.enum(SCAN_MODES).optional()),
+  SCAN_MAX_BYTES: int(1, Number.MAX_SAFE_INTEGER).default(100 * MIB),
+  // Where the operator hears of reports and infected files (Standard Webhooks, like an account's
+  // webhooks). The secret is checked apart (operatorWebhook below), like ADMIN_TOKEN.
+  OPERATOR_WEBHOOK_URL: z.preprocess(blankToUndefined, z.url({ protocol: /^https?$/ }).optional()),
+  OPERATOR_WEBHOOK_SECRET: z.preprocess(blankToUndefined, z.string().optional()),
 });
 
 export const MIN_ADMIN_TOKEN_LENGTH = 32;
 
-export type Config = z.output<typeof configSchema> & {
+export type Config = Omit<z.output<typeof configSchema>, 'SCAN_REQUEST_UPLOADS'> & {
   /** Why the admin API and /keys are off although ADMIN_TOKEN is set (it is then unset here). */
   adminTokenProblem?: string;
+  /** The mode for files that come through file requests: as set, else gate when SCANNER is set, else off. */
+  SCAN_REQUEST_UPLOADS: ScanMode;
 };
+
+/** A Standard Webhooks secret: whsec_ and the base64 of the key. */
+const WEBHOOK_SECRET = /^whsec_[A-Za-z0-9+/]{24,}={0,2}$/;
+
+/**
+ * OPERATOR_WEBHOOK_URL and its secret as used: both set and well formed, or neither (a URL without
+ * a usable secret turns the operator's webhook off, logged once per configuration, instead of
+ * failing every route; the secret itself is never logged).
+ */
+function operatorWebhook(config: Config): Config {
+  const { OPERATOR_WEBHOOK_URL: url, OPERATOR_WEBHOOK_SECRET: secret } = config;
+  if (url === undefined || (secret !== undefined && WEBHOOK_SECRET.test(secret))) return config;
+  log('error', 'OPERATOR_WEBHOOK_URL is set without a usable OPERATOR_WEBHOOK_SECRET (whsec_…): not delivered', {});
+  return { ...config, OPERATOR_WEBHOOK_URL: undefined, OPERATOR_WEBHOOK_SECRET: undefined };
+}
 
 /**
  * ADMIN_TOKEN as used: too short a token turns the admin API and /keys off (logged once per
@@ -201,7 +252,9 @@ export function getConfig(env: object): Config {
       .join('; ');
     throw new ConfigError(`Invalid edgeshare configuration: ${problems}`);
   }
-  const config = adminToken(parsed.data);
+  const { SCAN_REQUEST_UPLOADS, ...rest } = parsed.data;
+  const scanRequests = SCAN_REQUEST_UPLOADS ?? (rest.SCANNER === undefined ? 'off' : 'gate');
+  const config = operatorWebhook(adminToken({ ...rest, SCAN_REQUEST_UPLOADS: scanRequests }));
   cache.set(env, config);
   return config;
 }

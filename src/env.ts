@@ -3,7 +3,8 @@ import type { Config } from './config';
 import type { Timings } from './lib/timing';
 import type { Grant, Scope, Usage } from './limiter/key-limiter-contract';
 
-export type Bindings = Env & { ADMIN_TOKEN?: string };
+/** The bindings, and the secrets `wrangler types` never sees (they are never in wrangler.toml). */
+export type Bindings = Env & { ADMIN_TOKEN?: string; OPERATOR_WEBHOOK_SECRET?: string };
 
 /** Where links point: the API's origin (PUBLIC_BASE_URL) and the site's (SITE_URL), else the request's. */
 export type Origins = { api: string; site: string };

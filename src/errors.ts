@@ -39,6 +39,8 @@ export const ERROR_STATUS = {
   E2E_REQUIRED: 422,
   E2E_IDENTITY_EXISTS: 409,
   RANGE_NOT_SATISFIABLE: 416,
+  // ZIP archives (src/collections/archive.ts): a URL whose `?v=` names a version that is no longer current.
+  ARCHIVE_CHANGED: 412,
   REQUEST_TIMEOUT: 408,
   // tus uploads (src/tus/): the statuses the tus 1.0.0 protocol prescribes.
   UPLOAD_CONFLICT: 409,
@@ -55,6 +57,16 @@ export const ERROR_STATUS = {
   REQUEST_EXPIRED: 410,
   REQUEST_FULL: 410,
   PASSWORD_REQUIRED: 401,
+  // Abuse handling (src/moderation/, docs/abuse.md): RFC 7725's 451 for a thing taken down (a
+  // file, a link, an account), with the operator's statement; a key of a suspended account; a file
+  // a visitor may have only once its scan is clean; an upload whose SHA-256 is blocked; a report
+  // whose Turnstile check failed; an admin action that does not fit the thing as it stands.
+  UNAVAILABLE_FOR_LEGAL_REASONS: 451,
+  ACCOUNT_SUSPENDED: 403,
+  SCAN_PENDING: 409,
+  CONTENT_BLOCKED: 451,
+  CAPTCHA_FAILED: 403,
+  MODERATION_CONFLICT: 409,
   UPLOAD_FAILED: 500,
   SERVICE_UNAVAILABLE: 503,
   INTERNAL_ERROR: 500,
@@ -67,7 +79,7 @@ const DEFAULT_MESSAGE: Record<ErrorCode, string> = {
   FORBIDDEN: 'This API key lacks the scope this request needs',
   RATE_LIMITED: 'Too many requests',
   FILE_NOT_FOUND: 'File not found',
-  STORAGE_EXCEEDED: 'Storage limit reached',
+  STORAGE_EXCEEDED: 'Storage limit of this account reached',
   FILE_TOO_LARGE: 'File is too large',
   INVALID_FILE_TYPE: 'File type not allowed',
   VALIDATION_ERROR: 'Invalid request',
@@ -89,6 +101,8 @@ const DEFAULT_MESSAGE: Record<ErrorCode, string> = {
   E2E_IDENTITY_EXISTS:
     'The account has another age recipient already: send "replace": true to replace it (files keep their headers)',
   RANGE_NOT_SATISFIABLE: 'Requested range not satisfiable',
+  ARCHIVE_CHANGED:
+    'This archive has changed since its URL was made (v= names another version): download it from the start at the URL in details',
   REQUEST_TIMEOUT: 'The request took too long',
   UPLOAD_CONFLICT: 'Upload-Offset does not match the upload, or another request is writing to it',
   UPLOAD_INCOMPLETE: 'The upload is not complete yet',
@@ -101,6 +115,12 @@ const DEFAULT_MESSAGE: Record<ErrorCode, string> = {
   REQUEST_EXPIRED: 'This file request has expired',
   REQUEST_FULL: 'This file request has received all the files it takes',
   PASSWORD_REQUIRED: 'This file request needs its password (HTTP Basic, empty user name)',
+  UNAVAILABLE_FOR_LEGAL_REASONS: 'Unavailable for legal reasons: this service’s operator took it down',
+  ACCOUNT_SUSPENDED: 'This account is suspended: its keys can do nothing until the operator lifts the suspension',
+  SCAN_PENDING: 'This file is being scanned: try again later',
+  CONTENT_BLOCKED: 'This file is blocked by this service: its SHA-256 is on the blocklist; nothing was stored',
+  CAPTCHA_FAILED: 'The challenge (Turnstile) was not passed: try again',
+  MODERATION_CONFLICT: 'This action does not apply to the thing as it stands',
   UPLOAD_FAILED: 'Upload failed',
   SERVICE_UNAVAILABLE: 'Service temporarily unavailable',
   INTERNAL_ERROR: 'Internal server error',
@@ -118,30 +138,34 @@ export type E2eDetail = { field: string; rule: string; message: string };
 /**
  * A validation failure names its field; a 403 FORBIDDEN names the scope the key lacks; a 404
  * FILE_NOT_FOUND about several ids at once (a collection's new members) names each one missing; a
- * 422 POLICY_VIOLATION names each bound broken.
+ * 422 POLICY_VIOLATION names each bound broken; a 412 ARCHIVE_CHANGED names the archive's current URL.
  */
 export type ErrorDetail =
   | { field: string; message: string }
   | { scope: string }
   | { id: string }
   | PolicyDetail
-  | E2eDetail;
+  | E2eDetail
+  | { url: string };
 
 export class ApiError extends HTTPException {
   readonly code: ErrorCode;
   readonly details: ErrorDetail[] | undefined;
   readonly headers: Record<string, string>;
+  /** The operator's reasoned decision (a 451, a suspended account's 403): the envelope carries it. */
+  readonly statement: string | undefined;
 
   constructor(
     code: ErrorCode,
     message?: string,
-    options: { details?: ErrorDetail[]; headers?: Record<string, string>; cause?: unknown } = {},
+    options: { details?: ErrorDetail[]; headers?: Record<string, string>; cause?: unknown; statement?: string } = {},
   ) {
     super(ERROR_STATUS[code], { message: message ?? DEFAULT_MESSAGE[code], cause: options.cause });
     this.name = 'ApiError';
     this.code = code;
     this.details = options.details;
     this.headers = options.headers ?? {};
+    this.statement = options.statement;
   }
 
   get statusCode(): ContentfulStatusCode {
@@ -213,8 +237,49 @@ export const filesNotFound = (ids: readonly string[]) =>
     details: ids.map((id) => ({ id })),
   });
 
+/**
+ * The 412 for an archive URL whose version (`?v=`) is not the archive's current one: a resume
+ * that sends no If-Range (`curl -C -`) fails instead of appending another archive's bytes.
+ * `url`: the same route with the current version.
+ */
+export const archiveChanged = (url: string) => new ApiError('ARCHIVE_CHANGED', undefined, { details: [{ url }] });
+
 /** The 400 for more members than a collection (or an archive) may hold. */
 export const tooManyFiles = (message: string) => new ApiError('TOO_MANY_FILES', message);
+
+/**
+ * The 451 of a thing taken down (RFC 7725): a file quarantined or removed, a link disabled, an
+ * account suspended (its links and file requests), with the operator's statement. The renderer
+ * adds `Link: <ABUSE_CONTACT>; rel="blocked-by"` to every 451.
+ */
+export const unavailableForLegalReasons = (statement: string) =>
+  new ApiError('UNAVAILABLE_FOR_LEGAL_REASONS', undefined, { statement });
+
+/** The 403 for every key of a suspended account, whatever it asks (the /mcp endpoint too). */
+export const accountSuspended = (statement: string, headers?: Record<string, string>) =>
+  new ApiError('ACCOUNT_SUSPENDED', undefined, { statement, headers });
+
+/**
+ * The 409 for a visitor of a file not (yet) cleared by its scan in SCAN_MODE=gate: Retry-After
+ * while the scan runs; `held`: a file the scanner could not clear (too large, an error), served
+ * only once an operator releases it.
+ */
+export const scanPending = (retryAfterSeconds: number, held = false) =>
+  new ApiError('SCAN_PENDING', held ? SCAN_HELD_MESSAGE : undefined, {
+    headers: { 'Retry-After': String(retryAfterSeconds) },
+  });
+
+/** The SCAN_PENDING of a file its scan could not clear (too large, a scanner error): held for the operator. */
+export const SCAN_HELD_MESSAGE = 'This file could not be scanned: it is held until this service’s operator reviews it';
+
+/** The 451 for an upload whose SHA-256 is on the blocklist (in bulk: a per-file failure with this code). */
+export const contentBlocked = () => new ApiError('CONTENT_BLOCKED');
+
+/** The 403 for a report whose Turnstile token did not pass siteverify. */
+export const captchaFailed = () => new ApiError('CAPTCHA_FAILED');
+
+/** The 409 for an operator's action that does not fit the thing as it stands. */
+export const moderationConflict = (message: string) => new ApiError('MODERATION_CONFLICT', message);
 
 /** The one 401 for a missing or refused credential, with the challenge RFC 6750 asks for. */
 export const unauthorized = (message?: string) =>

@@ -6,6 +6,7 @@ import { log } from './log';
 import { sweep } from './maintenance/sweep';
 import { consumeEvents } from './webhooks/consumer';
 import { pruneWebhookDeliveries } from './webhooks/retention';
+import { targetRules } from './webhooks/url';
 
 export { AccountStorage } from './accounts/account-storage-object';
 export { IdempotencyStore } from './idempotency/idempotency-store-object';
@@ -38,11 +39,18 @@ export default {
     ctx.waitUntil(run);
     await run;
   },
-  /** The events queue and its dead-letter queue (wrangler.toml [[queues.consumers]]): webhook deliveries. */
+  /**
+   * The events queue and its dead-letter queue (wrangler.toml [[queues.consumers]]): webhook
+   * deliveries, the operator's included.
+   */
   async queue(batch, env, _ctx) {
+    const config = getConfig(env);
+    const { OPERATOR_WEBHOOK_URL: url, OPERATOR_WEBHOOK_SECRET: secret } = config;
     await consumeEvents(batch as MessageBatch<EventsMessage>, {
       db: env.DB,
       queue: env.EVENTS as Queue<EventsMessage>,
+      targets: targetRules(config),
+      operator: url && secret ? { url, secret } : undefined,
     });
   },
 } satisfies ExportedHandler<Env>;

@@ -18,6 +18,7 @@ export const ErrorSchema = z
           z.object({ id: z.string() }),
           z.object({ field: z.string(), rule: z.string(), limit: z.union([z.number(), z.boolean()]) }),
           z.object({ field: z.string(), rule: z.string(), message: z.string() }),
+          z.object({ url: z.string() }),
         ]),
       )
       .optional()
@@ -27,8 +28,11 @@ export const ErrorSchema = z
           'several ids at once (a collection’s new members): each id not found; POLICY_VIOLATION: each ' +
           'bound broken (`rule` names it as GET /api/v2/policy does, `limit` is its value); E2E_INVALID: the ' +
           'rule of the age format broken (`rule`: `version`, `stanza`, `column_width`, `no_mac_line`, ' +
-          '`too_large`, `payload_length`, …; docs/e2e.md)',
+          '`too_large`, `payload_length`, …; docs/e2e.md); ARCHIVE_CHANGED: the archive’s current URL',
       }),
+    statement: z.string().optional().openapi({
+      description: 'UNAVAILABLE_FOR_LEGAL_REASONS (451) and ACCOUNT_SUSPENDED (403): the operator’s reasoned decision',
+    }),
     _perf: z.number().int().optional().openapi({ description: 'v2 only' }),
   })
   .openapi('Error');

@@ -5,6 +5,8 @@ declare global {
     interface Env {
       TEST_MIGRATIONS: D1Migration[];
       ADMIN_TOKEN?: string;
+      /** The operator's webhook secret (vitest.config.ts), beside OPERATOR_WEBHOOK_URL. */
+      OPERATOR_WEBHOOK_SECRET?: string;
     }
   }
 }

@@ -10,6 +10,8 @@ export type AccessOutcome =
   | 'refused-password'
   | 'refused-exhausted'
   | 'refused-gone'
+  /** Taken down (451), or held for its scan (409 SCAN_PENDING): src/moderation/standing.ts. */
+  | 'refused-moderated'
   | 'throttled';
 
 /**

@@ -25,6 +25,7 @@ export const AccessEventSchema = z
       'refused-password',
       'refused-exhausted',
       'refused-gone',
+      'refused-moderated',
       'throttled',
     ]),
     status: z.number().int().openapi({ description: 'The HTTP status the visitor got' }),

@@ -3,7 +3,7 @@
 // its own object; the cursor names where the last page ended, so the next page asks each source
 // only for what lies past it. No HTTP here; the routes find the sources the caller may read.
 import { validationError } from '../errors';
-import { fromBase64Url, toBase64Url } from '../lib/encoding';
+import { decodeCursor as decoded, encodeCursor as encoded } from '../lib/cursor';
 import type { AccessPage, PageRequest, StoredEntry } from './access-log-contract';
 import type { AccessEvent, AccessLogPage } from './schemas';
 
@@ -13,19 +13,11 @@ export type AccessSource = { key: string; linkId: string | null; page: (request:
 /** Where a page ended: the last event's time, its log, and its place in that log. */
 type Cursor = { at: number; key: string; seq: number };
 
-const encodeCursor = (cursor: Cursor) =>
-  toBase64Url(new TextEncoder().encode(JSON.stringify([cursor.at, cursor.key, cursor.seq])));
+const encodeCursor = (cursor: Cursor) => encoded([cursor.at, cursor.key, cursor.seq]);
 
 function decodeCursor(text: string): Cursor {
   const refused = () => validationError('cursor', 'is not a cursor this log gave');
-  const bytes = fromBase64Url(text);
-  if (!bytes) throw refused();
-  let value: unknown;
-  try {
-    value = JSON.parse(new TextDecoder().decode(bytes));
-  } catch {
-    throw refused();
-  }
+  const value = decoded(text);
   if (!Array.isArray(value) || value.length !== 3) throw refused();
   const [at, key, seq] = value as unknown[];
   if (!Number.isSafeInteger(at) || typeof key !== 'string' || !Number.isSafeInteger(seq)) throw refused();

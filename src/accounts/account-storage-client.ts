@@ -55,10 +55,13 @@ export async function freeFiles(namespace: AccountsNamespace, files: (AccountFil
 /** The 413 for an account at its limit, stating the limit. */
 export function storageExceeded(limits: QuotaLimits, exceeded: Exceeded): ApiError {
   return exceeded === 'files'
-    ? new ApiError('STORAGE_EXCEEDED', `File limit reached: this API key may keep at most ${limits.maxFiles} files`)
+    ? new ApiError(
+        'STORAGE_EXCEEDED',
+        `File limit reached: this account may keep at most ${limits.maxFiles} files (its keys share them)`,
+      )
     : new ApiError(
         'STORAGE_EXCEEDED',
-        `Storage limit reached: this API key may store at most ${limits.quotaBytes} bytes (${formatBytes(limits.quotaBytes)})`,
+        `Storage limit reached: this account may store at most ${limits.quotaBytes} bytes (${formatBytes(limits.quotaBytes)}), shared by its keys`,
       );
 }
 

@@ -87,7 +87,7 @@ export type ListOptions = {
 export type UploadOptionsBase = {
   /** The name to store (defaults to the File's own name, or `file`). */
   filename?: string;
-  /** Whether the share link works (default true). */
+  /** Whether the share link works (default true; false, and true refused, while a link bound of the policy applies). */
   isPublic?: boolean;
   /** Seconds until the file expires (60 … 31536000); default: never, or the server's default. */
   expiresIn?: number;

@@ -5,7 +5,7 @@ import type { Context } from 'hono';
 import type { AppEnv } from '../env';
 import { type ErrorCode, forbidden } from '../errors';
 import { offersHead } from '../http/fallbacks';
-import { errorsWith, RATE_LIMIT_HEADERS, serveDocumented } from '../http/openapi';
+import { errorResponse, errorsWith, RATE_LIMIT_HEADERS, serveDocumented } from '../http/openapi';
 import { accountId, storage } from '../http/request-deps';
 import { requires } from '../http/route-needs';
 import { hasScope, type Scope } from '../limiter/scopes';
@@ -59,13 +59,22 @@ function archiveResponses(method: 'get' | 'head', notFound: ErrorCode) {
       headers: { ...RATE_LIMIT_HEADERS, ETag: text('The archive’s entity tag') },
     },
     ...errorsWith(['TOO_MANY_FILES', notFound], 400, 401, 404, 416, 429),
+    ...errorResponse(
+      412,
+      'ARCHIVE_CHANGED: `v` names a version that is no longer the archive’s current one (or a malformed one), ' +
+        'whatever the method and headers; details: [{"url"}], this route with the current version. A resume ' +
+        'without If-Range (`curl -C -`) fails here instead of appending another archive’s bytes',
+      ['ARCHIVE_CHANGED'],
+    ),
   };
 }
 
 const ARCHIVE_DESCRIPTION =
   'Streamed from storage member by member, never built ahead. While every member’s CRC-32 is known the ' +
   'archive’s every byte follows from the records: exact Content-Length, a strong ETag, `Range` (one) → 206, ' +
-  '`If-Range`, `If-None-Match` → 304, HEAD; a broken download resumes (`curl -C -`). While some CRC-32 is ' +
+  '`If-Range`, `If-None-Match` → 304, HEAD; a broken download resumes (`curl -C -`). The URLs handed out ' +
+  '(`archiveUrl`) carry the archive’s version, `?v=<version>`: once the archive changes they answer 412 ' +
+  'ARCHIVE_CHANGED, so a resume never mixes two archives; without `v` the route answers as ever. While some CRC-32 is ' +
   'not known yet it streams with data descriptors, Content-Length still exact, `Accept-Ranges: none`. An ' +
   'archive (or range) needing more storage reads than SUBREQUEST_BUDGET allows is 400 TOO_MANY_FILES before ' +
   'its first byte.';
@@ -85,6 +94,20 @@ const ARCHIVE_REQUEST_HEADERS = [
   header('If-Range', 'The strong ETag you have: the Range applies only while it matches, else the whole archive'),
 ];
 
+/** The archive's version (documented, not validated: any `v` that is not the current one is 412). */
+const ARCHIVE_QUERY = z.object({
+  v: z
+    .string()
+    .optional()
+    .openapi({
+      param: { name: 'v', in: 'query' },
+      description:
+        'The archive’s version, as `archiveUrl` carries it: its ETag’s value, URL-safe (`"<hex>"` → `<hex>`, ' +
+        '`W/"<hex>"` → `W.<hex>`). Another version, or a malformed one: 412 ARCHIVE_CHANGED. Absent: any version',
+      example: '9c1185a5c5e9fc54612808977ee8f548b2258d31f1f9ee6d3a7f1b3c4d5e6f70',
+    }),
+});
+
 /**
  * Serves GET (Hono answers HEAD through it) and documents both. If-Modified-Since is not used by
  * archives: their ETag is the validator.
@@ -96,7 +119,10 @@ function addArchiveRoute(
   serve: (c: Context<AppEnv>) => Promise<Response>,
 ) {
   const { notFound } = needs;
-  const documented = { ...route, request: { ...route.request, headers: ARCHIVE_REQUEST_HEADERS } };
+  const documented = {
+    ...route,
+    request: { ...route.request, query: ARCHIVE_QUERY, headers: ARCHIVE_REQUEST_HEADERS },
+  };
   serveDocumented(
     router,
     { ...documented, responses: archiveResponses('get', notFound) },
@@ -122,7 +148,7 @@ export function addArchiveRoutes(router: OpenAPIHono<AppEnv>) {
       path: '/collections/{id}/archive',
       operationId: 'downloadCollectionArchive',
       summary: 'Download a collection as one ZIP archive (its members in collection order)',
-      description: `${ARCHIVE_DESCRIPTION} A 200, or a 206 from byte 0, is a \`collection.downloaded\` event.`,
+      description: `${ARCHIVE_DESCRIPTION} A 200, or a 206 from byte 0 to the end, is a \`collection.downloaded\` event.`,
       tags: ['Collections'],
       request: { params: CollectionIdParamSchema },
       responses: {},

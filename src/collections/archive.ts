@@ -3,23 +3,15 @@
 // any range of them, stream from R2 with ranged gets, one member after another. Every way in
 // (the owner's routes here; a collection link's /share/<token>/archive.zip) goes through
 // prepareArchive → planArchive → archiveResponse, with the deps it has. No HTTP framework here.
-import { ApiError, tooManyFiles } from '../errors';
+import { ApiError, archiveChanged, tooManyFiles } from '../errors';
 import { type EventSink, emitEvents } from '../events/emit';
 import { bytesCarried, countsAsDownload, type DownloadPlan, parseRange } from '../files/download';
 import { contentDisposition } from '../files/names';
 import { crc32, crc32Combine } from '../lib/crc32';
 import { sha256Hex } from '../lib/crypto';
-import {
-  membersTouched,
-  type ZipLayout,
-  zipEtagInput,
-  zipLayout,
-  zipMemberName,
-  zipMemberNames,
-  zipRange,
-} from '../lib/zip';
+import { membersTouched, type ZipLayout, zipEtagInput, zipLayoutOfFiles, zipMemberName, zipRange } from '../lib/zip';
 import { log } from '../log';
-import { type ArchiveMemberRow, segmentsOfFiles } from '../storage/archive-repo';
+import { type ArchiveMemberRow, segmentsOfFiles, zipFileOf } from '../storage/archive-repo';
 import { type ByteRange, isSegmented, piecesOf, readSegments } from '../storage/segments';
 import type { Segment } from '../storage/segments-repo';
 
@@ -60,7 +52,7 @@ export const ARCHIVE_FIXED_SUBREQUESTS = 10;
 
 /** An encrypted member with its way in's header, as the archive holds it (see ArchiveMember). */
 function asServed(member: ArchiveMember): ArchiveMember {
-  if (!member.encryption || member.header === null || member.payload) return member;
+  if (!member.encryption || !member.header || member.payload) return member;
   const header = new TextEncoder().encode(member.header);
   return {
     ...member,
@@ -73,26 +65,62 @@ function asServed(member: ArchiveMember): ArchiveMember {
 /** The layout and validators of the archive of these members (no read of any byte). */
 export async function prepareArchive(given: ArchiveSource): Promise<PreparedArchive> {
   const source = { ...given, members: given.members.map(asServed) };
-  const names = zipMemberNames(source.members.map((member) => member.original_name));
-  const layout = zipLayout(
-    source.members.map((member, index) => ({
-      name: names[index] as string,
-      size: member.size,
-      crc32: member.crc32,
-      modified: new Date(member.uploaded_at),
-    })),
-  );
+  const { layout, etag } = await layoutOf(source.members);
+  return { source, layout, etag, length: layout.length };
+}
+
+/** The layout of the archive of these members, in order (encrypted ones as served), and its ETag. */
+async function layoutOf(given: readonly ArchiveMember[]): Promise<{ layout: ZipLayout; etag: string }> {
+  const members = given.map(asServed);
+  const layout = zipLayoutOfFiles(members.map(zipFileOf));
   // The records' part of the bytes, and each member's content by its file id (a file's bytes
   // never change once stored, and a backfilled digest must not move the ETag): the same ETag is
   // always the same bytes. Only a member swapped for an identical copy moves it needlessly.
   // An encrypted member's bytes are also its header's (a link's own): the header is in it too.
-  const content = source.members
-    .map((member) => (member.header ? `${member.id}:${member.header}` : member.id))
-    .join('\n');
+  const content = members.map((member) => (member.header ? `${member.id}:${member.header}` : member.id)).join('\n');
   const hash = await sha256Hex(`${zipEtagInput(layout)}\n${content}`);
   // With a CRC-32 still to compute the records do not fix every byte: weak, so never a range's validator.
-  const etag = layout.rangeable ? `"${hash}"` : `W/"${hash}"`;
-  return { source, layout, etag, length: layout.length };
+  return { layout, etag: layout.rangeable ? `"${hash}"` : `W/"${hash}"` };
+}
+
+// An archive ETag's opaque value (between the quotes) is URL-safe as it is; a weak one's `W/`
+// becomes `W.`, which no opaque value of this alphabet holds, so every ETag has one version and
+// every version one ETag.
+const ARCHIVE_ETAG = /^(W\/)?"([A-Za-z0-9_-]+)"$/;
+
+/**
+ * The archive's version as a URL carries it (`?v=<version>`): its ETag, URL-safe. `"<hex>"` is
+ * `<hex>`; a weak `W/"<hex>"` is `W.<hex>`.
+ */
+export function archiveVersion(etag: string): string {
+  const parts = ARCHIVE_ETAG.exec(etag);
+  if (!parts) throw new Error(`not an archive ETag: ${etag}`);
+  return `${parts[1] ? 'W.' : ''}${parts[2]}`;
+}
+
+/** The version of the archive of these members, in order (what prepareArchive's ETag would be). */
+export async function versionOf(members: readonly ArchiveMemberRow[]): Promise<string> {
+  return archiveVersion((await layoutOf(members)).etag);
+}
+
+/** `url` with `v` set to `version` (any other `v` replaced; the rest of its query kept). */
+function versionedUrl(url: string, version: string): string {
+  const versioned = new URL(url);
+  versioned.searchParams.set('v', version);
+  return versioned.href;
+}
+
+/**
+ * 412 ARCHIVE_CHANGED when the request's URL names a version (`?v=`, given once or more) that is
+ * not the archive's current one, a malformed one included; null when it names the current one or
+ * none (a URL without `v` is answered as ever). The error's details name the same URL with the
+ * current version. Checked before anything else about the request: no range, validator or budget.
+ */
+export function staleVersion(requestUrl: string, archive: PreparedArchive): ApiError | null {
+  const named = new URL(requestUrl).searchParams.getAll('v');
+  const current = archiveVersion(archive.etag);
+  if (named.every((version) => version === current)) return null;
+  return archiveChanged(versionedUrl(requestUrl, current));
 }
 
 const opaque = (tag: string) => tag.trim().replace(/^W\//, '');
@@ -123,8 +151,9 @@ export function planArchive(headers: Headers, archive: PreparedArchive): Downloa
 export const archiveBytes = (plan: DownloadPlan, archive: PreparedArchive, method: string) =>
   bytesCarried(plan, archive.length, method);
 
-/** A 200, or a 206 from byte 0, to a GET: a download of the archive (counted, and an event). */
-export const archiveCounts = (plan: DownloadPlan, method: string) => method === 'GET' && countsAsDownload(plan);
+/** A 200, or a 206 from byte 0 to the end, to a GET: a download of the archive (counted, and an event). */
+export const archiveCounts = (plan: DownloadPlan, archive: PreparedArchive, method: string) =>
+  method === 'GET' && countsAsDownload(plan, archive.length);
 
 export type ArchiveDeps = {
   bucket: R2Bucket;

@@ -15,10 +15,11 @@ import {
   reserveBytes,
 } from '../links/link-counter-client';
 import type { ReserveResult } from '../links/link-counter-contract';
+import { refusalError, type ScanSettings, standingOf } from '../moderation/standing';
 import type { CollectionRow } from '../storage/collections-repo';
 import { findMember } from '../storage/collections-repo';
 import { linkHeaderOf } from '../storage/link-headers-repo';
-import type { LinkRow } from '../storage/links-repo';
+import type { LinkFacts, LinkRow } from '../storage/links-repo';
 import { isoNow } from '../time';
 import { EXHAUSTED, GONE, Refusal } from '../visitors/service';
 import {
@@ -29,12 +30,18 @@ import {
   emitCollectionDownloaded,
   type PreparedArchive,
   planArchive,
+  staleVersion,
 } from './archive';
 
-/** What a collection link's token found: the link, its collection, and the archive of its live members now. */
-export type SharedCollection = { link: LinkRow; collection: CollectionRow; archive: PreparedArchive };
+/**
+ * What a collection link's token found: the link, its collection, the archive of its live members
+ * now (those a visitor may be served), and what its lookup read of its standing.
+ */
+export type SharedCollection = { link: LinkRow; collection: CollectionRow; archive: PreparedArchive; facts: LinkFacts };
 
 export type LinkServeDeps = ArchiveDeps & {
+  /** The scan gate's configuration: a member a visitor may not be served yet is refused. */
+  scan?: ScanSettings;
   counters: LinkCounterNamespace;
   events: EventSink;
   /** Keeps work alive past the answer (giving back what a broken-off answer did not send). */
@@ -42,7 +49,7 @@ export type LinkServeDeps = ArchiveDeps & {
 };
 
 /**
- * Reserves `bytes` (and counts a download from byte 0) of the link's budget, then answers with
+ * Reserves `bytes` (and counts a whole download) of the link's budget, then answers with
  * `answer()`, metered so that a client breaking off gives back what it did not take. An
  * uncapped link reserves only to count. EXHAUSTED when the answer would pass the budget.
  */
@@ -82,8 +89,10 @@ const exhaustedEvent = ({ link, collection }: SharedCollection): NewEvent => ({
 
 /**
  * GET/HEAD /share/<token>/archive.zip (and /download): the collection's ZIP as the owner's
- * route answers it (ranges, If-Range, If-None-Match, HEAD). A 200, or a 206 from byte 0, is a
- * download of the link and a `collection.downloaded` event (`via: link`).
+ * route answers it (ranges, If-Range, If-None-Match, HEAD, 412 for a stale `?v=`). A 200, or a
+ * 206 from byte 0 to the end, is a download of the link and a `collection.downloaded` event
+ * (`via: link`). A stale version is refused before anything is reserved (a capped link's budget
+ * stays whole), and logged as `refused-gone`: the archive that URL named is gone.
  */
 export async function serveCollectionArchive(
   deps: LinkServeDeps,
@@ -91,8 +100,13 @@ export async function serveCollectionArchive(
   shared: SharedCollection,
 ): Promise<Response | Refusal> {
   const { archive } = shared;
+  const stale = staleVersion(request.url, archive);
+  if (stale) return new Refusal<never>('gone', undefined, stale);
   const plan = planArchive(request.headers, archive);
-  const spend = { bytes: archiveBytes(plan, archive, request.method), counts: archiveCounts(plan, request.method) };
+  const spend = {
+    bytes: archiveBytes(plan, archive, request.method),
+    counts: archiveCounts(plan, archive, request.method),
+  };
   const served = await withinBudget(deps, request, shared, spend, () =>
     archiveResponse(deps, archive, plan, request.method),
   );
@@ -110,10 +124,11 @@ export async function serveCollectionArchive(
 /**
  * GET/HEAD /share/<token>/files/<fileId> (`view` false) and its preview (`view` true): one live
  * member of the collection, with a share download's headers; GONE (the same 404 as an unknown
- * token) for a file that is not a member. A download from byte 0 counts for the link and for
- * the file itself (its downloadCount, a `file.downloaded` event `via: link`), as a download of
- * that file through a share link; a preview counts nothing, but its bytes spend a capped
- * link's budget like any.
+ * token) for a file that is not a member, and the member's refusal when it may not be served
+ * (src/moderation/standing.ts). A whole download (200, or 206 from byte 0 to the end) counts for
+ * the link and for the file itself (its downloadCount, a `file.downloaded` event `via: link`), as
+ * a download of that file through a share link; a preview counts nothing, but its bytes spend a
+ * capped link's budget like any.
  */
 export async function serveCollectionMember(
   deps: LinkServeDeps,
@@ -124,12 +139,15 @@ export async function serveCollectionMember(
 ): Promise<Response | Refusal> {
   const { link, collection } = shared;
   const found = await findMember(deps.db, collection.id, link.account_id, fileId, isoNow());
+  if (!found) return GONE;
+  // Left out of the page and the ZIP, and refused by its own URL (451, or 409 while scanned).
+  const standing = standingOf({ file: found }, 'visitor', deps.scan);
+  if (standing) return new Refusal<never>('moderated', undefined, refusalError(standing));
   // An encrypted member is served only with this link's header: its header, then the payload.
-  const member =
-    found && (await servedFile(found, found.encryption ? await linkHeaderOf(deps.db, link.id, found.id) : null));
-  if (!found || !member) return GONE;
+  const member = await servedFile(found, found.encryption ? await linkHeaderOf(deps.db, link.id, found.id) : null);
+  if (!member) return GONE;
   const plan = planDownload(request.headers, member);
-  const counts = !view && request.method === 'GET' && countsAsDownload(plan);
+  const counts = !view && request.method === 'GET' && countsAsDownload(plan, member.size);
   const spend = { bytes: bytesCarried(plan, member.size, request.method), counts };
   const served = await withinBudget(deps, request, shared, spend, () => serveFile(deps, member, plan, request.method));
   if (served instanceof Refusal) return served;

@@ -13,10 +13,16 @@ export type CollectionRecord = {
   archiveUrl: string;
 };
 
-/** The owner's ZIP of the collection, under the v2 API (the API's origin, PUBLIC_BASE_URL). */
-export const archiveUrl = (origins: Origins, id: string) => `${origins.api}/api/v2/collections/${id}/archive`;
+/**
+ * The owner's ZIP of the collection, under the v2 API (the API's origin, PUBLIC_BASE_URL), in its
+ * current version (`?v=`, archive.ts's archiveVersion): once the archive changes, the URL answers
+ * 412 ARCHIVE_CHANGED, so a resume without If-Range fails rather than mixing two archives.
+ */
+export const archiveUrl = (origins: Origins, id: string, version: string) =>
+  `${origins.api}/api/v2/collections/${id}/archive?v=${version}`;
 
-export function collectionRecord(row: CollectionWithCounts, origins: Origins): CollectionRecord {
+/** `version`: its archive's version now. */
+export function collectionRecord(row: CollectionWithCounts, origins: Origins, version: string): CollectionRecord {
   return {
     id: row.id,
     name: row.name,
@@ -25,6 +31,6 @@ export function collectionRecord(row: CollectionWithCounts, origins: Origins): C
     bytes: row.bytes,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
-    archiveUrl: archiveUrl(origins, row.id),
+    archiveUrl: archiveUrl(origins, row.id, version),
   };
 }

@@ -84,7 +84,11 @@ export const CollectionRecordSchema = z
     createdAt: time,
     updatedAt: time.openapi({ description: 'Its name, note or members last changed' }),
     archiveUrl: z.string().openapi({
-      description: '`{base_url_v2}/collections/<id>/archive`: the ZIP of every member, for its owner (a key)',
+      description:
+        '`{base_url_v2}/collections/<id>/archive?v=<version>`: the ZIP of every member, for its owner (a key), in ' +
+        'its version now (the archive’s ETag value, URL-safe). Once the archive changes (a member added, removed, ' +
+        'renamed, deleted) this URL answers 412 ARCHIVE_CHANGED naming the current one, so a resume without ' +
+        'If-Range never appends another archive’s bytes',
     }),
   })
   .openapi('Collection');

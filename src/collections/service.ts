@@ -9,10 +9,12 @@ import type { LinkCounterNamespace } from '../links/link-counter-client';
 import type { LinkRecord } from '../links/records';
 import { createLinkTo, listCollectionLinks, type NewLink } from '../links/service';
 import type { Policy } from '../policy/service';
+import { membersOfCollections } from '../storage/archive-repo';
 import {
   addMembers,
   type CollectionChanges,
   type CollectionRow,
+  type CollectionWithCounts,
   deleteOwnedCollection,
   findOwnedCollection,
   insertCollection,
@@ -25,6 +27,7 @@ import type { FileRow } from '../storage/files-repo';
 import { membersEncryption, type NewLinkHeader } from '../storage/link-headers-repo';
 import { listLinksOfCollection } from '../storage/links-repo';
 import { isoNow } from '../time';
+import { versionOf } from './archive';
 import { type CollectionRecord, collectionRecord } from './records';
 
 /**
@@ -63,6 +66,27 @@ const overCap = (max: number) =>
 /** Each id once, in the order first given. */
 const unique = (ids: readonly string[]) => [...new Set(ids)];
 
+/**
+ * The records of the account's collections, each `archiveUrl` in its archive's version now: one
+ * read of all their members, made after the rows were, so a version is never older than the
+ * record it is in (a change in between gives the record the newer one, which is the archive's).
+ */
+async function recordsOf(
+  deps: CollectionDeps,
+  accountId: string,
+  rows: readonly CollectionWithCounts[],
+  now: number,
+): Promise<CollectionRecord[]> {
+  const ids = rows.map((row) => row.id);
+  const members = await membersOfCollections(deps.db, ids, accountId, isoNow(now));
+  return Promise.all(
+    rows.map(async (row) => collectionRecord(row, deps.origins, await versionOf(members.get(row.id) ?? []))),
+  );
+}
+
+const recordOf = async (deps: CollectionDeps, accountId: string, row: CollectionWithCounts, now: number) =>
+  (await recordsOf(deps, accountId, [row], now))[0] as CollectionRecord;
+
 export type NewCollection = { name: string; note?: string; fileIds?: string[] };
 
 export async function createCollection(
@@ -83,7 +107,7 @@ export async function createCollection(
   };
   const outcome = await insertCollection(deps.db, row, fileIds, isoNow(now));
   if ('missing' in outcome) throw filesNotFound(outcome.missing);
-  return collectionRecord(outcome.created, deps.origins);
+  return recordOf(deps, accountId, outcome.created, now);
 }
 
 export async function listCollections(deps: CollectionDeps, accountId: string, query: PageQuery, now = Date.now()) {
@@ -92,7 +116,7 @@ export async function listCollections(deps: CollectionDeps, accountId: string, q
     offset: (query.page - 1) * query.limit,
   });
   return {
-    collections: rows.map((row) => collectionRecord(row, deps.origins)),
+    collections: await recordsOf(deps, accountId, rows, now),
     pagination: pagination(query, total),
   };
 }
@@ -101,7 +125,7 @@ export async function getCollection(deps: CollectionDeps, id: string, accountId:
   checkId(id);
   const row = await findOwnedCollection(deps.db, id, accountId, isoNow(now));
   if (!row) throw collectionNotFound();
-  return collectionRecord(row, deps.origins);
+  return recordOf(deps, accountId, row, now);
 }
 
 export type CollectionPatch = { name?: string; note?: string | null };
@@ -119,7 +143,7 @@ export async function updateCollection(
   if (patch.note !== undefined) changes.note = patch.note;
   const row = await updateOwnedCollection(deps.db, id, accountId, isoNow(now), changes);
   if (!row) throw collectionNotFound();
-  return collectionRecord(row, deps.origins);
+  return recordOf(deps, accountId, row, now);
 }
 
 /** Deletes the collection, its members and its links; never its files. */
@@ -170,7 +194,7 @@ export async function addCollectionFiles(
           `and ${outcome.adding} would join; nothing was added`,
       );
     case 'added':
-      return collectionRecord(outcome.collection, deps.origins);
+      return recordOf(deps, accountId, outcome.collection, now);
   }
 }
 
@@ -190,7 +214,7 @@ export async function removeCollectionFile(
   const outcome = await removeMember(deps.db, id, accountId, fileId, isoNow(now));
   if (outcome.kind === 'no-collection') throw collectionNotFound();
   if (outcome.kind === 'no-member') throw new ApiError('FILE_NOT_FOUND', 'File not found in this collection');
-  return collectionRecord(outcome.collection, deps.origins);
+  return recordOf(deps, accountId, outcome.collection, now);
 }
 
 const requireCollection = (deps: CollectionDeps, id: string, accountId: string, now: number) => async () => {

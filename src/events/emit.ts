@@ -2,7 +2,7 @@
 import { randomBase64Url } from '../lib/crypto';
 import { log } from '../log';
 import { isoNow } from '../time';
-import type { EventData, EventsMessage, EventType, QueuedEvent } from './types';
+import type { EventData, EventsMessage, EventType, OperatorEventData, OperatorEventType, QueuedEvent } from './types';
 
 /** Where events go: the events queue and the waitUntil of the request (or cron run) that caused them. */
 export type EventSink = {
@@ -87,4 +87,30 @@ export async function sendInBatches(queue: Queue<EventsMessage>, messages: Event
     bytes += size;
   }
   if (batch.length > 0) await queue.sendBatch(batch);
+}
+
+/**
+ * Emits one event to the operator's receiver (OPERATOR_WEBHOOK_URL), when there is one (`to`
+ * null: none configured, nothing is queued): `report.received`, `file.scanned` with `infected`.
+ * Like emitEvent it returns at once; the queue's consumer signs and delivers it like an account's
+ * event, with the same retries.
+ */
+export function emitOperatorEvent<T extends OperatorEventType>(
+  sink: EventSink,
+  to: string | undefined,
+  type: T,
+  data: OperatorEventData[T],
+): void {
+  if (to === undefined) return;
+  const queue = sink.queue;
+  if (!queue) {
+    log('error', 'operator event dropped: no EVENTS queue bound', { type });
+    return;
+  }
+  const event = { id: `msg_${randomBase64Url(16)}`, type, timestamp: isoNow(), data };
+  sink.waitUntil(
+    queue.send({ kind: 'operator', event }, { contentType: 'json' }).catch((error: unknown) => {
+      log('error', 'operator event not queued', { type, error: String(error) });
+    }),
+  );
 }

@@ -6,7 +6,7 @@ import { E2E_UPLOAD_ERRORS, errors, ok } from '../http/openapi';
 import { origins, storage } from '../http/request-deps';
 import { requires } from '../http/route-needs';
 import { jsonBodyLimit } from '../http/validation';
-import { uploadExpiry } from '../policy/routes';
+import { uploadRules } from '../policy/routes';
 import { uploadRecord } from './records';
 import { uploadDeps } from './routes';
 import {
@@ -41,8 +41,8 @@ export function addBulkRoutes(router: OpenAPIHono<AppEnv>) {
   router.post(bulkUpload.path, needs, async (c) => {
     const maxFiles = c.get('config').MAX_BULK_FILES;
     const deps = uploadDeps(c);
-    const expiry = uploadExpiry(c);
-    const outcomes = await inSession(deps.session, () => uploadBulk(deps, c.req.raw, maxFiles, expiry));
+    const rules = uploadRules(c);
+    const outcomes = await inSession(deps.session, () => uploadBulk(deps, c.req.raw, maxFiles, rules));
     const base = origins(c);
     const results = outcomes.map((outcome) =>
       outcome.ok

@@ -22,6 +22,10 @@ export type ServedFile = FileRow & { served?: { header: Uint8Array; payloadSize:
  * for a plain file; for an encrypted one, `header ‖ payload`. Null: an encrypted file that way in
  * holds no header for (it serves nothing of it).
  */
+/** The length of a file as a way in with `header` serves it: an encrypted file's header and payload. */
+export const servedSize = (row: Pick<FileRow, 'size' | 'encryption'>, header: string | null | undefined): number =>
+  row.encryption && header ? new TextEncoder().encode(header).length + row.size : row.size;
+
 export async function servedFile(row: FileRow, header: string | null | undefined): Promise<ServedFile | null> {
   if (!row.encryption) return row;
   if (!header) return null;
@@ -134,9 +138,13 @@ export function parseRange(header: string, size: number): DownloadPlan {
   return { kind: 'partial', offset: start, length: end - start + 1 };
 }
 
-/** A 200 whole download or a 206 starting at the first byte is one download. */
-export const countsAsDownload = (plan: DownloadPlan) =>
-  plan.kind === 'full' || (plan.kind === 'partial' && plan.offset === 0);
+/**
+ * One download: an answer that carries the whole of something of `size` bytes, a 200 or a 206
+ * from byte 0 to the end. A range that starts at byte 0 and stops short (`bytes=0-0`, the probe
+ * of many download managers) is not one, however often it is asked.
+ */
+export const countsAsDownload = (plan: DownloadPlan, size: number) =>
+  plan.kind === 'full' || (plan.kind === 'partial' && plan.offset === 0 && plan.length === size);
 
 /**
  * The bytes an answer to `method` with this plan carries, for something of `size` bytes: what a

@@ -22,7 +22,8 @@ export function addManageRoutes(router: OpenAPIHono<AppEnv>) {
     description:
       'Only the fields sent change; `updatedAt` always does. `expiresAt` and `expiresIn` exclude each ' +
       'other, and null for either clears the expiry. Making a file private stops its share link at once. A new ' +
-      'expiry keeps to the account’s policy (GET /policy: fileMaxExpirySeconds, fileRequireExpiry), or 422.',
+      'expiry keeps to the account’s policy (GET /policy: fileMaxExpirySeconds, fileRequireExpiry), or 422; so does ' +
+      '`isPublic: true` (refused while linkRequirePassword, linkMaxDownloads or linkRequireExpiry applies).',
     middleware: [requires({ scope: 'files:write' }), jsonBodyLimit()] as const,
     request: {
       params: FileIdParamSchema,

@@ -5,8 +5,8 @@ import { validationError } from '../errors';
 import { E2E_UPLOAD_ERRORS, errors, ok } from '../http/openapi';
 import { origins } from '../http/request-deps';
 import { requires } from '../http/route-needs';
-import { uploadExpiry } from '../policy/routes';
-import type { ExpiryRule } from '../policy/service';
+import { uploadRules } from '../policy/routes';
+import type { UploadRules } from '../policy/service';
 import { successV2 } from '../schemas';
 import { uploadRecord } from './records';
 import { uploadDeps } from './routes';
@@ -75,7 +75,7 @@ export function addRawUploadRoute(router: OpenAPIHono<AppEnv>) {
     const deps = uploadDeps(c);
     const name = c.req.param('filename');
     const row = await inSession(deps.session, () =>
-      uploadRawFile(deps, c.req.raw, { name, options: rawUploadOptions(c.req.queries(), uploadExpiry(c)) }),
+      uploadRawFile(deps, c.req.raw, { name, options: rawUploadOptions(c.req.queries(), uploadRules(c)) }),
     );
     return c.json({ success: true as const, data: uploadRecord(row, 'v2', origins(c)) }, 201);
   });
@@ -95,7 +95,7 @@ export function addRawUploadRoute(router: OpenAPIHono<AppEnv>) {
  * isPublic and expiresIn from the query (each at most once), validated as the form's fields, the
  * expiry judged by the account's policy: all before the body is read.
  */
-function rawUploadOptions(queries: Record<string, string[]>, expiry: ExpiryRule): RecordOptions {
+function rawUploadOptions(queries: Record<string, string[]>, rules: UploadRules): RecordOptions {
   const fields: Record<string, string> = {};
   for (const name of ['isPublic', 'expiresIn']) {
     const values = queries[name];
@@ -103,6 +103,6 @@ function rawUploadOptions(queries: Record<string, string[]>, expiry: ExpiryRule)
     if (values.length > 1) throw validationError(name, `${name} was given more than once`);
     fields[name] = values[0] ?? '';
   }
-  const { sha256: _none, ...options } = recordOptions(fields, expiry);
+  const { sha256: _none, ...options } = recordOptions(fields, rules);
   return options;
 }

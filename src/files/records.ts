@@ -5,7 +5,7 @@ import type { Origins } from '../env';
 import type { FileEventData } from '../events/types';
 import { randomBase64Url } from '../lib/crypto';
 import type { StoredBlob } from '../storage/blobs';
-import type { FileRow } from '../storage/files-repo';
+import type { FileRow, FileStanding, ScanStatus } from '../storage/files-repo';
 import { isoNow } from '../time';
 
 export type ApiVersion = 'v1' | 'v2';
@@ -18,10 +18,28 @@ export const downloadUrl = (origins: Origins, version: ApiVersion, id: string) =
 
 export const shareUrl = (origins: Origins, token: string) => `${origins.site}/share/${token}`;
 
+/** What the owner sees of a file's moderation (v2): null for a file in good standing. */
+export type FileModeration = { state: 'quarantined' | 'removed'; statement: string; at: string } | null;
+/** Where a file's scan stands (v2): null when it was never to be scanned (scanning off when it came). */
+export type FileScan = { status: ScanStatus; signature: string | null; at: string | null } | null;
+
+export const moderationOf = (row: FileStanding): FileModeration =>
+  row.moderation_state === null
+    ? null
+    : { state: row.moderation_state, statement: row.moderation_statement ?? '', at: row.moderated_at ?? '' };
+
+export const scanOf = (row: FileStanding): FileScan =>
+  row.scan_status === null ? null : { status: row.scan_status, signature: row.scan_signature, at: row.scanned_at };
+
 type UploadRecordV1 = ReturnType<typeof uploadFields> & { uploadedAt: string; expiresAt?: string };
 /** v2's end-to-end encryption fields (docs/e2e.md). */
 type E2eFields = { encryption: 'age' | null; meta: string | null };
-type UploadRecordV2 = UploadRecordV1 & { isPublic: boolean; sha256: string | null } & E2eFields;
+type UploadRecordV2 = UploadRecordV1 & {
+  isPublic: boolean;
+  sha256: string | null;
+  moderation: FileModeration;
+  scan: FileScan;
+} & E2eFields;
 
 const e2eFields = (row: FileRow): E2eFields => ({
   encryption: row.encryption === 'age' ? 'age' : null,
@@ -49,6 +67,8 @@ export function uploadRecord(row: FileRow, version: ApiVersion, origins: Origins
         ...base,
         isPublic: row.is_public === 1,
         sha256: row.sha256,
+        moderation: moderationOf(row),
+        scan: scanOf(row),
         ...e2eFields(row),
         uploadedAt: row.uploaded_at,
         ...expiry,
@@ -57,13 +77,16 @@ export function uploadRecord(row: FileRow, version: ApiVersion, origins: Origins
 
 type FileRecordV1 = ReturnType<typeof recordOf>;
 /**
- * v2 adds isPublic, requestId and sha256 (null for a file stored before digests, until it is
- * backfilled), and an encrypted file's encryption, meta and owner's header.
+ * v2 adds isPublic, requestId, sha256 (null for a file stored before digests, until it is
+ * backfilled), what stands between the file and its visitors (moderation and scan), and an
+ * encrypted file's encryption, meta and owner's header.
  */
 export type FileRecordV2 = FileRecordV1 & {
   isPublic: boolean;
   requestId: string | null;
   sha256: string | null;
+  moderation: FileModeration;
+  scan: FileScan;
 } & E2eFields & { e2eHeader: string | null };
 
 export function fileRecord(row: FileRow, version: 'v2', origins: Origins): FileRecordV2;
@@ -77,6 +100,8 @@ export function fileRecord(row: FileRow, version: ApiVersion, origins: Origins):
         isPublic: row.is_public === 1,
         requestId: row.request_id ?? null,
         sha256: row.sha256,
+        moderation: moderationOf(row),
+        scan: scanOf(row),
         ...e2eFields(row),
         e2eHeader: row.e2e_header ?? null,
       };
@@ -149,8 +174,20 @@ export function fileRow(
     encryption: file.e2e ? 'age' : null,
     meta: file.e2e?.meta ?? null,
     e2e_header: file.e2e?.header ?? null,
+    ...GOOD_STANDING,
   };
 }
+
+/** A new file's standing: not moderated, not scanned (the scanner, when on, sets its scan). */
+const GOOD_STANDING: FileStanding = {
+  moderation_state: null,
+  moderation_statement: null,
+  moderated_at: null,
+  scan_status: null,
+  scan_signature: null,
+  scanned_at: null,
+  released_at: null,
+};
 
 /**
  * A file as webhook events carry it: the v2 record without its URLs, nor an encrypted file's meta

@@ -14,17 +14,29 @@ export type RemovalDeps = {
   accounts: AccountsNamespace;
   events: EventSink;
 };
-export type RemovedRow = { id: string; account_id: string; r2_key: string; size: number; expires_at: string | null };
+export type RemovedRow = {
+  id: string;
+  account_id: string;
+  r2_key: string;
+  size: number;
+  expires_at: string | null;
+  /** A removed file's tombstone (migration 0016) gave its quota back when its bytes went. */
+  moderation_state?: string | null;
+};
 
 /** Deletes the blobs of rows already removed, records failures for a retry, frees quota. */
 export async function removeBlobsOf(deps: RemovalDeps, rows: RemovedRow[], now = Date.now()): Promise<void> {
   if (rows.length === 0) return;
   await deleteBlobsOrRecord(deps.db, deps.bucket, rows, now);
-  await giveBack(deps.accounts, rows);
+  await giveBack(
+    deps.accounts,
+    rows.filter((row) => row.moderation_state !== 'removed'),
+  );
 }
 
 /** Takes deleted rows off their owners' accounts: one call per account. */
-export function giveBack(accounts: AccountsNamespace, rows: Omit<RemovedRow, 'r2_key'>[]): Promise<void> {
+export async function giveBack(accounts: AccountsNamespace, rows: Omit<RemovedRow, 'r2_key'>[]): Promise<void> {
+  if (rows.length === 0) return;
   return freeFiles(
     accounts,
     rows.map((row) => ({ accountId: row.account_id, id: row.id, size: row.size, expiresAt: row.expires_at })),

@@ -7,7 +7,7 @@ import { offersHead } from '../http/fallbacks';
 import { DOWNLOAD_REQUEST_HEADERS, downloadResponses, E2E_UPLOAD_ERRORS, errors, ok } from '../http/openapi';
 import { origins, storage } from '../http/request-deps';
 import { requires } from '../http/route-needs';
-import { uploadE2e, uploadExpiry } from '../policy/routes';
+import { uploadE2e, uploadRules } from '../policy/routes';
 import { PaginationSchema, success as successV1, successV2 } from '../schemas';
 import { type ApiVersion, fileRecord, uploadRecord } from './records';
 import {
@@ -37,7 +37,9 @@ export function addFileRoutes(router: OpenAPIHono<AppEnv>, version: ApiVersion) 
     summary: 'Upload one file',
     description:
       'An `expiresIn` the account’s policy does not allow (or none, where the policy requires one and no ' +
-      'default is configured) is 422 POLICY_VIOLATION, and nothing is stored or charged.',
+      'default is configured), or `isPublic=true` while a link bound applies that a default link cannot keep, is ' +
+      '422 POLICY_VIOLATION, and nothing is stored or charged. Under such a bound uploads default to private ' +
+      '(v1 records show no isPublic: their shareUrl answers 404 until the file is made public).',
     request: { body: { required: true, content: { 'multipart/form-data': { schema: UploadFormSchema } } } },
     responses: {
       201: ok(success(UploadRecord), 'Stored'),
@@ -48,8 +50,8 @@ export function addFileRoutes(router: OpenAPIHono<AppEnv>, version: ApiVersion) 
   // The body is streamed by the handler, not parsed by the validator.
   router.post(upload.path, requires({ scope: 'files:write', holdsUpload: () => 1 }), async (c) => {
     const deps = uploadDeps(c);
-    const expiry = uploadExpiry(c);
-    const row = await inSession(deps.session, () => uploadSingleFile(deps, c.req.raw, expiry));
+    const rules = uploadRules(c);
+    const row = await inSession(deps.session, () => uploadSingleFile(deps, c.req.raw, rules));
     return c.json({ success: true, data: uploadRecord(row, version, origins(c)) }, 201);
   });
   router.openAPIRegistry.registerPath(upload);
@@ -97,7 +99,8 @@ export function addFileRoutes(router: OpenAPIHono<AppEnv>, version: ApiVersion) 
     path: '/files/{id}/download',
     operationId: 'downloadFile',
     summary: 'Download the file (Range, If-None-Match, If-Modified-Since and If-Range honoured)',
-    description: 'A 200, and a 206 that starts at byte 0, count as one download; HEAD and 304 do not.',
+    description:
+      'A 200, and a 206 from byte 0 to the end (the whole file), count as one download; other ranges, HEAD and 304 do not.',
     request: { params: FileIdParamSchema, headers: DOWNLOAD_REQUEST_HEADERS },
     responses: downloadResponses('get'),
   });

@@ -2,6 +2,7 @@
 // and usage, shared by validation and the OpenAPI documents.
 import { z } from '@hono/zod-openapi';
 import { EXPIRY_RANGE, MAX_EXPIRY_SECONDS, MIN_EXPIRY_SECONDS } from '../expiry.ts';
+import { WHILE_DEFAULT_LINKS_BARRED } from '../policy/schemas.ts';
 import { EXPIRY_DATE_TIME, EXPIRY_SECONDS, ONE_EXPIRY_FORM, perfField, positiveInt, time } from '../schemas.ts';
 import { UPLOAD_FIELDS } from './upload-fields-schema.ts';
 
@@ -62,6 +63,36 @@ const sha256Field = z
     example: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855',
   });
 
+export const ModerationSchema = z
+  .object({
+    state: z.enum(['quarantined', 'removed']).openapi({
+      description:
+        'quarantined: served to no one, kept (release serves it again); removed: the bytes are deleted for ' +
+        'good and this record stays as a tombstone (every URL of the file answers 451; delete it when you like)',
+    }),
+    statement: z.string().openapi({ description: 'The operator’s reasoned decision' }),
+    at: time,
+  })
+  .nullable()
+  .openapi('FileModeration', {
+    description: 'The decision of this service’s operator that the file is under (docs/abuse.md); null: none',
+  });
+
+export const ScanSchema = z
+  .object({
+    status: z.enum(['pending', 'clean', 'infected', 'too_large', 'error', 'skipped']),
+    signature: z.string().nullable().openapi({ description: 'What the scanner found (infected only)' }),
+    at: time.nullable().openapi({ description: 'When the scan reached this status' }),
+  })
+  .nullable()
+  .openapi('FileScan', {
+    description:
+      'Where the file’s malware scan stands (SCANNER, SCAN_MODE); null when scanning was off when it arrived. ' +
+      'too_large and error are never taken for clean.',
+  });
+
+const standingFields = { moderation: ModerationSchema, scan: ScanSchema };
+
 const uploadExpiry = time.optional().openapi({ description: 'When the file expires; absent when it does not' });
 
 /** v2's end-to-end encryption fields of a file (docs/e2e.md). */
@@ -89,6 +120,7 @@ export const UploadRecordV2 = z
     ...uploadFields,
     isPublic: z.boolean(),
     sha256: sha256Field,
+    ...standingFields,
     ...e2eFields,
     uploadedAt: time,
     expiresAt: uploadExpiry,
@@ -115,6 +147,7 @@ export const FileRecordV2 = z
       .string()
       .nullable()
       .openapi({ description: 'The file request it came through (POST /requests); null for uploads with a key' }),
+    ...standingFields,
     ...e2eFields,
     e2eHeader: z
       .string()
@@ -140,10 +173,15 @@ const META_FIELD = z.string().optional().openapi({
   description: 'With `encryption`: opaque base64url (≤ 4 KiB), stored and returned as it is (docs/e2e.md)',
 });
 
+/** An upload's isPublic under the policy (docs/policy.md). */
+const DEFAULT_PUBLIC = `default true. ${WHILE_DEFAULT_LINKS_BARRED} the default is false and true is 422 POLICY_VIOLATION`;
+
 export const UploadFormSchema = z
   .object({
     file: z.string().openapi({ format: 'binary', description: 'The file (required)' }),
-    isPublic: UPLOAD_FIELDS.isPublic.optional().openapi({ description: 'Whether the share link works; default true' }),
+    isPublic: UPLOAD_FIELDS.isPublic
+      .optional()
+      .openapi({ description: `Whether the share link works; ${DEFAULT_PUBLIC}` }),
     expiresIn: UPLOAD_FIELDS.expiresIn
       .optional()
       .openapi({ description: `Seconds until the file expires, ${EXPIRY_RANGE}; default: never` }),
@@ -167,7 +205,7 @@ export const BulkUploadFormSchema = z
       .array(z.string().openapi({ format: 'binary' }))
       .optional()
       .openapi({ description: 'The same, for clients that name repeated parts files[]' }),
-    isPublic: UPLOAD_FIELDS.isPublic.optional().openapi({ description: 'For every file; default true' }),
+    isPublic: UPLOAD_FIELDS.isPublic.optional().openapi({ description: `For every file; ${DEFAULT_PUBLIC}` }),
     expiresIn: UPLOAD_FIELDS.expiresIn.optional().openapi({ description: `For every file: seconds, ${EXPIRY_RANGE}` }),
     sha256: z
       .array(z.string())
@@ -234,7 +272,12 @@ export const BulkDeleteResultSchema = z
 
 export const FileUpdateSchema = z
   .strictObject({
-    isPublic: z.boolean().optional().openapi({ description: 'false: the share link answers 404 from now on' }),
+    isPublic: z
+      .boolean()
+      .optional()
+      .openapi({
+        description: `false: the share link answers 404 from now on; true: it works again. ${WHILE_DEFAULT_LINKS_BARRED} true is 422 POLICY_VIOLATION`,
+      }),
     originalName: z
       .string()
       .optional()
@@ -280,7 +323,7 @@ export const UsageSchema = z
 export const RawUploadQuerySchema = z.object({
   isPublic: UPLOAD_FIELDS.isPublic.optional().openapi({
     param: { name: 'isPublic', in: 'query' },
-    description: '`true` or `false`: whether the share link works; default true',
+    description: `\`true\` or \`false\`: whether the share link works; ${DEFAULT_PUBLIC}`,
   }),
   expiresIn: UPLOAD_FIELDS.expiresIn.optional().openapi({
     param: { name: 'expiresIn', in: 'query' },

@@ -2,6 +2,7 @@
 import { ApiError } from '../errors';
 import { type EventSink, emitEvents } from '../events/emit';
 import type { DownloadVia } from '../events/types';
+import { assertServable } from '../moderation/standing';
 import {
   countOwnedDownload,
   deleteOwnedFile,
@@ -13,6 +14,7 @@ import {
   type ListOrder,
   type ListSort,
   listOwnedFiles,
+  type WithSuspension,
 } from '../storage/files-repo';
 import { isoNow } from '../time';
 import { countsAsDownload, isConditional, planDownload, servedFile, serveFile } from './download';
@@ -92,14 +94,19 @@ export async function deleteFiles(storage: RemovalDeps, ids: string[], keyId: st
 }
 
 type Lookup = {
-  /** Finds the row and counts one download, in one statement; absent for reads that never count. */
+  /**
+   * Finds the row and counts one download, in one statement; absent for reads that never count.
+   * Only a file in good standing is counted: null for any other (then `find` tells why).
+   */
   findCounting?: (now: string) => Promise<FileRow | null>;
   find: (now: string) => Promise<FileRow | null>;
 };
 
 /**
  * Serves a download. A plain GET counts itself while it reads the row; a conditional or
- * ranged GET counts only when it turns into a whole download or one from byte 0.
+ * ranged GET counts only when it answers the whole file (a 200, or a 206 from byte 0 to the end).
+ * A file under moderation is served to no one, its owner included (451, src/moderation/standing.ts);
+ * finding that out costs a second read only on that refusal.
  */
 async function download(
   storage: DownloadStorage,
@@ -109,15 +116,20 @@ async function download(
 ): Promise<Response> {
   const now = isoNow();
   const counting = request.method === 'GET' && lookup.findCounting !== undefined;
-  const plain = counting && !isConditional(request.headers);
-  const row = plain && lookup.findCounting ? await lookup.findCounting(now) : await lookup.find(now);
+  let plain = counting && !isConditional(request.headers);
+  let row = plain && lookup.findCounting ? await lookup.findCounting(now) : await lookup.find(now);
+  if (!row && plain) {
+    row = await lookup.find(now);
+    plain = false;
+  }
   if (!row) throw notFound();
+  assertServable({ file: row }, 'owner');
   // An encrypted file is served as the owner's header and its payload: a whole age file.
   const served = await servedFile(row, row.e2e_header);
   if (!served) throw notFound();
   const plan = planDownload(request.headers, served);
   let counted = plain;
-  if (counting && !plain && countsAsDownload(plan)) {
+  if (counting && !plain && countsAsDownload(plan, served.size)) {
     await incrementDownloadCount(storage.db, row.id);
     counted = true;
   }
@@ -147,7 +159,7 @@ export function downloadOwnedFile(storage: DownloadStorage, request: Request, id
 
 export const SHARE_TOKEN_PATTERN = /^[A-Za-z0-9_-]{32}$/;
 
-export async function findShared(storage: Storage, token: string): Promise<FileRow | null> {
+export async function findShared(storage: Storage, token: string): Promise<(FileRow & WithSuspension) | null> {
   if (!SHARE_TOKEN_PATTERN.test(token)) return null;
   return findSharedFile(storage.db, token, isoNow());
 }

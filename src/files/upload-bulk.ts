@@ -2,7 +2,7 @@
 import { ApiError, type ErrorCode, validationError } from '../errors';
 import { HEX_SHA256 } from '../lib/digest';
 import type { MultipartReader } from '../lib/multipart';
-import type { ExpiryRule } from '../policy/service';
+import type { UploadRules } from '../policy/service';
 import type { FileRow } from '../storage/files-repo';
 import { checkDigest, recordFiles } from './upload';
 import { uploadError } from './upload-errors';
@@ -24,7 +24,7 @@ export async function uploadBulk(
   deps: UploadDeps,
   request: Request,
   maxFiles: number,
-  expiry: ExpiryRule,
+  policyRules: UploadRules,
 ): Promise<BulkOutcome[]> {
   const fields: Record<string, string> = {};
   // One per file, in part order: the n-th sha256 field is the n-th file's ('' asserts nothing).
@@ -34,7 +34,7 @@ export async function uploadBulk(
     fileFields: FILE_FIELDS,
     field: async (reader, part) => {
       if (part.name === 'sha256') digests.push(await readDigestField(reader));
-      else await readFormField(reader, part, fields, expiry);
+      else await readFormField(reader, part, fields, policyRules);
     },
     admit: (part, files) => {
       // An empty file input is no file (the loop skips it), so it is never one too many.
@@ -47,7 +47,7 @@ export async function uploadBulk(
   return readFileParts(deps, request, rules, async (parts) => {
     // Text fields named `files` alone are no files at all.
     if (parts.every((part) => part.text)) throw validationError('files', 'at least one file is required');
-    const options = recordOptions(fields, expiry);
+    const options = recordOptions(fields, policyRules);
     refuseMismatches(deps, parts, digests);
     const files = parts.flatMap((part) => (part.file && !part.error ? [part.file] : []));
     let recorded: Awaited<ReturnType<typeof recordFiles>> = { rows: [], failures: new Map() };

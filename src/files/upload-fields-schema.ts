@@ -19,7 +19,10 @@ export const UPLOAD_FIELDS = {
  * tus metadata, and the raw upload's query (PUT /upload/{filename}, isPublic and expiresIn).
  */
 export const UploadFieldsSchema = z.object({
-  isPublic: UPLOAD_FIELDS.isPublic.optional().transform((value) => value !== 'false'),
+  // Absent stays absent: the account's policy decides the default (policy/service.ts, uploadPublicRule).
+  isPublic: UPLOAD_FIELDS.isPublic
+    .optional()
+    .transform((value) => (value === undefined ? undefined : value === 'true')),
   expiresIn: UPLOAD_FIELDS.expiresIn
     .transform(Number)
     .pipe(z.number().int().min(MIN_EXPIRY_SECONDS, TOO_SHORT).max(MAX_EXPIRY_SECONDS, TOO_LONG))

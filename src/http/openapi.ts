@@ -5,6 +5,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../env';
 import {
   ApiError,
+  archiveChanged,
   ERROR_STATUS,
   type ErrorCode,
   e2eInvalid,
@@ -44,7 +45,9 @@ export const RATE_LIMIT_HEADERS = {
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'VALIDATION_ERROR (details names each field), TOO_MANY_FILES (also: a collection past MAX_COLLECTION_FILES, an archive past SUBREQUEST_BUDGET), TOO_MANY_LINKS (100 links to one file or collection), or DIGEST_MISMATCH (the bytes do not hash to the SHA-256 the client sent; nothing stored or charged)',
   401: 'UNAUTHORIZED: missing, malformed, unknown, revoked or expired key (always the same answer)',
-  403: 'FORBIDDEN: the key lacks the scope this operation needs; details: [{"scope": "<needed>"}]',
+  403:
+    'FORBIDDEN: the key lacks the scope this operation needs; details: [{"scope": "<needed>"}]. ' +
+    'ACCOUNT_SUSPENDED: the key’s account is suspended by this service’s operator (`statement` says why)',
   404: 'FILE_NOT_FOUND: unknown id, another account’s id, expired file, malformed id; LINK_NOT_FOUND and COLLECTION_NOT_FOUND likewise for a link or collection id',
   409:
     'LAST_KEYS_WRITE_KEY: the account’s last active key with keys:write cannot be revoked; ' +
@@ -55,6 +58,9 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   415: 'INVALID_FILE_TYPE',
   416: 'RANGE_NOT_SATISFIABLE',
   429: 'RATE_LIMITED: over the key’s limit, or too many failed authentications from this address',
+  451:
+    'UNAVAILABLE_FOR_LEGAL_REASONS (RFC 7725): the file (or link) was taken down by this service’s operator; ' +
+    '`statement` says why. With `Link: <ABUSE_CONTACT>; rel="blocked-by"` when the operator set one',
   503: 'SERVICE_UNAVAILABLE: the key’s storage account (or its Idempotency-Key store) cannot be reached; nothing was changed',
 };
 
@@ -63,6 +69,12 @@ const errorHeaders = (status: number) => {
     return { 'WWW-Authenticate': { description: 'Always `Bearer`', required: true, schema: string } };
   }
   if (status === 429) return { ...RATE_LIMIT_HEADERS, 'Retry-After': { ...ref('Retry-After') } };
+  if (status === 451) {
+    return {
+      ...RATE_LIMIT_HEADERS,
+      Link: { description: '`<ABUSE_CONTACT>; rel="blocked-by"`, when ABUSE_CONTACT is set', schema: string },
+    };
+  }
   if (status === 416) {
     return {
       ...RATE_LIMIT_HEADERS,
@@ -81,17 +93,24 @@ function errorExample(code: ErrorCode): ErrorBody {
       ? validationError('page', 'page must be at least 1')
       : code === 'POLICY_VIOLATION'
         ? policyViolation([{ field: 'expiresIn', rule: 'linkMaxExpirySeconds', limit: 604800 }])
-        : code === 'E2E_INVALID'
-          ? e2eInvalid({
-              field: 'file',
-              rule: 'column_width',
-              message: 'line 3: a body line of 65 columns; at most 64',
-            })
-          : code === 'E2E_REQUIRED'
-            ? e2eRequired()
-            : new ApiError(code);
+        : code === 'ARCHIVE_CHANGED'
+          ? archiveChanged(
+              `https://files.example.com/api/v2/collections/col_3q2-7wEAAAAAAAAAAAAAAA/archive?v=${'3f'.repeat(32)}`,
+            )
+          : code === 'UNAVAILABLE_FOR_LEGAL_REASONS' || code === 'ACCOUNT_SUSPENDED'
+            ? new ApiError(code, undefined, { statement: 'Removed after a copyright notice (case 2026-118).' })
+            : code === 'E2E_INVALID'
+              ? e2eInvalid({
+                  field: 'file',
+                  rule: 'column_width',
+                  message: 'line 3: a body line of 65 columns; at most 64',
+                })
+              : code === 'E2E_REQUIRED'
+                ? e2eRequired()
+                : new ApiError(code);
   const body: ErrorBody = { error: error.message, code };
   if (error.details) body.details = error.details;
+  if (error.statement) body.statement = error.statement;
   return body;
 }
 
@@ -127,6 +146,11 @@ const FEATURE_CODES = new Set<ErrorCode>([
   'E2E_INVALID',
   'E2E_REQUIRED',
   'E2E_IDENTITY_EXISTS',
+  'ARCHIVE_CHANGED',
+  'SCAN_PENDING',
+  'CONTENT_BLOCKED',
+  'CAPTCHA_FAILED',
+  'MODERATION_CONFLICT',
 ]);
 
 /** The error envelope for each status, with the headers each carries, and a default for the rest. */
@@ -239,7 +263,8 @@ export function downloadResponses(method: 'get' | 'head') {
       description: 'Not modified (If-None-Match or If-Modified-Since matched); no body',
       headers: { ...RATE_LIMIT_HEADERS, ETag: text('Strong entity tag of the stored bytes') },
     },
-    ...errors(401, 404, 416, 429),
+    // 451: a file the operator quarantined or removed is served to no one, its owner included.
+    ...errors(401, 404, 416, 429, 451),
   };
 }
 

@@ -1,7 +1,10 @@
 // /admin/accounts: the operator's account view. Create an account with its first key, list
 // accounts and an account's keys, give an account another key, set an account's limits and its
-// policy overrides (src/policy/).
+// policy overrides (src/policy/), suspend an account and lift its suspension (src/abuse/).
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import { abuseDeps } from '../abuse/admin-routes';
+import { OptionalStatementBodySchema, StatementBodySchema } from '../abuse/schemas';
+import { setAccountSuspension } from '../abuse/service';
 import type { AppEnv } from '../env';
 import { ApiError } from '../errors';
 import { jsonResponse } from '../http/openapi';
@@ -50,6 +53,14 @@ const AccountSchema = z
     policy: StoredOverridesSchema.openapi({
       description: 'The bounds overridden for this account (false: lifted); the others follow the configuration',
     }),
+    suspension: z
+      .object({ statement: z.string(), at: z.string() })
+      .nullable()
+      .openapi({
+        description:
+          'Suspended by the operator (docs/abuse.md): every key answers 403 ACCOUNT_SUSPENDED, every link and ' +
+          'file request 451; null: not suspended',
+      }),
     createdAt: z.string(),
     updatedAt: z.string(),
   })
@@ -61,6 +72,8 @@ const accountRecord = (row: AccountRow) => ({
   storageQuotaBytes: row.storage_quota_bytes,
   maxFiles: row.max_files,
   policy: parseOverrides(row.policy),
+  suspension:
+    row.suspension_statement === null ? null : { statement: row.suspension_statement, at: row.suspended_at ?? '' },
   createdAt: row.created_at,
   updatedAt: row.updated_at,
 });
@@ -182,6 +195,37 @@ export function addAccountRoutes(router: OpenAPIHono<AppEnv>) {
     if (!row) throw new ApiError('NOT_FOUND', 'No such account');
     const overrides = { storageQuotaBytes: row.storage_quota_bytes, maxFiles: row.max_files };
     await pushAccountLimits(c.env, id, overrides, row.policy);
+    return c.json({ success: true as const, data: accountRecord(row) }, 200);
+  });
+
+  const suspend = createRoute({
+    method: 'post',
+    path: '/accounts/{id}/suspend',
+    request: {
+      params: IdParam,
+      body: { required: true, content: { 'application/json': { schema: StatementBodySchema } } },
+    },
+    responses: { 200: ok(AccountSchema, 'The account, suspended: its keys answer 403, its links and requests 451') },
+  });
+  router.openapi(suspend, async (c) => {
+    const { statement } = c.req.valid('json');
+    const row = await setAccountSuspension(abuseDeps(c), c.req.valid('param').id, { suspend: true, statement });
+    return c.json({ success: true as const, data: accountRecord(row) }, 200);
+  });
+
+  // The statement is optional here: what the owner is told with the notice, if anything.
+  const unsuspend = createRoute({
+    method: 'post',
+    path: '/accounts/{id}/unsuspend',
+    request: {
+      params: IdParam,
+      body: { required: false, content: { 'application/json': { schema: OptionalStatementBodySchema } } },
+    },
+    responses: { 200: ok(AccountSchema, 'The account, no longer suspended') },
+  });
+  router.openapi(unsuspend, async (c) => {
+    const statement = c.req.valid('json')?.statement ?? null;
+    const row = await setAccountSuspension(abuseDeps(c), c.req.valid('param').id, { suspend: false, statement });
     return c.json({ success: true as const, data: accountRecord(row) }, 200);
   });
 }

@@ -1,7 +1,9 @@
 // /admin/keys: issue, list and revoke API keys over HTTP, guarded by the ADMIN_TOKEN secret; every
-// account's keys. /admin/accounts (admin-accounts-routes.ts): the account view.
+// account's keys. /admin/accounts (admin-accounts-routes.ts): the account view. The operator's
+// abuse routes (src/abuse/admin-routes.ts): takedowns, suspensions, reports.
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import { createMiddleware } from 'hono/factory';
+import { addAbuseRoutes } from '../abuse/admin-routes';
 import type { AppEnv } from '../env';
 import { ApiError, unauthorized } from '../errors';
 import { bearerToken } from '../http/bearer';
@@ -142,6 +144,7 @@ export function createAdminRouter() {
   });
 
   addAccountRoutes(router);
+  addAbuseRoutes(router);
   addFallbacks(router, { catchAll: true });
   return router;
 }

@@ -3,6 +3,8 @@
 // 2026-08-04, and wrangler.toml's is later): 30 to 50 times a JavaScript table's speed in
 // workerd (docs/zip.md). Its state is the 32-bit value itself, so an upload carries it between
 // requests as one number, and two parts' CRCs join without reading either again (crc32Combine).
+// The combination is ours (issue 38): node:zlib exposes crc32, not zlib's crc32_combine, and the npm
+// packages with one are a native Node addon (crc-utils) or an unlicensed Emscripten build.
 import { crc32 as zlibCrc32 } from 'node:zlib';
 
 /** The CRC-32 of `bytes`, continued from `previous` (the CRC-32 of everything before them; 0 to start). */

@@ -13,6 +13,15 @@ export function formatBytes(bytes: number): string {
 }
 
 /**
+ * An exact size for people: every digit, grouped in threes, and the binary-unit size beside it
+ * from 1 KiB on: `5 bytes`, `5,242,880 bytes (5 MiB)`. For a size a file must match to the byte.
+ */
+export function formatExactBytes(bytes: number): string {
+  const digits = `${String(bytes).replace(/\B(?=(\d{3})+(?!\d))/g, ',')} ${bytes === 1 ? 'byte' : 'bytes'}`;
+  return bytes < 1024 ? digits : `${digits} (${formatBytes(bytes)})`;
+}
+
+/**
  * A time for people, written the same way on every page (server-rendered or drawn in the
  * browser): the ISO 8601 date and the 24-hour time in UTC, `2026-12-03 14:05 UTC`. No locale's
  * order of day and month, no reader's zone: one instant reads the same for everyone who quotes it.

@@ -1,6 +1,8 @@
 // SHA-256 (FIPS 180-4) whose running state can be saved and restored: a tus upload hashes its
 // bytes across many requests and across restarts of its Durable Object, which
 // crypto.DigestStream (no state export) cannot do. Single-request uploads use DigestStream.
+// Ours, not a library's (issue 38): @noble/hashes can clone a running hash but not save it as data,
+// and hash-wasm, which can (save/load), was slower in workerd (bench/findings.ts, tus-300mib).
 import { fromBase64, toBase64 } from './encoding.ts';
 
 /**

@@ -2,6 +2,8 @@
 // stored entries only, so a member's bytes sit in the archive exactly as they are in storage and
 // every offset is known before a byte is read. That is what lets a range of the archive be served
 // (zip-stream.ts) and its length be exact up front. docs/zip.md explains each choice.
+// Ours (issue 38): no ZIP library lays out an archive before reading it; client-zip's predictLength
+// gives the length only, not where each byte is, so it cannot seek (tests use it as an oracle).
 
 /** What the archive needs to know of one member before reading it. */
 export type ZipMember = {

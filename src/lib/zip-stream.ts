@@ -3,6 +3,8 @@
 // caller (a ranged storage read), only for the members the range touches, one after another, so
 // memory holds one chunk of one member at a time whatever the archive's size. In the Worker,
 // with every CRC-32 known, the runtime pipes each member's body itself (pipedRange).
+// Ours, not a library's (issue 38): the ZIP writers that run in Workers (client-zip; fflate, which
+// lacks Zip64) write an archive from its first byte to its last: neither can serve a range of it.
 import { concat } from './bytes.ts';
 import { crc32 } from './crc32.ts';
 import { type PlacedMember, readSpan, touchedMembers, type ZipLayout } from './zip-layout.ts';

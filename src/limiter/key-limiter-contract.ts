@@ -82,10 +82,15 @@ export type KeyState = {
    * request learns its bounds without another trip; src/policy/ reads them.
    */
   policy: string | null;
+  /**
+   * The account's suspension (the operator's statement), or null: every request of the key is then
+   * 403 ACCOUNT_SUSPENDED. Read with the key's state, so it costs a request nothing.
+   */
+  suspension: string | null;
 };
 
 /** A change pushed to the key's object (the admin API, the keys routes): applies at once. */
-export type KeyUpdate = Partial<Pick<KeyState, 'status' | 'expiresAt' | 'policy'>> & {
+export type KeyUpdate = Partial<Pick<KeyState, 'status' | 'expiresAt' | 'policy' | 'suspension'>> & {
   overrides?: Partial<KeyState['overrides']>;
 };
 
@@ -107,11 +112,14 @@ export type AuthorizeRequest = {
 };
 /**
  * `limits` and `admission` are null when the key is unknown, revoked, expired, or not the one
- * presented. `forbidden` names the scope the key lacks (the request was counted, nothing held).
+ * presented, or its account is suspended (`suspended`). `forbidden` names the scope the key lacks
+ * (the request was counted, nothing held).
  */
 export type AuthorizeResult = {
   limits: KeyLimits | null;
   admission: AdmitResult | null;
+  /** The key is the one presented, but its account is suspended (nothing was counted or held). */
+  suspended?: { statement: string };
   key?: AuthorizedKey;
   forbidden?: Scope;
   usage?: Usage;

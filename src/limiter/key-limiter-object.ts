@@ -80,6 +80,8 @@ export class KeyLimiter extends DurableObject<Env> {
     ) {
       return { limits: null, admission: null };
     }
+    // A state stored before suspensions has none.
+    if (state.suspension) return { limits: null, admission: null, suspended: { statement: state.suspension } };
     const key = {
       id: state.id,
       accountId: state.accountId,
@@ -251,6 +253,7 @@ export class KeyLimiter extends DurableObject<Env> {
       expiresAt: row.expires_at === null ? null : Date.parse(row.expires_at),
       overrides: overridesOf(row),
       policy: row.policy,
+      suspension: row.suspension_statement,
       checkedAt: now,
     };
     if (!known) {

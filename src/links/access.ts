@@ -7,7 +7,7 @@
 import { findShared, SHARE_TOKEN_PATTERN } from '../files/service';
 import { fileOwnerOfShareToken, linkOwnerOfToken } from '../storage/access-subjects-repo';
 import type { FileRow } from '../storage/files-repo';
-import type { LinkRow } from '../storage/links-repo';
+import type { LinkFacts, LinkRow } from '../storage/links-repo';
 import type { Lock } from '../visitors/access';
 import { EXHAUSTED, type VisitKind, type VisitSubject } from '../visitors/service';
 import { LINK_PASSWORDS_PER_ADDRESS } from '../visitors/throttle';
@@ -19,10 +19,11 @@ import { LINK_TOKEN_PATTERN } from './service';
 export type AccessDeps = ServeDeps;
 
 /**
- * What a share token finds: a file, and the made link it came through (null: its default link),
- * with that link's age header when the file is encrypted (a default link serves the owner's).
+ * What a share token finds: a file, the made link it came through (null: its default link), what
+ * its lookup read of their standing (the owner's suspension, the link's disabling), and that
+ * link's age header when the file is encrypted (a default link serves the owner's).
  */
-export type Shared = { file: FileRow; link: LinkRow | null; header?: string | null };
+export type Shared = { file: FileRow; link: LinkRow | null; facts: LinkFacts; header?: string | null };
 
 /** True for the shape of a made link's token (default links' tokens are shorter). */
 export const isLinkToken = (token: string) => LINK_TOKEN_PATTERN.test(token);
@@ -60,7 +61,7 @@ export async function tokenOwner(db: D1Database, token: string): Promise<VisitSu
 export const carriesContent = (kind: VisitKind) => kind === 'download' || kind === 'preview' || kind === 'archive';
 
 /** The link's budget is spent: an exhausted link is 404 before its password is asked. */
-export const exhaustedLink = async (counters: LinkCounterNamespace, link: LinkRow | null, size?: number) =>
+export const exhaustedLink = async (counters: LinkCounterNamespace, link: LinkRow | null, size: number) =>
   link && (await isExhausted(counters, link, size)) ? EXHAUSTED : undefined;
 
 /**
@@ -69,6 +70,8 @@ export const exhaustedLink = async (counters: LinkCounterNamespace, link: LinkRo
  */
 export async function findDefaultShared(deps: AccessDeps, token: string, kind: VisitKind): Promise<Shared | null> {
   if (kind === 'password') return null;
-  const file = await findShared(deps, token);
-  return file ? { file, link: null } : null;
+  const found = await findShared(deps, token);
+  if (!found) return null;
+  const { account_suspension: suspension, ...file } = found;
+  return { file, link: null, facts: { suspension, disabled: null } };
 }

@@ -4,7 +4,14 @@ import type { AccessPage, AppendRequest, PageRequest } from '../access-log/acces
 import { meteredStream } from '../lib/metered-stream';
 import { log } from '../log';
 import type { LinkRow } from '../storage/links-repo';
-import type { CountView, ReserveResult, WindowRequest, WindowResult } from './link-counter-contract';
+import {
+  type CountView,
+  isSpent,
+  type ReserveResult,
+  remainingBytes,
+  type WindowRequest,
+  type WindowResult,
+} from './link-counter-contract';
 import type { LinkCounter } from './link-counter-object';
 
 export type LinkCounterNamespace = DurableObjectNamespace<LinkCounter>;
@@ -14,7 +21,7 @@ const counterOf = (namespace: LinkCounterNamespace, linkId: string) => namespace
 const defaultLinkCounter = (namespace: LinkCounterNamespace, fileId: string) => namespace.getByName(`file:${fileId}`);
 
 /**
- * Reserves `bytes` of the link's budget for one response (`counts`: a download from byte 0).
+ * Reserves `bytes` of the link's budget for one response (`counts`: a whole download, 200 or 206 from byte 0 to the end).
  * `ok` false: the response would pass the cap, so the link answers as exhausted.
  */
 export async function reserveBytes(
@@ -69,34 +76,44 @@ export function meteredForBudget(
   });
 }
 
-/** The exact count; D1's (possibly a few seconds behind) if the object cannot be reached. */
-export async function countOf(namespace: LinkCounterNamespace, link: LinkRow, size?: number): Promise<CountView> {
+/**
+ * The exact count and budget, `size` being the length of what the link shares now (a file's
+ * size, a collection's archive's length). If the object cannot be reached: D1's count (possibly
+ * a few seconds behind), and a budget as if every byte served had been a counted download.
+ */
+export async function countOf(namespace: LinkCounterNamespace, link: LinkRow, size: number): Promise<CountView> {
   try {
     const view = await counterOf(namespace, link.id).peek({
       linkId: link.id,
       seed: link.download_count,
       max: link.max_downloads,
-      ...(size === undefined ? {} : { size }),
+      size,
     });
     return {
       count: view.count,
       lastDownloadedAt: view.lastDownloadedAt,
       exhausted: view.exhausted,
+      remaining: view.remaining,
       access: view.access,
     };
   } catch (error) {
     log('error', 'link counter unreachable', { linkId: link.id, error: String(error) });
-    const exhausted = link.max_downloads !== null && link.download_count >= link.max_downloads;
-    const access = { lastAccessAt: null, visitors: 0, droppedEvents: 0 };
-    return { count: link.download_count, lastDownloadedAt: link.last_downloaded_at, exhausted, access };
+    const spent = { count: link.download_count, served: link.download_count * size };
+    return {
+      count: link.download_count,
+      lastDownloadedAt: link.last_downloaded_at,
+      exhausted: isSpent(spent, link.max_downloads, size),
+      remaining: remainingBytes(spent, link.max_downloads, size),
+      access: { lastAccessAt: null, visitors: 0, droppedEvents: 0 },
+    };
   }
 }
 
 /**
  * True once the link's budget is spent (asked of its object: exact). `size`: the length of what
- * it shares now, when known (a collection's archive); else the one its last reservation saw.
+ * it shares now (a file's size, a collection's archive's length).
  */
-export async function isExhausted(namespace: LinkCounterNamespace, link: LinkRow, size?: number): Promise<boolean> {
+export async function isExhausted(namespace: LinkCounterNamespace, link: LinkRow, size: number): Promise<boolean> {
   if (link.max_downloads === null) return false;
   return (await countOf(namespace, link, size)).exhausted;
 }

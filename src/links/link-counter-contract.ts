@@ -5,7 +5,8 @@ import type { AccessSummary } from '../access-log/access-log-contract';
 /**
  * One response through a link: reserve the bytes it will send before it starts. A cap of N is a
  * budget of N × `size` bytes summed over every response that carries content (whole, any range,
- * previews); `counts` marks a download that starts at byte 0 (the link's downloadCount).
+ * previews); `counts` marks a download (the whole file or archive: a 200, or a 206 from byte 0 to
+ * the end), the link's downloadCount.
  */
 export type ReserveRequest = {
   linkId: string;
@@ -15,7 +16,7 @@ export type ReserveRequest = {
   size: number;
   /** Bytes this response will send (0 for HEAD, 304 and errors). */
   bytes: number;
-  /** A download from byte 0: counted in downloadCount. */
+  /** A whole download (a 200, or a 206 from byte 0 to the end): counted in downloadCount. */
   counts: boolean;
   /** D1's count: where a new object starts counting. */
   seed: number;
@@ -28,12 +29,22 @@ export type ReserveResult = { ok: boolean; count: number; exhausted: boolean };
 export type GiveBackRequest = { linkId: string; bytes: number };
 
 /**
- * `size`: the length of what the link shares now, when the caller knows it (a collection's archive
- * grows and shrinks with its members); else the length the last reservation saw.
+ * `size`: the length of what the link shares now (a file's size; a collection's archive grows and
+ * shrinks with its members, and its budget with it).
  */
-export type PeekRequest = { linkId: string; seed: number; max: number | null; size?: number; now?: number };
-/** `access`: what the link's access log says of it (src/access-log/). */
-export type CountView = { count: number; lastDownloadedAt: string | null; exhausted: boolean; access: AccessSummary };
+export type PeekRequest = { linkId: string; seed: number; max: number | null; size: number; now?: number };
+/**
+ * `remaining`: bytes the budget still allows (null: no cap); `exhausted`: it cannot serve another
+ * byte (an empty file's cap: its downloads are spent). `access`: what the link's access log says
+ * of it (src/access-log/).
+ */
+export type CountView = {
+  count: number;
+  lastDownloadedAt: string | null;
+  exhausted: boolean;
+  remaining: number | null;
+  access: AccessSummary;
+};
 
 /** A file's default link (its share token, no cap): counted downloads, flushed to the file's row. */
 export type FileCountRequest = { fileId: string; now?: number };
@@ -56,10 +67,21 @@ export function admits(spent: Spent, max: number | null, size: number, bytes: nu
   return spent.served < budget && spent.served + bytes <= budget;
 }
 
-/** True once nothing more may be served (every request to the link is then 404). */
-export function isSpent(spent: Spent, max: number | null, size: number | undefined): boolean {
+/**
+ * Bytes the budget of a link with cap `max` over something of `size` bytes still allows: never
+ * below 0 (a collection's archive that shrank may leave a budget already passed); null: no cap.
+ */
+export function remainingBytes(spent: Spent, max: number | null, size: number): number | null {
+  if (max === null) return null;
+  return Math.max(0, max * size - spent.served);
+}
+
+/**
+ * True once nothing more may be served (every request to the link is then 404): the budget has
+ * not one byte left, or, for an empty file, its downloads are spent.
+ */
+export function isSpent(spent: Spent, max: number | null, size: number): boolean {
   if (max === null) return false;
-  // Before the object has served anything it may not know the size: downloads decide.
-  if (size === undefined || size === 0) return spent.count >= max;
-  return spent.served >= max * size;
+  if (size === 0) return spent.count >= max;
+  return (remainingBytes(spent, max, size) ?? 0) < 1;
 }

@@ -13,13 +13,15 @@ import {
   type PeekRequest,
   type ReserveRequest,
   type ReserveResult,
+  remainingBytes,
   type WindowRequest,
   type WindowResult,
 } from './link-counter-contract';
 
 /**
  * A made link's state. `served`: bytes reserved by responses and not given back (the cap's
- * budget); `size`: the length of what the link shares, as last seen (the owner's view uses it).
+ * budget). The length of what the link shares is not kept: every caller says it as it is now (a
+ * collection's archive changes with its members). Objects written before kept it as `size`.
  */
 type CountState = {
   linkId: string;
@@ -27,7 +29,6 @@ type CountState = {
   flushed: number;
   last: string | null;
   served?: number;
-  size?: number;
 };
 /** A default link's downloads not yet added to its file's row. */
 type FileCountState = { fileId: string; pending: number; last: string };
@@ -47,7 +48,7 @@ export const FLUSH_DELAY_MS = 5_000;
  * and keeps its link's access log (src/access-log/access-log-table.ts) in its own SQLite.
  */
 export class LinkCounter extends DurableObject<Env> {
-  /** Reserves a response's bytes (and counts a download from byte 0) unless the budget is spent. */
+  /** Reserves a response's bytes (and counts a whole download) unless the budget is spent. */
   async reserve(request: ReserveRequest): Promise<ReserveResult> {
     const state = this.#state(request.linkId, request.seed, request.size);
     const served = state.served ?? 0;
@@ -56,7 +57,6 @@ export class LinkCounter extends DurableObject<Env> {
     }
     const wasSpent = isSpent({ count: state.count, served }, request.max, request.size);
     state.served = served + request.bytes;
-    state.size = request.size;
     if (request.counts) {
       state.count += 1;
       state.last = new Date(request.now ?? Date.now()).toISOString();
@@ -76,13 +76,18 @@ export class LinkCounter extends DurableObject<Env> {
     this.ctx.storage.kv.put('count', state);
   }
 
-  /** The exact count (and last download), whether the budget is spent, and the log's summary, without counting. */
+  /**
+   * The exact count (and last download), what the budget still allows over `size` bytes and
+   * whether it is spent, and the log's summary, without counting.
+   */
   peek(request: PeekRequest): CountView {
-    const state = this.#state(request.linkId, request.seed);
+    const state = this.#state(request.linkId, request.seed, request.size);
+    const spent = { count: state.count, served: state.served ?? 0 };
     return {
       count: state.count,
       lastDownloadedAt: state.last,
-      exhausted: isSpent({ count: state.count, served: state.served ?? 0 }, request.max, request.size ?? state.size),
+      exhausted: isSpent(spent, request.max, request.size),
+      remaining: remainingBytes(spent, request.max, request.size),
       access: this.#log().summary(request.now),
     };
   }
@@ -150,16 +155,16 @@ export class LinkCounter extends DurableObject<Env> {
     if (now.pending > 0) await this.#scheduleFlush();
   }
 
-  #state(linkId: string, seed: number, size?: number): CountState {
+  #state(linkId: string, seed: number, size: number): CountState {
     const stored = this.ctx.storage.kv.get<CountState>('count');
     if (stored) {
       // D1 can only be ahead if this object's storage was lost: never count below it.
       if (seed > stored.count) stored.count = seed;
       // A link counted before budgets existed: each download it gave was whole.
-      if (stored.served === undefined && size !== undefined) stored.served = stored.count * size;
+      if (stored.served === undefined) stored.served = stored.count * size;
       return stored;
     }
-    return { linkId, count: seed, flushed: seed, last: null, served: size === undefined ? 0 : seed * size };
+    return { linkId, count: seed, flushed: seed, last: null, served: seed * size };
   }
 
   #accessLog: AccessLogTable | undefined;

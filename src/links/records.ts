@@ -20,6 +20,11 @@ export type LinkRecord = {
   lastDownloadedAt: string | null;
   createdAt: string;
   status: LinkStatus;
+  /**
+   * Bytes the cap's budget still allows (maxDownloads × the length of what it shares now, less
+   * what was served); null when uncapped.
+   */
+  remainingBytes: number | null;
   /** From the link's access log: the last visit of any kind, distinct visitors among the kept events, events dropped. */
   lastAccessAt: string | null;
   visitors: number;
@@ -28,7 +33,7 @@ export type LinkRecord = {
 
 export const linkUrl = (origins: Origins, token: string) => `${origins.site}/share/${token}`;
 
-/** `exhausted`: the link's byte budget is spent (its counter object's view). */
+/** `exhausted`: the link's byte budget cannot serve another byte (its counter object's view). */
 export function linkStatus(row: LinkRow, exhausted: boolean, now = Date.now()): LinkStatus {
   if (row.revoked_at !== null) return 'revoked';
   if (row.expires_at !== null && Date.parse(row.expires_at) <= now) return 'expired';
@@ -58,6 +63,7 @@ export function linkRecord(row: LinkRow, counts: CountView, origins: Origins, no
     lastDownloadedAt: counts.lastDownloadedAt ?? row.last_downloaded_at,
     createdAt: row.created_at,
     status: linkStatus(row, counts.exhausted, now),
+    remainingBytes: counts.remaining,
     ...accessOf(counts),
   };
 }

@@ -60,7 +60,8 @@ export function addLinkRoutes(router: OpenAPIHono<AppEnv>) {
     },
     responses: {
       201: ok(successV2(LinkRecordSchema), 'The new link'),
-      ...errors(400, 401, 404, 415, 429),
+      // 451: no link is made to a file the operator quarantined or removed.
+      ...errors(400, 401, 404, 415, 429, 451),
       ...E2E_UPLOAD_ERRORS,
     },
   });

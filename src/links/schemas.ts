@@ -21,11 +21,25 @@ export const LinkRecordSchema = z
     label: z.string().nullable(),
     hasPassword: z.boolean(),
     maxDownloads: z.number().int().nullable(),
-    downloadCount: z.number().int().openapi({ description: 'Exact: read from the link’s counter' }),
+    downloadCount: z.number().int().openapi({
+      description: 'Exact: read from the link’s counter. Whole downloads only: a 200, or a 206 from byte 0 to the end',
+    }),
     expiresAt: time.nullable(),
     lastDownloadedAt: time.nullable(),
     createdAt: time,
-    status: z.enum(['active', 'expired', 'exhausted', 'revoked']),
+    status: z.enum(['active', 'expired', 'exhausted', 'revoked']).openapi({
+      description:
+        '`exhausted`: a capped link whose byte budget cannot serve another byte (an empty file’s: its downloads are spent)',
+    }),
+    remainingBytes: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({
+        description:
+          'Bytes the cap still allows: maxDownloads × the length of what the link shares now (the file, or the ' +
+          'collection’s archive), less the bytes served through it; null when uncapped',
+      }),
     lastAccessAt: time.nullable().openapi({ description: 'The last visit of any kind (page, download, password…)' }),
     visitors: z.number().int().openapi({ description: 'Distinct visitors among the access log’s kept events' }),
     droppedEvents: z

@@ -41,8 +41,8 @@ export const serveShared = (
  * (whole, any range, the preview) reserves them from the link's budget first (a cap of N is N ×
  * the file's size), atomically in the link's counter object: one that would pass the budget is
  * refused like an exhausted link (404). What a broken-off answer did not send is given back, so a broken
- * download can still be resumed within the cap. A download (`view` false) that starts at byte 0
- * (a GET answered 200, or 206 from byte 0) is also counted and is a `file.downloaded` event; the
+ * download can still be resumed within the cap. A download (`view` false) of the whole file (a
+ * GET answered 200, or 206 from byte 0 to the end) is also counted and is a `file.downloaded` event; the
  * reservation that spends the budget, and only it, is `link.exhausted`.
  */
 export async function serveThroughLink(
@@ -56,7 +56,7 @@ export async function serveThroughLink(
   const file = await servedFile(shared.file, shared.header);
   if (!file) return GONE;
   const plan = planDownload(request.headers, file);
-  const counts = !view && request.method === 'GET' && countsAsDownload(plan);
+  const counts = !view && request.method === 'GET' && countsAsDownload(plan, file.size);
   const capped = link.max_downloads !== null;
   if (!capped && !counts) return serveFile(deps, file, plan, request.method);
   const bytes = bytesCarried(plan, file.size, request.method);
@@ -95,7 +95,7 @@ function downloadEvents({ link, file }: SharedByLink, reserved: ReserveResult, c
 }
 
 /**
- * Serves a file through its default link (its share token; no cap): a download from byte 0 is
+ * Serves a file through its default link (its share token; no cap): a whole download is
  * counted in a counter object named after the file, which adds it to the file's row a few
  * seconds later, so a busy file costs D1 one read per download and one write per few seconds.
  */
@@ -109,7 +109,7 @@ export async function serveDefaultLink(
   const served = await servedFile(row, row.e2e_header);
   if (!served) return GONE;
   const plan = planDownload(request.headers, served);
-  const counts = !view && request.method === 'GET' && countsAsDownload(plan);
+  const counts = !view && request.method === 'GET' && countsAsDownload(plan, served.size);
   if (counts) await countDefaultLinkDownload(deps.counters, row.id);
   const response = await serveFile(deps, served, plan, request.method);
   if (counts) {

@@ -4,15 +4,20 @@
 import { checkHeaderText } from '../e2e/age-checks';
 import type { Origins } from '../env';
 import { ApiError, validationError } from '../errors';
+import { servedSize } from '../files/download';
 import { FILE_ID_PATTERN } from '../files/ids';
 import { newExpiry } from '../files/update';
 import { randomBase64Url } from '../lib/crypto';
+import { zipLayoutOfFiles } from '../lib/zip';
+import { assertServable } from '../moderation/standing';
 import { checkLink, type Policy } from '../policy/service';
+import { collectionArchive, zipFileOf } from '../storage/archive-repo';
 import { type FileRow, findOwnedFile } from '../storage/files-repo';
 import {
   headerInserts,
   headersOfLink,
   type LinkHeaderRow,
+  linkHeaderOf,
   membersEncryption,
   type NewLinkHeader,
   upsertLinkHeader,
@@ -66,10 +71,11 @@ export type LinkPatch = {
 const fileNotFound = () => new ApiError('FILE_NOT_FOUND');
 const linkNotFound = () => new ApiError('LINK_NOT_FOUND');
 
+/** The account's live file, which a new link may share: not one under moderation (451: no URL is handed out for it). */
 async function requireOwnedFile(db: D1Database, fileId: string, accountId: string, now: number): Promise<FileRow> {
-  const row = FILE_ID_PATTERN.test(fileId) ? await findOwnedFile(db, fileId, accountId, isoNow(now)) : null;
-  if (!row) throw fileNotFound();
-  return row;
+  const file = FILE_ID_PATTERN.test(fileId) ? await findOwnedFile(db, fileId, accountId, isoNow(now)) : null;
+  if (!file) throw fileNotFound();
+  return file;
 }
 
 /**
@@ -90,6 +96,24 @@ function fileLinkHeaders(file: FileRow, header: string | undefined): NewLinkHead
   return [{ fileId: file.id, header }];
 }
 
+/**
+ * The length of what a capped link shares now, the unit of its byte budget: its file's size, or
+ * the length of its collection's archive as a visitor would get it now (the members the share
+ * door finds, laid out by the same zipLayoutOfFiles). An encrypted file counts as this link serves
+ * it: the link's header and the payload. 0 for an uncapped link, which has no budget to measure.
+ */
+async function sharedLength(db: D1Database, link: LinkRow, now: number): Promise<number> {
+  if (link.max_downloads === null) return 0;
+  if (link.collection_id !== null) {
+    const found = await collectionArchive(db, link.collection_id, link.account_id, isoNow(now), link.id);
+    const served = (found?.members ?? []).map((member) => ({ ...member, size: servedSize(member, member.header) }));
+    return zipLayoutOfFiles(served.map(zipFileOf)).length;
+  }
+  const file = link.file_id === null ? null : await findOwnedFile(db, link.file_id, link.account_id, isoNow(now));
+  if (!file) return 0;
+  return servedSize(file, file.encryption ? await linkHeaderOf(db, link.id, file.id) : null);
+}
+
 /** What a link shares: one file, or one collection (its ZIP and its members). */
 export type LinkTarget = { fileId: string } | { collectionId: string };
 
@@ -103,9 +127,12 @@ export function createLink(
   if (input.e2eHeaders !== undefined) {
     throw validationError('e2eHeaders', 'is for a collection’s link; a file’s link takes e2eHeader');
   }
-  const requireTarget = async () =>
-    fileLinkHeaders(await requireOwnedFile(deps.db, fileId, accountId, now), input.e2eHeader);
-  return createLinkTo(deps, { fileId }, accountId, input, requireTarget, now);
+  const shareable = async () => {
+    const file = await requireOwnedFile(deps.db, fileId, accountId, now);
+    assertServable({ file }, 'owner');
+    return fileLinkHeaders(file, input.e2eHeader);
+  };
+  return createLinkTo(deps, { fileId }, accountId, input, shareable, now);
 }
 
 /**
@@ -153,23 +180,32 @@ export async function createLinkTo(
     throw new ApiError('TOO_MANY_LINKS', `${what} can have at most ${MAX_LINKS_PER_FILE} links`);
   }
   const access = { lastAccessAt: null, visitors: 0, droppedEvents: 0 };
-  return linkRecord(row, { count: 0, lastDownloadedAt: null, exhausted: false, access }, deps.origins, now);
+  const remaining = row.max_downloads === null ? null : row.max_downloads * (await sharedLength(deps.db, row, now));
+  return linkRecord(row, { count: 0, lastDownloadedAt: null, exhausted: false, remaining, access }, deps.origins, now);
 }
 
-/** Each record's counts come from its link's counter object: exact, not D1's flushed copy. */
-const withCounts = (deps: LinkDeps, row: LinkRow, now: number) =>
-  countOf(deps.counters, row).then((counts) => linkRecord(row, counts, deps.origins, now));
+/**
+ * Each record's counts come from its link's counter object: exact, not D1's flushed copy.
+ * `length`: what the link shares now (sharedLength), when the caller has it already.
+ */
+const withCounts = async (deps: LinkDeps, row: LinkRow, now: number, length?: number) => {
+  const counts = await countOf(deps.counters, row, length ?? (await sharedLength(deps.db, row, now)));
+  return linkRecord(row, counts, deps.origins, now);
+};
 
 export async function listLinks(deps: LinkDeps, fileId: string, accountId: string, now = Date.now()) {
-  await requireOwnedFile(deps.db, fileId, accountId, now);
+  const file = await requireOwnedFile(deps.db, fileId, accountId, now);
   const rows = await listLinksOfFile(deps.db, fileId, accountId);
-  return Promise.all(rows.map((row) => withCounts(deps, row, now)));
+  return Promise.all(rows.map((row) => withCounts(deps, row, now, file.size)));
 }
 
 /** The links of a collection the caller has found to be the account's, newest first. */
 export async function listCollectionLinks(deps: LinkDeps, collectionId: string, accountId: string, now = Date.now()) {
   const rows = await listLinksOfCollection(deps.db, collectionId, accountId);
-  return Promise.all(rows.map((row) => withCounts(deps, row, now)));
+  // One archive for every capped link of the collection (none when no link is capped).
+  const capped = rows.find((row) => row.max_downloads !== null);
+  const length = capped ? await sharedLength(deps.db, capped, now) : 0;
+  return Promise.all(rows.map((row) => withCounts(deps, row, now, length)));
 }
 
 export async function getLink(deps: LinkDeps, linkId: string, accountId: string, now = Date.now()) {

@@ -17,7 +17,8 @@ import { type RecordOptions, recordOptions } from '../files/upload-fields';
 import { inSession } from '../files/upload-session';
 import { type FileStream, type StreamSource, storeStream } from '../files/upload-stream';
 import { accountId, origins, storage } from '../http/request-deps';
-import { uploadExpiry } from '../policy/routes';
+import { log } from '../log';
+import { uploadRules } from '../policy/routes';
 import { fetchChecked, MAX_REDIRECTS, timedOut } from './fetch-url';
 import { type McpTool, tool } from './tool';
 
@@ -77,7 +78,7 @@ const getUsageTool = tool({
 /** The upload's isPublic and expiresIn (the raw upload's query), judged by the account's policy. */
 function uploadOptions(c: Context<AppEnv>, query: z.output<typeof RawUploadQuerySchema>): RecordOptions {
   const fields = Object.fromEntries(Object.entries(query).filter(([, value]) => value !== undefined));
-  const { sha256: _none, ...options } = recordOptions(fields as Record<string, string>, uploadExpiry(c));
+  const { sha256: _none, ...options } = recordOptions(fields as Record<string, string>, uploadRules(c));
   return options;
 }
 
@@ -134,9 +135,11 @@ const uploadFromUrlTool = tool({
   name: 'upload_from_url',
   description:
     'The service fetches an http(s) URL and stores its body as a file: the bytes never pass through you. ' +
-    `Private, link-local and carrier-grade-NAT addresses are refused; at most ${MAX_REDIRECTS} redirects, each ` +
-    'checked. MAX_FILE_SIZE, your quota and the type rules hold while it streams. Answers the upload record ' +
-    'with its sha256.',
+    'Private, link-local, carrier-grade-NAT and metadata addresses, local names (.local, .internal, single ' +
+    'labels such as metadata) and names that embed such an address (10.0.0.1.nip.io) are refused, and loopback ' +
+    `outside development; at most ${MAX_REDIRECTS} redirects, each checked. A URL that does not answer reads ` +
+    '"could not be fetched", whatever the cause. MAX_FILE_SIZE, your quota and the type rules hold while it ' +
+    'streams. Answers the upload record with its sha256.',
   scope: 'files:write',
   operations: ['uploadRawFile'],
   input: {
@@ -163,7 +166,7 @@ const uploadFromUrlTool = tool({
     );
     const signal = AbortSignal.any([deadline.signal, c.req.raw.signal]);
     try {
-      const response = await fetchChecked(params.url, 'url', signal);
+      const response = await fetchChecked(params.url, 'url', signal, { allowLoopback: config.ALLOW_LOOPBACK_TARGETS });
       const length = declaredLength(response);
       if (length !== undefined && length > config.MAX_FILE_SIZE) {
         await response.body?.cancel();
@@ -220,7 +223,8 @@ function bodySource(body: ReadableStream<Uint8Array> | null, signal: AbortSignal
         next = await Promise.race([reader.read(), aborted]);
       } catch (error) {
         if (signal.aborted) throw timedOut(signal);
-        throw validationError('url', `its body broke off before its end: ${String(error)}`);
+        log('info', 'upload_from_url: body broke off', { error: String(error) });
+        throw validationError('url', 'its body broke off before its end');
       }
       return next.done ? null : next.value;
     },

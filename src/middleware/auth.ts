@@ -4,7 +4,7 @@ import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import { QuotaTicket } from '../accounts/account-storage-client';
 import type { AppEnv, RateLimitState } from '../env';
-import { ApiError, forbidden, rateLimited, unauthorized } from '../errors';
+import { ApiError, accountSuspended, forbidden, rateLimited, unauthorized } from '../errors';
 import { bearerToken } from '../http/bearer';
 import { type RouteNeeds, routeNeeds } from '../http/route-needs';
 import { API_KEY_PATTERN } from '../keys/key-material';
@@ -56,7 +56,8 @@ const wantsUsage = (c: Context<AppEnv>, needs: RouteNeeds) =>
  * malformed, unknown, revoked, expired) gets the same 401, so the answer says nothing about
  * which keys exist; presented keys that fail count against the client's address (429 past the
  * allowance, for failures only). A valid key without the route's scope (declared with
- * requires(), see route-needs.ts) gets 403 FORBIDDEN naming it, before the route runs. The X-RateLimit-*
+ * requires(), see route-needs.ts) gets 403 FORBIDDEN naming it, before the route runs; a key of a
+ * suspended account gets 403 ACCOUNT_SUSPENDED with the operator's statement. The X-RateLimit-*
  * headers go on whatever response follows, errors included. If the key's object cannot be
  * reached, the key is checked in D1 and the request let through unlimited (fail open, logged):
  * an outage of one object must not take the API down for reads (uploads then get 503).
@@ -105,6 +106,7 @@ export const authenticate = () =>
           usage: wantsUsage(c, needs),
         }),
       );
+      if (result.suspended) throw accountSuspended(result.suspended.statement);
       if (!result.limits || !result.admission || !result.key) return refuse(hash);
       limits = result.limits;
       key = result.key;
@@ -119,6 +121,7 @@ export const authenticate = () =>
       log('error', 'rate limiter unreachable', { keyId, error: String(error) });
       const row = await findActiveKeyByHash(c.env.DB, hash);
       if (!row || (row.expires_at !== null && row.expires_at <= isoNow())) return refuse(hash);
+      if (row.suspension_statement) throw accountSuspended(row.suspension_statement);
       limits = effectiveLimits(overridesOf(row), keyDefaults(config));
       key = {
         id: row.id,

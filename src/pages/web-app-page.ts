@@ -62,12 +62,13 @@ ${VIEWS.map((view) => html`<li><a id="nav-${view.id}" href="#${view.id}">${view.
 <input id="file-input" type="file" multiple hidden aria-label="Files to upload">
 </div>
 <div class="row upload-options">
-<div class="check"><input id="upload-public" type="checkbox" checked><label for="upload-public">Public share links</label></div>
+<div class="check" id="upload-public-choice"><input id="upload-public" type="checkbox" checked><label for="upload-public">Public share links</label></div>
 <div class="inline-field"><label for="upload-expiry">Expires</label>
 <select id="upload-expiry"><option value="">Service default (usually never)</option>${EXPIRY_CHOICES.map(
     (choice) => html`<option value="${choice.seconds}">In ${choice.label}</option>`,
   )}</select></div>
 </div>
+<p class="hint" id="made-links-only" hidden>This service requires share links with a password, a download limit or an expiry: uploads are private, and you share them with the links you make (Links, in Your files).</p>
 <p class="hint">Files from ${TUS_FROM_BYTES / MiB} MiB on go up resumably (tus, in ${TUS_CHUNK_BYTES / MiB} MiB pieces); smaller ones in one request.</p>
 <ul id="uploads" class="uploads" aria-label="Uploads"></ul>
 <button id="clear-uploads" class="secondary clear-uploads" type="button" hidden>Clear finished uploads</button>
@@ -152,7 +153,7 @@ ${VIEWS.map((view) => html`<li><a id="nav-${view.id}" href="#${view.id}">${view.
     (choice) =>
       html`<option value="${choice.seconds}"${choice.seconds === DEFAULT_REQUEST_EXPIRY_SECONDS ? ' selected' : ''}>${choice.label}</option>`,
   )}</select></div>
-<div class="check"><input id="request-public" type="checkbox"><label for="request-public">Received files get public share links</label></div>
+<div class="check" id="request-public-choice"><input id="request-public" type="checkbox"><label for="request-public">Received files get public share links</label></div>
 </div>
 <button type="submit">Make upload link</button>
 </form>

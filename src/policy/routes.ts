@@ -1,5 +1,5 @@
 // v2 only: GET /policy, the bounds the caller's account works within; and what every route that
-// makes or changes something bounded hands its service (the policy, an upload's expiry rule).
+// makes or changes something bounded hands its service (the policy, an upload's rules).
 // HTTP only: the rules are in service.ts.
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
@@ -8,7 +8,7 @@ import { errors, ok } from '../http/openapi';
 import { requires } from '../http/route-needs';
 import { successV2 } from '../schemas';
 import { PolicySchema } from './schemas';
-import { type ExpiryRule, effectivePolicy, type Policy, uploadExpiryRule } from './service';
+import { effectivePolicy, type Policy, uploadRules as rulesOf, type UploadRules } from './service';
 
 /**
  * The bounds the caller's account works within: the configuration with the account's overrides,
@@ -16,9 +16,9 @@ import { type ExpiryRule, effectivePolicy, type Policy, uploadExpiryRule } from 
  */
 export const policy = (c: Context<AppEnv>): Policy => effectivePolicy(c.get('config'), c.get('apiKey').policy);
 
-/** How the expiry of the caller's uploads is decided: its account's policy and the configured default. */
-export const uploadExpiry = (c: Context<AppEnv>): ExpiryRule =>
-  uploadExpiryRule(policy(c), c.get('config').DEFAULT_EXPIRY_SECONDS);
+/** How the caller's uploads' expiry and visibility are decided: its account's policy and the configured default. */
+export const uploadRules = (c: Context<AppEnv>): UploadRules =>
+  rulesOf(policy(c), c.get('config').DEFAULT_EXPIRY_SECONDS);
 
 /**
  * Whether the caller's uploads may be age files (E2E_ALLOWED, the account's e2eAllowed); an

@@ -20,6 +20,21 @@ export const POLICY_RULES = [
 ] as const;
 export type PolicyRule = (typeof POLICY_RULES)[number];
 
+/**
+ * The link bounds a file's default link (its `shareUrl`, working while `isPublic` is true) cannot
+ * keep, having no password, cap or expiry of its own: while one applies, uploads default to
+ * private and `isPublic: true` is refused (docs/policy.md).
+ */
+export const DEFAULT_LINK_BARS = [
+  'linkRequirePassword',
+  'linkMaxDownloads',
+  'linkRequireExpiry',
+] as const satisfies readonly PolicyRule[];
+
+/** How the OpenAPI documents say it, before what it does to a field. */
+export const WHILE_DEFAULT_LINKS_BARRED =
+  'While linkRequirePassword, linkMaxDownloads or linkRequireExpiry applies (GET /api/v2/policy)';
+
 /** The rules that are on or off (the others are numbers). */
 export const FLAG_RULES = new Set<PolicyRule>([
   'linkRequireExpiry',

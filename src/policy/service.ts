@@ -8,6 +8,7 @@ import { type PolicyDetail, policyViolation } from '../errors';
 import { MAX_EXPIRY_SECONDS } from '../expiry';
 import { log } from '../log';
 import {
+  DEFAULT_LINK_BARS,
   PERMISSION_RULES,
   POLICY_RULES,
   type Policy,
@@ -221,12 +222,21 @@ export function checkLink(policy: Policy, ask: LinkAsk, judging: Judging = {}): 
 }
 
 /** What a file request asks for, in the API's fields (its expiry is never null: a request always ends). */
-export type RequestAsk = { expiresIn?: number; expiresAt?: string; password?: string | null; maxBytes?: number | null };
+export type RequestAsk = {
+  expiresIn?: number;
+  expiresAt?: string;
+  password?: string | null;
+  maxBytes?: number | null;
+  isPublic?: boolean;
+};
 
-/** Every bound a file request's create or change breaks: expiry, password, total bytes. */
+/**
+ * Every bound a file request's create or change breaks: expiry, password, total bytes, and
+ * received files made public (`isPublic: true`) while a bound bars default links.
+ */
 export function requestViolations(policy: Policy, ask: RequestAsk, judging: Judging = {}): Detail[] {
   const { change = false, now = Date.now() } = judging;
-  const details: Detail[] = [];
+  const details: Detail[] = ask.isPublic === true ? defaultLinkViolations(policy) : [];
   // A request made without an expiry gets the default, within the bound (requestExpirySeconds).
   const expiry = askedExpiry(ask, now);
   if (expiry) {
@@ -249,28 +259,86 @@ export const requestExpirySeconds = (policy: Policy, defaultSeconds: number) =>
   Math.min(defaultSeconds, policy.requestMaxExpirySeconds ?? defaultSeconds);
 
 /**
- * How an upload's expiry is decided, from the seconds it asked for (undefined: none asked): what
- * it asked, when the policy allows it; else refused (422). One asking none gets the configured
- * default (DEFAULT_EXPIRY_SECONDS) brought within fileMaxExpirySeconds; without a default it
- * never expires, which fileRequireExpiry and fileMaxExpirySeconds refuse.
+ * The bounds that bar default links (a file's `shareUrl`, working while `isPublic` is true) while
+ * they apply, each as the detail a refusal of `field` names; none when default links are allowed.
  */
-export type ExpiryRule = (asked: number | undefined) => number | undefined;
+export function defaultLinkViolations(policy: Policy, field = 'isPublic'): Detail[] {
+  return DEFAULT_LINK_BARS.flatMap((rule) => {
+    const limit = policy[rule];
+    return limit === null ? [] : [{ field, rule, limit }];
+  });
+}
 
-/** The expiry rule of an account's uploads: its policy, and the configured default. */
-export function uploadExpiryRule(policy: Policy, defaultSeconds: number | undefined): ExpiryRule {
-  return function uploadExpiry(asked) {
-    const max = policy.fileMaxExpirySeconds;
-    const seconds =
-      asked ?? (defaultSeconds === undefined ? undefined : Math.min(defaultSeconds, max ?? defaultSeconds));
-    enforce(
-      expiryDetails(
-        { field: 'expiresIn', seconds: seconds ?? null },
-        { max, maxRule: 'fileMaxExpirySeconds', required: policy.fileRequireExpiry, requireRule: 'fileRequireExpiry' },
-      ),
+/** Whether the account's files may have a working default link (`isPublic: true`). */
+export const defaultLinksAllowed = (policy: Policy): boolean => defaultLinkViolations(policy).length === 0;
+
+/** What an upload asked for (undefined: not asked): from its form fields, query or tus metadata. */
+export type UploadAsk = { isPublic?: boolean | undefined; expiresIn?: number | undefined };
+
+/** What an upload gets: whether its default link works, and its expiry (seconds; undefined: never). */
+export type UploadDecision = { isPublic: boolean; expiresInSeconds: number | undefined };
+
+/**
+ * How an upload's options are decided, in one place for every upload path (recordOptions in
+ * src/files/upload-fields.ts). `decide` takes what was asked and gives what the upload gets, or
+ * refuses (422 POLICY_VIOLATION, every bound broken at once); `judge` refuses only the fields
+ * given, so a form can stop at a field read before its file.
+ */
+export type UploadRules = {
+  judge: (asked: UploadAsk) => void;
+  decide: (asked: UploadAsk) => UploadDecision;
+};
+
+/**
+ * The rules of an account's uploads, its policy and the configured default expiry:
+ * - the expiry asked, when the policy allows it; none asked gets DEFAULT_EXPIRY_SECONDS brought
+ *   within fileMaxExpirySeconds; without a default the file never expires, which
+ *   fileRequireExpiry and fileMaxExpirySeconds refuse;
+ * - `isPublic` as asked, except `true` while a bound bars default links (defaultLinkViolations);
+ *   none asked is public, or private while such a bound applies.
+ */
+export function uploadRules(policy: Policy, defaultSeconds: number | undefined): UploadRules {
+  const barred = defaultLinkViolations(policy);
+  const max = policy.fileMaxExpirySeconds;
+  const expiryOf = (asked: number | undefined) =>
+    asked ?? (defaultSeconds === undefined ? undefined : Math.min(defaultSeconds, max ?? defaultSeconds));
+  const expiryBroken = (seconds: number | undefined) =>
+    expiryDetails(
+      { field: 'expiresIn', seconds: seconds ?? null },
+      { max, maxRule: 'fileMaxExpirySeconds', required: policy.fileRequireExpiry, requireRule: 'fileRequireExpiry' },
     );
-    return seconds;
+  const publicBroken = (asked: boolean | undefined) => (asked === true ? barred : []);
+  return {
+    judge(asked) {
+      enforce([
+        ...publicBroken(asked.isPublic),
+        ...(asked.expiresIn === undefined ? [] : expiryBroken(asked.expiresIn)),
+      ]);
+    },
+    decide(asked) {
+      const expiresInSeconds = expiryOf(asked.expiresIn);
+      enforce([...publicBroken(asked.isPublic), ...expiryBroken(expiresInSeconds)]);
+      return { isPublic: asked.isPublic ?? barred.length === 0, expiresInSeconds };
+    },
   };
 }
+
+/**
+ * Options taken as asked, where no account's policy decides: a tus partial upload (no file: its
+ * final upload's options are judged), a file request's uploads (whose options the request and its
+ * owner's policy set: receivedFilePublic, receivedFileExpiry).
+ */
+export const AS_ASKED: UploadRules = {
+  judge: () => undefined,
+  decide: (asked) => ({ isPublic: asked.isPublic ?? true, expiresInSeconds: asked.expiresIn }),
+};
+
+/**
+ * Whether a file received through a request is public: the request's choice, while the owner's
+ * policy allows default links. Its sender is never refused for it: the file is kept private.
+ */
+export const receivedFilePublic = (policy: Policy, requestPublic: boolean): boolean =>
+  requestPublic && defaultLinksAllowed(policy);
 
 /**
  * The expiry of a file received through a file request: its uploader cannot choose one, and is
@@ -285,16 +353,26 @@ export function receivedFileExpiry(policy: Policy, defaultSeconds: number | unde
   return policy.fileRequireExpiry ? MAX_EXPIRY_SECONDS : undefined;
 }
 
-/** Every bound a change of a file's expiry breaks (PATCH /files/{id}); nothing when it leaves the expiry alone. */
-export function fileChangeViolations(policy: Policy, patch: ExpiryAsk, now = Date.now()): Detail[] {
+/** What a change of a file asks for that the policy bounds: its expiry, and making it public. */
+export type FileChangeAsk = ExpiryAsk & { isPublic?: boolean };
+
+/**
+ * Every bound a change of a file breaks (PATCH /files/{id}): a new expiry, and `isPublic: true`
+ * while a bound bars default links; nothing for the fields it leaves alone.
+ */
+export function fileChangeViolations(policy: Policy, patch: FileChangeAsk, now = Date.now()): Detail[] {
+  const details = patch.isPublic === true ? defaultLinkViolations(policy) : [];
   const expiry = askedExpiry(patch, now);
-  if (!expiry) return [];
-  return expiryDetails(expiry, {
-    max: policy.fileMaxExpirySeconds,
-    maxRule: 'fileMaxExpirySeconds',
-    required: policy.fileRequireExpiry,
-    requireRule: 'fileRequireExpiry',
-  });
+  if (!expiry) return details;
+  return [
+    ...details,
+    ...expiryDetails(expiry, {
+      max: policy.fileMaxExpirySeconds,
+      maxRule: 'fileMaxExpirySeconds',
+      required: policy.fileRequireExpiry,
+      requireRule: 'fileRequireExpiry',
+    }),
+  ];
 }
 
 /**
@@ -305,7 +383,7 @@ export function checkE2e(policy: Pick<Policy, 'e2eAllowed'>, field: string): voi
   if (!policy.e2eAllowed) enforce([{ field, rule: 'e2eAllowed', limit: false }]);
 }
 
-/** Refuses a change of a file's expiry that breaks the policy, before anything is written. */
-export function checkFileChange(policy: Policy, patch: ExpiryAsk, now = Date.now()): void {
+/** Refuses a change of a file that breaks the policy, before anything is written. */
+export function checkFileChange(policy: Policy, patch: FileChangeAsk, now = Date.now()): void {
   enforce(fileChangeViolations(policy, patch, now));
 }

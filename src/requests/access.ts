@@ -4,6 +4,7 @@
 import type { Config } from '../config';
 import { ApiError, rateLimited } from '../errors';
 import { throttleAddress } from '../limiter/auth-guard-client';
+import { standingOf } from '../moderation/standing';
 import type { RequestWithOwner } from '../storage/requests-repo';
 import type { Blocked, Lock } from '../visitors/access';
 import { type Door, openForVisitor, Refusal, type Visit, type VisitorDeps } from '../visitors/service';
@@ -79,6 +80,8 @@ export function requestDoor<A>(
       return status === 'open' ? request : new Refusal('gone', request, requestGone(status));
     },
     describe: (request) => ({ type: 'request', id: request.id, accountId: request.account_id }),
+    // A suspended account's requests answer 451, page and uploads alike (read with the request).
+    standing: (request) => standingOf({ suspension: request.owner_suspension }, 'visitor'),
     lock: (request) => (entry.guarded === false ? null : requestLock(deps, request)),
     admit: entry.upload ? (request, visit) => countUpload(deps, request, visit) : undefined,
     serve,

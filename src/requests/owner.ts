@@ -6,7 +6,7 @@ import type { E2eAdmission } from '../e2e/age-checks';
 import type { AppEnv } from '../env';
 import type { UploadOwner } from '../files/upload-owner';
 import { effectiveLimits, keyDefaults } from '../limiter/limits';
-import { effectivePolicy, receivedFileExpiry } from '../policy/service';
+import { effectivePolicy, receivedFileExpiry, receivedFilePublic } from '../policy/service';
 import type { RequestWithOwner } from '../storage/requests-repo';
 
 /** The account of the authenticated key: the owner of its requests. */
@@ -50,3 +50,10 @@ export const requestE2e = (config: Config, request: RequestWithOwner): E2eAdmiss
  */
 export const receivedExpiry = (config: Config, request: RequestWithOwner): number | undefined =>
   receivedFileExpiry(effectivePolicy(config, request.owner_policy), config.DEFAULT_EXPIRY_SECONDS);
+
+/**
+ * Whether a file received through a request is public: the request's isPublic, unless the owner's
+ * policy bars default links now (a request made public before the bound then receives private files).
+ */
+export const receivedPublic = (config: Config, request: RequestWithOwner): boolean =>
+  receivedFilePublic(effectivePolicy(config, request.owner_policy), request.is_public === 1);

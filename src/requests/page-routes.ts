@@ -8,8 +8,11 @@ import { ApiError } from '../errors';
 import { origins } from '../http/request-deps';
 import { recordVisits } from '../http/visit-log';
 import { visitOf, visitorDeps } from '../http/visitor';
+import { formatExactBytes } from '../lib/format';
 import { TUS_CHUNK_BYTES, TUS_FROM_BYTES } from '../lib/web-settings';
+import { isStandingRefusal } from '../moderation/standing';
 import { layout, pageCsp, pageHeaders } from '../pages/layout';
+import { unavailableResponse } from '../pages/unavailable-page';
 import { openForVisitor } from '../visitors/service';
 import { requestDoor } from './access';
 import { requestTusUrl, requestUploadUrl } from './records';
@@ -34,13 +37,17 @@ function notTaking(title: string, text: string) {
   });
 }
 
-const requestPage = (uploadUrl: string, tusUrl: string) =>
+/**
+ * The page. A request with an exact size (MCP's create_upload_url) says it on the page itself,
+ * and hands it to the script, which refuses any other size before a byte goes.
+ */
+const requestPage = (uploadUrl: string, tusUrl: string, exactBytes: number | null) =>
   layout({
     title: 'edgeshare: send files',
     scripts: [REQUEST_PAGE_SCRIPT],
     head: html`<meta name="description" content="Send files through this upload link.">`,
     body: html`<h1>Send files</h1>
-<div id="request" data-upload-url="${uploadUrl}" data-tus-url="${tusUrl}" data-info-url="${uploadUrl.replace(/\/upload$/, '')}" data-tus-from="${TUS_FROM_BYTES}" data-tus-chunk="${TUS_CHUNK_BYTES}" hidden></div>
+<div id="request" data-upload-url="${uploadUrl}" data-tus-url="${tusUrl}" data-info-url="${uploadUrl.replace(/\/upload$/, '')}" data-tus-from="${TUS_FROM_BYTES}" data-tus-chunk="${TUS_CHUNK_BYTES}"${exactBytes === null ? '' : html` data-exact-bytes="${exactBytes}"`} hidden></div>
 <div id="banner" class="message" role="alert" hidden></div>
 <noscript><p class="message error">This page needs JavaScript to send files. The upload link also works with curl: see the service's API documentation.</p></noscript>
 
@@ -57,7 +64,12 @@ const requestPage = (uploadUrl: string, tusUrl: string) =>
 <section id="send-section" class="panel" aria-labelledby="send-heading" hidden>
 <h2 id="send-heading" class="visually-hidden">Your files</h2>
 <p id="request-message" class="request-message"></p>
-<ul id="request-limits" class="request-limits"></ul>
+${
+  exactBytes === null
+    ? ''
+    : html`<p id="request-exact" class="request-exact">This link takes one file of exactly ${formatExactBytes(exactBytes)}: no more, no less.</p>
+`
+}<ul id="request-limits" class="request-limits"></ul>
 <div id="drop-zone" class="drop-zone">
 <p>Drop files here, or</p>
 <label class="button" for="file-input">Choose files</label>
@@ -99,12 +111,19 @@ async function page(c: Context<AppEnv>): Promise<Response> {
     const status = requestStatus(request);
     if (status !== 'open') return c.html(notTaking('Link not taking files', GONE_TEXT[status]), 410, headers);
     if (request.e2e === 1) return c.html(e2ePage(requestUploadUrl(base, request.token)), 200, headers);
-    return c.html(requestPage(requestUploadUrl(base, request.token), requestTusUrl(base, request.token)), 200, headers);
+    const page = requestPage(
+      requestUploadUrl(base, request.token),
+      requestTusUrl(base, request.token),
+      request.exact_bytes,
+    );
+    return c.html(page, 200, headers);
   });
   try {
     const visited = await openForVisitor(deps, visitOf(c, 'page'), door);
     if (visited.open) return visited.answer;
   } catch (error) {
+    // A suspended account's request: 451, with the operator's statement.
+    if (isStandingRefusal(error)) return unavailableResponse(c, error);
     if (!(error instanceof ApiError)) throw error;
   }
   return c.html(notTaking('Link not found', 'There is no upload link at this address.'), 404, headers);

@@ -62,7 +62,8 @@ export function addRequestRoutes(router: OpenAPIHono<AppEnv>) {
       'Answers the request with `url` (a page for people), `uploadUrl` (multipart POST, parts named `file`) ' +
       'and `tusUrl` (tus 1.0). None needs a key: the URL is the capability. Files received land in your ' +
       'account with `requestId`, private unless `isPublic` is true. The account’s policy (GET /policy) may bound ' +
-      'the expiry, require a maxBytes and a password length: 422 POLICY_VIOLATION names each bound broken.',
+      'the expiry, require a maxBytes and a password length, and refuse `isPublic: true` while a link bound ' +
+      'applies that a default link cannot keep: 422 POLICY_VIOLATION names each bound broken.',
     middleware: [jsonBodyLimit()] as const,
     request: { body: { required: true, content: { 'application/json': { schema: RequestCreateSchema } } } },
     responses: {

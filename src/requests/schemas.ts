@@ -1,5 +1,6 @@
 // zod schemas of the file request routes: validation and the v2 OpenAPI document alike.
 import { z } from '@hono/zod-openapi';
+import { WHILE_DEFAULT_LINKS_BARRED } from '../policy/schemas.ts';
 import { limitQueryParam, perfField } from '../schemas.ts';
 
 /** At most this many files per request (its object keeps the received ids). */
@@ -52,7 +53,12 @@ const limitFields = {
   password: z.string().min(1).max(200).nullable().optional().openapi({
     description: 'Uploaders send it as HTTP Basic with an empty user name (or through the page’s form)',
   }),
-  isPublic: z.boolean().optional().openapi({ description: 'Whether received files’ share links work; default false' }),
+  isPublic: z
+    .boolean()
+    .optional()
+    .openapi({
+      description: `Whether received files’ share links work; default false. ${WHILE_DEFAULT_LINKS_BARRED} true is 422 POLICY_VIOLATION, and received files are private whatever the request says`,
+    }),
 };
 
 const notBoth = <T extends { expiresIn?: unknown; expiresAt?: unknown }>(body: T) =>

@@ -177,6 +177,16 @@ export async function updateRequest(
   const maxFileSize = checkFileSize(body.maxFileSize, config);
   const allowedTypes = checkTypes(body.allowedTypes, config);
   checkRequest(policy, body, { change: true, now });
+  if (typeof maxFileSize === 'number') {
+    // An upload URL with an exact size (never changed) would take no file below it: refused, not kept.
+    const exact = (await getRequest(db, id, accountId)).exact_bytes;
+    if (exact !== null && maxFileSize < exact) {
+      throw validationError(
+        'maxFileSize',
+        `must be at least ${exact}: this request takes files of exactly ${exact} bytes`,
+      );
+    }
+  }
   const changes: RequestChanges = {
     label: body.label,
     message: body.message,

@@ -25,7 +25,7 @@ import {
 import { uploadObject } from '../tus/tus-upload-client';
 import { onRequestReceived } from './hooks';
 import { checkExactSize, requestConfig, requestLimits } from './limits';
-import { receivedExpiry, requestE2e, requestOwner } from './owner';
+import { receivedExpiry, receivedPublic, requestE2e, requestOwner } from './owner';
 import { requestTusUrl } from './records';
 import { type CounterStub, counterOf, onCounter, overRequestBytes, releaseSlot } from './request-counter-client';
 import { requestGone, requestStatus } from './service';
@@ -57,16 +57,16 @@ const encode = (value: string) => toBase64(new TextEncoder().encode(value));
  */
 function uploaderMetadata(
   header: string | undefined,
-  request: RequestWithOwner,
-  expiresIn: number | undefined,
+  options: { isPublic: boolean; expiresIn: number | undefined },
 ): string {
   const pairs = parseMetadata(header);
   const kept = ['filename', 'filetype', 'encryption', 'meta'].flatMap((name) => {
     const value = pairs.get(name);
     return value === undefined ? [] : [`${name} ${encode(value)}`];
   });
+  const { isPublic, expiresIn } = options;
   const expiry = expiresIn === undefined ? [] : [`expiresIn ${encode(String(expiresIn))}`];
-  return [...kept, `isPublic ${encode(request.is_public === 1 ? 'true' : 'false')}`, ...expiry].join(',');
+  return [...kept, `isPublic ${encode(String(isPublic))}`, ...expiry].join(',');
 }
 
 /**
@@ -82,8 +82,11 @@ export async function createRequestUpload(c: Context<AppEnv>, request: RequestWi
   const { length, metadata, first } = creationRequest(c);
   checkExactSize(request, length);
   const deps = tusDeps(c, request);
-  const expiresIn = receivedExpiry(c.get('config'), request);
-  const upload = await createUpload(deps, { length, metadata: uploaderMetadata(metadata, request, expiresIn) });
+  const received = {
+    isPublic: receivedPublic(c.get('config'), request),
+    expiresIn: receivedExpiry(c.get('config'), request),
+  };
+  const upload = await createUpload(deps, { length, metadata: uploaderMetadata(metadata, received) });
   const stub = counterOf(c.env.FILE_REQUESTS, request.id);
   const held = await onCounter(stub, (counter) =>
     counter.reserve({

@@ -12,7 +12,7 @@ import { inSession, openUpload, type UploadContext, type UploadDeps } from '../f
 import type { FileRow } from '../storage/files-repo';
 import type { RequestWithOwner } from '../storage/requests-repo';
 import { checkExactSize, requestLimits } from './limits';
-import { receivedExpiry } from './owner';
+import { receivedExpiry, receivedPublic } from './owner';
 import { type CounterNamespace, counterOf, RequestTicket } from './request-counter-client';
 import type { RequestCounts } from './request-counter-contract';
 
@@ -60,11 +60,12 @@ async function inRequestSession(
 }
 
 /**
- * Where a file received through a request lands: the request's visibility, its id, and the
- * expiry the owner's policy gives received files (the uploader chooses none).
+ * Where a file received through a request lands: the request's visibility (private while the
+ * owner's policy bars default links), its id, and the expiry the owner's policy gives received
+ * files (the uploader chooses none).
  */
 const requestOptions = (deps: ReceiveDeps, request: RequestWithOwner) => ({
-  isPublic: request.is_public === 1,
+  isPublic: receivedPublic(deps.config, request),
   expiresInSeconds: receivedExpiry(deps.config, request),
   requestId: request.id,
 });

@@ -10,6 +10,7 @@ import type { SharedCollection } from '../collections/link-serve';
 import { findCollectionArchive } from '../collections/owner-archive';
 import type { Config } from '../config';
 import { ApiError } from '../errors';
+import { servedSize } from '../files/download';
 import {
   type AccessDeps,
   carriesContent,
@@ -20,6 +21,7 @@ import {
   type Shared,
   tokenOwner,
 } from '../links/access';
+import { standingOf } from '../moderation/standing';
 import { findLiveLinkByToken } from '../storage/links-repo';
 import { isoNow } from '../time';
 import { type Door, GONE, Refusal, type VisitKind } from '../visitors/service';
@@ -55,7 +57,11 @@ export function shareDoor<A>(
 ): Door<ShareSubject, A> {
   const carries = carriesContent(kind);
   const exhausted = (subject: ShareSubject) =>
-    exhaustedLink(deps.counters, subject.link, isCollection(subject) ? subject.archive.length : undefined);
+    exhaustedLink(
+      deps.counters,
+      subject.link,
+      isCollection(subject) ? subject.archive.length : servedSize(subject.file, subject.header),
+    );
 
   async function findLinked(token: string): Promise<ShareSubject | Refusal<ShareSubject>> {
     const found = await findLiveLinkByToken(deps.db, token, isoNow());
@@ -63,15 +69,13 @@ export function shareDoor<A>(
     let subject: ShareSubject;
     if ('collection' in found) {
       if (!serve.collection) return GONE;
-      const opened = await findCollectionArchive(
-        deps.db,
-        found.collection.id,
-        found.link.account_id,
-        Date.now(),
-        found.link.id,
-      );
+      const opened = await findCollectionArchive(deps.db, found.collection.id, found.link.account_id, Date.now(), {
+        audience: 'visitor',
+        scan: config,
+        linkId: found.link.id,
+      });
       if (!opened) return GONE;
-      subject = { link: found.link, collection: opened.collection, archive: opened.archive };
+      subject = { link: found.link, collection: opened.collection, archive: opened.archive, facts: found.facts };
     } else {
       // An encrypted file is served through a link only with that link's header.
       if (!serve.file || (found.file.encryption && !found.header)) return GONE;
@@ -94,6 +98,11 @@ export function shareDoor<A>(
         : { type: 'file', id: (subject as Shared).file.id, accountId: (subject as Shared).file.account_id },
     kindOf: (subject) => (isCollection(subject) ? serve.collectionKind : undefined) ?? kind,
     identify: (token) => tokenOwner(deps.db, token),
+    // What the lookup read: the owner's suspension, the link's disabling, and a file's own
+    // standing (a collection's members are judged one by one: its page and ZIP leave out those
+    // that may not be served, and a member's own URL is refused).
+    standing: (subject) =>
+      standingOf({ ...subject.facts, file: isCollection(subject) ? null : subject.file }, 'visitor', config),
     lock: ({ link }) => (link ? linkLock(deps.counters, link) : null),
     recheck: async (subject) => (carries ? await exhausted(subject) : undefined),
     serve: (subject) => {

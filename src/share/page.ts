@@ -129,6 +129,8 @@ export type CollectionPageInput = {
   members: CollectionPageMember[];
   /** The ZIP's exact length. */
   archiveLength: number;
+  /** The ZIP's version (`?v=` of "Download all": a resume of another version fails, never mixes two). */
+  archiveVersion: string;
   shareUrl: string;
   origin: string;
   /** The start of text members, by file id (a bounded number of them: each is a storage read). */
@@ -181,7 +183,7 @@ export function collectionPage(input: CollectionPageInput) {
     body: html`<h1>${input.name}</h1>
 ${input.note ? html`<p class="collection-note">${input.note}</p>` : ''}
 <p class="muted">${files} · ${total}</p>
-<a class="button download-all" href="${base}/archive.zip" download>Download all (ZIP, ${zip})</a>
+<a class="button download-all" href="${base}/archive.zip?v=${input.archiveVersion}" download>Download all (ZIP, ${zip})</a>
 <ul class="collection-files" aria-label="Files">
 ${input.members.map((member) => {
   const size = formatBytes(member.size);
@@ -197,17 +199,23 @@ ${shown ? html`<div class="preview">${shown}</div>` : ''}
   });
 }
 
-/** A made link's password form: it names nothing of the file, neither in the page nor its head. */
-export function lockedPage(input: { wrong: boolean }) {
+/**
+ * A made link's password form: it names nothing of what it shares, neither in the page nor its
+ * head, beyond its kind (a file, or a collection of files).
+ */
+export function lockedPage(input: { wrong: boolean; kind: 'file' | 'collection' }) {
+  const what = input.kind === 'collection' ? 'collection' : 'file';
+  const description =
+    input.kind === 'collection' ? 'A collection of files shared with edgeshare' : 'A file shared with edgeshare';
   return layout({
-    title: 'A shared file · edgeshare',
-    head: html`<meta name="description" content="A file shared with edgeshare">
+    title: `A shared ${what} · edgeshare`,
+    head: html`<meta name="description" content="${description}">
 <meta property="og:site_name" content="edgeshare">
 <meta property="og:type" content="website">
-<meta property="og:title" content="A shared file">
-<meta property="og:description" content="A file shared with edgeshare">
+<meta property="og:title" content="A shared ${what}">
+<meta property="og:description" content="${description}">
 <meta name="robots" content="noindex">`,
-    body: html`<h1>This file is protected by a password</h1>
+    body: html`<h1>This ${what} is protected by a password</h1>
 <form class="password-form" method="post">
 <label for="password">Password</label>
 <input id="password" name="password" type="password" autocomplete="current-password" required autofocus>

@@ -1,5 +1,6 @@
 import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { archiveVersion } from '../collections/archive';
 import { type LinkServeDeps, serveCollectionArchive, serveCollectionMember } from '../collections/link-serve';
 import type { AppEnv } from '../env';
 import { ApiError } from '../errors';
@@ -9,10 +10,12 @@ import { basicOf, grantOf, visitOf, visitorDeps } from '../http/visitor';
 import type { AccessDeps, Shared } from '../links/access';
 import { linkLogs } from '../links/link-counter-client';
 import { serveShared } from '../links/serve';
+import { isStandingRefusal } from '../moderation/standing';
 import { pageHeaders } from '../pages/layout';
+import { unavailableResponse } from '../pages/unavailable-page';
 import { grantCookie, grantValue } from '../visitors/grant';
 import { openForVisitor, type VisitKind } from '../visitors/service';
-import { type SharedCollection, type ShareServe, shareDoor } from './door';
+import { isCollection, type SharedCollection, type ShareServe, type ShareSubject, shareDoor } from './door';
 import {
   collectionPage,
   LOCKED_PAGE_CSP,
@@ -34,6 +37,7 @@ const accessDeps = (c: Context<AppEnv>): AccessDeps & LinkServeDeps => ({
   events: events(c),
   waitUntil: (promise) => c.executionCtx.waitUntil(promise),
   subrequestBudget: c.get('config').SUBREQUEST_BUDGET,
+  scan: c.get('config'),
 });
 
 /** A collection page reads the start of at most this many text members (one storage read each). */
@@ -48,6 +52,26 @@ const needsPassword = () =>
   new ApiError('UNAUTHORIZED', 'This link needs its password: HTTP Basic with an empty user name', {
     headers: { 'WWW-Authenticate': 'Basic realm="edgeshare share link", charset="UTF-8"' },
   });
+
+/**
+ * The password form in place of a made link's page: before the password nothing of what the link
+ * shares shows, not even in the page's head, beyond whether it is a file or a collection. 401
+ * after a wrong password (the form's, or HTTP Basic's), 200 when none was given.
+ */
+const locked = (c: Context<AppEnv>, subject: ShareSubject, wrong: boolean) =>
+  c.html(
+    lockedPage({ wrong, kind: isCollection(subject) ? 'collection' : 'file' }),
+    wrong ? 401 : 200,
+    pageHeaders(LOCKED_PAGE_CSP),
+  );
+
+/** A page's refusals as pages: a dead link's 404, too many wrong passwords' 429. */
+function pageRefusal(c: Context<AppEnv>, error: unknown) {
+  if (isCode(error, 'FILE_NOT_FOUND')) return c.html(notFoundPage, 404, NOT_FOUND_HEADERS);
+  if (isStandingRefusal(error)) return unavailableResponse(c, error);
+  if (!isCode(error, 'RATE_LIMITED')) throw error;
+  return c.html(tooManyPage, 429, { ...pageHeaders(NOT_FOUND_CSP), ...error.headers });
+}
 
 /**
  * Share links need no key. The default link (a file's share_token, governed by isPublic) and
@@ -102,6 +126,7 @@ export function createShareRouter() {
       note: collection.note,
       members: members.map((member) => ({ ...member, encrypted: member.encryption !== null })),
       archiveLength: archive.length,
+      archiveVersion: archiveVersion(archive.etag),
       shareUrl,
       origin,
       texts,
@@ -111,19 +136,20 @@ export function createShareRouter() {
     return c.html(body, 200, pageHeaders(SHARE_PAGE_CSP));
   };
 
+  // The page takes the password as the downloads do (a grant, or HTTP Basic with an empty user
+  // name); a wrong Basic password is answered as the form's wrong one is, and counted the same.
   router.get('/:token', async (c) => {
     const door = shareDoor(accessDeps(c), c.get('config'), 'page', {
       file: (shared) => page(c, shared),
       collection: (shared) => collection(c, shared),
     });
     try {
-      const visited = await openForVisitor(visitorDeps(c), visitOf(c, 'page', { grant: grantOf(c) }), door);
-      // Before the password: nothing of the file, not even in the page's head.
-      if (!visited.open) return c.html(lockedPage({ wrong: false }), 200, pageHeaders(LOCKED_PAGE_CSP));
+      const visit = visitOf(c, 'page', { password: basicOf(c), grant: grantOf(c) });
+      const visited = await openForVisitor(visitorDeps(c), visit, door);
+      if (!visited.open) return locked(c, visited.subject, visited.access === 'wrong');
       return visited.answer;
     } catch (error) {
-      if (isCode(error, 'FILE_NOT_FOUND')) return c.html(notFoundPage, 404, NOT_FOUND_HEADERS);
-      throw error;
+      return pageRefusal(c, error);
     }
   });
 
@@ -144,16 +170,14 @@ export function createShareRouter() {
       const door = shareDoor(accessDeps(c), c.get('config'), 'password', { file: grant, collection: grant });
       try {
         const visited = await openForVisitor(visitorDeps(c), visitOf(c, 'password', { password }), door);
-        if (!visited.open) return c.html(lockedPage({ wrong: true }), 401, pageHeaders(LOCKED_PAGE_CSP));
+        if (!visited.open) return locked(c, visited.subject, true);
         if (visited.answer) {
           const secure = new URL(c.req.url).protocol === 'https:';
           c.header('Set-Cookie', grantCookie(visited.answer, path, secure));
         }
         return c.redirect(path, 303);
       } catch (error) {
-        if (isCode(error, 'FILE_NOT_FOUND')) return c.html(notFoundPage, 404, NOT_FOUND_HEADERS);
-        if (!isCode(error, 'RATE_LIMITED')) throw error;
-        return c.html(tooManyPage, 429, { ...pageHeaders(NOT_FOUND_CSP), ...error.headers });
+        return pageRefusal(c, error);
       }
     },
   );
@@ -202,6 +226,7 @@ export function createShareRouter() {
         return asPreview(response, (response.headers.get('content-type') ?? '').split(';')[0] ?? '');
       } catch (error) {
         if (isCode(error, 'FILE_NOT_FOUND') && wantsHtml(c)) return c.html(notFoundPage, 404, NOT_FOUND_HEADERS);
+        if (isStandingRefusal(error) && wantsHtml(c)) return unavailableResponse(c, error);
         throw error;
       }
     });

@@ -9,6 +9,9 @@ export type AccountRow = {
   policy: string | null;
   created_at: string;
   updated_at: string;
+  /** Suspended by the operator (migration 0016): when, and the statement; both null when not. */
+  suspended_at: string | null;
+  suspension_statement: string | null;
 };
 
 /**
@@ -17,7 +20,8 @@ export type AccountRow = {
  */
 export type AccountLimits = { storageQuotaBytes?: number | null; maxFiles?: number | null; policy?: string };
 
-const COLUMNS = 'id, name, storage_quota_bytes, max_files, policy, created_at, updated_at';
+const COLUMNS =
+  'id, name, storage_quota_bytes, max_files, policy, created_at, updated_at, suspended_at, suspension_statement';
 
 // The overrides after a merge patch; an object left empty is stored as NULL (no override at all).
 const PATCHED_POLICY = (patch: string) => `NULLIF(json_patch(COALESCE(policy, '{}'), ${patch}), '{}')`;

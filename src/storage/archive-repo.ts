@@ -1,7 +1,9 @@
 // D1 reads for a ZIP archive of several files (src/collections/archive.ts): its members' records
 // in order, CRC-32 included (migration 0012; NULL while unknown), and the segments of members
 // stored in segments (migration 0011), each in one statement whatever the member count.
+import type { ZipFile } from '../lib/zip';
 import type { CollectionRow } from './collections-repo';
+import type { FileStanding } from './files-repo';
 import type { Segment } from './segments-repo';
 
 /** What an archive needs of one member's file row. */
@@ -20,10 +22,22 @@ export type ArchiveMemberRow = {
   encryption: string | null;
   /** An encrypted member's age header for this archive's way in (the owner's, or a link's); else null. */
   header: string | null;
-};
+  /** The file request it came through (its scan mode), or null. */
+  request_id: string | null;
+} & Pick<FileStanding, 'moderation_state' | 'moderation_statement' | 'scan_status' | 'released_at'>;
 
+/** What the archive's layout reads of a member (src/lib/zip.ts). */
+export const zipFileOf = (member: ArchiveMemberRow): ZipFile => ({
+  originalName: member.original_name,
+  size: member.size,
+  crc32: member.crc32,
+  modified: new Date(member.uploaded_at),
+});
+
+// With each member's standing (migration 0016): an archive leaves out those it may not serve.
 const MEMBER_COLUMNS =
-  'f.id, f.original_name, f.size, f.crc32, f.uploaded_at, f.updated_at, f.r2_key, f.mime_type, f.encryption';
+  'f.id, f.original_name, f.size, f.crc32, f.uploaded_at, f.updated_at, f.r2_key, f.mime_type, f.request_id, ' +
+  'f.moderation_state, f.moderation_statement, f.scan_status, f.released_at, f.encryption';
 /**
  * An encrypted member's header for the way in (?4: a link's id, or NULL for the owner's), and the
  * condition that keeps a member: plain, or encrypted with a header there (migration 0017).
@@ -69,6 +83,36 @@ export async function collectionArchive(
   const row = collection?.results[0] as (CollectionRow & { expired_at: string | null }) | undefined;
   if (!row) return null;
   return { collection: row, members: (members?.results ?? []) as ArchiveMemberRow[] };
+}
+
+/**
+ * The live members of each of the account's collections `ids`, in collection order, by collection
+ * id (one statement, whatever the count): what their archives' versions are made from. A
+ * collection without live members (or not the account's) is absent.
+ */
+export async function membersOfCollections(
+  db: D1Database,
+  ids: readonly string[],
+  accountId: string,
+  now: string,
+): Promise<Map<string, ArchiveMemberRow[]>> {
+  const byCollection = new Map<string, ArchiveMemberRow[]>();
+  if (ids.length === 0) return byCollection;
+  const { results } = await db
+    .prepare(
+      `SELECT cf.collection_id, ${MEMBER_COLUMNS}, f.e2e_header AS header FROM collection_files cf JOIN files f ON f.id = cf.file_id
+       JOIN collections c ON c.id = cf.collection_id
+       WHERE cf.collection_id IN (SELECT value FROM json_each(?1)) AND c.account_id = ?2 AND ${live('?3')}
+       ORDER BY cf.collection_id, cf.position`,
+    )
+    .bind(JSON.stringify(ids), accountId, now)
+    .all<ArchiveMemberRow & { collection_id: string }>();
+  for (const { collection_id, ...member } of results) {
+    const list = byCollection.get(collection_id) ?? [];
+    list.push(member);
+    byCollection.set(collection_id, list);
+  }
+  return byCollection;
 }
 
 /** The live files that came through the account's request ?1, oldest first. */

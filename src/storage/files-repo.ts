@@ -33,11 +33,39 @@ export type FileRow = {
   meta?: string | null;
   /** An encrypted file's owner's age header (ASCII): served before the payload to the owner and the default link. */
   e2e_header?: string | null;
+} & FileStanding;
+
+/** A file's scan, as migration 0016 keeps it. */
+export type ScanStatus = 'pending' | 'clean' | 'infected' | 'too_large' | 'error' | 'skipped';
+
+/**
+ * What stands between a file and its visitors (migration 0016), read with every file row: its
+ * moderation (quarantined, or removed: a tombstone), its scan (null: never to be scanned), and
+ * when an operator last released it. src/moderation/standing.ts decides from these.
+ */
+export type FileStanding = {
+  moderation_state: 'quarantined' | 'removed' | null;
+  moderation_statement: string | null;
+  moderated_at: string | null;
+  scan_status: ScanStatus | null;
+  scan_signature: string | null;
+  scanned_at: string | null;
+  released_at: string | null;
 };
 
-/** Every column of `files`, in insert order. */
-export const FILE_COLUMNS =
-  'id, account_id, filename, original_name, size, mime_type, r2_key, etag, share_token, is_public, download_count, uploaded_at, updated_at, expires_at, request_id, sha256, crc32, encryption, meta, e2e_header';
+/** The columns an upload writes, in insert order. */
+const INSERT_COLUMNS =
+  'id, account_id, filename, original_name, size, mime_type, r2_key, etag, share_token, is_public, download_count, uploaded_at, updated_at, expires_at, request_id, sha256, crc32';
+
+/** An encrypted file's columns (migration 0017): NULL for a plain file. */
+const E2E_COLUMNS = 'encryption, meta, e2e_header';
+
+/** The standing columns (migration 0016): NULL for a file in good standing that was never scanned. */
+export const STANDING_COLUMNS =
+  'moderation_state, moderation_statement, moderated_at, scan_status, scan_signature, scanned_at, released_at';
+
+/** Every column of `files`: every read of a file carries its standing, so deciding it costs no read of its own. */
+export const FILE_COLUMNS = `${INSERT_COLUMNS}, ${STANDING_COLUMNS}, ${E2E_COLUMNS}`;
 
 // An expired row is invisible to every read, even before the sweep deletes it.
 /** `?first, ?first+1, …`: numbered parameters for an IN list (D1 allows 100 per statement). */
@@ -55,6 +83,16 @@ export const accountActive = (column: string, now: string) =>
   `${column} IN (SELECT account_id FROM api_keys WHERE status = 'active' AND ${live(now)})`;
 const shared = (now: string) => `is_public = 1 AND ${accountActive('account_id', now)}`;
 
+/**
+ * SQL: the suspension statement of the account in `column` (NULL: not suspended, migration 0016),
+ * read by primary key inside the statement that finds what a visitor asked for: knowing whether
+ * the owner is suspended costs no read of its own.
+ */
+export const accountSuspension = (column: string) => `(SELECT suspension_statement FROM accounts WHERE id = ${column})`;
+
+/** What a visitor's lookup also says of the owner: its suspension statement, or null. */
+export type WithSuspension = { account_suspension: string | null };
+
 /** Inserts rows (and any statements that go `alongside` them) in one batch: all or none. */
 export async function insertFiles(
   db: D1Database,
@@ -66,11 +104,20 @@ export async function insertFiles(
   else await db.batch(statements);
 }
 
+// A new file is in good standing; only a file to be scanned names its scan's columns (so a file
+// stored without one is written the same on a database before migration 0016, as the migration
+// tests store them), and only an encrypted one those of 0017.
 function insertStatement(db: D1Database, row: FileRow): D1PreparedStatement {
+  const scan = row.scan_status === null ? [] : [row.scan_status, row.scanned_at];
+  // Likewise only an encrypted file names the columns of migration 0017.
+  const e2e = row.encryption ? [row.encryption, row.meta ?? null, row.e2e_header ?? null] : [];
+  const columns = [
+    INSERT_COLUMNS,
+    ...(scan.length === 0 ? [] : ['scan_status, scanned_at']),
+    ...(e2e.length === 0 ? [] : [E2E_COLUMNS]),
+  ].join(', ');
   return db
-    .prepare(
-      `INSERT INTO files (${FILE_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)`,
-    )
+    .prepare(`INSERT INTO files (${columns}) VALUES (${placeholders(17 + scan.length + e2e.length)})`)
     .bind(
       row.id,
       row.account_id,
@@ -89,9 +136,8 @@ function insertStatement(db: D1Database, row: FileRow): D1PreparedStatement {
       row.request_id ?? null,
       row.sha256,
       row.crc32,
-      row.encryption ?? null,
-      row.meta ?? null,
-      row.e2e_header ?? null,
+      ...scan,
+      ...e2e,
     );
 }
 
@@ -102,21 +148,29 @@ export function findOwnedFile(db: D1Database, id: string, keyId: string, now: st
     .first<FileRow>();
 }
 
-/** Counts one download and returns the row as it is after the increment, in one statement. */
+/**
+ * Counts one download and returns the row as it is after the increment, in one statement. A file
+ * under moderation is not counted (null): it is not served (src/moderation/standing.ts says why).
+ */
 export function countOwnedDownload(db: D1Database, id: string, keyId: string, now: string) {
   return db
     .prepare(
-      `UPDATE files SET download_count = download_count + 1 WHERE id = ?1 AND account_id = ?2 AND ${live('?3')} RETURNING ${FILE_COLUMNS}`,
+      `UPDATE files SET download_count = download_count + 1
+       WHERE id = ?1 AND account_id = ?2 AND ${live('?3')} AND moderation_state IS NULL RETURNING ${FILE_COLUMNS}`,
     )
     .bind(id, keyId, now)
     .first<FileRow>();
 }
 
+/** A public file by its default link's token, with its owner's suspension (one statement). */
 export function findSharedFile(db: D1Database, token: string, now: string) {
   return db
-    .prepare(`SELECT ${FILE_COLUMNS} FROM files WHERE share_token = ?1 AND ${shared('?2')} AND ${live('?2')}`)
+    .prepare(
+      `SELECT ${FILE_COLUMNS}, ${accountSuspension('account_id')} AS account_suspension
+       FROM files WHERE share_token = ?1 AND ${shared('?2')} AND ${live('?2')}`,
+    )
     .bind(token, now)
-    .first<FileRow>();
+    .first<FileRow & WithSuspension>();
 }
 
 export function countSharedDownload(db: D1Database, token: string, now: string) {

@@ -97,23 +97,31 @@ export type KeyStateRow = Pick<
   | 'rate_limit_window_seconds'
   | 'storage_quota_bytes'
   | 'max_files'
-> & { key_hash: string } & WithPolicy;
+> & { key_hash: string } & WithPolicy &
+  WithAccountSuspension;
+
+/** The key's account's suspension statement (migration 0016), or null: read with the key, never apart. */
+export type WithAccountSuspension = { suspension_statement: string | null };
 
 export function findKeyState(db: D1Database, keyId: string) {
   return firstWithPolicy<KeyStateRow>(
     db,
     (policy) => `SELECT k.key_hash, k.status, k.account_id, k.scopes, k.expires_at, k.rate_limit_requests,
-         k.rate_limit_window_seconds, a.storage_quota_bytes, a.max_files, ${policy}
+         k.rate_limit_window_seconds, a.storage_quota_bytes, a.max_files, ${policy}, a.suspension_statement
        FROM ${FROM} WHERE k.id = ?1`,
     keyId,
   );
 }
 
-/** An active key by its hash, with its account's policy overrides (authentication without the key's object). */
+/**
+ * An active key by its hash, with its account's policy overrides and suspension (authentication
+ * without the key's object).
+ */
 export function findActiveKeyByHash(db: D1Database, keyHash: string) {
-  return firstWithPolicy<KeyRow>(
+  return firstWithPolicy<KeyRow & WithAccountSuspension>(
     db,
-    (policy) => `SELECT ${COLUMNS}, ${policy} FROM ${FROM} WHERE k.key_hash = ?1 AND k.status = 'active'`,
+    (policy) =>
+      `SELECT ${COLUMNS}, ${policy}, a.suspension_statement FROM ${FROM} WHERE k.key_hash = ?1 AND k.status = 'active'`,
     keyHash,
   );
 }

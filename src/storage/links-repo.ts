@@ -1,7 +1,7 @@
 // D1 access for share links an account makes (migrations 0007 and 0013): to one of its files, or
 // to one of its collections. No HTTP here: callers get rows.
 import type { CollectionRow } from './collections-repo';
-import { accountActive, FILE_COLUMNS, type FileRow } from './files-repo';
+import { accountActive, accountSuspension, FILE_COLUMNS, type FileRow } from './files-repo';
 
 export type LinkRow = {
   id: string;
@@ -165,24 +165,31 @@ export function revokeOwnedLink(db: D1Database, id: string, accountId: string, n
     .first<LinkRow>();
 }
 
+/**
+ * What stands between a link and its visitors besides what it shares (migration 0016): its
+ * account's suspension and its own disabling, each the operator's statement, or null.
+ */
+export type LinkFacts = { suspension: string | null; disabled: string | null };
+
 /** A file's link and its file, with the link's age header when the file is encrypted (else null). */
-export type SharedByLink = { link: LinkRow; file: FileRow; header: string | null };
+export type SharedByLink = { link: LinkRow; file: FileRow; header: string | null; facts?: LinkFacts };
 /** A collection's link and its collection (its members are read apart, for the archive). */
-export type SharedCollectionByLink = { link: LinkRow; collection: CollectionRow };
+export type SharedCollectionByLink = { link: LinkRow; collection: CollectionRow; facts: LinkFacts };
 
 const COLLECTION_COLUMNS = 'id, account_id, name, note, created_at, updated_at';
 
 /**
  * A link that is not revoked, not expired, whose account has an active key (the default link's
  * condition), with what it shares: its file while the file is live, or its collection (a
- * collection's links go with it). One statement, whichever kind the token is.
- * Exhaustion is not D1's to say (the link's counter object owns the count).
+ * collection's links go with it), and what stands between it and its visitors (`facts`). One
+ * statement, whichever kind the token is. Exhaustion is not D1's to say (the link's counter
+ * object owns the count).
  */
 export async function findLiveLinkByToken(
   db: D1Database,
   token: string,
   now: string,
-): Promise<SharedByLink | SharedCollectionByLink | null> {
+): Promise<(SharedByLink & { facts: LinkFacts }) | SharedCollectionByLink | null> {
   const F = FILE_COLUMNS.split(', ')
     .map((column) => `f.${column} AS f_${column}`)
     .join(', ');
@@ -191,10 +198,13 @@ export async function findLiveLinkByToken(
     .join(', ');
   const row = await db
     .prepare(
-      `SELECT ${L}, ${F}, ${C}, h.header AS h_header FROM share_links l
+      `SELECT ${L}, ${F}, ${C}, h.header AS h_header,
+         ${accountSuspension('l.account_id')} AS s_suspension, d.statement AS s_disabled
+       FROM share_links l
        LEFT JOIN files f ON f.id = l.file_id
        LEFT JOIN link_headers h ON h.link_id = l.id AND h.file_id = l.file_id
        LEFT JOIN collections c ON c.id = l.collection_id AND c.account_id = l.account_id
+       LEFT JOIN disabled_links d ON d.link_id = l.id
        WHERE l.token = ?1 AND l.revoked_at IS NULL AND (l.expires_at IS NULL OR l.expires_at > ?2)
          AND ((f.id IS NOT NULL AND (f.expires_at IS NULL OR f.expires_at > ?2)) OR c.id IS NOT NULL)
          AND ${accountActive('l.account_id', '?2')}`,
@@ -210,10 +220,11 @@ export async function findLiveLinkByToken(
     if (name === 'h_header') header = value as string | null;
     else if (name.startsWith('f_')) file[name.slice(2)] = value;
     else if (name.startsWith('c_')) collection[name.slice(2)] = value;
-    else link[name] = value;
+    else if (!name.startsWith('s_')) link[name] = value;
   }
-  if (link.collection_id !== null) return { link: link as LinkRow, collection: collection as CollectionRow };
-  return { link: link as LinkRow, file: file as FileRow, header };
+  const facts = { suspension: row.s_suspension as string | null, disabled: row.s_disabled as string | null };
+  if (link.collection_id !== null) return { link: link as LinkRow, collection: collection as CollectionRow, facts };
+  return { link: link as LinkRow, file: file as FileRow, header, facts };
 }
 
 /**

@@ -37,6 +37,8 @@ export type RequestWithOwner = RequestRow & {
   owner_max_files: number | null;
   /** The account's policy overrides (accounts.policy, JSON), or null: they decide received files' expiry. */
   owner_policy: string | null;
+  /** The account's suspension statement (migration 0016), or null: a suspended account's requests answer 451. */
+  owner_suspension: string | null;
 };
 
 const COLUMNS =
@@ -82,8 +84,8 @@ export function findOwnedRequest(db: D1Database, id: string, accountId: string) 
 }
 
 /**
- * The request behind a public URL, with its owning account's storage overrides and whether the
- * account still has an active, unexpired key (`now`, ISO), in one statement.
+ * The request behind a public URL, with its owning account's storage overrides, its suspension,
+ * and whether the account still has an active, unexpired key (`now`, ISO), in one statement.
  */
 export function findRequestByToken(db: D1Database, token: string, now: string) {
   return db
@@ -91,7 +93,7 @@ export function findRequestByToken(db: D1Database, token: string, now: string) {
       `SELECT ${R_COLUMNS},
               ${accountActive('r.account_id', '?2')} AS owner_active,
               a.storage_quota_bytes AS owner_storage_quota_bytes, a.max_files AS owner_max_files,
-              a.policy AS owner_policy
+              a.policy AS owner_policy, a.suspension_statement AS owner_suspension
          FROM file_requests r JOIN accounts a ON a.id = r.account_id
         WHERE r.token = ?1`,
     )

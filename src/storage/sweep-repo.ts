@@ -24,11 +24,16 @@ export async function deleteExpiredFiles(db: D1Database, now: string, limit: num
   return results;
 }
 
-/** Rows whose R2 key is in (after, upTo], in key order, at most `limit`. */
+/**
+ * Rows whose R2 key is in (after, upTo], in key order, at most `limit`. A removed file's tombstone
+ * (migration 0016) is none of them: it names bytes deleted for good, on purpose (and a blob of it
+ * still there, a failed delete, is then an orphan).
+ */
 export async function filesInKeyRange(db: D1Database, after: string, upTo: string, limit: number) {
   const { results } = await db
     .prepare(
-      'SELECT id, account_id, r2_key, size, expires_at, uploaded_at FROM files WHERE r2_key > ?1 AND r2_key <= ?2 ORDER BY r2_key LIMIT ?3',
+      `SELECT id, account_id, r2_key, size, expires_at, uploaded_at FROM files
+       WHERE r2_key > ?1 AND r2_key <= ?2 AND moderation_state IS NOT 'removed' ORDER BY r2_key LIMIT ?3`,
     )
     .bind(after, upTo, limit)
     .all<GoneRow & { uploaded_at: string }>();

@@ -7,7 +7,7 @@
 
 import { freeFiles, QuotaTicket } from '../accounts/account-storage-client';
 import { checkPayloadLength, invalid } from '../e2e/age-checks';
-import { ApiError, validationError } from '../errors';
+import { ApiError, unauthorized, validationError } from '../errors';
 import { decideFileType, SNIFF_BYTES } from '../files/file-type';
 import { FILE_ID_PATTERN, newFileId } from '../files/ids';
 import { storedFilename } from '../files/names';
@@ -71,8 +71,8 @@ function refused(part: NamedPartial, result: Exclude<ClaimResult, { status: 'ok'
 }
 
 /** The metadata of a final upload: as any upload's, except a sha256 it cannot check while creating. */
-function finalMeta(header: string | undefined, deps: Pick<UploadsDeps, 'expiry' | 'e2e'>): UploadMeta {
-  const meta = checkedMeta(header, deps.expiry, deps.e2e);
+function finalMeta(header: string | undefined, deps: Pick<UploadsDeps, 'rules' | 'e2e'>): UploadMeta {
+  const meta = checkedMeta(header, deps.rules, deps.e2e);
   if (meta.sha256 !== undefined) {
     throw validationError(
       'Upload-Metadata',
@@ -85,8 +85,8 @@ function finalMeta(header: string | undefined, deps: Pick<UploadsDeps, 'expiry' 
 /**
  * Creates a final upload from complete partials (in the order named): claims each partial in
  * its object (in id order, so of two finals racing for a partial, one wins), decides the type
- * from the first bytes against the metadata, and records the file, its quota converted from
- * the partials' reservations in one step. Anything refused gives the claims back: the
+ * from the first bytes against the metadata, checks that the key is still active, and records
+ * the file, its quota converted from the partials' reservations in one step. Anything refused gives the claims back: the
  * partials stay as they were, and expire as before. Returns the file's row.
  */
 export async function createFinalUpload(
@@ -119,6 +119,10 @@ export async function createFinalUpload(
       ? await splitAgeFinal(deps.bucket, whole, total, crc32)
       : { segments: whole, size: total, ...(await finalType(deps, whole, meta)), crc32, e2eHeader: undefined };
     const file = { id: finalId, meta, size, etag: await finalEtag(ordered), ...content };
+    // The key may have been revoked (or expired) since the partials, or since this request was
+    // admitted: asked again right before the commit, as for a single upload. Then no file, and
+    // the claims are given back (the partials stay, and expire as before).
+    if (deps.keyStillActive && !(await deps.keyStillActive())) throw unauthorized();
     row = await recordFinal(deps, file, segments, ordered);
   } catch (error) {
     await unclaimAll(deps, [...claims.values()], finalId);

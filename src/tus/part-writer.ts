@@ -391,10 +391,16 @@ class PartWriter {
     this.#lastRenewal = Date.now();
     const rest = (this.#buffer ?? (await this.#part())).subarray(0, this.#filled);
     if (!upload.multipartId && !this.#multipart) {
-      const object = await bucket.put(upload.r2Key, rest, {
-        httpMetadata: { contentType: mimeType },
-        customMetadata: { accountId: upload.accountId, fileId: upload.id },
-      });
+      const object = await bucket
+        .put(upload.r2Key, rest, {
+          httpMetadata: { contentType: mimeType },
+          customMetadata: { accountId: upload.accountId, fileId: upload.id },
+        })
+        .catch(async (error: unknown) => {
+          // A put may fail after writing: the object is no file's, so it goes (the PATCH may be sent again).
+          await bucket.delete(upload.r2Key).catch(() => undefined);
+          throw error;
+        });
       return {
         complete: true,
         mimeType,
@@ -406,7 +412,14 @@ class PartWriter {
     }
     const multipart = await this.#openMultipart();
     if (rest.length > 0) this.#parts.push(await multipart.uploadPart(upload.partCount + this.#parts.length + 1, rest));
-    const object = await multipart.complete([...recorded, ...this.#parts.slice(this.#recorded)]);
+    const object = await multipart
+      .complete([...recorded, ...this.#parts.slice(this.#recorded)])
+      .catch(async (error) => {
+        // R2 may have made the object all the same (its answer lost on the way): it is no file's, so
+        // it goes; and the multipart upload may be gone with it, so this upload cannot go on.
+        await bucket.delete(upload.r2Key).catch(() => undefined);
+        throw new UploadEnded(error);
+      });
     return {
       complete: true,
       mimeType,
@@ -430,6 +443,22 @@ class PartWriter {
     }
     await stub.release({ lease }).catch(() => undefined);
     if (this.#writtenTail) await bucket.delete(this.#writtenTail).catch(() => undefined);
+  }
+}
+
+/**
+ * The last part could not be made the upload's object: the upload ends (the caller terminates it,
+ * giving its reservation back) and its client starts again. A clean 500 UPLOAD_FAILED.
+ */
+export class UploadEnded extends ApiError {
+  constructor(cause: unknown) {
+    super(
+      'UPLOAD_FAILED',
+      'The file could not be stored: the upload ended and nothing of it was kept; create it again',
+      {
+        cause,
+      },
+    );
   }
 }
 

@@ -14,7 +14,7 @@ import { origins, storage } from '../http/request-deps';
 import { requires } from '../http/route-needs';
 import { versionRouter } from '../http/validation';
 import { countRequest, keyStillActive, rateLimitHeaders } from '../limiter/key-limiter-client';
-import { uploadE2e, uploadExpiry } from '../policy/routes';
+import { uploadE2e, uploadRules } from '../policy/routes';
 import { successV2 } from '../schemas';
 import { createFinalUpload } from './concat';
 import { effectiveMethod, isUncountedTransfer, UPLOADS_PATH } from './http';
@@ -63,7 +63,7 @@ function deps(c: Context<AppEnv>): UploadsDeps {
     e2e: uploadE2e(c),
     waitUntil: (promise) => c.executionCtx.waitUntil(promise),
     keyStillActive: () => keyStillActive(c.env.KEY_LIMITER, storage(c).db, c.get('apiKey').id),
-    expiry: uploadExpiry(c),
+    rules: uploadRules(c),
   };
 }
 
@@ -174,8 +174,9 @@ const create = createRoute({
     'other, but never a file); `Upload-Concat: final;<url> <url> …` (no Upload-Length, no body) makes one file of ' +
     'complete partial uploads of the same account, in order, without copying their bytes: 201 with X-File-Id at once. ' +
     'The final’s sha256 is computed a moment after its creation. An expiresIn the account’s policy does not allow ' +
-    '(or none, where it requires one and no default is configured) is 422 POLICY_VIOLATION before any byte is ' +
-    'kept (a partial upload’s is not judged: its final’s is). `encryption age` (and `meta`, opaque base64url ≤ 4 KiB): ' +
+    '(or none, where it requires one and no default is configured), or isPublic true while a link bound applies ' +
+    'that a default link cannot keep, is 422 POLICY_VIOLATION before any byte is kept (a partial upload’s ' +
+    'metadata is not judged: its final’s is). `encryption age` (and `meta`, opaque base64url ≤ 4 KiB): ' +
     'the upload is an age file (docs/e2e.md): its header (which may arrive across PATCHes) is kept apart and its ' +
     'payload stored; a header or payload length that breaks the format is 422 E2E_INVALID and ends the upload. ' +
     'A final upload with `encryption age` takes the header from its first partial’s first bytes.',

@@ -20,12 +20,12 @@ import { inSession, openUpload } from '../files/upload-session';
 import type { LimiterNamespace } from '../limiter/key-limiter-client';
 import { hasScope } from '../limiter/scopes';
 import { log } from '../log';
-import type { ExpiryRule } from '../policy/service';
+import { AS_ASKED, type UploadRules } from '../policy/service';
 import { blobKey, type StoredBlob } from '../storage/blobs';
 import type { FileRow } from '../storage/files-repo';
 import { isSegmented, segmentKey, segmentsOf } from '../storage/segments';
 import { isSegmentedFileOf } from '../storage/segments-repo';
-import { type AppendResult, appendToUpload } from './part-writer';
+import { type AppendResult, appendToUpload, UploadEnded } from './part-writer';
 import { type Checksum, finalConcat, maxUploadLength, parseMetadata, partSizeFor } from './protocol';
 import { MAX_UPLOAD_LIFETIME_MS, type UploadNamespace, uploadObject } from './tus-upload-client';
 import type { UploadMeta, UploadSnapshot, UploadView } from './tus-upload-contract';
@@ -51,15 +51,12 @@ export type UploadsDeps = {
    */
   keyStillActive?: () => Promise<boolean>;
   /**
-   * How a new upload's expiry is decided (the account's policy, src/policy/), judged when it is
-   * created, before any byte. Unset: the metadata's expiresIn as it is (a file request's uploads,
-   * whose expiry the request decides).
+   * How a new upload's expiry and visibility are decided (the account's policy, src/policy/),
+   * judged when it is created, before any byte. Unset: the metadata's as they are (a file
+   * request's uploads, whose options the request decides).
    */
-  expiry?: ExpiryRule;
+  rules?: UploadRules;
 };
-
-/** An expiry taken as asked: where no policy applies (partial uploads, a file request's uploads). */
-const asAsked: ExpiryRule = (asked) => asked;
 
 // A reservation outlives its upload's deadline a little: the upload's object releases it first.
 const RESERVATION_MARGIN_MS = 60 * 60 * 1000;
@@ -78,7 +75,7 @@ export const UNNAMED_UPLOAD = 'upload';
  */
 export function uploadMeta(
   header: string | undefined,
-  expiry: ExpiryRule = asAsked,
+  rules: UploadRules = AS_ASKED,
   e2e: E2eAdmission | undefined = undefined,
 ): UploadMeta {
   const pairs = parseMetadata(header);
@@ -93,7 +90,7 @@ export function uploadMeta(
     const value = pairs.get(name);
     if (value !== undefined) fields[name] = value.trim();
   }
-  const options = recordOptions(fields, expiry);
+  const options = recordOptions(fields, rules);
   // `encryption age` (and its `meta`): an age file, judged by the way in (src/e2e/).
   const age = e2e && admitUpload(e2e, { encryption: pairs.get('encryption'), meta: pairs.get('meta') });
   return {
@@ -125,8 +122,8 @@ export async function createUpload(
   const holdId = await reserveStorage(deps.accounts, owner, request.length, deadline + RESERVATION_MARGIN_MS);
   let meta: UploadMeta;
   try {
-    // A partial upload is no file: its expiry (and whether it is an age file) is its final upload's to decide.
-    meta = request.concat ? checkedMeta(request.metadata) : checkedMeta(request.metadata, deps.expiry, deps.e2e);
+    // A partial upload is no file: its options (and whether it is an age file) are its final upload's to decide.
+    meta = request.concat ? checkedMeta(request.metadata) : checkedMeta(request.metadata, deps.rules, deps.e2e);
   } catch (error) {
     await releaseHold(deps.accounts, owner.accountId, holdId);
     throw error;
@@ -156,10 +153,10 @@ export async function createUpload(
 
 /**
  * The metadata of a new upload, refused when its name or declared type runs when opened, or its
- * expiry breaks the policy (`expiry`).
+ * options break the policy (`rules`).
  */
-export function checkedMeta(header: string | undefined, expiry?: ExpiryRule, e2e?: E2eAdmission): UploadMeta {
-  const meta = uploadMeta(header, expiry, e2e);
+export function checkedMeta(header: string | undefined, rules?: UploadRules, e2e?: E2eAdmission): UploadMeta {
+  const meta = uploadMeta(header, rules, e2e);
   // An age file is opaque bytes to the server: no type rule applies to it.
   if (meta.e2e) return meta;
   const runnable = runnableExtension(meta.originalName);
@@ -227,9 +224,15 @@ export async function appendToOwnUpload(deps: UploadsDeps, id: string, request: 
       waitUntil: deps.waitUntil,
     });
   } catch (error) {
-    // A refused type, or bytes that are no age file, end the upload and free everything it held.
-    if (error instanceof ApiError && (error.code === 'INVALID_FILE_TYPE' || error.code === 'E2E_INVALID'))
-      await stub.terminate({ accountId: deps.owner.accountId });
+    // A refused type, bytes that are no age file, or a last part R2 could not complete, end the upload and free
+    // everything it held.
+    if (
+      error instanceof UploadEnded ||
+      (error instanceof ApiError && (error.code === 'INVALID_FILE_TYPE' || error.code === 'E2E_INVALID'))
+    )
+      await stub.terminate({ accountId: deps.owner.accountId }).catch((cause: unknown) => {
+        log('error', 'failed upload not terminated', { uploadId: begun.upload.id, error: String(cause) });
+      });
     throw error instanceof ApiError
       ? error
       : new ApiError('UPLOAD_FAILED', 'The bytes could not be stored', { cause: error });
@@ -251,12 +254,17 @@ async function completePartial(
   stored: { blob: StoredBlob; crc32: number | null },
 ): Promise<AppendOutcome> {
   const expiresAt = Date.now() + deps.config.TUS_EXPIRY_SECONDS * 1000;
-  const done = await uploadObject(deps.uploads, upload.id).completePartial({
-    lease,
-    etag: stored.blob.etag,
-    crc32: stored.crc32,
-    expiresAt,
-  });
+  const stub = uploadObject(deps.uploads, upload.id);
+  const done = await stub
+    .completePartial({ lease, etag: stored.blob.etag, crc32: stored.crc32, expiresAt })
+    .catch(async (error: unknown) => {
+      // The object is complete but its upload could not record it: the upload ends, and its
+      // object (no file's) and reservation go with it.
+      await stub.terminate({ accountId: deps.owner.accountId }).catch((cause: unknown) => {
+        log('error', 'failed upload not terminated', { uploadId: upload.id, error: String(cause) });
+      });
+      throw new UploadEnded(error);
+    });
   if (!done)
     throw new ApiError('UPLOAD_CONFLICT', 'Another request took over this upload, or it ended; ask its offset again');
   return { complete: false, offset: upload.length, expiresAt: Math.min(expiresAt, upload.deadline) };

@@ -1,12 +1,14 @@
 // A visitor's one way in. Every capability URL (a file's default link, a made share link, a file
 // request's page, description and uploads) is one call: openForVisitor(deps, visit, door) takes
-// the visitor from token to answer in one order (throttle, find, check access, admit, serve)
-// and reports how each visit ended to deps.record (where an access log plugs in). A door says
-// what one kind of URL finds, guards and serves; no door decides the order.
+// the visitor from token to answer in one order (throttle, find, standing, check access, admit,
+// serve) and reports how each visit ended to deps.record (where an access log plugs in). A door
+// says what one kind of URL finds, guards and serves, and the standing of what it found (every
+// door must: src/moderation/standing.ts decides it); no door decides the order.
 import type { AccessKind, AccessOutcome } from '../access-log/access-log-contract';
 import type { ApiError } from '../errors';
 import { type GuardNamespace, throttleAddress } from '../limiter/auth-guard-client';
 import { log } from '../log';
+import { refusalError, type Standing } from '../moderation/standing';
 import { type Access, checkAccess, type Lock } from './access';
 import type { AddressAllowance } from './throttle';
 
@@ -48,7 +50,8 @@ export type VisitorDeps = {
  */
 export class Refusal<S = never> {
   constructor(
-    readonly reason: 'gone' | 'exhausted',
+    /** `moderated`: taken down, or held for its scan (src/moderation/standing.ts), answered with `error`. */
+    readonly reason: 'gone' | 'exhausted' | 'moderated',
     readonly subject?: S,
     readonly error?: ApiError,
   ) {}
@@ -63,6 +66,11 @@ export type Door<S, A> = {
   /** The subject behind the token, or why there is none (a door may throw its own 404 or 410). */
   find(token: string): Promise<S | Refusal<S>>;
   describe(subject: S): VisitSubject;
+  /**
+   * Whether the subject may be served (src/moderation/standing.ts), from what `find` read: asked
+   * right after it, before any password or budget, so a refused visit spends nothing.
+   */
+  standing(subject: S): Standing;
   /** What a visit to this subject is logged as, when not the visit's own kind (a collection's /download is its archive). */
   kindOf?(subject: S): VisitKind;
   /**
@@ -85,7 +93,11 @@ export type Visited<S, A> =
   | { open: true; subject: S; answer: A }
   | { open: false; subject: S; access: Exclude<Access, 'open'> };
 
-type Trace<S> = { step: 'throttle' | 'find' | 'access' | 'admit' | 'serve'; subject?: S; refusal?: Refusal<S> };
+type Trace<S> = {
+  step: 'throttle' | 'find' | 'standing' | 'access' | 'admit' | 'serve';
+  subject?: S;
+  refusal?: Refusal<S>;
+};
 
 /**
  * Takes a visitor from token to answer: the door's per-address throttle, its subject, access
@@ -123,6 +135,9 @@ async function walk<S, A>(deps: VisitorDeps, visit: Visit, door: Door<S, A>, tra
   if (found instanceof Refusal) return refuse(found);
   const subject = found;
   trace.subject = subject;
+  trace.step = 'standing';
+  const standing = door.standing(subject);
+  if (standing) return refuse(new Refusal('moderated', subject, refusalError(standing)));
   trace.step = 'access';
   const access = await checkAccess(deps.guard, door.lock?.(subject) ?? null, visit);
   if (access !== 'open') {
@@ -144,11 +159,16 @@ function answered(answer: unknown): Omit<VisitEvent, 'kind' | 'subject'> {
   return { outcome, status: answer.status };
 }
 
+const REFUSED = {
+  gone: 'refused-gone',
+  exhausted: 'refused-exhausted',
+  moderated: 'refused-moderated',
+} as const satisfies Record<Refusal['reason'], AccessOutcome>;
+
 function refused<S>(error: unknown, trace: Trace<S>): Omit<VisitEvent, 'kind' | 'subject'> {
   const status = error instanceof Error && 'status' in error && typeof error.status === 'number' ? error.status : 500;
   if (status === 429) return { outcome: 'throttled', status };
-  if (trace.refusal)
-    return { outcome: trace.refusal.reason === 'exhausted' ? 'refused-exhausted' : 'refused-gone', status };
+  if (trace.refusal) return { outcome: REFUSED[trace.refusal.reason], status };
   // A door's own 404 or 410 for its token (an unknown, closed or expired file request).
   if (trace.step === 'find' && status < 500) return { outcome: 'refused-gone', status };
   return { outcome: 'failed', status };

@@ -22,6 +22,7 @@ const OUTCOME_TEXT: Record<AccessEvent['outcome'], string> = {
   'refused-password': 'Wrong or no password',
   'refused-exhausted': 'Limit reached',
   'refused-gone': 'Gone',
+  'refused-moderated': 'Taken down (or held for its scan)',
   throttled: 'Throttled',
 };
 

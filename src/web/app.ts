@@ -9,7 +9,7 @@ import { createFilesView } from './files-view.ts';
 import { describeError, formatBytes, formatCount, isUnauthorized, UNAUTHORIZED_TEXT } from './format.ts';
 import { forgetKey, type KeyPlace, keyPrefix, loadKey, saveKey } from './key-store.ts';
 import { createLinksView } from './links-view.ts';
-import { expiryChoices, fillExpirySelect, neverAllowed, OPEN_POLICY } from './policy-choices.ts';
+import { defaultLinksAllowed, expiryChoices, fillExpirySelect, neverAllowed, OPEN_POLICY } from './policy-choices.ts';
 import { createRequestsView } from './requests-view.ts';
 import { sharexUploader } from './sharex.ts';
 import { createUploader } from './uploads.ts';
@@ -96,9 +96,11 @@ const uploader = createUploader(byId<HTMLUListElement>('uploads'), byId<HTMLButt
   client: () => client,
   settings: () => {
     const expiry = byId<HTMLSelectElement>('upload-expiry').value;
+    const defaultLinks = defaultLinksAllowed(policy);
     return {
-      isPublic: byId<HTMLInputElement>('upload-public').checked,
+      isPublic: defaultLinks && byId<HTMLInputElement>('upload-public').checked,
       expiresIn: expiry === '' ? undefined : Number(expiry),
+      defaultLinks,
     };
   },
   onUploaded: () => {
@@ -115,6 +117,13 @@ function offerUploadExpiries(): void {
   const max = policy.fileMaxExpirySeconds;
   const first = neverAllowed(policy.fileRequireExpiry, max) ? 'Service default (usually never)' : undefined;
   fillExpirySelect(byId<HTMLSelectElement>('upload-expiry'), expiryChoices(max), { first });
+}
+
+/** "Public share links" only where the policy allows default links; else a word on made links. */
+function offerUploadVisibility(): void {
+  const allowed = defaultLinksAllowed(policy);
+  byId('upload-public-choice').hidden = !allowed;
+  byId('made-links-only').hidden = allowed;
 }
 
 /** Reads the account's bounds, then offers only the choices they allow everywhere in the app. */
@@ -134,6 +143,7 @@ async function loadPolicy(): Promise<void> {
 
 function applyPolicy(): void {
   offerUploadExpiries();
+  offerUploadVisibility();
   files.redraw();
   requests.offerChoices();
 }

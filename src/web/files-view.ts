@@ -4,7 +4,7 @@ import type { EdgeshareClient, FileRecord, ListOptions, Pagination, Policy } fro
 import { PAGE_SIZE } from '../lib/web-settings.ts';
 import { button, byId, copyText, h, saveBlob } from './dom.ts';
 import { formatBytes, formatCount, formatDate } from './format.ts';
-import { expiryChoices, neverAllowed } from './policy-choices.ts';
+import { defaultLinksAllowed, expiryChoices, neverAllowed } from './policy-choices.ts';
 
 type Hooks = {
   client: () => EdgeshareClient | null;
@@ -16,7 +16,7 @@ type Hooks = {
   onChanged: () => void;
   /** Opens the file's share links (links-view.ts). */
   openLinks: (file: FileRecord) => void;
-  /** The account's bounds: a row offers only the expiries they allow. */
+  /** The account's bounds: a row offers only the expiries, and the public share link, they allow. */
   policy: () => Policy;
   /** Puts the selected files into a collection (collections-view.ts); true when done. */
   collect: (fileIds: string[]) => Promise<boolean>;
@@ -186,7 +186,16 @@ export function createFilesView(hooks: Hooks) {
     return tr;
   }
 
+  /**
+   * The file's default link: a public/private switch and its copy button. While the policy bars
+   * default links, a private file offers neither (its made links share it), and a file public
+   * from before the bound only the switch that makes it private.
+   */
   function visibility(file: FileRecord): HTMLElement {
+    const allowed = defaultLinksAllowed(hooks.policy());
+    if (!allowed && !file.isPublic) {
+      return h('span', { class: 'muted small', text: 'Private: share it with Links' });
+    }
     const id = `public-${file.id}`;
     const toggle = h('input', { attrs: { type: 'checkbox', role: 'switch', id } });
     toggle.checked = file.isPublic;
@@ -200,7 +209,7 @@ export function createFilesView(hooks: Hooks) {
     });
     const label = h('label', { text: 'Public', attrs: { for: id } });
     const parts: HTMLElement[] = [h('span', { class: 'check' }, toggle, label)];
-    if (file.isPublic) {
+    if (file.isPublic && allowed) {
       parts.push(
         button('Copy link', {
           class: 'secondary',

@@ -2,7 +2,7 @@
 import { EdgeshareError } from '../client/edgeshare.ts';
 
 // The same sizes and times as the server-rendered pages.
-export { formatBytes, formatDate } from '../lib/format.ts';
+export { formatBytes, formatDate, formatExactBytes } from '../lib/format.ts';
 
 export const formatCount = (count: number) => new Intl.NumberFormat().format(count);
 
@@ -28,6 +28,8 @@ export function describeError(error: unknown): string {
         if ('id' in detail) return `not found: ${detail.id}`;
         // A policy refusal's message already says each bound it broke.
         if ('rule' in detail) return '';
+        // An archive that changed: its message says to start again at this URL.
+        if ('url' in detail) return `current URL: ${detail.url}`;
         return detail.message.includes(detail.field) ? detail.message : `${detail.field}: ${detail.message}`;
       })
       .filter((text) => text !== '' && text !== error.message)

@@ -1,8 +1,10 @@
 // The choices the web app offers under the service's policy (GET /api/v2/policy): expiries
-// within a bound, "never" only where nothing must expire, and the fields a bound makes required.
+// within a bound, "never" only where nothing must expire, the fields a bound makes required, and
+// default links (public files) only where no link bound bars them.
 // The server refuses anything else (422 POLICY_VIOLATION); the page offers only what it takes.
 import type { Policy } from '../client/edgeshare.ts';
 import { EXPIRY_CHOICES } from '../lib/web-settings.ts';
+import type { DEFAULT_LINK_BARS } from '../policy/schemas.ts';
 import { h } from './dom.ts';
 
 export type Choice = { label: string; seconds: number };
@@ -73,6 +75,19 @@ export function fillExpirySelect(
   const kept = [...first, ...items].find((item) => item.value === picked);
   if (kept) kept.selected = true;
 }
+
+/** The link bounds a default link cannot keep: the server's list (type-checked against it, not bundled). */
+const BARS = [
+  'linkRequirePassword',
+  'linkMaxDownloads',
+  'linkRequireExpiry',
+] as const satisfies typeof DEFAULT_LINK_BARS;
+
+/**
+ * Whether files may be public (their default link working): not while a link bound applies that a
+ * default link, with no password, cap or expiry of its own, cannot keep. Then only made links share.
+ */
+export const defaultLinksAllowed = (policy: Policy): boolean => BARS.every((rule) => policy[rule] === null);
 
 /** A password field under passwordMinLength (and, for links, linkRequirePassword). */
 export function boundPassword(input: HTMLInputElement, label: HTMLElement, policy: Policy, required: boolean): void {

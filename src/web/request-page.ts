@@ -5,7 +5,7 @@
 import { Upload } from 'tus-js-client';
 import { toBase64 } from '../lib/encoding.ts';
 import { byId, h } from './dom.ts';
-import { formatBytes, formatDate } from './format.ts';
+import { formatBytes, formatDate, formatExactBytes } from './format.ts';
 import { uploadItem } from './upload-item.ts';
 
 type Info = {
@@ -25,6 +25,8 @@ const root = byId('request');
 const TUS_FROM = Number(root.dataset.tusFrom);
 const TUS_CHUNK = Number(root.dataset.tusChunk);
 const infoUrl = root.dataset.infoUrl ?? '';
+/** The one size this link takes (an upload URL an agent made for a file it knows), if it has one. */
+const EXACT = root.dataset.exactBytes === undefined ? null : Number(root.dataset.exactBytes);
 
 let password: string | undefined;
 let info: Info | undefined;
@@ -74,7 +76,9 @@ function showInfo(request: Info): void {
   message.hidden = !request.message;
   const limits = byId('request-limits');
   const items = [
-    `Up to ${request.maxFiles} file${request.maxFiles === 1 ? '' : 's'}, each at most ${formatBytes(request.maxFileSize)}`,
+    EXACT === null
+      ? `Up to ${request.maxFiles} file${request.maxFiles === 1 ? '' : 's'}, each at most ${formatBytes(request.maxFileSize)}`
+      : `${request.maxFiles === 1 ? 'One file' : `Up to ${request.maxFiles} files`}, each of exactly ${formatExactBytes(EXACT)}`,
     request.maxBytes === null ? '' : `At most ${formatBytes(request.maxBytes)} in all`,
     // The server's whole list is long: named only when the request narrows it.
     request.allowedTypes.length <= 8
@@ -87,6 +91,9 @@ function showInfo(request: Info): void {
 
 /** Why a file cannot go, checked before any byte is sent; undefined when it may. */
 function refusal(file: File, request: Info): string | undefined {
+  if (EXACT !== null && file.size !== EXACT) {
+    return `This link takes a file of exactly ${formatExactBytes(EXACT)}; this one has ${formatExactBytes(file.size)}.`;
+  }
   if (file.size > request.maxFileSize) return `Too large: at most ${formatBytes(request.maxFileSize)} per file.`;
   if (sentFiles >= request.maxFiles) return `This link takes at most ${request.maxFiles} files.`;
   if (request.maxBytes !== null && sentBytes + file.size > request.maxBytes) {

@@ -4,7 +4,7 @@ import type { EdgeshareClient, FileRequest, Policy } from '../client/edgeshare.t
 import { DEFAULT_REQUEST_EXPIRY_SECONDS } from '../lib/web-settings.ts';
 import { button, byId, copyText, h, labelOf } from './dom.ts';
 import { formatBytes, formatDate } from './format.ts';
-import { boundPassword, expiryChoices, fillExpirySelect } from './policy-choices.ts';
+import { boundPassword, defaultLinksAllowed, expiryChoices, fillExpirySelect } from './policy-choices.ts';
 
 type Hooks = {
   client: () => EdgeshareClient | null;
@@ -50,6 +50,8 @@ export function createRequestsView(hooks: Hooks) {
     const choices = expiryChoices(policy.requestMaxExpirySeconds);
     fillExpirySelect(expiry, choices, { chosen: DEFAULT_REQUEST_EXPIRY_SECONDS, prefix: '' });
     boundPassword(byId('request-password'), labelOf('request-password'), policy, false);
+    // Received files are private while a link bound bars default links: no public choice then.
+    byId('request-public-choice').hidden = !defaultLinksAllowed(policy);
     const bytes = policy.requestMaxBytes;
     maxMiB.required = bytes !== null;
     if (bytes === null) {
@@ -193,7 +195,7 @@ export function createRequestsView(hooks: Hooks) {
         maxBytes,
         expiresIn: Number(expiry.value),
         password: value('request-password') || undefined,
-        isPublic: byId<HTMLInputElement>('request-public').checked,
+        isPublic: defaultLinksAllowed(hooks.policy()) && byId<HTMLInputElement>('request-public').checked,
       });
       form.reset();
       hooks.announce(`File request made: ${made.url}`);

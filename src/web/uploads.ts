@@ -6,7 +6,8 @@ import { button, copyText, h } from './dom.ts';
 import { describeError, formatBytes, isUnauthorized } from './format.ts';
 import { uploadItem as listItem } from './upload-item.ts';
 
-export type UploadSettings = { isPublic: boolean; expiresIn: number | undefined };
+/** `defaultLinks`: whether the policy lets files be public (else only made links share them). */
+export type UploadSettings = { isPublic: boolean; expiresIn: number | undefined; defaultLinks: boolean };
 
 type Hooks = {
   client: () => EdgeshareClient | null;
@@ -83,15 +84,20 @@ function uploadItem(file: File, hooks: Hooks): Job {
     if (!client) return finish('error', 'No API key: paste one above, then add the file again.');
     item.dataset.state = 'uploading';
     status.textContent = 'Starting…';
-    const { isPublic, expiresIn } = hooks.settings();
+    const { isPublic, expiresIn, defaultLinks } = hooks.settings();
     const options = { filename: name, isPublic, expiresIn, onProgress: show, signal: controller.signal };
     try {
       const record = resumable
         ? await client.uploadResumable(file, { ...options, chunkSize: TUS_CHUNK_BYTES })
         : await client.upload(file, options);
       show(file.size, file.size);
-      finish('done', isPublic ? 'Uploaded.' : 'Uploaded, private: the share link works once you make it public.');
-      result.append(shareLink(name, record.shareUrl));
+      if (!defaultLinks) {
+        // Its default link cannot work under the policy: no dead link is shown.
+        finish('done', 'Uploaded, private: share it with a link you make (Links, in Your files).');
+      } else {
+        finish('done', isPublic ? 'Uploaded.' : 'Uploaded, private: the share link works once you make it public.');
+        result.append(shareLink(name, record.shareUrl));
+      }
       hooks.onUploaded();
     } catch (error) {
       const cancelled = controller.signal.aborted;

@@ -1,10 +1,12 @@
 // The events queue's consumer: fans new events out to the account's webhooks, and sends each
 // delivery (signed), retrying failures with growing delays; the dead-letter queue's consumer
-// marks deliveries whose retries ran out as failed.
+// marks deliveries whose retries ran out as failed. The operator's events (OPERATOR_WEBHOOK_URL)
+// go the same way to the operator's one receiver, signed with its secret.
 
 import { sendInBatches } from '../events/emit';
-import type { EventsMessage, QueuedEvent } from '../events/types';
+import type { EventsMessage, OperatorEvent, QueuedEvent } from '../events/types';
 import { randomBase64Url } from '../lib/crypto';
+import type { TargetRules } from '../lib/public-address';
 import { log } from '../log';
 import {
   findDeliveryJob,
@@ -24,7 +26,15 @@ import { signatureHeaders } from './signature';
 /** The dead-letter queue's name ends so (wrangler.toml: edgeshare-events-dlq). */
 export const DEAD_LETTER_SUFFIX = '-dlq';
 
-export type ConsumerDeps = { db: D1Database; queue: Queue<EventsMessage>; now?: () => number };
+export type ConsumerDeps = {
+  db: D1Database;
+  queue: Queue<EventsMessage>;
+  /** The address rule's settings (ALLOW_LOOPBACK_TARGETS), from the configuration. */
+  targets: TargetRules;
+  now?: () => number;
+  /** The operator's receiver and its whsec_ secret (OPERATOR_WEBHOOK_URL/SECRET); none: its events are dropped. */
+  operator?: { url: string; secret: string };
+};
 
 export async function consumeEvents(batch: MessageBatch<EventsMessage>, deps: ConsumerDeps): Promise<void> {
   if (batch.queue.endsWith(DEAD_LETTER_SUFFIX)) return consumeDeadLetters(batch, deps);
@@ -38,6 +48,8 @@ export async function consumeEvents(batch: MessageBatch<EventsMessage>, deps: Co
           message.ack();
         } else if (body.kind === 'delivery') {
           await deliver(deps, message as Message<Extract<EventsMessage, { kind: 'delivery' }>>);
+        } else if (body.kind === 'operator') {
+          await deliverToOperator(deps, message, body.event);
         } else {
           message.ack();
         }
@@ -121,7 +133,7 @@ async function deliver(deps: ConsumerDeps, message: Message<{ kind: 'delivery'; 
   }
   const now = deps.now?.() ?? Date.now();
   const headers = await signatureHeaders(job.secret, job.id, job.payload, now);
-  const result = await postWebhook(job.url, headers, job.payload);
+  const result = await postWebhook(job.url, headers, job.payload, deps.targets);
   const retried = !result.ok && !result.final;
   const delay = retryDelaySeconds(message.attempts);
   await recordAttempt(
@@ -153,12 +165,45 @@ async function deliver(deps: ConsumerDeps, message: Message<{ kind: 'delivery'; 
   message.ack();
 }
 
+/**
+ * One signed POST of an operator's event, as an account's delivery is sent (the event's id is
+ * the webhook-id on every attempt): delivered, acked; refused by the address rule, logged and
+ * acked; anything else retried after the schedule's delay. No row records it: the operator reads
+ * their receiver, and this Worker's log.
+ */
+async function deliverToOperator(deps: ConsumerDeps, message: Message<EventsMessage>, event: OperatorEvent) {
+  if (!deps.operator) {
+    log('info', 'operator event dropped: OPERATOR_WEBHOOK_URL is not set', { type: event.type });
+    message.ack();
+    return;
+  }
+  const payload = JSON.stringify({ type: event.type, timestamp: event.timestamp, data: event.data });
+  const headers = await signatureHeaders(deps.operator.secret, event.id, payload, deps.now?.() ?? Date.now());
+  const result = await postWebhook(deps.operator.url, headers, payload, deps.targets);
+  const facts = { eventId: event.id, type: event.type, attempt: message.attempts, status: result.statusCode };
+  if (result.ok) {
+    message.ack();
+    return;
+  }
+  if (result.final) {
+    log('error', 'operator event refused by the address rule, dropped', { ...facts, error: result.error });
+    message.ack();
+    return;
+  }
+  const delay = retryDelaySeconds(message.attempts);
+  log('info', 'operator event delivery failed, retried', { ...facts, error: result.cause ?? result.error, delay });
+  message.retry({ delaySeconds: delay });
+}
+
 /** Deliveries whose retries ran out: failed for good (a resend starts them again). */
 async function consumeDeadLetters(batch: MessageBatch<EventsMessage>, deps: ConsumerDeps): Promise<void> {
   const ids = batch.messages.flatMap((message) => (message.body.kind === 'delivery' ? [message.body.deliveryId] : []));
   for (const message of batch.messages) {
     if (message.body.kind === 'events') {
       log('error', 'events never fanned out', { count: message.body.events.length, messageId: message.id });
+    }
+    if (message.body.kind === 'operator') {
+      log('error', 'operator event never delivered', { eventId: message.body.event.id, type: message.body.event.type });
     }
   }
   await markFailed(deps.db, ids, isoNow(deps.now?.()));

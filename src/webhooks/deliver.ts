@@ -1,5 +1,6 @@
 // One POST to a receiver, with the safety rules: the address rule again, no redirects, a short
 // timeout, a bounded read, and no answer reading the same however it came about.
+import type { TargetRules } from '../lib/public-address';
 import { checkWebhookUrl } from './url';
 
 /** A receiver has this long to answer (headers and the first KiB of its body). */
@@ -22,9 +23,14 @@ export type AttemptResult = {
   final?: boolean;
 };
 
-export async function postWebhook(url: string, headers: Record<string, string>, body: string): Promise<AttemptResult> {
-  // Rows stored before the rule (or by hand) are checked as sent, control characters included.
-  const checked = checkWebhookUrl(url);
+export async function postWebhook(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  rules: TargetRules,
+): Promise<AttemptResult> {
+  // Rows stored before the rule (or by hand, or while loopback was allowed) are checked as sent.
+  const checked = checkWebhookUrl(url, rules);
   if ('problem' in checked) {
     return { ok: false, statusCode: null, error: `refused: url ${checked.problem}`, final: true };
   }
@@ -40,10 +46,10 @@ export async function postWebhook(url: string, headers: Record<string, string>, 
       signal,
     });
   } catch {
-    // A closed port fails at once, a filtered one at the timeout: waiting out the timeout makes the
-    // record (its error and its times) the same for both, so webhooks cannot be used to scan ports.
+    // A refused connection ends the attempt at once (the next waits for the schedule). The record
+    // reads the same however it failed; ports are no scan target: a receiver other than loopback
+    // (development) has the default port of https.
     const cause = signal.aborted ? 'timed out' : 'could not connect';
-    await aborted(signal);
     return { ok: false, statusCode: null, error: NO_RESPONSE, cause };
   }
   await drain(response);
@@ -51,11 +57,6 @@ export async function postWebhook(url: string, headers: Record<string, string>, 
   if (ok) return { ok, statusCode: response.status };
   const error = response.status >= 300 && response.status < 400 ? 'redirect not followed' : `HTTP ${response.status}`;
   return { ok, statusCode: response.status, error };
-}
-
-function aborted(signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
 }
 
 /** Reads at most the first KiB (frees the connection), then cancels the rest. */

@@ -29,6 +29,7 @@ import {
   removeWebhook,
   resendDelivery,
 } from './service';
+import { targetRules } from './url';
 
 const notFound = (...codes: ErrorCode[]) =>
   errorResponse(404, `${codes.join(' or ')}: unknown id, another account’s id, malformed id`, codes);
@@ -63,7 +64,7 @@ export function addWebhookRoutes(router: OpenAPIHono<AppEnv>) {
     },
   });
   router.openapi(create, async (c) => {
-    const data = await createWebhook(c.env.DB, accountId(c), c.req.valid('json'));
+    const data = await createWebhook(c.env.DB, accountId(c), c.req.valid('json'), targetRules(c.get('config')));
     return c.json({ success: true as const, data }, 201);
   });
 
@@ -116,7 +117,8 @@ export function addWebhookRoutes(router: OpenAPIHono<AppEnv>) {
     },
   });
   router.openapi(update, async (c) => {
-    const data = await changeWebhook(c.env.DB, accountId(c), c.req.valid('param').id, c.req.valid('json'));
+    const { id } = c.req.valid('param');
+    const data = await changeWebhook(c.env.DB, accountId(c), id, c.req.valid('json'), targetRules(c.get('config')));
     return c.json({ success: true as const, data }, 200);
   });
 

@@ -11,12 +11,16 @@ const url = z
     format: 'uri',
     example: 'https://example.com/hooks/edgeshare',
     description:
-      'Where deliveries are POSTed: https (plain http only for 127.0.0.0/8, [::1] and localhost), never to a ' +
-      'private, link-local, carrier-grade-NAT or cloud-metadata address; no credentials, control characters or ' +
-      'whitespace. Stored and answered as parsed (`new URL(url).href`).',
+      'Where deliveries are POSTed: https on its default port, never to a private, link-local, ' +
+      'carrier-grade-NAT or cloud-metadata address, a local name (localhost, .local, .internal, a single label ' +
+      'such as metadata) or a name that embeds such an address (10.0.0.1.nip.io); plain http, and any port, ' +
+      'only for a loopback address (127.0.0.0/8, [::1]) where the service allows it (development: ' +
+      'ALLOW_LOOPBACK_TARGETS). No credentials, control characters or whitespace. Stored and answered as ' +
+      'parsed (`new URL(url).href`).',
   })
   .transform((value, ctx) => {
-    const checked = checkWebhookUrl(value);
+    // The shape of a receiver URL; whether loopback may be named is the service's (its configuration).
+    const checked = checkWebhookUrl(value, { allowLoopback: true });
     if ('href' in checked) return checked.href;
     ctx.addIssue({ code: 'custom', message: checked.problem });
     return z.NEVER;

@@ -1,7 +1,8 @@
 // The webhook service: an account's endpoints and their deliveries. Rules here, SQL in storage/.
-import { ApiError } from '../errors';
+import { ApiError, validationError } from '../errors';
 import type { EventsMessage } from '../events/types';
 import { randomBase64Url } from '../lib/crypto';
+import type { TargetRules } from '../lib/public-address';
 import {
   countWebhooks,
   deleteWebhook,
@@ -16,6 +17,7 @@ import {
 import { isoNow } from '../time';
 import { deliveryRecord, webhookRecord } from './records';
 import { newWebhookSecret } from './signature';
+import { checkWebhookUrl } from './url';
 
 /** An account's webhooks are few: each event costs a delivery per webhook. */
 export const MAX_WEBHOOKS_PER_ACCOUNT = 20;
@@ -27,8 +29,19 @@ const webhookNotFound = () => new ApiError('WEBHOOK_NOT_FOUND');
 
 export type WebhookInput = { url: string; events: string[] };
 
+/**
+ * A URL the request's schema took (which allows loopback: it knows no configuration) judged by
+ * the service's rules: a loopback address only where ALLOW_LOOPBACK_TARGETS is on (400 otherwise).
+ */
+function checkTarget(url: string | undefined, rules: TargetRules): void {
+  if (url === undefined) return;
+  const checked = checkWebhookUrl(url, rules);
+  if ('problem' in checked) throw validationError('url', checked.problem);
+}
+
 /** Creates a webhook; the answer is the only place its secret ever appears. */
-export async function createWebhook(db: D1Database, accountId: string, input: WebhookInput) {
+export async function createWebhook(db: D1Database, accountId: string, input: WebhookInput, rules: TargetRules) {
+  checkTarget(input.url, rules);
   if ((await countWebhooks(db, accountId)) >= MAX_WEBHOOKS_PER_ACCOUNT) {
     throw new ApiError('VALIDATION_ERROR', `At most ${MAX_WEBHOOKS_PER_ACCOUNT} webhooks per account`, {
       details: [{ field: 'url', message: `the account has ${MAX_WEBHOOKS_PER_ACCOUNT} webhooks already` }],
@@ -60,8 +73,15 @@ export async function getWebhook(db: D1Database, accountId: string, id: string):
   return row;
 }
 
-export async function changeWebhook(db: D1Database, accountId: string, id: string, input: Partial<WebhookInput>) {
+export async function changeWebhook(
+  db: D1Database,
+  accountId: string,
+  id: string,
+  input: Partial<WebhookInput>,
+  rules: TargetRules,
+) {
   if (!WEBHOOK_ID.test(id)) throw webhookNotFound();
+  checkTarget(input.url, rules);
   const row = await updateWebhook(
     db,
     id,

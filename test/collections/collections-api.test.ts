@@ -45,7 +45,9 @@ describe('POST /api/v2/collections', () => {
     expect(Object.keys(made).sort()).toEqual(COLLECTION_FIELDS);
     expect(made).toMatchObject({ name: 'Q3 report', note: 'for Ana', fileCount: 0, bytes: 0 });
     expect(made.id).toMatch(/^col_[A-Za-z0-9_-]{22}$/);
-    expect(made.archiveUrl).toBe(`http://edgeshare.test/api/v2/collections/${made.id}/archive`);
+    expect(made.archiveUrl).toMatch(
+      new RegExp(`^http://edgeshare\\.test/api/v2/collections/${made.id}/archive\\?v=[0-9a-f]{64}$`),
+    );
     expect(made.createdAt).toMatch(ISO_MS);
     expect(made.updatedAt).toBe(made.createdAt);
   });
@@ -63,7 +65,7 @@ describe('POST /api/v2/collections', () => {
   it('uses PUBLIC_BASE_URL for archiveUrl when set', async () => {
     const { auth } = await account();
     const made = await makeCollection(auth, { name: 'x' }, { PUBLIC_BASE_URL: 'https://api.example' });
-    expect(made.archiveUrl).toBe(`https://api.example/api/v2/collections/${made.id}/archive`);
+    expect(made.archiveUrl.startsWith(`https://api.example/api/v2/collections/${made.id}/archive?v=`)).toBe(true);
   });
 
   it('counts a name in characters: 200 emoji are fine, 201 are not', async () => {

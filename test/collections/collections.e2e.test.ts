@@ -1,10 +1,11 @@
 // Collections end to end under a real `wrangler dev`: archives downloaded over HTTP open in
 // Python's zipfile and pass `unzip -t` with byte-exact members (with every CRC-32 known, and in
 // data-descriptor mode while one is not); `curl -C -` resumes a broken download to the same
-// SHA-256; and the CLI makes, fills, lists, links and saves a collection (resuming a .part file).
+// SHA-256; a resume at a versioned URL of an archive that changed meanwhile fails, leaving the
+// part alone; and the CLI makes, fills, lists, links and saves a collection (resuming a .part file).
 import { execFile, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -99,6 +100,13 @@ function expectOpens(path: string, members: { name: string; bytes: Uint8Array }[
   expect(unzip.stdout).toContain('No errors detected');
 }
 
+/** True, saying so, where there is no curl binary (the test that asks is then skipped). */
+function curlMissing(test: string): boolean {
+  if (!spawnSync('curl', ['--version']).error) return false;
+  console.warn(`!! curl not found: ${test} is skipped`);
+  return true;
+}
+
 async function save(response: Response, name: string): Promise<{ path: string; bytes: Uint8Array }> {
   const bytes = new Uint8Array(await response.arrayBuffer());
   const path = join(work, name);
@@ -143,11 +151,7 @@ describe('a collection’s ZIP over HTTP', () => {
   });
 
   it('resumes with curl -C - to the unbroken archive’s SHA-256', async () => {
-    const curl = spawnSync('curl', ['--version']);
-    if (curl.error) {
-      console.warn('!! curl not found: the resume test is skipped');
-      return;
-    }
+    if (curlMissing('the resume test')) return;
     const files = await uploadAll([
       { name: 'a.bin', bytes: bytesOf(4, 200_000) },
       { name: 'b.bin', bytes: bytesOf(5, 150_000) },
@@ -170,6 +174,82 @@ describe('a collection’s ZIP over HTTP', () => {
       { name: 'a.bin', bytes: files[0]?.bytes ?? new Uint8Array() },
       { name: 'b.bin', bytes: files[1]?.bytes ?? new Uint8Array() },
     ]);
+  });
+});
+
+describe('a resume of an archive that changed meanwhile', () => {
+  it('fails with curl -f -C - at a versioned URL, the part file untouched; the new URL gives a valid archive', async () => {
+    if (curlMissing('the changed-archive resume test')) return;
+    const files = await uploadAll([
+      { name: 'kept.bin', bytes: bytesOf(9, 180_000) },
+      { name: 'removed.bin', bytes: bytesOf(10, 120_000) },
+      { name: 'also kept.bin', bytes: bytesOf(11, 90_000) },
+    ]);
+    setCrcs(files, () => true);
+    const [kept, removed, alsoKept] = files as [Stored, Stored, Stored];
+    const collection = await client.createCollection({ name: 'Changes', fileIds: files.map((file) => file.id) });
+    const link = await client.createCollectionLink(collection.id);
+    // The URL a visitor is handed: the share page's "Download all".
+    const page = await (await fetch(link.url, { headers: { Accept: 'text/html' } })).text();
+    const href = /<a class="button download-all" href="([^"]+)"/.exec(page)?.[1] ?? '';
+    expect(href).toMatch(/\/archive\.zip\?v=[0-9a-f]{64}$/);
+    const visitorUrl = new URL(href, link.url).href;
+    const auth = ['-H', `Authorization: Bearer ${key}`];
+
+    // Both downloads broken off half way (the owner's archiveUrl, the visitor's URL).
+    const parts: { path: string; url: string; headers: string[]; bytes: Buffer }[] = [];
+    for (const [name, url, headers] of [
+      ['owner.zip', collection.archiveUrl, auth],
+      ['visitor.zip', visitorUrl, []],
+    ] as const) {
+      const path = join(work, name);
+      expect(spawnSync('curl', ['-sSf', ...headers, '-o', path, url]).status).toBe(0);
+      truncateSync(path, Math.floor(readFileSync(path).length / 2));
+      parts.push({ path, url, headers: [...headers], bytes: readFileSync(path) });
+    }
+
+    const changed = await client.removeFromCollection(collection.id, removed.id);
+    expect(changed.archiveUrl).not.toBe(collection.archiveUrl);
+
+    // The documented resume: curl -f -C - -o <part> <url>. It fails (412) and writes nothing.
+    for (const part of parts) {
+      const resumed = spawnSync('curl', ['-sS', '-f', '-C', '-', ...part.headers, '-o', part.path, part.url], {
+        encoding: 'utf8',
+      });
+      expect(resumed.status, resumed.stderr).toBe(22);
+      expect(resumed.stderr).toContain('412');
+      expect(readFileSync(part.path).equals(part.bytes)).toBe(true);
+    }
+    // The 412 names the current URL; from zero, it is a valid archive of the members left.
+    const refused = await fetch(visitorUrl);
+    expect(refused.status).toBe(412);
+    const current = ((await refused.json()) as { details: { url: string }[] }).details[0]?.url ?? '';
+    for (const [name, url, headers] of [
+      ['owner-new.zip', changed.archiveUrl, auth],
+      ['visitor-new.zip', current, []],
+    ] as const) {
+      const path = join(work, name);
+      const fresh = spawnSync('curl', ['-sS', '-f', ...headers, '-o', path, url], { encoding: 'utf8' });
+      expect(fresh.status, fresh.stderr).toBe(0);
+      expectOpens(path, [
+        { name: 'kept.bin', bytes: kept.bytes },
+        { name: 'also kept.bin', bytes: alsoKept.bytes },
+      ]);
+    }
+
+    // The If-Range way, at a URL without v: the ETag no longer matches, so the server answers the
+    // whole new archive (200) and curl refuses to append it to the old part (exit 33).
+    const plain = join(work, 'plain.zip');
+    writeFileSync(plain, parts[0]?.bytes ?? new Uint8Array());
+    const unversioned = collection.archiveUrl.replace(/\?v=.*$/, '');
+    const oldEtag = `"${new URL(collection.archiveUrl).searchParams.get('v')}"`;
+    const withIfRange = spawnSync(
+      'curl',
+      ['-sS', '-f', '-C', '-', '-H', `If-Range: ${oldEtag}`, ...auth, '-o', plain, unversioned],
+      { encoding: 'utf8' },
+    );
+    expect(withIfRange.status, withIfRange.stderr).toBe(33);
+    expect(readFileSync(plain).equals(parts[0]?.bytes ?? Buffer.alloc(0))).toBe(true);
   });
 });
 
@@ -224,6 +304,20 @@ describe('npm run cli -- collections', () => {
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(JSON.parse(resumed.stdout)).toMatchObject({ resumedFrom: 40_000, size: whole.length });
     expect(sha256(readFileSync(join(work, 'again.zip')))).toBe(sha256(whole));
+
+    // One run at a time appends to PATH.part: while a live process holds the lock, another run
+    // exits 1 at once and touches nothing; a lock left by a process that is gone is taken over.
+    writeFileSync(join(work, 'locked.zip.part.lock'), String(process.pid));
+    const second = await cli(['collections', 'archive', id, '-o', 'locked.zip']);
+    expect(second.code).toBe(1);
+    expect(second.stderr).toContain('another run is saving it');
+    expect(existsSync(join(work, 'locked.zip'))).toBe(false);
+    expect(existsSync(join(work, 'locked.zip.part'))).toBe(false);
+    writeFileSync(join(work, 'locked.zip.part.lock'), '2147483646');
+    const taken = await cli(['collections', 'archive', id, '-o', 'locked.zip']);
+    expect(taken.code, taken.stderr).toBe(0);
+    expect(sha256(readFileSync(join(work, 'locked.zip')))).toBe(sha256(whole));
+    expect(existsSync(join(work, 'locked.zip.part.lock'))).toBe(false);
 
     const missing = await cli(['collections', 'archive', `col_${'A'.repeat(22)}`]);
     expect(missing.code).toBe(1);

@@ -3,7 +3,7 @@
 // share_links is rebuilt (file_id nullable, collection_id added) with every row kept as it was,
 // its indexes and its trigger made again; every file and link stays listed, downloadable and
 // working, and collections work beside them.
-import { env } from 'cloudflare:test';
+import { applyD1Migrations, env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { hashPassword } from '../../src/visitors/password';
 import { basic, type LinkRecord, pathOf } from '../helpers/links';
@@ -34,6 +34,9 @@ const tokenOf = (index: number) => `token${index}`.padEnd(43, 'T');
 describe('migration 0013_collections', () => {
   it('keeps every file and share link listed, downloadable and working, and adds collections', async () => {
     await schemaBefore('0013');
+    // Today's code reads every file's standing and every account's suspension (0016, which touches
+    // nothing 0013 does): that joins the old schema first, so the files below can be uploaded.
+    await applyD1Migrations(env.DB, migration('0016'));
     const key = await createKey('before 0013');
     const files: { id: string; content: string }[] = [];
     for (const n of [0, 1, 2]) {
@@ -87,6 +90,8 @@ describe('migration 0013_collections', () => {
     // Every row as it was; links gain collection_id NULL.
     expect(await snapshot('files')).toEqual(filesBefore);
     expect(await snapshot('share_links')).toEqual(linksBefore.map((row) => ({ ...row, collection_id: null })));
+    // Today's code also reads files' end-to-end columns (0017, which needs 0013's tables): after it.
+    await applyD1Migrations(env.DB, migration('0017'));
     const schema = await env.DB.prepare(
       "SELECT type, name FROM sqlite_master WHERE tbl_name IN ('share_links', 'files', 'collections', 'collection_files') AND type IN ('index', 'trigger') AND name NOT LIKE 'sqlite_%'",
     ).all<{ type: string; name: string }>();

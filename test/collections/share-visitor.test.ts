@@ -11,11 +11,13 @@ import { expectWellFormedPage, parseElements } from '../helpers/pages';
 import { PNG_1X1 } from '../helpers/upload';
 import { createWebhook, interceptReceivers, ofType, payloadOf, receiver, settle, waitFor } from '../helpers/webhooks';
 import { call } from '../helpers/worker';
-import { account, archive, bytesOf, json, makeCollection, sha256Hex, uploadFile } from './collection-helpers';
+import { account, addFiles, archive, bytesOf, json, makeCollection, sha256Hex, uploadFile } from './collection-helpers';
 
 const PASSWORD = 'correct horse battery staple';
 const HTML = { Accept: 'text/html' };
 const UNKNOWN_TOKEN = `/share/${'Q'.repeat(43)}`;
+/** What real clients send: the answers must not change for it (downloads are never compressed). */
+const CLIENT = { 'Accept-Encoding': 'gzip, br' };
 
 const letters = (size: number, from = 0) =>
   Array.from({ length: size }, (_, index) => String.fromCharCode(97 + ((index + from) % 26))).join('');
@@ -67,8 +69,12 @@ describe('a collection link’s page', () => {
     for (const file of Object.values(files)) expect(page).toContain(`href="${path}/files/${file.id}" download`);
     expect(page).toContain(`<img src="${path}/files/${files.image.id}/view"`);
     expect(page).toContain(`<pre tabindex="0" aria-label="Contents of notes.txt">${letters(300)}</pre>`);
-    const zipLength = (await bytesOf(await archive(auth, made.id))).byteLength;
-    expect(page).toContain(`href="${path}/archive.zip" download>Download all (ZIP, ${formatBytes(zipLength)})`);
+    const zip = await archive(auth, made.id);
+    const version = (zip.headers.get('etag') ?? '').slice(1, -1);
+    const zipLength = (await bytesOf(zip)).byteLength;
+    expect(page).toContain(
+      `href="${path}/archive.zip?v=${version}" download>Download all (ZIP, ${formatBytes(zipLength)})`,
+    );
     expect(page).toContain('3 files');
     // The image preview loads from the member's view route, inline.
     const view = await call(`${path}/files/${files.image.id}/view`);
@@ -202,14 +208,16 @@ describe('a collection link’s ZIP and members', () => {
     expect((await call(`${filePath}/download`)).status).toBe(200);
   });
 
-  it('counts downloads of the ZIP and of members from byte 0, never HEAD, 304 or later ranges', async () => {
+  it('counts whole downloads of the ZIP and of members (200, 206 to the end), never HEAD, 304 or partial ranges', async () => {
     const { path, files, auth, link } = await shared();
     const zip = await call(`${path}/archive.zip`);
     const etag = zip.headers.get('etag') ?? '';
     await bytesOf(zip);
-    await bytesOf(await call(`${path}/download`, { headers: { Range: 'bytes=0-9' } }));
+    await bytesOf(await call(`${path}/download`, { headers: { Range: 'bytes=0-' } }));
     await bytesOf(await call(`${path}/files/${files.text.id}`));
     for (const init of [
+      { headers: { Range: 'bytes=0-9' } },
+      { headers: { Range: 'bytes=0-0' } },
       { headers: { Range: 'bytes=10-19' } },
       { headers: { 'If-None-Match': etag } },
       { method: 'HEAD' },
@@ -283,6 +291,48 @@ describe('a password-protected collection link', () => {
   });
 });
 
+describe('a password-protected collection link’s page', () => {
+  const from = () => ({ 'CF-Connecting-IP': `203.0.113.${Math.floor(Math.random() * 250) + 1}` });
+
+  it('says “collection” on its password form, and names nothing of it', async () => {
+    const { path } = await shared({ password: PASSWORD });
+    const response = await call(path, { headers: { ...HTML, ...from() } });
+    expect(response.status).toBe(200);
+    const page = await response.text();
+    expect(page).toContain('<h1>This collection is protected by a password</h1>');
+    expect(page).toContain('<title>A shared collection · edgeshare</title>');
+    expect(page).toContain('<meta property="og:title" content="A shared collection">');
+    expect(page).not.toMatch(/\bfile is protected|A shared file\b/);
+    expect(page).not.toContain('Holiday');
+  });
+
+  it('answers the page itself, with every member, to the right HTTP Basic password', async () => {
+    const { path, files } = await shared({ password: PASSWORD });
+    const response = await call(path, { headers: { ...HTML, ...basic(PASSWORD), ...from() } });
+    expect(response.status).toBe(200);
+    const page = await response.text();
+    expect(page).toContain('<h1>Holiday &lt;2026&gt;</h1>');
+    expect(page).toContain('Summer &amp; sea');
+    for (const name of ['notes.txt', 'beach.png', 'data.bin']) expect(page).toContain(name);
+    for (const file of Object.values(files)) expect(page).toContain(`href="${path}/files/${file.id}" download`);
+    expect(page).toMatch(new RegExp(`href="${path}/archive\\.zip\\?v=[A-Za-z0-9_.-]+" download>Download all \\(ZIP,`));
+    expect(page).not.toContain('type="password"');
+  });
+
+  it('answers a wrong HTTP Basic password with its form saying so (401), nothing of the collection shown', async () => {
+    const { path, files } = await shared({ password: PASSWORD });
+    const response = await call(path, { headers: { ...HTML, ...basic('wrong'), ...from() } });
+    expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).toBeNull();
+    const page = await response.text();
+    expect(page).toContain('This collection is protected by a password');
+    expect(page).toContain('That password is not right.');
+    for (const secret of ['Holiday', 'notes.txt', 'beach.png', files.text.id, 'archive.zip']) {
+      expect(page).not.toContain(secret);
+    }
+  });
+});
+
 describe('a collection link’s cap: N × the archive’s length', () => {
   async function zipLength(path: string) {
     const head = await call(`${path}/archive.zip`, { method: 'HEAD' });
@@ -308,7 +358,7 @@ describe('a collection link’s cap: N × the archive’s length', () => {
         expect((await call(url, { headers })).status, `${url} ${JSON.stringify(headers)}`).toBe(404);
       }
     }
-    expect(await readLink(auth, link.id)).toMatchObject({ downloadCount: 1, status: 'exhausted' });
+    expect(await readLink(auth, link.id)).toMatchObject({ downloadCount: 1, status: 'exhausted', remainingBytes: 0 });
   });
 
   it('counts members, previews and ranges against the same budget', async () => {
@@ -326,7 +376,56 @@ describe('a collection link’s cap: N × the archive’s length', () => {
     expect(rest.status).toBe(206);
     expect((await bytesOf(rest)).byteLength).toBe(left);
     expect((await call(`${path}/archive.zip`, { headers: { Range: 'bytes=0-0' } })).status).toBe(404);
-    expect(await readLink(auth, link.id)).toMatchObject({ downloadCount: 2, status: 'exhausted' });
+    // The member was a whole download; the range short of the archive's end was not.
+    expect(await readLink(auth, link.id)).toMatchObject({ downloadCount: 1, status: 'exhausted', remainingBytes: 0 });
+  });
+
+  it('shows remainingBytes: N × the archive’s length on a fresh link, in every answer; null uncapped', async () => {
+    const { path, auth, made, link } = await shared({ maxDownloads: 3 });
+    const length = await zipLength(path);
+    expect(link).toMatchObject({ remainingBytes: 3 * length, status: 'active' });
+    const open = await collectionLink(auth, made.id);
+    expect(open.remainingBytes).toBeNull();
+    expect((await readLink(auth, link.id)).remainingBytes).toBe(3 * length);
+    const listed = await call(`/api/v2/collections/${made.id}/links`, { headers: auth });
+    const links = ((await listed.json()) as { data: { links: LinkRecord[] } }).data.links;
+    expect(Object.fromEntries(links.map((one) => [one.id, one.remainingBytes]))).toEqual({
+      [link.id]: 3 * length,
+      [open.id]: null,
+    });
+    // Ranges short of the end spend the budget without counting a download.
+    for (let i = 0; i < 3; i++) {
+      await bytesOf(await call(`${path}/archive.zip`, { headers: { ...CLIENT, Range: 'bytes=0-0' } }));
+    }
+    expect(await readLink(auth, link.id)).toMatchObject({ downloadCount: 0, remainingBytes: 3 * length - 3 });
+  });
+
+  it('measures the budget by the archive as it is now: a shrunk archive can exhaust a link, a grown one reopens it', async () => {
+    const { path, files, auth, made, link } = await shared({ maxDownloads: 1 });
+    const length = await zipLength(path);
+    const spent = (await bytesOf(await call(`${path}/files/${files.data.id}`, { headers: CLIENT }))).byteLength;
+    expect(await readLink(auth, link.id)).toMatchObject({ status: 'active', remainingBytes: length - spent });
+    // The big member leaves: the archive is now shorter than what the link has served.
+    const removed = await call(`/api/v2/collections/${made.id}/files/${files.data.id}`, {
+      method: 'DELETE',
+      headers: auth,
+    });
+    expect(removed.status).toBe(200);
+    const shrunk = Number((await archive(auth, made.id, {}, 'HEAD')).headers.get('content-length'));
+    expect(shrunk).toBeLessThan(spent);
+    expect(await readLink(auth, link.id)).toMatchObject({ status: 'exhausted', remainingBytes: 0 });
+    expect((await call(path, { headers: HTML })).status).toBe(404);
+    expect((await call(`${path}/archive.zip`, { headers: { ...CLIENT, Range: 'bytes=0-0' } })).status).toBe(404);
+    // A bigger file joins: the budget passes what was served again, and the link opens.
+    const big = await uploadFile(auth, 'big.bin', letters(5000), { type: 'application/octet-stream' });
+    expect((await addFiles(auth, made.id, [big.id])).status).toBe(200);
+    const grown = Number((await archive(auth, made.id, {}, 'HEAD')).headers.get('content-length'));
+    expect(await readLink(auth, link.id)).toMatchObject({ status: 'active', remainingBytes: grown - spent });
+    expect((await call(path, { headers: HTML })).status).toBe(200);
+    const rest = await call(`${path}/archive.zip`, { headers: { ...CLIENT, Range: `bytes=0-${grown - spent - 1}` } });
+    expect(rest.status).toBe(206);
+    expect((await bytesOf(rest)).byteLength).toBe(grown - spent);
+    expect(await readLink(auth, link.id)).toMatchObject({ downloadCount: 1, status: 'exhausted', remainingBytes: 0 });
   });
 
   it('never serves more than N × the length under concurrent ZIPs, members and ranges', async () => {
@@ -367,11 +466,13 @@ describe('a collection link’s cap: N × the archive’s length', () => {
 describe('collection.downloaded through a link', () => {
   beforeAll(() => interceptReceivers());
 
-  it('fires once per counted ZIP download through the link (via link, linkId), not for members', async () => {
+  it('fires once per counted ZIP download through the link (via link, linkId), not for members or partial ranges', async () => {
     const { path, auth, made, link, files } = await shared();
     const hook = receiver();
     await createWebhook(auth, hook.url, ['collection.downloaded']);
     const length = (await bytesOf(await call(`${path}/archive.zip`))).byteLength;
+    await bytesOf(await call(`${path}/download`, { headers: { Range: 'bytes=0-' } }));
+    for (let i = 0; i < 3; i++) await bytesOf(await call(`${path}/download`, { headers: { Range: 'bytes=0-0' } }));
     await bytesOf(await call(`${path}/download`, { headers: { Range: 'bytes=0-9' } }));
     await bytesOf(await call(`${path}/archive.zip`, { headers: { Range: 'bytes=10-19' } }));
     await bytesOf(await call(`${path}/archive.zip`, { method: 'HEAD' }));

@@ -57,7 +57,16 @@ describe.each(VERSIONS)('GET /api/%s/files', (version) => {
     expect(uploaded.downloadUrl).toBe(`${ORIGIN}/api/${version}/files/${uploaded.id}/download`);
     expect(item).toEqual({
       ...(version === 'v2'
-        ? { isPublic: true, requestId: null, sha256: await sha256Hex(new TextEncoder().encode('numbers')) }
+        ? {
+            isPublic: true,
+            requestId: null,
+            sha256: await sha256Hex(new TextEncoder().encode('numbers')),
+            moderation: null,
+            scan: null,
+            encryption: null,
+            meta: null,
+            e2eHeader: null,
+          }
         : {}),
       id: uploaded.id,
       filename: uploaded.filename,

@@ -70,7 +70,9 @@ async function launchDevServer(options: DevServerOptions): Promise<LaunchedDevSe
   const log = join(dir, 'wrangler.log');
   const [port, inspectorPort] = [await freePort(), await freePort()];
   const origin = `http://127.0.0.1:${port}`;
-  const vars = Object.entries(options.vars ?? {}).flatMap(([name, value]) => ['--var', `${name}:${value}`]);
+  // Receivers and files on 127.0.0.1, as under `npm run dev` (a file's own vars may say otherwise).
+  const allVars = { ALLOW_LOOPBACK_TARGETS: 'true', ...options.vars };
+  const vars = Object.entries(allVars).flatMap(([name, value]) => ['--var', `${name}:${value}`]);
   let output = '';
   const append = (chunk: Buffer | string) => {
     output = (output + chunk.toString()).slice(-20_000);

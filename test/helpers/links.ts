@@ -20,6 +20,8 @@ export const LINK_FIELDS = [
   'lastAccessAt',
   'lastDownloadedAt',
   'maxDownloads',
+  // Fifth round: what a capped link's byte budget still allows (null uncapped).
+  'remainingBytes',
   'status',
   'url',
   'visitors',

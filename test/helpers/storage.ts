@@ -298,6 +298,13 @@ export async function seedFiles(keyId: string, specs: SeedSpec[]): Promise<FileR
       // As a file stored before digests: the backfill's to fill in.
       sha256: null,
       crc32: null,
+      moderation_state: null,
+      moderation_statement: null,
+      moderated_at: null,
+      scan_status: null,
+      scan_signature: null,
+      scanned_at: null,
+      released_at: null,
     };
   });
   for (let start = 0; start < rows.length; start += 100) await insertFiles(env.DB, rows.slice(start, start + 100));
@@ -386,6 +393,30 @@ export function failingPutBucket(inner: R2Bucket, failOn: number, options: { aft
     throw new Error('injected R2 put failure');
   };
   return { bucket: delegate(inner, { put }), calls };
+}
+
+/**
+ * An R2 bucket whose multipart uploads complete (the object is written) and then reject, as a
+ * reply lost on the way back would: the caller cannot tell, and must clean up. Both new and
+ * resumed multipart uploads; the completions are counted.
+ */
+export function failingCompleteBucket(inner: R2Bucket) {
+  const calls = { complete: 0 };
+  const failing = (upload: R2MultipartUpload) =>
+    delegate(upload, {
+      complete: async (parts: R2UploadedPart[]) => {
+        calls.complete++;
+        await upload.complete(parts);
+        throw new Error('injected R2 complete failure (after completing)');
+      },
+    });
+  const bucket = delegate(inner, {
+    createMultipartUpload: async (...args: Parameters<R2Bucket['createMultipartUpload']>) =>
+      failing(await inner.createMultipartUpload(...args)),
+    resumeMultipartUpload: (...args: Parameters<R2Bucket['resumeMultipartUpload']>) =>
+      failing(inner.resumeMultipartUpload(...args)),
+  });
+  return { bucket, calls };
 }
 
 /** An R2 bucket whose delete always rejects (the object stays); the calls are counted. */

@@ -39,6 +39,9 @@ export function receiver(respond?: Responder): { url: string; host: string; call
   return { url: `https://${host}/hook`, host, calls: () => received.filter((r) => new URL(r.url).hostname === host) };
 }
 
+/** What a fixed receiver host got (the operator's, OPERATOR_WEBHOOK_URL in vitest.config.ts). */
+export const callsTo = (host: string) => received.filter((r) => new URL(r.url).hostname === host);
+
 export function setResponder(host: string, respond: Responder): void {
   responders.set(host, respond);
 }

@@ -234,7 +234,7 @@ describe('413 messages state the limit', () => {
       413,
       'STORAGE_EXCEEDED',
     );
-    expect(body.error).toContain('1536 bytes (1.5 KiB)');
+    expect(body.error).toContain('this account may store at most 1536 bytes (1.5 KiB)');
   });
 });
 

@@ -7,6 +7,7 @@ import { env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { crc32 } from '../../src/lib/crc32';
 import { ageFile, linkHeader, newIdentity } from '../helpers/age-files';
+import { quarantine, WITH_CONTACT } from '../helpers/moderation';
 import {
   type OpenApiDocument,
   operationById,
@@ -114,7 +115,7 @@ describe.each(VERSIONS)('every %s operation answers as its OpenAPI document says
     await expectDocumented(version, 'deleteFile', await call(api(version, `/files/${id}`), remove));
   });
 
-  it('downloadFile and downloadFileHead: 200, 206, 304, 404, 416', async () => {
+  it('downloadFile and downloadFileHead: 200, 206, 304, 404, 416, 451', async () => {
     const { auth } = await createKey('doc-download');
     const stored = await upload(version, auth, 'notes.txt', 'n'.repeat(100));
     const created = (await expectDocumented(version, 'uploadFile', stored)) as { data: { id: string } };
@@ -133,6 +134,16 @@ describe.each(VERSIONS)('every %s operation answers as its OpenAPI document says
       const missing = await call(api(version, '/files/nope/download'), { method, headers: auth });
       if (method === 'GET') await expectDocumented(version, operationId, missing);
       else expect(missing.status).toBe(404);
+    }
+    // Quarantined by the operator: 451 with the statement and Link, its owner included.
+    await quarantine(created.data.id, 'Held for review.');
+    for (const [operationId, method] of [
+      ['downloadFile', 'GET'],
+      ['downloadFileHead', 'HEAD'],
+    ] as const) {
+      const refused = await call(path, { method, headers: auth }, WITH_CONTACT);
+      expect(refused.status).toBe(451);
+      await expectDocumented(version, operationId, refused);
     }
   });
 });
@@ -635,7 +646,7 @@ describe('every file request operation answers as the v2 document says', () => {
 });
 
 describe('every collection operation answers as the v2 document says', () => {
-  it('createCollection … downloadFileRequestArchive: 201, 200, 206, 304, 400, 404, 416', async () => {
+  it('createCollection … downloadFileRequestArchive: 201, 200, 206, 304, 400, 404, 412, 416', async () => {
     const { auth } = await createKey('doc-collections', { rateLimitRequests: 10_000 });
     const send = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
       call(
@@ -703,6 +714,7 @@ describe('every collection operation answers as the v2 document says', () => {
       await expectDocumented('v2', operationId, whole);
       await expectDocumented('v2', operationId, await send(method, zip, undefined, { Range: 'bytes=0-9' }));
       await expectDocumented('v2', operationId, await send(method, zip, undefined, { 'If-None-Match': etag }));
+      await expectDocumented('v2', operationId, await send(method, `${zip}?v=stale`));
       if (method === 'GET') {
         await expectDocumented('v2', operationId, await send(method, zip, undefined, { Range: 'bytes=99999-' }));
         await expectDocumented('v2', operationId, await send(method, zip, undefined, { 'X-Budget': '11' }));
@@ -720,6 +732,7 @@ describe('every collection operation answers as the v2 document says', () => {
       await expectDocumented('v2', operationId, whole);
       await expectDocumented('v2', operationId, await send(method, requestZip, undefined, { Range: 'bytes=0-9' }));
       await expectDocumented('v2', operationId, await send(method, requestZip, undefined, { 'If-None-Match': etag }));
+      await expectDocumented('v2', operationId, await send(method, `${requestZip}?v=stale`));
       if (method === 'GET') await expectDocumented('v2', operationId, await send(method, '/requests/nope/archive'));
     }
 

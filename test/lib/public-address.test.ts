@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hostReach } from '../../src/lib/public-address';
+import { hostReach, targetProblem } from '../../src/lib/public-address';
 
 /** What the host of `url` reaches, read the way every caller reads it: from the parsed URL. */
 const reachOf = (url: string) => hostReach(new URL(url).hostname);
@@ -88,7 +88,7 @@ describe('hostReach', () => {
     });
   });
 
-  it('takes loopback, in every form, as loopback', () => {
+  it('takes a loopback address, in every form, as loopback', () => {
     for (const url of [
       'http://127.0.0.1/',
       'http://127.255.255.254/',
@@ -99,11 +99,79 @@ describe('hostReach', () => {
       'http://[::1]/',
       'http://[0:0:0:0:0:0:0:1]/',
       'http://[::ffff:127.0.0.1]/', // v4-mapped loopback: the same socket
-      'http://localhost/',
-      'http://LOCALHOST./',
-      'http://api.localhost/',
     ]) {
       expect(kindOf(url), url).toBe('loopback');
+    }
+  });
+
+  it('refuses names a local network resolves: localhost, .local, .internal, .home.arpa, single labels', () => {
+    for (const url of [
+      'http://localhost/', // loopback, but a name: only a literal loopback address is ever a target
+      'http://LOCALHOST./',
+      'http://api.localhost/',
+      'https://printer.local/',
+      'https://metadata.google.internal/computeMetadata/v1/',
+      'https://ip-10-0-0-1.ec2.internal/',
+      'https://router.home.arpa/',
+      'https://nas.localdomain/',
+      'https://metadata/',
+      'https://metadata./',
+      'https://intranet/',
+      'https://xn--bcher-kva/', // a single label, punycode or not
+    ]) {
+      expect(kindOf(url), url).toBe('non-public');
+    }
+    expect(reachOf('https://metadata/')).toEqual({
+      kind: 'non-public',
+      range: 'a single-label name, resolved by the local network',
+    });
+    expect(reachOf('https://a.b.internal/')).toEqual({
+      kind: 'non-public',
+      range: 'a name of the local network (.internal)',
+    });
+  });
+
+  it('refuses wildcard DNS names that embed a private, loopback or metadata address, in every form', () => {
+    for (const url of [
+      'https://10.0.0.1.nip.io/',
+      'https://app.10.0.0.1.nip.io/',
+      'https://customer2-app.127.0.0.1.nip.io/',
+      'https://10-0-0-1.nip.io/',
+      'https://app-10-0-0-1.nip.io/',
+      'https://magic.169-254-169-254.nip.io/',
+      'https://0a000001.nip.io/', // hex: 10.0.0.1
+      'https://app-7f000001.nip.io/', // hex: 127.0.0.1
+      'https://192.168.1.1.sslip.io/',
+      'https://10-0-0-1.sslip.io/',
+      'https://www.172-16-0-1.SSLIP.io./',
+      'https://--1.sslip.io/', // IPv6 ::1
+      'https://fd00--1.sslip.io/', // IPv6 fd00::1
+      'https://app-fe80--1.sslip.io/',
+      'https://100.64.0.1.xip.io/',
+      'https://10-0-0-1.traefik.me/',
+      'https://localtest.me/', // resolves every name to 127.0.0.1
+      'https://app.localtest.me/',
+      'https://lvh.me/',
+      'https://a.vcap.me/',
+      'https://x.lacolhost.com/',
+    ]) {
+      expect(kindOf(url), url).toBe('non-public');
+    }
+    expect(reachOf('https://app.10-0-0-1.nip.io/')).toEqual({
+      kind: 'non-public',
+      range: 'a nip.io name of private (10.0.0.0/8)',
+    });
+    expect(reachOf('https://127.0.0.1.nip.io/')).toEqual({ kind: 'non-public', range: 'a nip.io name of loopback' });
+    // A public address embedded, or none (the service's own host), is public.
+    for (const url of [
+      'https://8.8.8.8.nip.io/',
+      'https://app-116-203-255-68.nip.io/',
+      'https://nip.io/',
+      'https://www.sslip.io/',
+      'https://2a01-4f8-c17-b8f--2.sslip.io/',
+      'https://10.0.0.1.example.com/', // no wildcard service: a name like any other (no lookup)
+    ]) {
+      expect(kindOf(url), url).toBe('public');
     }
   });
 
@@ -132,6 +200,8 @@ describe('hostReach', () => {
       'https://[2002:808:808::1]/', // 6to4 of 8.8.8.8
       'https://example.com/',
       'https://localhost.example.com/',
+      'https://nip.io.example.com/',
+      'https://local.example.com/',
       'https://10.0.0.1.example/',
       'https://xn--bcher-kva.example/',
       'https://cafe.face/',
@@ -149,5 +219,23 @@ describe('hostReach', () => {
     expect(hostReach('999.0.0.1').kind).toBe('non-public');
     expect(hostReach('[fe80::1%25eth0]').kind).toBe('non-public');
     expect(hostReach('Example.COM').kind).toBe('public');
+  });
+});
+
+describe('targetProblem', () => {
+  it('refuses a loopback address unless ALLOW_LOOPBACK_TARGETS, and non-public hosts either way', () => {
+    const off = { allowLoopback: false };
+    const on = { allowLoopback: true };
+    for (const host of ['127.0.0.1', '127.1', '2130706433', '0x7f.1', '[::1]', '[::ffff:127.0.0.1]']) {
+      expect(targetProblem(host, off), host).toMatch(/loopback address .*ALLOW_LOOPBACK_TARGETS=true/);
+      expect(targetProblem(host, on), host).toBeUndefined();
+    }
+    for (const host of ['localhost', '10.0.0.1', '169.254.169.254', 'metadata', '10.0.0.1.nip.io', 'a.local']) {
+      for (const rules of [off, on]) {
+        expect(targetProblem(host, rules), host).toMatch(/^must not name a private, link-local or other non-public/);
+      }
+    }
+    expect(targetProblem('example.com', off)).toBeUndefined();
+    expect(targetProblem('[2606:4700:4700::1111]', off)).toBeUndefined();
   });
 });

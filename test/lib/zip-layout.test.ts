@@ -3,7 +3,7 @@
 // directory, end records and local headers are streamed as ranges (no member read) and parsed by
 // an independent reader (zip-reader.ts).
 import { describe, expect, it } from 'vitest';
-import { type ZipMember, zipEtagInput, zipLayout, zipRange } from '../../src/lib/zip';
+import { type ZipMember, zipEtagInput, zipLayout, zipLayoutOfFiles, zipMemberNames, zipRange } from '../../src/lib/zip';
 import { collect, memberCrc, syntheticRead } from '../helpers/zip-fixtures';
 import { readArchive, readCentral, readEnd, readLocal } from '../helpers/zip-reader';
 
@@ -268,5 +268,24 @@ describe('zipEtagInput', () => {
       false,
       false,
     ]);
+  });
+});
+
+describe('zipLayoutOfFiles', () => {
+  it('lays files out under the names zipMemberNames gives them (what an archive and a link’s budget both read)', () => {
+    const files = ['report.pdf', 'Report.PDF', 'a/b.txt'].map((originalName, index) => ({
+      originalName,
+      size: 10 * (index + 1),
+      crc32: 1,
+      modified: MODIFIED,
+    }));
+    const layout = zipLayoutOfFiles(files);
+    const names = zipMemberNames(files.map((file) => file.originalName));
+    const expected = zipLayout(
+      files.map((file, index) => ({ name: names[index] as string, size: file.size, crc32: 1, modified: MODIFIED })),
+    );
+    expect(layout).toEqual(expected);
+    expect(new TextDecoder().decode(layout.members[1]?.name)).toBe('Report (2).PDF');
+    expect(zipLayoutOfFiles([]).length).toBe(22);
   });
 });

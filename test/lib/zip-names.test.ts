@@ -1,5 +1,7 @@
-// Member names: safe to extract anywhere and unique within the archive, ignoring case and
-// Unicode normalisation (Windows and macOS file systems do), numbered before the extension.
+// Member names: safe to extract anywhere (Windows included: no reserved characters, device names
+// or trailing dots and spaces) and unique within the archive, ignoring case and Unicode
+// normalisation (Windows and macOS file systems do), numbered before the extension.
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { zipMemberName, zipMemberNames } from '../../src/lib/zip';
 
@@ -9,7 +11,7 @@ describe('zipMemberName', () => {
   it('removes path separators, `..` and control characters', () => {
     expect(zipMemberName('report.pdf')).toBe('report.pdf');
     expect(zipMemberName('../../etc/passwd')).toBe('etcpasswd');
-    expect(zipMemberName('C:\\Users\\me\\notes.txt')).toBe('C:Usersmenotes.txt');
+    expect(zipMemberName('C:\\Users\\me\\notes.txt')).toBe('C_Usersmenotes.txt');
     expect(zipMemberName('a/../b')).toBe('ab');
     expect(zipMemberName('tab\there\nnew\u0000nul\u007fdel\u0085nel.txt')).toBe('tabherenewnuldelnel.txt');
     // A control between two dots must not leave a `..` behind.
@@ -19,8 +21,48 @@ describe('zipMemberName', () => {
     expect(zipMemberName('résumé 名前.txt')).toBe('résumé 名前.txt');
   });
 
+  it('replaces each of : < > " | ? * with _', () => {
+    expect(zipMemberName('x:y?.txt')).toBe('x_y_.txt');
+    for (const char of [':', '<', '>', '"', '|', '?', '*']) {
+      expect(zipMemberName(`a${char}b.txt`), char).toBe('a_b.txt');
+    }
+    expect(zipMemberName('What? <draft> "v2" | final*.docx')).toBe('What_ _draft_ _v2_ _ final_.docx');
+  });
+
+  it('gives every Windows device name, in any case, with or without an extension, `_` after its stem', () => {
+    const devices = ['CON', 'PRN', 'AUX', 'NUL'];
+    for (let digit = 1; digit <= 9; digit++) devices.push(`COM${digit}`, `LPT${digit}`);
+    for (const device of devices) {
+      expect(zipMemberName(device), device).toBe(`${device}_`);
+      expect(zipMemberName(device.toLowerCase()), device).toBe(`${device.toLowerCase()}_`);
+      expect(zipMemberName(`${device}.txt`), device).toBe(`${device}_.txt`);
+      expect(zipMemberName(`${device.toLowerCase()}.tar.gz`), device).toBe(`${device.toLowerCase()}_.tar.gz`);
+    }
+    expect(zipMemberName('con.txt')).toBe('con_.txt');
+    expect(zipMemberName('NUL')).toBe('NUL_');
+    expect(zipMemberName('Aux.Config.json')).toBe('Aux_.Config.json');
+    // Windows ignores spaces before the dot, and reads COM¹ as COM1.
+    expect(zipMemberName('CON .txt')).toBe('CON _.txt');
+    expect(zipMemberName('COM¹.log')).toBe('COM¹_.log');
+    // A device name once the trailing dots and spaces are gone.
+    expect(zipMemberName('nul. .')).toBe('nul_');
+  });
+
+  it('leaves names that only look like device names alone', () => {
+    for (const name of ['CONSOLE.txt', 'COM0', 'COM10.txt', 'LPT', 'my con.txt', 'con-tract.pdf', '.con', 'x.CON']) {
+      expect(zipMemberName(name), name).toBe(name);
+    }
+  });
+
+  it('removes trailing dots and spaces', () => {
+    expect(zipMemberName('a.')).toBe('a');
+    expect(zipMemberName('notes  ')).toBe('notes');
+    expect(zipMemberName('report.pdf. . ')).toBe('report.pdf');
+    expect(zipMemberName(' leading stays.txt')).toBe(' leading stays.txt');
+  });
+
   it('calls a name with nothing left `file`', () => {
-    for (const name of ['', '/', '..', '...', '....', '\u0000\u0001', '/../\\']) {
+    for (const name of ['', '/', '..', '...', '....', '\u0000\u0001', '/../\\', '.', ' ', '. .', ' \u0000 ']) {
       expect(zipMemberName(name), JSON.stringify(name)).toBe('file');
     }
   });
@@ -35,6 +77,14 @@ describe('zipMemberName', () => {
     const name = zipMemberName(long);
     expect(bytes(name)).toBeLessThanOrEqual(255);
     expect(name).toBe(`${'é'.repeat(125)}.pdf`);
+  });
+
+  it('never ends a shortened name with a dot or a space, nor shortens it to a device name', () => {
+    // Cut at 255 bytes right after a space, and after a dot (an extension too long to keep).
+    expect(zipMemberName(`${'a'.repeat(254)} ${'b'.repeat(10)}`)).toBe('a'.repeat(254));
+    expect(zipMemberName(`${'a'.repeat(254)}.${'b'.repeat(300)}`)).toBe('a'.repeat(254));
+    expect(zipMemberName(`CON${' '.repeat(300)}x`)).toBe('CON_');
+    expect(zipMemberName(`nul${'. '.repeat(200)}x`)).toBe('nul_. x');
   });
 });
 
@@ -86,6 +136,69 @@ describe('zipMemberNames', () => {
     expect(first).toBe(long);
     expect(second).toBe(`${'x'.repeat(247)} (2).pdf`);
     expect(bytes(second ?? '')).toBe(255);
+  });
+
+  it('keeps names unique once made safe, numbering after the device name’s `_`', () => {
+    expect(zipMemberNames(['CON', 'con', 'CON.', 'con ', 'CON_', 'con.txt', 'con_.txt'])).toEqual([
+      'CON_',
+      'con_ (2)',
+      'CON_ (3)',
+      'con_ (4)',
+      'CON_ (5)',
+      'con_.txt',
+      'con_ (2).txt',
+    ]);
+    expect(zipMemberNames(['x:y.txt', 'x?y.txt', 'x_y.txt', 'a.', 'a', 'a '])).toEqual([
+      'x_y.txt',
+      'x_y (2).txt',
+      'x_y (3).txt',
+      'a',
+      'a (2)',
+      'a (3)',
+    ]);
+  });
+
+  it('makes every name safe on Windows, and unique as Windows and macOS compare names', () => {
+    const piece = fc.constantFrom(
+      'CON',
+      'nul',
+      'Com1',
+      'lpt9',
+      'a',
+      'é',
+      'e\u0301',
+      '.',
+      '..',
+      ' ',
+      ':',
+      '?',
+      '*',
+      '/',
+      '\\',
+      '"',
+      '<',
+      '|',
+      '(2)',
+      'x'.repeat(120),
+      'tar',
+      'gz',
+      '\u0000',
+    );
+    const name = fc.array(piece, { maxLength: 8 }).map((pieces) => pieces.join(''));
+    fc.assert(
+      fc.property(fc.array(name, { maxLength: 12 }), (originals) => {
+        const names = zipMemberNames(originals);
+        for (const made of names) {
+          expect(made).not.toBe('');
+          expect(made).not.toMatch(/[\u0000-\u001f/\\:<>"|?*]|[. ]$/);
+          expect(made).not.toMatch(/^(CON|PRN|AUX|NUL|COM[1-9]|LPT[1-9]) *(\.|$)/i);
+          expect(made.split(/[/\\]/)).not.toContain('..');
+          expect(bytes(made)).toBeLessThanOrEqual(255);
+        }
+        expect(new Set(names.map((made) => made.normalize('NFC').toLowerCase())).size).toBe(names.length);
+      }),
+      { numRuns: 500 },
+    );
   });
 
   it('stays fast for thousands of copies of one name', () => {

@@ -261,12 +261,14 @@ describe('file-count limit (MAX_FILES_PER_KEY)', () => {
     const response = await uploadSized(key.auth, 0);
     const body = await response.json<{ code: string; error: string }>();
     expect({ status: response.status, code: body.code }).toEqual({ status: 413, code: 'STORAGE_EXCEEDED' });
-    expect(body.error).toContain('at most 2 files');
+    // The limit is the account's, shared by its keys: the message says so, not "this API key".
+    expect(body.error).toContain('this account may keep at most 2 files');
     expect(await rowIds(key.id)).toHaveLength(2);
     await expectAccountSettled(key.id, 0);
     // A byte more than the quota is refused, stating the quota.
     const over = await (await uploadSized(key.auth, 1)).json<{ error: string }>();
-    expect(over.error).toContain('0 bytes');
+    expect(over.error).toContain('this account may store at most 0 bytes');
+    expect(over.error).not.toContain('API key');
   });
 
   it('counts a bulk upload file by file, and frees a slot when a file is deleted', async () => {

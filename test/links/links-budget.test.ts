@@ -3,7 +3,7 @@
 // broken-off answer did not send.
 import { describe, expect, it } from 'vitest';
 import { concat } from '../../src/lib/bytes';
-import { makeLink, owner, pathOf, readLink, readThenBreakOff, statusAfterGiveBack } from '../helpers/links';
+import { json, makeLink, owner, pathOf, readLink, readThenBreakOff, statusAfterGiveBack } from '../helpers/links';
 import { call } from '../helpers/worker';
 
 const SIZE = 1000;
@@ -55,7 +55,7 @@ describe('maxDownloads as a byte budget', () => {
     expect((await call(`${path}/download`, { headers: { Range: 'bytes=0-0' } })).status).toBe(404);
     expect((await call(`${path}/view`)).status).toBe(404);
     expect((await call(`${path}/download`)).status).toBe(404);
-    expect(await readLink(auth, link.id)).toMatchObject({ downloadCount: 1, status: 'exhausted' });
+    expect(await readLink(auth, link.id)).toMatchObject({ downloadCount: 0, status: 'exhausted', remainingBytes: 0 });
   });
 
   it('never returns more than the file’s size when the preview, ranges and a whole download arrive together', async () => {
@@ -112,10 +112,69 @@ describe('maxDownloads as a byte budget', () => {
     expect((await call(`${path}/download`)).status).toBe(200);
   });
 
-  it('lets an empty file’s cap count downloads', async () => {
+  it('lets an empty file’s cap count downloads (its budget is 0 bytes: remainingBytes 0 throughout)', async () => {
     const { auth, fileId } = await owner({ filename: 'empty.txt', content: '' });
     const link = await makeLink(auth, fileId, { maxDownloads: 2 });
+    expect(link).toMatchObject({ status: 'active', remainingBytes: 0 });
     for (let i = 0; i < 2; i++) expect((await call(`${pathOf(link)}/download`)).status).toBe(200);
     expect((await call(`${pathOf(link)}/download`)).status).toBe(404);
+    expect(await readLink(auth, link.id)).toMatchObject({ downloadCount: 2, status: 'exhausted', remainingBytes: 0 });
+  });
+});
+
+describe('remainingBytes', () => {
+  const CLIENT = { 'Accept-Encoding': 'gzip, br' };
+  const download = (path: string, range?: string) =>
+    call(`${path}/download`, { headers: range ? { ...CLIENT, Range: range } : CLIENT });
+
+  it('is N × the file’s size on a fresh capped link and null on an uncapped one, in every answer', async () => {
+    const { auth, fileId } = await owner({ filename: 'budget.txt', content: content() });
+    const capped = await makeLink(auth, fileId, { maxDownloads: 3 });
+    const open = await makeLink(auth, fileId);
+    expect(capped).toMatchObject({ remainingBytes: 3 * SIZE, status: 'active' });
+    expect(open).toMatchObject({ remainingBytes: null, status: 'active' });
+    expect(await readLink(auth, capped.id)).toMatchObject({ remainingBytes: 3 * SIZE });
+    expect(await readLink(auth, open.id)).toMatchObject({ remainingBytes: null });
+    const listed = await call(`/api/v2/files/${fileId}/links`, { headers: auth });
+    const links = ((await listed.json()) as { data: { links: { id: string; remainingBytes: number | null }[] } }).data
+      .links;
+    expect(Object.fromEntries(links.map((link) => [link.id, link.remainingBytes]))).toEqual({
+      [capped.id]: 3 * SIZE,
+      [open.id]: null,
+    });
+    // A PATCH answers with the new budget; removing the cap makes it null.
+    const patched = await call(`/api/v2/links/${capped.id}`, json({ maxDownloads: 5 }, auth, 'PATCH'));
+    expect(((await patched.json()) as { data: unknown }).data).toMatchObject({ remainingBytes: 5 * SIZE });
+    const uncapped = await call(`/api/v2/links/${capped.id}`, json({ maxDownloads: null }, auth, 'PATCH'));
+    expect(((await uncapped.json()) as { data: unknown }).data).toMatchObject({ remainingBytes: null });
+  });
+
+  it('goes down by every byte served, ranges and previews included, whether or not they count', async () => {
+    const { auth, link, path } = await cappedLink(2);
+    for (let i = 0; i < 3; i++) expect((await download(path, 'bytes=0-0')).status).toBe(206);
+    expect(await readLink(auth, link.id)).toMatchObject({
+      downloadCount: 0,
+      remainingBytes: 2 * SIZE - 3,
+      status: 'active',
+    });
+    const view = await call(`${path}/view`, { headers: CLIENT });
+    expect((await view.arrayBuffer()).byteLength).toBe(SIZE);
+    expect((await readLink(auth, link.id)).remainingBytes).toBe(SIZE - 3);
+    expect((await (await download(path, 'bytes=100-199')).arrayBuffer()).byteLength).toBe(100);
+    expect(await readLink(auth, link.id)).toMatchObject({ downloadCount: 0, remainingBytes: SIZE - 103 });
+  });
+
+  it('shows a capped link spent by ranges as exhausted, remainingBytes 0, though nothing counted', async () => {
+    const { auth, link, path } = await cappedLink(1);
+    const first = await download(path, 'bytes=0-499');
+    expect((await first.arrayBuffer()).byteLength).toBe(500);
+    expect(await readLink(auth, link.id)).toMatchObject({ status: 'active', remainingBytes: SIZE - 500 });
+    const rest = await download(path, 'bytes=500-');
+    expect(rest.status).toBe(206);
+    expect((await rest.arrayBuffer()).byteLength).toBe(SIZE - 500);
+    expect(await readLink(auth, link.id)).toMatchObject({ downloadCount: 0, status: 'exhausted', remainingBytes: 0 });
+    // Exhausted means not one more byte, on any path.
+    expect((await download(path, 'bytes=0-0')).status).toBe(404);
+    expect((await call(path, { headers: { ...CLIENT, Accept: 'text/html' } })).status).toBe(404);
   });
 });

@@ -89,6 +89,43 @@ describe('a password-protected link', () => {
     expect((await readLink(auth, link.id)).downloadCount).toBe(1);
   });
 
+  it('opens its page to the right HTTP Basic password, as the downloads do', async () => {
+    const { path } = await protectedLink();
+    const locked = await call(path, { headers: HTML });
+    expect(locked.status).toBe(200);
+    const form = await locked.text();
+    expect(form).toContain('<h1>This file is protected by a password</h1>');
+    expect(form).toContain('<title>A shared file · edgeshare</title>');
+
+    const right = await call(path, { headers: { ...HTML, ...basic(PASSWORD) } });
+    expect(right.status).toBe(200);
+    const page = await right.text();
+    expect(page).toContain('<h1>quarterly-report.png</h1>');
+    expect(page).toContain('<dd>image/png</dd>');
+    expect(page).toContain(`href="${path}/download" download>Download (`);
+    expect(page).not.toContain('type="password"');
+    expect(right.headers.get('cache-control')).toBe('private, no-store');
+  });
+
+  it('answers a wrong HTTP Basic password on its page with the form saying so (401), counted and nothing shown', async () => {
+    const { auth, link, path } = await protectedLink();
+    const wrong = await call(path, { headers: { ...HTML, ...basic('nope'), ...address() } });
+    expect(wrong.status).toBe(401);
+    // The page asks with its form: no Basic challenge that would pop up a browser's dialog.
+    expect(wrong.headers.get('www-authenticate')).toBeNull();
+    expect(wrong.headers.get('set-cookie')).toBeNull();
+    const html = await wrong.text();
+    expect(html).toContain('This file is protected by a password');
+    expect(html).toContain('That password is not right.');
+    for (const secret of ['quarterly', 'report', 'image/png', '/view', '/download', 'bytes']) {
+      expect(html).not.toContain(secret);
+    }
+    expect((await readLink(auth, link.id)).downloadCount).toBe(0);
+    // Counted as a wrong password: the link's own window holds it.
+    const window = await env.LINK_COUNTERS.getByName(link.id).passwordBlocked({ limit: 1, windowSeconds: 900 });
+    expect(window.blocked).toBe(true);
+  });
+
   it('takes a non-ASCII password sent as Latin-1 (Python requests) as it takes UTF-8', async () => {
     const file = await owner(FILE, 'false');
     const link = await makeLink(file.auth, file.fileId, { password: 'Müller-Straße' });
@@ -176,6 +213,46 @@ describe('wrong-password throttling', () => {
     expect((await readLink(auth, link.id)).downloadCount).toBe(0);
     // Another address is not affected.
     expect((await call(`${path}/download`, { headers: { ...basic(PASSWORD), ...address() } })).status).toBe(200);
+  });
+
+  it('counts wrong HTTP Basic passwords on the page with the downloads’ and the form’s, per address', async () => {
+    const { auth, link, path } = await protectedLink();
+    await awayFromWindowEdge(300);
+    const from = address();
+    for (let i = 0; i < 10; i++) {
+      const url = i % 2 === 0 ? path : `${path}/download`;
+      const headers = { ...HTML, ...basic(`wrong-${i}`), ...from };
+      expect((await call(url, { headers, redirect: 'manual' })).status, url).toBe(401);
+    }
+    // Past the allowance the page is the "too many" page, even with the right password.
+    for (const password of ['wrong-11', PASSWORD]) {
+      const page = await call(path, { headers: { ...HTML, ...basic(password), ...from } });
+      expect(page.status).toBe(429);
+      expect(Number(page.headers.get('retry-after'))).toBeGreaterThan(0);
+      const html = await page.text();
+      expect(html).toContain('Too many wrong passwords');
+      expect(html).not.toContain('quarterly');
+    }
+    expect((await call(`${path}/download`, { headers: { ...basic(PASSWORD), ...from } })).status).toBe(429);
+    expect((await call(path, form(PASSWORD, from))).status).toBe(429);
+    expect((await readLink(auth, link.id)).downloadCount).toBe(0);
+    // Another address is not affected.
+    const elsewhere = await call(path, { headers: { ...HTML, ...basic(PASSWORD), ...address() } });
+    expect(elsewhere.status).toBe(200);
+    expect(await elsewhere.text()).toContain('quarterly-report.png');
+  });
+
+  it('refuses a link after 30 wrong passwords, its page’s HTTP Basic ones among them', async () => {
+    const { path } = await protectedLink();
+    await awayFromWindowEdge(900, 15_000);
+    for (let i = 0; i < 29; i++) {
+      const url = i % 2 === 0 ? path : `${path}/download`;
+      expect((await call(url, { headers: { ...basic(`w${i}`), ...address() } })).status, url).toBe(401);
+    }
+    expect((await call(path, { headers: { ...HTML, ...basic('w30'), ...address() } })).status).toBe(429);
+    const right = await call(path, { headers: { ...HTML, ...basic(PASSWORD), ...address() } });
+    expect(right.status).toBe(429);
+    expect(await right.text()).not.toContain('quarterly');
   });
 
   it('refuses an address whose wrong passwords another isolate counted, before any check', async () => {

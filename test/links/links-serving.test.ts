@@ -81,9 +81,9 @@ describe('maxDownloads', () => {
     await expectDead(pathOf(link));
   });
 
-  it('counts a 200 and a 206 from byte 0, never HEAD, 304, later ranges or previews', async () => {
+  it('counts a 200 and a 206 of the whole file, never HEAD, 304, partial ranges or previews', async () => {
     const { auth, fileId } = await owner({ filename: 'r.txt', content: '0123456789' });
-    const link = await makeLink(auth, fileId, { maxDownloads: 3 });
+    const link = await makeLink(auth, fileId, { maxDownloads: 5 });
     const path = `${pathOf(link)}/download`;
     const first = await call(path);
     expect(first.status).toBe(200);
@@ -99,7 +99,13 @@ describe('maxDownloads', () => {
     const fromZero = await call(path, { headers: { Range: 'bytes=0-3' } });
     expect(fromZero.status).toBe(206);
     await fromZero.arrayBuffer();
-    expect((await readLink(auth, link.id)).downloadCount).toBe(2);
+    expect((await readLink(auth, link.id)).downloadCount).toBe(1);
+    for (const range of ['bytes=0-', 'bytes=0-9']) {
+      const whole = await call(path, { headers: { Range: range } });
+      expect(whole.status).toBe(206);
+      expect(await whole.text()).toBe('0123456789');
+    }
+    expect((await readLink(auth, link.id)).downloadCount).toBe(3);
   });
 
   it('answers Range, HEAD and previews on an exhausted link with 404', async () => {

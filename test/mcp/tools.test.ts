@@ -3,7 +3,7 @@
 import { env } from 'cloudflare:test';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { chunked, sha256Hex as sha256 } from '../helpers/digests';
-import { holdsOf, makeRequest, send } from '../helpers/requests';
+import { getRequest, holdsOf, makeRequest, patchRequest, send, tokenOf } from '../helpers/requests';
 import { expectError } from '../helpers/responses';
 import { rowCount } from '../helpers/storage';
 import { base64, OCTETS, TUS, usage } from '../helpers/tus';
@@ -165,36 +165,93 @@ describe('file tools', () => {
     }
     expect(await toolData(client, 'get_usage')).toMatchObject({ usedBytes: 0, reservedBytes: 0 });
   });
+
+  it('refuses local names, wildcard DNS names of non-public addresses and, outside development, loopback, without fetching', async () => {
+    const { key } = await createKey('url-names');
+    const fetched = vi.spyOn(globalThis, 'fetch');
+    const client = await mcpClient(key);
+    for (const url of [
+      'http://localhost/a',
+      'http://api.localhost:8787/a',
+      'http://printer.local/a',
+      'http://metadata.google.internal/computeMetadata/v1/',
+      'http://metadata/latest',
+      'http://10.0.0.1.nip.io/a',
+      'http://app.10-0-0-1.sslip.io/a',
+      'http://a9fea9fe.nip.io/a', // hex: 169.254.169.254
+      'http://--1.sslip.io/a',
+      'http://127.0.0.1.nip.io/a',
+      'http://lvh.me/a',
+    ]) {
+      expect(await toolRefusal(client, 'upload_from_url', { url }), url).toMatchObject({
+        code: 'VALIDATION_ERROR',
+        details: [{ field: 'url', message: expect.stringMatching(/non-public address/) }],
+      });
+    }
+    const deployed = await withEnv(key, { ALLOW_LOOPBACK_TARGETS: 'false' });
+    for (const url of ['http://127.0.0.1:8787/a', 'http://[::1]/a', 'http://2130706433/a', 'http://127.1/a']) {
+      expect(await toolRefusal(deployed, 'upload_from_url', { url }), url).toMatchObject({
+        code: 'VALIDATION_ERROR',
+        details: [{ field: 'url', message: expect.stringMatching(/loopback address .*ALLOW_LOOPBACK_TARGETS=true/) }],
+      });
+    }
+    expect(fetched).not.toHaveBeenCalled();
+  });
+
+  it('answers the same "could not be fetched" for a closed port and a name that does not resolve', async () => {
+    const { key } = await createKey('url-unreachable');
+    const client = await mcpClient(key);
+    // Port 1 on loopback (allowed in the tests, as in development): nothing listens, refused at once.
+    const closed = await toolRefusal(client, 'upload_from_url', { url: 'http://127.0.0.1:1/a.txt' });
+    const unresolved = await toolRefusal(client, 'upload_from_url', { url: 'https://edgeshare-test.invalid/a.txt' });
+    expect(closed).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      details: [{ field: 'url', message: 'could not be fetched' }],
+    });
+    expect(unresolved).toEqual(closed);
+    expect(await toolData(client, 'get_usage')).toMatchObject({ usedBytes: 0, reservedBytes: 0 });
+  });
 });
 
 describe('sharing tools', () => {
   it('makes collections, links to a file and to a collection, and reads their access logs', async () => {
-    const { key } = await createKey('sharing');
+    const { key, auth } = await createKey('sharing');
     const client = await mcpClient(key);
     const a = await toolData<Upload>(client, 'upload_text', { filename: 'a.txt', text: 'a' });
     const b = await toolData<Upload>(client, 'upload_text', { filename: 'b.txt', text: 'b' });
-    const collection = await toolData<{ id: string; fileCount: number }>(client, 'create_collection', {
-      name: 'Both',
-      fileIds: [a.id],
-    });
+    type Made = { id: string; fileCount: number; archiveUrl: string };
+    const collection = await toolData<Made>(client, 'create_collection', { name: 'Both', fileIds: [a.id] });
     expect(collection.fileCount).toBe(1);
-    expect(await toolData(client, 'add_to_collection', { collectionId: collection.id, fileIds: [b.id] })).toMatchObject(
-      { id: collection.id, fileCount: 2 },
-    );
+    const grown = await toolData<Made>(client, 'add_to_collection', { collectionId: collection.id, fileIds: [b.id] });
+    expect(grown).toMatchObject({ id: collection.id, fileCount: 2 });
+    // The archive URLs the tools hand out carry the archive's version: the first one is stale now.
+    expect(grown.archiveUrl).toMatch(/\/archive\?v=[0-9a-f]{64}$/);
+    expect((await call(grown.archiveUrl, { headers: auth })).status).toBe(200);
+    const stale = await call(collection.archiveUrl, { headers: auth });
+    expect(await expectError(stale, 412, 'ARCHIVE_CHANGED')).toMatchObject({ details: [{ url: grown.archiveUrl }] });
 
     const fileLink = await toolData<{ id: string; url: string; fileId: string }>(client, 'create_share_link', {
       fileId: a.id,
       label: 'for Bob',
       maxDownloads: 2,
     });
-    expect(fileLink).toMatchObject({ fileId: a.id, label: 'for Bob', maxDownloads: 2, status: 'active' });
+    // The link record as REST answers it: a budget of 2 × the 1-byte file.
+    expect(fileLink).toMatchObject({
+      fileId: a.id,
+      label: 'for Bob',
+      maxDownloads: 2,
+      status: 'active',
+      remainingBytes: 2,
+    });
     const shared = await call(`${fileLink.url}/download`);
     expect(await shared.text()).toBe('a');
-    const collectionLink = await toolData<{ id: string; collectionId: string }>(client, 'create_share_link', {
-      collectionId: collection.id,
-      expiresIn: 3600,
-    });
+    const collectionLink = await toolData<{ id: string; collectionId: string; remainingBytes: number | null }>(
+      client,
+      'create_share_link',
+      { collectionId: collection.id, expiresIn: 3600 },
+    );
     expect(collectionLink.collectionId).toBe(collection.id);
+    expect(collectionLink.remainingBytes).toBeNull();
 
     const byLink = await toolData<{ events: { kind: string }[] }>(client, 'get_access_log', { linkId: fileLink.id });
     expect(byLink.events.map((event) => event.kind)).toContain('download');
@@ -387,6 +444,42 @@ describe('create_upload_url takes exactly the stated size (issue 33)', () => {
     expect(created.status).toBe(201);
     expect(created.headers.get('upload-offset')).toBe('5');
     await expectError(await tusCreate(made.tusUrl, 5), 410, 'REQUEST_FULL');
+    await tookOne();
+  });
+
+  it('its page says the exact size it takes, to the byte; a REST request’s page says no such thing', async () => {
+    const { owner, made } = await fiveByteUrl();
+    const page = await call(`/r/${tokenOf(await getRequest(owner.auth, made.requestId))}`);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain('This link takes one file of exactly 5 bytes');
+    // The page's script refuses any other size before sending a byte.
+    expect(html).toContain('data-exact-bytes="5"');
+    const client = await mcpClient(owner.key);
+    const large = await toolData<UploadUrl>(client, 'create_upload_url', {
+      size: 5 * 1024 * 1024 + 3,
+      contentType: 'text/plain',
+    });
+    const largePage = await (await call(`/r/${tokenOf(await getRequest(owner.auth, large.requestId))}`)).text();
+    expect(largePage).toContain('exactly 5,242,883 bytes (5 MiB)');
+    const rest = await makeRequest(owner.auth, { maxFiles: 1, maxFileSize: 5 });
+    const restPage = await (await call(`/r/${tokenOf(rest)}`)).text();
+    expect(restPage).not.toContain('exactly');
+    expect(restPage).not.toContain('data-exact-bytes');
+  });
+
+  it('refuses a PATCH that lowers maxFileSize below the exact size (400 naming maxFileSize); the URL still takes its file', async () => {
+    const { owner, made, tookOne } = await fiveByteUrl();
+    const body = await expectError(
+      await patchRequest(owner.auth, made.requestId, { maxFileSize: 4 }),
+      400,
+      'VALIDATION_ERROR',
+    );
+    expect(body.details).toEqual([{ field: 'maxFileSize', message: expect.stringMatching(/exactly 5 bytes/) }]);
+    expect((await getRequest(owner.auth, made.requestId)).maxFileSize).toBe(5);
+    // At or above it is a change like any other (the exact size still rules).
+    expect((await patchRequest(owner.auth, made.requestId, { maxFileSize: 100, label: 'five' })).status).toBe(200);
+    expect((await putTo(made.uploadUrl, 'hello', { 'Content-Length': '5' })).status).toBe(201);
     await tookOne();
   });
 

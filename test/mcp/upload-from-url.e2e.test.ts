@@ -6,11 +6,12 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { createServer as createTcpServer } from 'node:net';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type DevServer, startDevServer } from '../helpers/dev-server.ts';
+import { type DevServer, freePort, startDevServer } from '../helpers/dev-server.ts';
 
 const MAX_FILE_SIZE = 64 * 1024;
 const TIMEOUT_SECONDS = 3;
@@ -179,6 +180,39 @@ describe('upload_from_url', () => {
     }
     const report = 'a report fetched by the service\n';
     expect(await settledUsage(client)).toMatchObject({ usedBytes: report.length, files: 1 });
+  });
+
+  it('answers a closed port, a port that speaks no HTTP and one that says nothing alike: "could not be fetched"', async () => {
+    const client = await connect(await server.createKey('ports'));
+    const greeting = createTcpServer((socket) => socket.end('SSH-2.0-OpenSSH_9.6\r\n'));
+    const held: import('node:net').Socket[] = [];
+    const silent = createTcpServer((socket) => held.push(socket));
+    const listening: import('node:net').Server[] = [greeting, silent];
+    const ports: number[] = [];
+    for (const tcp of listening) {
+      await new Promise<void>((resolve) => tcp.listen(0, '127.0.0.1', resolve));
+      const address = tcp.address();
+      ports.push(typeof address === 'object' && address ? address.port : 0);
+    }
+    try {
+      const answers = [];
+      for (const port of [await freePort(), ...ports]) {
+        const refused = await fromUrl(client, { url: `http://127.0.0.1:${port}/file.txt` });
+        expect(refused.isError, String(port)).toBe(true);
+        answers.push(refused.structuredContent);
+      }
+      expect(answers[0]).toEqual({
+        error: expect.stringContaining('could not be fetched'),
+        code: 'VALIDATION_ERROR',
+        details: [{ field: 'url', message: 'could not be fetched' }],
+      });
+      expect(answers[1]).toEqual(answers[0]);
+      expect(answers[2]).toEqual(answers[0]);
+    } finally {
+      for (const socket of held) socket.destroy();
+      for (const tcp of listening) await new Promise((resolve) => tcp.close(resolve));
+    }
+    expect(await settledUsage(client)).toEqual(expect.objectContaining({ usedBytes: 0, reservedBytes: 0, files: 0 }));
   });
 
   it('keeps nothing of a body that breaks its Content-Length, passes MAX_FILE_SIZE, or is too slow', async () => {

@@ -3,7 +3,9 @@
 // same command again.
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -172,6 +174,70 @@ describe('npm run cli', () => {
     });
     expect(sha256(new Uint8Array(await download.arrayBuffer()))).toBe(sha256(bytes));
   }, 90_000);
+  it('saves a download whole or not at all: two runs to one path, one broken mid-way, one interrupted', async () => {
+    const bytes = new Uint8Array(6 * 1024 * 1024).map((_, i) => (i * 7919) % 251);
+    writeFileSync(join(work, 'big.bin'), bytes);
+    const [record] = JSON.parse((await cli(['upload', 'big.bin', '--json'])).stdout) as { id: string }[];
+    const id = record?.id ?? '';
+    const saved = () => sha256(readFileSync(join(work, 'same.bin')));
+    const leftovers = () => readdirSync(work).filter((name) => name.includes('.part'));
+
+    // Two runs at once to the same path: each renames a whole, checked file onto it.
+    const both = await Promise.all([cli(['download', id, '-o', 'same.bin']), cli(['download', id, '-o', 'same.bin'])]);
+    for (const run of both) expect(run.code, run.stderr).toBe(0);
+    expect(saved()).toBe(sha256(bytes));
+    expect(leftovers()).toEqual([]);
+
+    // A run whose body breaks after 1 MiB, ending after another run to the same path succeeded:
+    // the good run's file stays, whole; the broken run fails loudly and leaves nothing behind.
+    let goodEnded = () => {};
+    const cut = new Promise<void>((resolve) => {
+      goodEnded = resolve;
+    });
+    const proxy = await breakingProxy(server.origin, () => cut);
+    try {
+      const broken = cli(['download', id, '-o', 'same.bin'], { EDGESHARE_URL: proxy.origin });
+      await Promise.race([
+        proxy.halfSent,
+        broken.then((run) => Promise.reject(new Error(`ended early: ${run.stderr}`))),
+      ]);
+      const good = await cli(['download', id, '-o', 'same.bin']);
+      expect(good.code, good.stderr).toBe(0);
+      goodEnded();
+      const failed = await broken;
+      expect(failed.code).not.toBe(0);
+      expect(failed.stdout).not.toContain('saved');
+      expect(saved()).toBe(sha256(bytes));
+      expect(leftovers()).toEqual([]);
+
+      // Broken on its own, to a new path: no file there.
+      const alone = await cli(['download', id, '-o', 'fresh.bin'], { EDGESHARE_URL: proxy.origin });
+      expect(alone.code).not.toBe(0);
+      expect(existsSync(join(work, 'fresh.bin'))).toBe(false);
+      expect(leftovers()).toEqual([]);
+    } finally {
+      await proxy.close();
+    }
+
+    // Ctrl-C while the body stalls mid-way: exit 130, the previous file intact, no temporary file.
+    const stalled = await breakingProxy(server.origin, () => new Promise<void>(() => {}));
+    try {
+      const child = spawn(process.execPath, [CLI, 'download', id, '-o', 'same.bin'], {
+        cwd: work,
+        env: { ...env, EDGESHARE_URL: stalled.origin },
+      });
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      await stalled.halfSent;
+      while (leftovers().length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+      child.kill('SIGINT');
+      expect(await exited).toBe(130);
+      expect(saved()).toBe(sha256(bytes));
+      expect(leftovers()).toEqual([]);
+    } finally {
+      await stalled.close();
+    }
+  }, 90_000);
+
   it('makes, lists and closes file requests (requests create|list|close)', async () => {
     const made = await cli([
       'requests',
@@ -210,3 +276,55 @@ describe('npm run cli', () => {
     expect((await cli(['requests', 'open'])).code).toBe(2);
   });
 });
+
+/**
+ * A proxy to the service that passes every request through, except a download's body: it sends
+ * its headers and first MiB, then waits for `until()` and cuts the connection. `halfSent`
+ * settles once a first MiB went out.
+ */
+async function breakingProxy(
+  origin: string,
+  until: () => Promise<void>,
+): Promise<{ origin: string; halfSent: Promise<void>; close(): Promise<void> }> {
+  let halfSent = () => {};
+  const sent = new Promise<void>((resolve) => {
+    halfSent = resolve;
+  });
+  const proxy: Server = createServer(async (request, response) => {
+    // The headers a download needs (fetch refuses hop-by-hop ones such as Connection).
+    const forwarded = ['authorization', 'range', 'if-range', 'accept'].flatMap((name) => {
+      const value = request.headers[name];
+      return typeof value === 'string' ? [[name, value] as const] : [];
+    });
+    const upstream = await fetch(`${origin}${request.url}`, {
+      method: request.method,
+      headers: Object.fromEntries(forwarded),
+    });
+    // fetch decoded the body: it goes out plain, with its own length.
+    const body = new Uint8Array(await upstream.arrayBuffer());
+    const headers: Record<string, string> = {};
+    const dropped = ['content-encoding', 'content-length', 'transfer-encoding', 'connection'];
+    upstream.headers.forEach((value, name) => {
+      if (!dropped.includes(name)) headers[name] = value;
+    });
+    response.writeHead(upstream.status, { ...headers, 'content-length': String(body.length) });
+    if (!request.url?.endsWith('/download')) {
+      response.end(body);
+      return;
+    }
+    response.write(body.subarray(0, 1024 * 1024));
+    halfSent();
+    await until();
+    response.destroy();
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  return {
+    origin: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+    halfSent: sent,
+    close: () =>
+      new Promise<void>((resolve) => {
+        proxy.closeAllConnections();
+        proxy.close(() => resolve());
+      }),
+  };
+}

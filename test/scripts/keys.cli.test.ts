@@ -121,17 +121,23 @@ describe('npm run keys', () => {
   });
 
   it('manages accounts: a key founds one, another joins it with scopes, limits are the account’s', () => {
-    const founder = lastLine(keys('create', '--name', 'acme', '--quota', '5000'));
+    const founderOut = keys('create', '--name', 'acme', '--quota', '5000');
+    const founder = lastLine(founderOut);
     const hash = createHash('sha256').update(founder).digest('hex');
     const [row] = rows(`SELECT id, account_id, scopes FROM api_keys WHERE key_hash = '${hash}'`);
     expect(row).toMatchObject({ account_id: row?.id, scopes: null });
     const account = String(row?.account_id);
+    // The output says the key made an account of its own, and which, before the key (still the last line).
+    expect(founderOut).toContain(`in a NEW account, ${account}`);
     expect(rows(`SELECT name, storage_quota_bytes FROM accounts WHERE id = '${account}'`)[0]).toEqual({
       name: 'acme',
       storage_quota_bytes: 5000,
     });
 
-    const joined = lastLine(keys('create', '--name', 'acme ci', '--account', account, '--scope', 'files:write'));
+    const joinedOut = keys('create', '--name', 'acme ci', '--account', account, '--scope', 'files:write');
+    expect(joinedOut).toContain(`in account ${account}.`);
+    expect(joinedOut).not.toContain('NEW account');
+    const joined = lastLine(joinedOut);
     const joinedHash = createHash('sha256').update(joined).digest('hex');
     expect(rows(`SELECT account_id, scopes FROM api_keys WHERE key_hash = '${joinedHash}'`)[0]).toEqual({
       account_id: account,

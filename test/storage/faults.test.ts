@@ -15,6 +15,7 @@ import {
   deleteOne,
   expectAccountSettled,
   expectStored,
+  failingCompleteBucket,
   failingDeleteBucket,
   failingFilesInsertDb,
   failingPutBucket,
@@ -32,6 +33,7 @@ import {
   uploadSizedOk,
   usage,
 } from '../helpers/storage';
+import { binaryBytes, created, createPartial, head, patch, usage as tusUsage } from '../helpers/tus';
 import { call } from '../helpers/worker';
 
 // The faults injected here are expected to be logged as errors: collect those lines (so a green
@@ -85,6 +87,84 @@ describe('R2 put fails', () => {
     }
     await expectStored(key.id, [kept.id]);
     await expectAccountSettled(key.id, 1_000);
+  });
+});
+
+describe('R2 completes a multipart upload, then its answer fails', () => {
+  const MIB = 1024 * 1024;
+  /** Every object under the account's prefixes: files (whole uploads) and segments (tus partials). */
+  const objectsOf = async (accountId: string) =>
+    [
+      ...(await env.FILES.list({ prefix: `files/${accountId}/` })).objects,
+      ...(await env.FILES.list({ prefix: `segments/${accountId}/` })).objects,
+    ].map((object) => object.key);
+
+  it('a multipart form upload answers 500 UPLOAD_FAILED and leaves no object, row or reservation', async () => {
+    const key = await newKey('complete fails, form', 100 * MIB);
+    const { bucket, calls } = failingCompleteBucket(env.FILES);
+    // No Content-Length: the body streams into R2's multipart upload, part by part.
+    const response = await uploadSized(key.auth, 9 * MIB, {
+      version: 'v2',
+      streamed: true,
+      overrides: { FILES: bucket },
+    });
+    await expectError(response, 500, 'UPLOAD_FAILED');
+    expect(calls.complete).toBe(1);
+    await expectStored(key.id, []);
+    expect(await objectsOf(key.id)).toEqual([]);
+    await expectAccountSettled(key.id, 0);
+  });
+
+  it.each(['single', 'partial'] as const)(
+    'a tus %s upload answers 500 UPLOAD_FAILED (not INTERNAL_ERROR), ends, and leaves no object or reservation',
+    async (kind) => {
+      const key = await newKey(`complete fails, tus ${kind}`, 100 * MIB);
+      const bytes = binaryBytes(9 * MIB, 71);
+      const { path } =
+        kind === 'single' ? await created(key.auth, bytes.length) : await createPartial(key.auth, bytes.length);
+      const { bucket, calls } = failingCompleteBucket(env.FILES);
+      const response = await patch(key.auth, path, 0, bytes, {}, { FILES: bucket });
+      expect(calls.complete).toBe(1);
+      const body = await expectError(response, 500, 'UPLOAD_FAILED');
+      expect(body.error).toMatch(/could not be stored/);
+      expect(await objectsOf(key.id)).toEqual([]);
+      expect(await rowIds(key.id)).toEqual([]);
+      expect(await tusUsage(key.id)).toEqual({ usedBytes: 0, files: 0, heldBytes: 0, heldFiles: 0 });
+    },
+  );
+});
+
+describe('a tus partial upload completes in R2, then its upload object cannot record it', () => {
+  it('answers 500 UPLOAD_FAILED, ends the upload, and leaves no object or reservation', async () => {
+    const key = await newKey('partial not recorded', 100 * 1024 * 1024);
+    const bytes = binaryBytes(9 * 1024 * 1024, 72);
+    const { path } = await createPartial(key.auth, bytes.length);
+    // The upload's object records the completion, then its answer is lost.
+    const uploads = new Proxy(env.TUS_UPLOADS, {
+      get(target, property) {
+        const value: unknown = Reflect.get(target, property, target);
+        if (typeof value !== 'function') return value;
+        if (property !== 'getByName') return value.bind(target);
+        return (name: string) => {
+          const stub = target.getByName(name);
+          return new Proxy(stub, {
+            get(inner, member) {
+              if (member !== 'completePartial') return Reflect.get(inner, member);
+              return async (request: Parameters<typeof stub.completePartial>[0]) => {
+                await inner.completePartial(request);
+                throw new Error('injected: the upload object’s answer was lost');
+              };
+            },
+          });
+        };
+      },
+    });
+    const response = await patch(key.auth, path, 0, bytes, {}, { TUS_UPLOADS: uploads });
+    await expectError(response, 500, 'UPLOAD_FAILED');
+    expect((await env.FILES.list({ prefix: `segments/${key.id}/` })).objects).toEqual([]);
+    expect(await tusUsage(key.id)).toEqual({ usedBytes: 0, files: 0, heldBytes: 0, heldFiles: 0 });
+    // The upload ended: it takes no final.
+    expect((await head(key.auth, path)).status).not.toBe(204);
   });
 });
 

@@ -17,9 +17,10 @@ describe('migration 0011_file_segments', () => {
     await schemaBefore('0011');
     const tables = await env.DB.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all<{ name: string }>();
     expect(tables.results.map((table) => table.name)).not.toContain('file_segments');
-    // Today's code stores files with their CRC-32 (migration 0012, which touches nothing 0011
-    // does): that column joins the old schema first, so the files below can be uploaded.
-    await applyD1Migrations(env.DB, migration('0012'));
+    // Today's code stores files with their CRC-32 (migration 0012) and reads every file's standing
+    // (0016), which touch nothing 0011 does: they join the old schema first, so the files below
+    // can be uploaded.
+    await applyD1Migrations(env.DB, [...migration('0012'), ...migration('0016')]);
     const { auth, id: accountId } = await createKey('migration-0011');
     const contents = Array.from({ length: 6 }, (_, index) => binaryBytes(1000 + index, index + 1));
     const ids: string[] = [];
@@ -37,6 +38,9 @@ describe('migration 0011_file_segments', () => {
 
     // Nothing rewritten; every file listed and downloadable.
     expect((await rows()).results).toEqual(before);
+    // Today's code also reads files' end-to-end columns and segments' starts (0017, which needs 0013's
+    // tables): they join the migrated schema here.
+    await applyD1Migrations(env.DB, [...migration('0013'), ...migration('0017')]);
     const listed = await json<Success<{ files: Listed[] }>>(await call('/api/v2/files?limit=100', { headers: auth }));
     expect(listed.data.files.map((file) => file.id).sort()).toEqual([...ids].sort());
     for (const [index, id] of ids.entries()) {

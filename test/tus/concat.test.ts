@@ -24,7 +24,7 @@ import {
   uploadStub,
   usage,
 } from '../helpers/tus';
-import { call } from '../helpers/worker';
+import { call, revokeKeyInDb } from '../helpers/worker';
 
 type FileList = { files: FileRecord[] };
 
@@ -251,6 +251,49 @@ describe('tus concatenation', () => {
     const final = await createFinal(key.auth, [a.path, b.path]);
     expect(final.status).toBe(201);
     expect(await usage(key.id)).toEqual({ usedBytes: 2000, files: 1, heldBytes: 0, heldFiles: 0 });
+  });
+
+  it('refuses the final with 401 when its key is revoked while it is made: no file, the partials held as before', async () => {
+    const key = await newKey('concat-revoked');
+    const a = await partialOf(key.auth, binaryBytes(1000, 26));
+    const b = await partialOf(key.auth, binaryBytes(1000, 27));
+    const before = await usage(key.id);
+    // The key is revoked after this request was admitted (its first read of the partials' bytes)
+    // and before the file is recorded: the check right before the commit sees it.
+    let revoked = false;
+    const bucket = new Proxy(env.FILES, {
+      get(target, property) {
+        const value: unknown = Reflect.get(target, property, target);
+        if (typeof value !== 'function') return value;
+        if (property !== 'get') return value.bind(target);
+        return async (...args: Parameters<R2Bucket['get']>) => {
+          if (!revoked) {
+            revoked = true;
+            await revokeKeyInDb(key.id);
+          }
+          return target.get(...args);
+        };
+      },
+    });
+    const response = await call(
+      '/api/v2/uploads',
+      { method: 'POST', headers: { ...TUS, ...key.auth, 'Upload-Concat': `final;${a.path} ${b.path}` } },
+      { FILES: bucket },
+    );
+    expect(revoked).toBe(true);
+    await expectError(response, 401, 'UNAUTHORIZED');
+    const rows = await env.DB.prepare('SELECT COUNT(*) AS n FROM files WHERE account_id = ?1')
+      .bind(key.id)
+      .first<{ n: number }>();
+    expect(rows?.n).toBe(0);
+    expect(await usage(key.id)).toEqual(before);
+    expect(before).toMatchObject({ usedBytes: 0, files: 0, heldBytes: 2000, heldFiles: 2 });
+    // The claims were given back: the partials are no part of any final.
+    const claimed = await runInDurableObject(
+      uploadStub(a.id),
+      (_instance, state) => state.storage.kv.get<{ claim?: unknown }>('upload')?.claim ?? null,
+    );
+    expect(claimed).toBeNull();
   });
 
   it('DELETE on the final upload deletes its file and segments, like a completed upload', async () => {

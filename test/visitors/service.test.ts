@@ -9,7 +9,7 @@ import {
   EXHAUSTED,
   GONE,
   openForVisitor,
-  type Refusal,
+  Refusal,
   type Visit,
   type VisitEvent,
 } from '../../src/visitors/service';
@@ -46,6 +46,7 @@ function door(subject: Subject | Refusal, answer: Response | Refusal, extra: Par
       steps.push('serve');
       return answer;
     },
+    standing: () => null,
     gone: () => new ApiError('FILE_NOT_FOUND'),
     ...extra,
   };
@@ -110,6 +111,36 @@ describe('openForVisitor', () => {
       code: 'FILE_NOT_FOUND',
     });
     expect(spent.events.map((event) => [event.outcome, event.subject?.id])).toEqual([['refused-exhausted', 'lnk_3']]);
+  });
+
+  it('answers a subject out of standing with its refusal before any password or admission, as refused-moderated', async () => {
+    const password = await hashPassword('right one');
+    for (const [standing, code, status] of [
+      [{ reason: 'quarantined', statement: 'Held for review.' }, 'UNAVAILABLE_FOR_LEGAL_REASONS', 451],
+      [{ reason: 'scan-pending' }, 'SCAN_PENDING', 409],
+    ] as const) {
+      const { deps, events } = recorder();
+      const { door: made, steps } = door({ id: 'lnk_7', password }, new Response('bytes'), {
+        standing: () => standing,
+      });
+      const refused = openForVisitor(deps, visit({ password: 'wrong one' }), made);
+      await expect(refused).rejects.toMatchObject({ code, status });
+      expect(steps).toEqual(['find']);
+      expect(events).toEqual([
+        {
+          kind: 'download',
+          outcome: 'refused-moderated',
+          status,
+          subject: { type: 'link', id: 'lnk_7', accountId: 'acc_test' },
+        },
+      ]);
+    }
+    const moderated = recorder();
+    const served = door({ id: 'lnk_8' }, new Response(), {
+      serve: async () => new Refusal('moderated', { id: 'lnk_8' }, new ApiError('UNAVAILABLE_FOR_LEGAL_REASONS')),
+    });
+    await expect(openForVisitor(moderated.deps, visit(), served.door)).rejects.toMatchObject({ status: 451 });
+    expect(moderated.events.map((event) => event.outcome)).toEqual(['refused-moderated']);
   });
 
   it('throttles per address before the token is looked up, and reports the 429', async () => {

@@ -3,7 +3,8 @@
 // The web app under a policy, in real Chromium against a `wrangler dev` of its own started with
 // policy variables: it reads GET /api/v2/policy and offers only the choices the bounds allow (the
 // expiry of uploads, of a file and of a link; a link's password and download cap; a file
-// request's lifetime, size and password), and what it makes with them is taken.
+// request's lifetime, size and password; under link bounds no public files, only made links), and
+// what it makes with them is taken.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, launchBrowser, newPage, screenshot, warnIfNoChromium } from '../helpers/browser.ts';
@@ -59,22 +60,33 @@ describe.runIf(warnIfNoChromium('the web app policy browser tests'))('the web ap
     await expect
       .poll(() => optionsOf(page, '#upload-expiry'))
       .toEqual({ options: ['In 1 hour', 'In 1 day', 'In 2 days'], selected: 'In 2 days' });
+    // Links need a password and a cap, which a default link cannot carry: no "public" choice, a word on made links.
+    await expect.poll(() => page.locator('#made-links-only').isVisible()).toBe(true);
+    expect(await page.getByLabel('Public share links', { exact: true }).isVisible()).toBe(false);
     await page
       .locator('#file-input')
       .setInputFiles({ name: 'bounded.txt', mimeType: 'text/plain', buffer: Buffer.from('kept two days') });
-    await page.locator('#uploads li[data-state="done"]').waitFor();
-    const listed = await api<{ data: { files: { id: string; expiresAt: string | null }[] } }>(
+    const uploaded = page.locator('#uploads li[data-state="done"]');
+    await uploaded.waitFor();
+    // No dead share link is shown for it: it is private, shared through made links.
+    expect(await uploaded.textContent()).toContain('share it with a link you make');
+    expect(await uploaded.locator('input.share-url').count()).toBe(0);
+    const listed = await api<{ data: { files: { id: string; expiresAt: string | null; isPublic: boolean }[] } }>(
       server.origin,
       key,
       '/api/v2/files',
     );
     const [file] = listed.body.data.files;
+    expect(file?.isPublic).toBe(false);
     expect(daysUntil(file?.expiresAt ?? null)).toBeGreaterThan(1.99);
     expect(daysUntil(file?.expiresAt ?? null)).toBeLessThanOrEqual(2);
 
-    // A file's row: no "Never", nothing past the bound.
+    // A file's row: no "Never", nothing past the bound; no public switch, no default link to copy.
     const row = page.locator('#files-body tr').filter({ hasText: 'bounded.txt' });
     await row.waitFor();
+    expect(await row.getByText('Private: share it with Links').isVisible()).toBe(true);
+    expect(await row.getByRole('switch').count()).toBe(0);
+    expect(await row.getByRole('button', { name: /^Copy the share link/ }).count()).toBe(0);
     expect((await optionsOf(page, `#expiry-${file?.id}`)).options).toEqual([
       'Change to…',
       'In 1 hour',
@@ -137,15 +149,18 @@ describe.runIf(warnIfNoChromium('the web app policy browser tests'))('the web ap
     ]);
     const requestPassword = page.getByLabel('Password (optional, at least 10 characters)');
     expect(await requestPassword.evaluate((input: HTMLInputElement) => input.minLength)).toBe(10);
+    // Received files stay private under the bounds: no choice of public share links.
+    expect(await page.getByLabel('Received files get public share links').isVisible()).toBe(false);
     await page.getByLabel('Name (only you see it)').fill('Bounded request');
     await page.getByRole('button', { name: 'Make upload link' }).click();
     await page.locator('#requests-body tr[data-request-id]').filter({ hasText: 'Bounded request' }).waitFor();
-    const requests = await api<{ data: { requests: { maxBytes: number; expiresAt: string }[] } }>(
+    const requests = await api<{ data: { requests: { maxBytes: number; expiresAt: string; isPublic: boolean }[] } }>(
       server.origin,
       key,
       '/api/v2/requests',
     );
     expect(requests.body.data.requests[0]?.maxBytes).toBe(10 * MiB);
+    expect(requests.body.data.requests[0]?.isPublic).toBe(false);
     expect(daysUntil(requests.body.data.requests[0]?.expiresAt ?? null)).toBeGreaterThan(2.99);
 
     // A collection's link form offers the same bounded choices as a file's.

@@ -36,14 +36,9 @@ describe('POST /api/v2/webhooks', () => {
     expect(record.events).toEqual(['file.uploaded', 'file.deleted']);
   });
 
-  it('takes http only for loopback hosts, and refuses other schemes and hosts with 400', async () => {
+  it('takes http only for loopback addresses, and refuses other schemes and hosts with 400', async () => {
     const key = await createKey('webhooks urls');
-    for (const url of [
-      'http://127.0.0.1:8080/hook',
-      'http://127.1.2.3/x',
-      'http://localhost:3000/',
-      'http://[::1]:9000/h',
-    ]) {
+    for (const url of ['http://127.0.0.1:8080/hook', 'http://127.1.2.3/x', 'http://[::1]:9000/h']) {
       expect((await post(key.auth, { url, events: ['*'] })).status, url).toBe(201);
     }
     for (const url of [
@@ -51,6 +46,7 @@ describe('POST /api/v2/webhooks', () => {
       'http://10.0.0.1/hook',
       'http://128.0.0.1/hook',
       'http://localhost.example.com/',
+      'http://localhost:3000/',
       'ftp://example.com/',
       'https://user:pass@example.com/',
       'not a url',

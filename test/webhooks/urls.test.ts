@@ -1,6 +1,7 @@
 // Webhook receiver URLs on create and on change: the address rule (no private, link-local, CGNAT,
-// metadata or other non-public address, in any form the URL parser reads; loopback over http for
-// local development), no control characters or credentials, and stored as the parsed URL.
+// metadata or other non-public address, in any form the URL parser reads, nor a local name or a
+// name embedding such an address; loopback over http only in development, ALLOW_LOOPBACK_TARGETS),
+// https on its default port, no control characters or credentials, and stored as the parsed URL.
 import { describe, expect, it } from 'vitest';
 import type { Success } from '../helpers/records';
 import { expectError, readJson } from '../helpers/responses';
@@ -9,14 +10,21 @@ import { call, createKey } from '../helpers/worker';
 
 type Webhook = Omit<WebhookCreated, 'secret'>;
 const json = { 'content-type': 'application/json' };
-const post = (auth: Record<string, string>, url: string) =>
-  call('/api/v2/webhooks', {
-    method: 'POST',
-    headers: { ...auth, ...json },
-    body: JSON.stringify({ url, events: ['*'] }),
-  });
-const patch = (auth: Record<string, string>, id: string, url: string) =>
-  call(`/api/v2/webhooks/${id}`, { method: 'PATCH', headers: { ...auth, ...json }, body: JSON.stringify({ url }) });
+type Vars = Record<string, string>;
+const post = (auth: Record<string, string>, url: string, vars: Vars = {}) =>
+  call(
+    '/api/v2/webhooks',
+    { method: 'POST', headers: { ...auth, ...json }, body: JSON.stringify({ url, events: ['*'] }) },
+    vars,
+  );
+const patch = (auth: Record<string, string>, id: string, url: string, vars: Vars = {}) =>
+  call(
+    `/api/v2/webhooks/${id}`,
+    { method: 'PATCH', headers: { ...auth, ...json }, body: JSON.stringify({ url }) },
+    vars,
+  );
+/** A deployment: no loopback targets (the tests' own configuration allows them, as `npm run dev`). */
+const DEPLOYED = { ALLOW_LOOPBACK_TARGETS: 'false' };
 
 /** 400 VALIDATION_ERROR whose details name the field `url`, and nothing else. */
 async function refusesUrl(response: Response, url: string) {
@@ -50,6 +58,31 @@ const NON_PUBLIC = [
   'https://224.0.0.1/',
   'https://255.255.255.255/',
   'http://10.0.0.1/', // not https either: the address is the reason
+  // Names a local network resolves, and wildcard DNS names of non-public addresses.
+  'https://localhost/',
+  'http://localhost:3000/',
+  'https://api.localhost/',
+  'https://printer.local/',
+  'https://metadata.google.internal/computeMetadata/v1/',
+  'https://metadata/',
+  'https://intranet./',
+  'https://10.0.0.1.nip.io/',
+  'https://app.10.0.0.1.nip.io/',
+  'https://10-0-0-1.sslip.io/',
+  'https://0a000001.nip.io/',
+  'https://169-254-169-254.sslip.io/',
+  'https://127.0.0.1.nip.io/',
+  'https://app.localtest.me/',
+];
+
+const LOOPBACK = [
+  'http://127.0.0.1:8787/hook',
+  'http://2130706433:9000/', // 127.0.0.1 as one number
+  'http://127.1/',
+  'http://0x7f.1:8080/',
+  'http://[::1]/',
+  'http://[::ffff:127.0.0.1]:9/',
+  'https://127.0.0.1:8443/',
 ];
 
 describe('the address rule on create and on change', () => {
@@ -71,20 +104,47 @@ describe('the address rule on create and on change', () => {
     expect((await readJson<Success<Webhook>>('v2', after)).data.url).toBe('https://example.com/hook');
   });
 
-  it('keeps loopback over plain http, in its every form, and https to public addresses and names', async () => {
+  it('takes a loopback address, in its every form, over plain http and on any port, where loopback targets are allowed', async () => {
     const key = await createKey('webhook targets loopback');
     for (const url of [
-      'http://127.0.0.1:8787/hook',
-      'http://2130706433:9000/', // 127.0.0.1 as one number
-      'http://localhost./',
-      'http://api.localhost/',
-      'http://[::1]/',
+      ...LOOPBACK,
       'https://8.8.8.8/hook',
       'https://[2606:4700:4700::1111]/',
-      'https://hooks.example.com:8443/',
+      'https://a.b.example/',
     ]) {
       expect((await post(key.auth, url)).status, url).toBe(201);
     }
+  });
+
+  it('refuses a loopback address on create and on change where ALLOW_LOOPBACK_TARGETS is off (a deployment)', async () => {
+    const key = await createKey('webhook targets deployed');
+    const created = await createWebhook(key.auth, 'https://example.com/hook', ['*']);
+    for (const url of LOOPBACK) {
+      const body = await refusesUrl(await post(key.auth, url, DEPLOYED), url);
+      expect(body.details?.[0]?.message, url).toMatch(/loopback address .*ALLOW_LOOPBACK_TARGETS=true/);
+      await refusesUrl(await patch(key.auth, created.id, url, DEPLOYED), url);
+    }
+    expect((await post(key.auth, 'https://example.com/ok', DEPLOYED)).status).toBe(201);
+    const list = await call('/api/v2/webhooks', { headers: key.auth });
+    const urls = (await readJson<Success<{ webhooks: Webhook[] }>>('v2', list)).data.webhooks.map((w) => w.url);
+    expect(urls.sort()).toEqual(['https://example.com/hook', 'https://example.com/ok']);
+  });
+
+  it('refuses a port other than https’s own (443) for any host but loopback, on create and on change', async () => {
+    const key = await createKey('webhook targets ports');
+    const created = await createWebhook(key.auth, 'https://example.com/hook', ['*']);
+    for (const url of [
+      'https://hooks.example.com:8443/',
+      'https://example.com:80/',
+      'https://example.com:22/',
+      'https://8.8.8.8:6379/',
+      'https://[2606:4700:4700::1111]:8080/',
+    ]) {
+      const body = await refusesUrl(await post(key.auth, url), url);
+      expect(body.details?.[0]?.message, url).toMatch(/default port/);
+      await refusesUrl(await patch(key.auth, created.id, url), url);
+    }
+    expect((await post(key.auth, 'https://example.com:443/hook')).status).toBe(201);
   });
 });
 

@@ -1,9 +1,11 @@
 // Webhooks end to end under `wrangler dev` (Miniflare's local queues): a real HTTP receiver on
 // 127.0.0.1 gets a signed file.uploaded within seconds, while a receiver that takes 10 s to
-// answer never delays the upload's own answer, and a redirecting one is not followed.
+// answer never delays the upload's own answer, and a redirecting one is not followed; a closed port
+// and a port that speaks no HTTP read the same in the deliveries (no status, "no response").
 import { execFile } from 'node:child_process';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer as createTcpServer } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ROOT } from '../../scripts/wrangler.ts';
 import { EdgeshareClient } from '../../src/client/edgeshare.ts';
@@ -45,11 +47,11 @@ afterAll(async () => {
 
 const auth = () => ({ Authorization: `Bearer ${apiKey}` });
 
-async function createWebhook(path: string): Promise<{ id: string; secret: string }> {
+async function createWebhook(path: string, origin = receiverOrigin): Promise<{ id: string; secret: string }> {
   const response = await fetch(`${server.origin}/api/v2/webhooks`, {
     method: 'POST',
     headers: { ...auth(), 'content-type': 'application/json' },
-    body: JSON.stringify({ url: `${receiverOrigin}${path}`, events: ['file.uploaded'] }),
+    body: JSON.stringify({ url: `${origin}${path}`, events: ['file.uploaded'] }),
   });
   expect(response.status).toBe(201);
   return ((await response.json()) as { data: { id: string; secret: string } }).data;
@@ -140,6 +142,44 @@ it('delivers a signed file.uploaded within seconds; a 10 s receiver never delays
   // Nothing more for these two: their retries (a minute on) find no webhook and send nothing.
   for (const id of [slow.id, redirect.id]) {
     await fetch(`${server.origin}/api/v2/webhooks/${id}`, { method: 'DELETE', headers: auth() });
+  }
+}, 60_000);
+
+it('records a closed port and a port that speaks no HTTP alike, and ends the refused attempt at once', async () => {
+  // An open port whose service is not HTTP (an SSH-like greeting, then the connection closed).
+  const other = createTcpServer((socket) => socket.end('SSH-2.0-OpenSSH_9.6\r\n'));
+  await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+  const address = other.address();
+  const openPort = typeof address === 'object' && address ? address.port : 0;
+  try {
+    const closed = await createWebhook('/hook', `http://127.0.0.1:${await freePort()}`);
+    const notHttp = await createWebhook('/hook', `http://127.0.0.1:${openPort}`);
+    const body = new FormData();
+    body.append('file', new File(['ports'], 'ports.txt', { type: 'text/plain' }));
+    const uploaded = await fetch(`${server.origin}/api/v2/upload`, { method: 'POST', headers: auth(), body });
+    expect(uploaded.status).toBe(201);
+    type Attempt = { status: string; lastStatusCode: number | null; lastError?: string | null };
+    type Timed = Attempt & { createdAt: string; updatedAt: string };
+    const attemptOf = async (id: string) => {
+      for (let tries = 0; tries < 100; tries++) {
+        const response = await fetch(`${server.origin}/api/v2/webhooks/${id}/deliveries`, { headers: auth() });
+        const [delivery] = ((await response.json()) as { data: { deliveries: Timed[] } }).data.deliveries;
+        if (delivery?.lastError) return delivery;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      throw new Error(`no attempt for ${id}`);
+    };
+    const [closedAttempt, notHttpAttempt] = [await attemptOf(closed.id), await attemptOf(notHttp.id)];
+    const seen = ({ status, lastStatusCode, lastError }: Attempt) => ({ status, lastStatusCode, lastError });
+    expect(seen(closedAttempt)).toEqual({ status: 'pending', lastStatusCode: null, lastError: 'no response' });
+    expect(seen(notHttpAttempt)).toEqual(seen(closedAttempt));
+    // A refused connection does not wait out the 10 s timeout.
+    expect(Date.parse(closedAttempt.updatedAt) - Date.parse(closedAttempt.createdAt)).toBeLessThan(5_000);
+    for (const { id } of [closed, notHttp]) {
+      await fetch(`${server.origin}/api/v2/webhooks/${id}`, { method: 'DELETE', headers: auth() });
+    }
+  } finally {
+    await new Promise((resolve) => other.close(resolve));
   }
 }, 60_000);
 
