@@ -196,7 +196,7 @@ describe.each(VERSIONS)('the %s OpenAPI document', (version) => {
         else expect(response?.content).toBeUndefined();
       }
       expect(Object.keys(operation.responses).sort()).toEqual(
-        ['200', '206', '304', '401', '403', '404', '416', '429', 'default'].sort(),
+        ['200', '206', '304', '401', '403', '404', '416', '429', '451', 'default'].sort(),
       );
       expect(Object.keys(operation.responses['416']?.headers ?? {})).toContain('Content-Range');
     }
