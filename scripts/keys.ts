@@ -31,6 +31,7 @@ const USAGE = `usage:
                  [--link-max-downloads N] [--password-min-length N] [--file-max-expiry SECONDS]
                  [--file-require-expiry true] [--request-max-expiry SECONDS] [--request-max-bytes BYTES]
 ${MODERATION_USAGE}
+                 [--e2e-allowed true|false]
   Policy flags (the account's own bounds, docs/policy.md) take a value, \`off\` to lift the configured
   bound for the account (false for the true/false ones), or \`default\` to follow the configuration again.
 A key made without --account founds an account of its own (with its --quota and --max-files);
@@ -87,6 +88,7 @@ const POLICY_FLAGS: [string, PolicyRule][] = [
   ['file-require-expiry', 'fileRequireExpiry'],
   ['request-max-expiry', 'requestMaxExpirySeconds'],
   ['request-max-bytes', 'requestMaxBytes'],
+  ['e2e-allowed', 'e2eAllowed'],
 ];
 
 /**

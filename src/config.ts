@@ -123,6 +123,9 @@ const configSchema = z.object({
   FILE_REQUIRE_EXPIRY: optionalBool,
   REQUEST_MAX_EXPIRY_SECONDS: optionalInt(MIN_EXPIRY_SECONDS, MAX_EXPIRY_SECONDS),
   REQUEST_MAX_BYTES: optionalInt(1, Number.MAX_SAFE_INTEGER),
+  // End-to-end encrypted (age) uploads and e2e file requests (src/e2e/, docs/e2e.md); per account
+  // through the policy overrides (e2eAllowed). Empty: allowed.
+  E2E_ALLOWED: optionalBool.transform((value) => value !== false),
   SITE_URL: origin,
   PUBLIC_BASE_URL: origin,
   CORS_ORIGINS: z.preprocess(

@@ -32,6 +32,12 @@ export const ERROR_STATUS = {
   IDEMPOTENCY_IN_PROGRESS: 409,
   // Policy (src/policy/): a create or change that breaks a bound the operator set (details name each).
   POLICY_VIOLATION: 422,
+  // End-to-end encryption (src/e2e/): an age file (or header) that breaks the format (details name
+  // the rule); a plain upload to a request that takes only age files; an identity PUT that would
+  // replace the account's recipient without saying so.
+  E2E_INVALID: 422,
+  E2E_REQUIRED: 422,
+  E2E_IDENTITY_EXISTS: 409,
   RANGE_NOT_SATISFIABLE: 416,
   // ZIP archives (src/collections/archive.ts): a URL whose `?v=` names a version that is no longer current.
   ARCHIVE_CHANGED: 412,
@@ -90,6 +96,10 @@ const DEFAULT_MESSAGE: Record<ErrorCode, string> = {
   IDEMPOTENCY_KEY_REUSED: 'This Idempotency-Key was used for a different request',
   IDEMPOTENCY_IN_PROGRESS: 'A request with this Idempotency-Key is still running: retry later',
   POLICY_VIOLATION: 'This request breaks a bound this service sets (GET /api/v2/policy); nothing was changed',
+  E2E_INVALID: 'Not a valid age file: nothing was stored',
+  E2E_REQUIRED: 'This file request takes only end-to-end encrypted (age) files: nothing was stored',
+  E2E_IDENTITY_EXISTS:
+    'The account has another age recipient already: send "replace": true to replace it (files keep their headers)',
   RANGE_NOT_SATISFIABLE: 'Requested range not satisfiable',
   ARCHIVE_CHANGED:
     'This archive has changed since its URL was made (v= names another version): download it from the start at the URL in details',
@@ -120,6 +130,12 @@ const DEFAULT_MESSAGE: Record<ErrorCode, string> = {
 export type PolicyDetail = { field: string; rule: string; limit: number | boolean };
 
 /**
+ * The rule of the age format an upload or header broke (E2E_INVALID): where (`file`, `e2eHeader`,
+ * …), which rule (a header problem of src/lib/age/errors.ts, or `payload_length`), and how.
+ */
+export type E2eDetail = { field: string; rule: string; message: string };
+
+/**
  * A validation failure names its field; a 403 FORBIDDEN names the scope the key lacks; a 404
  * FILE_NOT_FOUND about several ids at once (a collection's new members) names each one missing; a
  * 422 POLICY_VIOLATION names each bound broken; a 412 ARCHIVE_CHANGED names the archive's current URL.
@@ -129,6 +145,7 @@ export type ErrorDetail =
   | { scope: string }
   | { id: string }
   | PolicyDetail
+  | E2eDetail
   | { url: string };
 
 export class ApiError extends HTTPException {
@@ -195,6 +212,21 @@ export const rateLimited = (reset: number, message?: string, headers: Record<str
   new ApiError('RATE_LIMITED', message, {
     headers: { ...headers, 'Retry-After': String(Math.max(1, reset - Math.floor(now / 1000))) },
   });
+
+/** The 422 for an age file or header that breaks the format: the rule broken, in `details`. */
+export const e2eInvalid = (detail: E2eDetail) =>
+  new ApiError('E2E_INVALID', `Not a valid age file (${detail.field}: ${detail.message}); nothing was stored`, {
+    details: [detail],
+  });
+
+/** The 422 for a plain upload to a file request that takes only age files. */
+export const e2eRequired = () =>
+  new ApiError('E2E_REQUIRED', undefined, {
+    details: [{ field: 'encryption', message: 'must be "age": this request takes only end-to-end encrypted files' }],
+  });
+
+/** The 409 for an identity PUT that would replace the account's recipient without `"replace": true`. */
+export const e2eIdentityExists = () => new ApiError('E2E_IDENTITY_EXISTS');
 
 /** The 404 for a collection id that is unknown, malformed or another account's (no hint which). */
 export const collectionNotFound = () => new ApiError('COLLECTION_NOT_FOUND');

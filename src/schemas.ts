@@ -17,6 +17,7 @@ export const ErrorSchema = z
           z.object({ scope: z.string() }),
           z.object({ id: z.string() }),
           z.object({ field: z.string(), rule: z.string(), limit: z.union([z.number(), z.boolean()]) }),
+          z.object({ field: z.string(), rule: z.string(), message: z.string() }),
           z.object({ url: z.string() }),
         ]),
       )
@@ -25,8 +26,9 @@ export const ErrorSchema = z
         description:
           'VALIDATION_ERROR: the fields at fault; FORBIDDEN: the scope the key lacks; FILE_NOT_FOUND for ' +
           'several ids at once (a collection’s new members): each id not found; POLICY_VIOLATION: each ' +
-          'bound broken (`rule` names it as GET /api/v2/policy does, `limit` is its value); ARCHIVE_CHANGED: the ' +
-          'archive’s current URL',
+          'bound broken (`rule` names it as GET /api/v2/policy does, `limit` is its value); E2E_INVALID: the ' +
+          'rule of the age format broken (`rule`: `version`, `stanza`, `column_width`, `no_mac_line`, ' +
+          '`too_large`, `payload_length`, …; docs/e2e.md); ARCHIVE_CHANGED: the archive’s current URL',
       }),
     statement: z.string().optional().openapi({
       description: 'UNAVAILABLE_FOR_LEGAL_REASONS (451) and ACCOUNT_SUSPENDED (403): the operator’s reasoned decision',

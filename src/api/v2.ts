@@ -3,6 +3,7 @@
 // order matters only where paths overlap (DELETE /files/bulk before DELETE /files/{id}).
 import { addArchiveRoutes } from '../collections/archive-routes';
 import { addCollectionRoutes } from '../collections/routes';
+import { addE2eRoutes } from '../e2e/routes';
 import { addBulkRoutes } from '../files/bulk-routes';
 import { addManageRoutes } from '../files/manage-routes';
 import { addRawUploadRoute } from '../files/raw-upload-routes';
@@ -37,6 +38,7 @@ export function createV2Router() {
   addLinkAccessRoutes(router);
   addRequestAccessRoutes(router);
   addPolicyRoutes(router);
+  addE2eRoutes(router);
   addFileRoutes(router, 'v2');
   // Resumable uploads (tus), with their own 405s.
   addUploadRoutes(router);

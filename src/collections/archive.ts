@@ -7,6 +7,7 @@ import { ApiError, archiveChanged, tooManyFiles } from '../errors';
 import { type EventSink, emitEvents } from '../events/emit';
 import { bytesCarried, countsAsDownload, type DownloadPlan, parseRange } from '../files/download';
 import { contentDisposition } from '../files/names';
+import { crc32, crc32Combine } from '../lib/crc32';
 import { sha256Hex } from '../lib/crypto';
 import { membersTouched, type ZipLayout, zipEtagInput, zipLayoutOfFiles, zipMemberName, zipRange } from '../lib/zip';
 import { log } from '../log';
@@ -14,13 +15,21 @@ import { type ArchiveMemberRow, segmentsOfFiles, zipFileOf } from '../storage/ar
 import { type ByteRange, isSegmented, piecesOf, readSegments } from '../storage/segments';
 import type { Segment } from '../storage/segments-repo';
 
+/**
+ * A member as the archive holds it. An end-to-end encrypted one (src/e2e/) is the entry `<stored
+ * name>` holding `header ‖ payload`, a whole age file: its size is both together, its CRC-32
+ * combined from the header's and the stored payload's (no byte read), so the archive's length
+ * stays exact and its ranges work; `payload` says where the header ends.
+ */
+export type ArchiveMember = ArchiveMemberRow & { payload?: { header: Uint8Array; size: number } };
+
 /** What an archive is made of: its members' rows in order, the name it downloads as, its last change. */
 export type ArchiveSource = {
   /** The archive's name without `.zip` (a collection's name). */
   name: string;
   /** An ASCII name (an id) for the Content-Disposition fallback when `name` has none. */
   fallbackName: string;
-  members: ArchiveMemberRow[];
+  members: ArchiveMember[];
   /** When its bytes last changed as far as the records know (ISO 8601): Last-Modified. */
   lastModified: string;
 };
@@ -41,19 +50,34 @@ export type PreparedArchive = {
  */
 export const ARCHIVE_FIXED_SUBREQUESTS = 10;
 
+/** An encrypted member with its way in's header, as the archive holds it (see ArchiveMember). */
+function asServed(member: ArchiveMember): ArchiveMember {
+  if (!member.encryption || !member.header || member.payload) return member;
+  const header = new TextEncoder().encode(member.header);
+  return {
+    ...member,
+    size: header.length + member.size,
+    crc32: member.crc32 === null ? null : crc32Combine(crc32(header), member.crc32, member.size),
+    payload: { header, size: member.size },
+  };
+}
+
 /** The layout and validators of the archive of these members (no read of any byte). */
-export async function prepareArchive(source: ArchiveSource): Promise<PreparedArchive> {
+export async function prepareArchive(given: ArchiveSource): Promise<PreparedArchive> {
+  const source = { ...given, members: given.members.map(asServed) };
   const { layout, etag } = await layoutOf(source.members);
   return { source, layout, etag, length: layout.length };
 }
 
-/** The layout of the archive of these members, in order, and its ETag. */
-async function layoutOf(members: readonly ArchiveMemberRow[]): Promise<{ layout: ZipLayout; etag: string }> {
+/** The layout of the archive of these members, in order (encrypted ones as served), and its ETag. */
+async function layoutOf(given: readonly ArchiveMember[]): Promise<{ layout: ZipLayout; etag: string }> {
+  const members = given.map(asServed);
   const layout = zipLayoutOfFiles(members.map(zipFileOf));
   // The records' part of the bytes, and each member's content by its file id (a file's bytes
   // never change once stored, and a backfilled digest must not move the ETag): the same ETag is
   // always the same bytes. Only a member swapped for an identical copy moves it needlessly.
-  const content = members.map((member) => member.id).join('\n');
+  // An encrypted member's bytes are also its header's (a link's own): the header is in it too.
+  const content = members.map((member) => (member.header ? `${member.id}:${member.header}` : member.id)).join('\n');
   const hash = await sha256Hex(`${zipEtagInput(layout)}\n${content}`);
   // With a CRC-32 still to compute the records do not fix every byte: weak, so never a range's validator.
   return { layout, etag: layout.rangeable ? `"${hash}"` : `W/"${hash}"` };
@@ -227,9 +251,16 @@ function readsNeeded(archive: PreparedArchive, segments: Map<string, Segment[]>,
   archive.source.members.forEach((member, index) => {
     const list = segments.get(member.id);
     const span = list ? spanOf(archive.layout, index, start, end) : null;
-    if (list && span) reads += piecesOf(list, span).length - 1;
+    if (list && span) reads += piecesOf(list, payloadSpan(member, span)).length - 1;
   });
   return reads;
+}
+
+/** The part of a member's span in its stored bytes: past an encrypted member's header (empty inside it). */
+function payloadSpan(member: ArchiveMember, span: ByteRange): ByteRange {
+  const skip = member.payload?.header.length ?? 0;
+  const from = Math.max(span.offset, skip);
+  return { offset: from - skip, length: Math.max(0, span.offset + span.length - from) };
 }
 
 class MissingMember extends Error {
@@ -239,13 +270,19 @@ class MissingMember extends Error {
 /** Reads a member's bytes for the ZIP stream: a ranged get, or its segments one after another. */
 function memberReader(bucket: R2Bucket, archive: PreparedArchive, segments: Map<string, Segment[]>) {
   return async (index: number, offset: number, length: number): Promise<ReadableStream<Uint8Array>> => {
-    const member = archive.source.members[index] as ArchiveMemberRow;
+    const member = archive.source.members[index] as ArchiveMember;
     const list = segments.get(member.id);
+    // An encrypted member's header is not stored with its payload: its slice comes from the record.
+    const header = member.payload?.header ?? new Uint8Array(0);
+    const head = header.subarray(Math.min(offset, header.length), Math.min(offset + length, header.length));
+    const stored = payloadSpan(member, { offset, length });
+    if (stored.length === 0) return throughJavaScript(null, head) as ReadableStream<Uint8Array>;
     // A segmented member's stream is a FixedLengthStream's, which the runtime cannot pipe into
     // the archive's own: it goes through a JavaScript stream (tus concatenations only).
-    const body = list
-      ? throughJavaScript(await readSegments(bucket, list, { offset, length }))
-      : ((await bucket.get(member.r2_key, { range: { offset, length } }))?.body ?? null);
+    const read = list
+      ? await readSegments(bucket, list, stored)
+      : ((await bucket.get(member.r2_key, { range: stored }))?.body ?? null);
+    const body = read && (list || head.length > 0 ? throughJavaScript(read, head) : read);
     if (!body) {
       // Its row outlived its bytes (or it was deleted while the archive streamed): the stream
       // fails, so the client sees a cut body, never an archive with wrong bytes in it.
@@ -256,18 +293,30 @@ function memberReader(bucket: R2Bucket, archive: PreparedArchive, segments: Map<
   };
 }
 
-/** The same bytes as a JavaScript stream, pulled only as it is read. */
-function throughJavaScript(body: ReadableStream<Uint8Array> | null): ReadableStream<Uint8Array> | null {
-  if (!body) return null;
-  const reader = body.getReader();
+/**
+ * The same bytes as a JavaScript stream, pulled only as it is read, after `head` (an encrypted
+ * member's header slice); `head` alone when there is no body.
+ */
+function throughJavaScript(
+  body: ReadableStream<Uint8Array> | null,
+  head: Uint8Array = new Uint8Array(0),
+): ReadableStream<Uint8Array> | null {
+  if (!body && head.length === 0) return null;
+  const reader = body?.getReader();
+  let first: Uint8Array | undefined = head.length > 0 ? head.slice() : undefined;
   return new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
-        const { done, value } = await reader.read();
-        if (done) controller.close();
-        else controller.enqueue(value);
+        if (first) {
+          controller.enqueue(first);
+          first = undefined;
+          return;
+        }
+        const next = await reader?.read();
+        if (!next || next.done) controller.close();
+        else controller.enqueue(next.value);
       },
-      cancel: (reason) => reader.cancel(reason),
+      cancel: (reason) => reader?.cancel(reason),
     },
     { highWaterMark: 0 },
   );

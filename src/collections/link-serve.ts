@@ -5,7 +5,7 @@
 // N × the archive's length (the contract's "a download cap is a cap on bytes"), in the link's
 // counter object, exact under concurrency; what a broken-off answer did not send is given back.
 import { type EventSink, emitEvents, type NewEvent } from '../events/emit';
-import { bytesCarried, countsAsDownload, planDownload, serveFile } from '../files/download';
+import { bytesCarried, countsAsDownload, planDownload, servedFile, serveFile } from '../files/download';
 import { fileEventData } from '../files/records';
 import {
   countDefaultLinkDownload,
@@ -18,6 +18,7 @@ import type { ReserveResult } from '../links/link-counter-contract';
 import { refusalError, type ScanSettings, standingOf } from '../moderation/standing';
 import type { CollectionRow } from '../storage/collections-repo';
 import { findMember } from '../storage/collections-repo';
+import { linkHeaderOf } from '../storage/link-headers-repo';
 import type { LinkFacts, LinkRow } from '../storage/links-repo';
 import { isoNow } from '../time';
 import { EXHAUSTED, GONE, Refusal } from '../visitors/service';
@@ -137,11 +138,14 @@ export async function serveCollectionMember(
   view: boolean,
 ): Promise<Response | Refusal> {
   const { link, collection } = shared;
-  const member = await findMember(deps.db, collection.id, link.account_id, fileId, isoNow());
-  if (!member) return GONE;
+  const found = await findMember(deps.db, collection.id, link.account_id, fileId, isoNow());
+  if (!found) return GONE;
   // Left out of the page and the ZIP, and refused by its own URL (451, or 409 while scanned).
-  const standing = standingOf({ file: member }, 'visitor', deps.scan);
+  const standing = standingOf({ file: found }, 'visitor', deps.scan);
   if (standing) return new Refusal<never>('moderated', undefined, refusalError(standing));
+  // An encrypted member is served only with this link's header: its header, then the payload.
+  const member = await servedFile(found, found.encryption ? await linkHeaderOf(deps.db, link.id, found.id) : null);
+  if (!member) return GONE;
   const plan = planDownload(request.headers, member);
   const counts = !view && request.method === 'GET' && countsAsDownload(plan, member.size);
   const spend = { bytes: bytesCarried(plan, member.size, request.method), counts };
@@ -150,8 +154,8 @@ export async function serveCollectionMember(
   const events: NewEvent[] = [];
   if (counts) {
     // The file's own count: the object of its default link adds it to the file's row.
-    await countDefaultLinkDownload(deps.counters, member.id);
-    const file = fileEventData({ ...member, download_count: member.download_count + 1 });
+    await countDefaultLinkDownload(deps.counters, found.id);
+    const file = fileEventData({ ...found, download_count: found.download_count + 1 });
     events.push({ accountId: link.account_id, type: 'file.downloaded', data: { file, via: 'link', linkId: link.id } });
   }
   if (served.reserved?.exhausted) events.push(exhaustedEvent(shared));

@@ -29,7 +29,7 @@ const changedAt = (members: ArchiveMemberRow[], ...others: (string | null)[]) =>
   latest([...others, ...members.map((member) => member.updated_at)]);
 
 /** Who an archive is for: its members are those this audience may be served (src/moderation/standing.ts). */
-export type ArchiveViewer = { audience: Audience; scan?: ScanSettings };
+export type ArchiveViewer = { audience: Audience; scan?: ScanSettings; linkId?: string };
 
 const OWNER: ArchiveViewer = { audience: 'owner' };
 
@@ -37,7 +37,8 @@ const OWNER: ArchiveViewer = { audience: 'owner' };
  * The prepared archive of the account's collection (its live members, in order, that `viewer`
  * may be served: a moderated file is left out as a deleted one is), with the collection's row,
  * or null when there is no such collection: what the owner's route and a collection link's
- * archive both serve.
+ * archive both serve. A viewer through a link (`linkId`) gets each encrypted member only with that
+ * link's age header (the others are left out); the owner gets the owner's headers.
  */
 export async function findCollectionArchive(
   db: D1Database,
@@ -47,7 +48,7 @@ export async function findCollectionArchive(
   viewer = OWNER,
 ) {
   if (!COLLECTION_ID_PATTERN.test(id)) return null;
-  const found = await collectionArchive(db, id, accountId, isoNow(now));
+  const found = await collectionArchive(db, id, accountId, isoNow(now), viewer.linkId ?? null);
   if (!found) return null;
   const { collection } = found;
   const members = found.members.filter((member) => servable(member, viewer.audience, viewer.scan));

@@ -8,11 +8,11 @@ import type { AppEnv } from '../env';
 import type { ErrorCode } from '../errors';
 import { fileRecord } from '../files/records';
 import { FileRecordV2, ListQuerySchema } from '../files/schemas';
-import { errorsWith, ok, POLICY_ERRORS } from '../http/openapi';
+import { E2E_UPLOAD_ERRORS, errorsWith, ok } from '../http/openapi';
 import { accountId, origins, storage } from '../http/request-deps';
 import { requires } from '../http/route-needs';
 import { jsonBodyLimit } from '../http/validation';
-import { LinkCreateSchema, LinkRecordSchema } from '../links/schemas';
+import { CollectionLinkCreateSchema, LinkRecordSchema } from '../links/schemas';
 import { policy } from '../policy/routes';
 import { PaginationSchema, successV2 } from '../schemas';
 import {
@@ -49,6 +49,9 @@ export const collectionDeps = (c: Context<AppEnv>): CollectionDeps => ({
   policy: policy(c),
   maxFiles: c.get('config').MAX_COLLECTION_FILES,
 });
+
+/** A collection link's body may carry an age header per encrypted member: room for a few thousand. */
+const LINK_HEADERS_BODY = 1024 * 1024;
 
 // Reading needs files:read; making and changing collections and their links needs links:write.
 const READ = requires({ scope: 'files:read' });
@@ -229,13 +232,21 @@ function addCollectionLinkRoutes(router: OpenAPIHono<AppEnv>) {
       'The same body and controls as a file’s link. Its cap `maxDownloads` N is a byte budget of N × the ' +
       'archive’s length, members and ranges included. The record carries `collectionId` and `fileId: null`; ' +
       '`/links/{linkId}` reads, changes and revokes it like any link. The account’s policy (GET /policy) bounds it ' +
-      'as it bounds a file’s link.',
-    middleware: [WRITE, jsonBodyLimit()] as const,
-    request: { params: CollectionIdParamSchema, body: jsonBody(LinkCreateSchema) },
+      'as it bounds a file’s link. `e2eHeaders` gives the link an age header per encrypted member (docs/e2e.md); ' +
+      'an encrypted member without one is left out of this link’s page and ZIP. The body may hold up to 1 MiB.',
+    middleware: [WRITE, jsonBodyLimit(LINK_HEADERS_BODY)] as const,
+    request: { params: CollectionIdParamSchema, body: jsonBody(CollectionLinkCreateSchema) },
     responses: {
       201: ok(successV2(LinkRecordSchema), 'The new link'),
-      ...errorsWith(['COLLECTION_NOT_FOUND', 'TOO_MANY_LINKS', 'VALIDATION_ERROR'], 400, 401, 404, 415, 429),
-      ...POLICY_ERRORS,
+      ...errorsWith(
+        ['COLLECTION_NOT_FOUND', 'TOO_MANY_LINKS', 'VALIDATION_ERROR', 'FILE_NOT_FOUND'],
+        400,
+        401,
+        404,
+        415,
+        429,
+      ),
+      ...E2E_UPLOAD_ERRORS,
     },
   });
   router.openapi(create, async (c) => {

@@ -1,7 +1,7 @@
 // The owner's side of collections: make, list, read, change and delete an account's collections,
 // their members and their share links. Rules only: no HTTP here, SQL in storage/collections-repo.ts.
 import type { Origins } from '../env';
-import { ApiError, collectionNotFound, filesNotFound, tooManyFiles } from '../errors';
+import { ApiError, collectionNotFound, filesNotFound, tooManyFiles, validationError } from '../errors';
 import { FILE_ID_PATTERN } from '../files/ids';
 import { randomBase64Url } from '../lib/crypto';
 import { type AccessQuery, accessOfLinks } from '../links/access-log';
@@ -24,6 +24,7 @@ import {
   updateOwnedCollection,
 } from '../storage/collections-repo';
 import type { FileRow } from '../storage/files-repo';
+import { membersEncryption, type NewLinkHeader } from '../storage/link-headers-repo';
 import { listLinksOfCollection } from '../storage/links-repo';
 import { isoNow } from '../time';
 import { versionOf } from './archive';
@@ -220,7 +221,12 @@ const requireCollection = (deps: CollectionDeps, id: string, accountId: string, 
   await getCollection(deps, id, accountId, now);
 };
 
-/** A share link to the collection: the same body and controls as a file's link. */
+/**
+ * A share link to the collection: the same body and controls as a file's link, and an age header
+ * for each encrypted member it is to serve (`e2eHeaders`, by file id): an id that is no live
+ * member is 404 FILE_NOT_FOUND naming it, a plain member 400. An encrypted member without one is
+ * left out of this link's page and ZIP until PUT /links/{linkId}/headers/{fileId}.
+ */
 export function createCollectionLink(
   deps: CollectionDeps,
   id: string,
@@ -228,7 +234,28 @@ export function createCollectionLink(
   input: NewLink,
   now = Date.now(),
 ): Promise<LinkRecord> {
-  return createLinkTo(deps, { collectionId: id }, accountId, input, requireCollection(deps, id, accountId, now), now);
+  if (input.e2eHeader !== undefined) {
+    throw validationError('e2eHeader', 'is for a file’s link; a collection’s link takes e2eHeaders');
+  }
+  const requireTarget = async (): Promise<NewLinkHeader[]> => {
+    await getCollection(deps, id, accountId, now);
+    const headers = Object.entries(input.e2eHeaders ?? {});
+    if (headers.length === 0) return [];
+    const members = await membersEncryption(
+      deps.db,
+      id,
+      accountId,
+      headers.map(([fileId]) => fileId),
+      isoNow(now),
+    );
+    const missing = headers.flatMap(([fileId]) => (members.has(fileId) ? [] : [fileId]));
+    if (missing.length > 0) throw filesNotFound(missing);
+    const plain = headers.find(([fileId]) => !members.get(fileId));
+    if (plain)
+      throw validationError(`e2eHeaders.${plain[0]}`, 'is a plain file: only an encrypted member takes a header');
+    return headers.map(([fileId, header]) => ({ fileId, header }));
+  };
+  return createLinkTo(deps, { collectionId: id }, accountId, input, requireTarget, now);
 }
 
 /** The collection's links, newest first (revoked and expired ones included). */

@@ -27,6 +27,8 @@ export type FileEventData = {
   isPublic: boolean;
   requestId: string | null;
   sha256: string | null;
+  /** 'age' for an end-to-end encrypted file (its size and sha256 are its payload's), else null. */
+  encryption: 'age' | null;
   /** The operator's decision the file is under (docs/abuse.md); null in good standing. */
   moderation: { state: 'quarantined' | 'removed'; statement: string; at: string } | null;
   /** Where its scan stands; null when it was never to be scanned. */

@@ -2,7 +2,7 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../env';
 import { addFallbacks } from '../http/fallbacks';
-import { errors, ok, POLICY_ERRORS } from '../http/openapi';
+import { E2E_UPLOAD_ERRORS, errors, ok } from '../http/openapi';
 import { origins, storage } from '../http/request-deps';
 import { requires } from '../http/route-needs';
 import { jsonBodyLimit } from '../http/validation';
@@ -33,7 +33,7 @@ export function addBulkRoutes(router: OpenAPIHono<AppEnv>) {
     responses: {
       201: ok(BulkUploadResultSchema, 'Files processed'),
       ...errors(400, 401, 408, 429, 503),
-      ...POLICY_ERRORS,
+      ...E2E_UPLOAD_ERRORS,
     },
   });
   // Streamed by the handler, not parsed by the validator.

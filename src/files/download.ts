@@ -1,11 +1,90 @@
 // Serving a stored file: conditional requests, byte ranges, and safe headers.
 import { ApiError } from '../errors';
+import { sha256Hex } from '../lib/crypto';
 import { reprDigest } from '../lib/digest';
 import { log } from '../log';
 import type { FileRow } from '../storage/files-repo';
 import { type BlobStore, openBlob } from '../storage/segments';
 import { normalizeMediaType } from './file-type';
 import { contentDisposition } from './names';
+
+/**
+ * A file as a download serves it. A plain file is its row. An encrypted file (src/e2e/) is served
+ * as `header ‖ payload`, a whole age file: the header of the way in (the owner's, or a link's) in
+ * front of the stored payload, so `size` is both together, the ETag names that header and payload
+ * (it differs per link, and changes with the header), and no digest is sent (the stored one is the
+ * payload's alone, never the bytes served).
+ */
+export type ServedFile = FileRow & { served?: { header: Uint8Array; payloadSize: number } };
+
+/**
+ * What a download of `row` through a way in whose age header is `header` serves: the row itself
+ * for a plain file; for an encrypted one, `header ‖ payload`. Null: an encrypted file that way in
+ * holds no header for (it serves nothing of it).
+ */
+/** The length of a file as a way in with `header` serves it: an encrypted file's header and payload. */
+export const servedSize = (row: Pick<FileRow, 'size' | 'encryption'>, header: string | null | undefined): number =>
+  row.encryption && header ? new TextEncoder().encode(header).length + row.size : row.size;
+
+export async function servedFile(row: FileRow, header: string | null | undefined): Promise<ServedFile | null> {
+  if (!row.encryption) return row;
+  if (!header) return null;
+  const bytes = new TextEncoder().encode(header);
+  const tag = await sha256Hex(`${row.etag}\n${header}`);
+  return {
+    ...row,
+    size: bytes.length + row.size,
+    etag: `"${tag.slice(0, 40)}"`,
+    sha256: null,
+    served: { header: bytes, payloadSize: row.size },
+  };
+}
+
+/**
+ * The bytes of a served file (or a range of them): a plain file's from storage; an encrypted
+ * file's header from its slice of the header kept apart and the rest with a ranged read of the
+ * payload (a range may start in the header, span the boundary, or lie in the payload). Null when
+ * the stored bytes are missing.
+ */
+export async function openServed(
+  store: BlobStore,
+  file: ServedFile,
+  range?: { offset: number; length: number },
+): Promise<ReadableStream<Uint8Array> | null> {
+  if (!file.served) return openBlob(store, file, range);
+  const { header, payloadSize } = file.served;
+  const offset = range?.offset ?? 0;
+  const end = offset + (range?.length ?? file.size);
+  const head = header.subarray(Math.min(offset, header.length), Math.min(end, header.length));
+  const from = Math.max(offset, header.length) - header.length;
+  const to = end - header.length;
+  const payload =
+    to <= from
+      ? null
+      : await openBlob(
+          store,
+          { r2_key: file.r2_key, size: payloadSize },
+          from === 0 && to === payloadSize ? undefined : { offset: from, length: to - from },
+        );
+  if (to > from && !payload) return null;
+  // One stream of exactly the length announced (the runtime sends it with its Content-Length).
+  const out = new FixedLengthStream(head.length + Math.max(0, to - from));
+  const writer = out.writable.getWriter();
+  // Chunk by chunk (the payload of a file stored in segments is itself a FixedLengthStream, which
+  // the runtime does not pipe into another); each write waits for the reader, so memory stays flat.
+  const pump = async () => {
+    if (head.length > 0) await writer.write(head.slice());
+    const reader = payload?.getReader();
+    for (let next = await reader?.read(); next && !next.done; next = await reader?.read())
+      await writer.write(next.value);
+    await writer.close();
+  };
+  pump().catch(async (error: unknown) => {
+    await payload?.cancel(error).catch(() => undefined);
+    await writer.abort(error).catch(() => undefined);
+  });
+  return out.readable;
+}
 
 export type DownloadPlan =
   | { kind: 'not-modified' }
@@ -78,7 +157,7 @@ export function bytesCarried(plan: DownloadPlan, size: number, method: string): 
   return 0;
 }
 
-function fileHeaders(row: FileRow): Headers {
+function fileHeaders(row: ServedFile): Headers {
   const headers = new Headers({
     // Rows written before uploads validated the declared type may hold one no header can carry.
     'Content-Type': normalizeMediaType(row.mime_type) || 'application/octet-stream',
@@ -97,7 +176,12 @@ function fileHeaders(row: FileRow): Headers {
   return headers;
 }
 
-export async function serveFile(store: BlobStore, row: FileRow, plan: DownloadPlan, method: string): Promise<Response> {
+export async function serveFile(
+  store: BlobStore,
+  row: ServedFile,
+  plan: DownloadPlan,
+  method: string,
+): Promise<Response> {
   const headers = fileHeaders(row);
   if (plan.kind === 'not-modified') {
     for (const name of ['Content-Type', 'Content-Disposition', 'Accept-Ranges', 'X-Content-Type-Options'])
@@ -128,7 +212,7 @@ export async function serveFile(store: BlobStore, row: FileRow, plan: DownloadPl
   }
   if (method === 'HEAD') return new Response(null, { status, headers });
 
-  const body = await openBlob(
+  const body = await openServed(
     store,
     row,
     plan.kind === 'partial' ? { offset: plan.offset, length: plan.length } : undefined,

@@ -2,7 +2,7 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { AppEnv } from '../env';
 import { validationError } from '../errors';
-import { errors, ok, POLICY_ERRORS } from '../http/openapi';
+import { E2E_UPLOAD_ERRORS, errors, ok } from '../http/openapi';
 import { origins } from '../http/request-deps';
 import { requires } from '../http/route-needs';
 import { uploadRules } from '../policy/routes';
@@ -10,13 +10,13 @@ import type { UploadRules } from '../policy/service';
 import { successV2 } from '../schemas';
 import { uploadRecord } from './records';
 import { uploadDeps } from './routes';
-import { RawUploadQuerySchema, UploadRecordV2 } from './schemas';
+import { RawUploadE2eQuerySchema, RawUploadQuerySchema, UploadRecordV2 } from './schemas';
 import { type RecordOptions, recordOptions } from './upload-fields';
 import { uploadRawFile } from './upload-raw';
 import { inSession } from './upload-session';
 
 /** Request headers a raw upload reads beyond the usual ones (CORS lets them through). */
-export const RAW_UPLOAD_HEADERS = ['Repr-Digest', 'Content-Digest'];
+export const RAW_UPLOAD_HEADERS = ['Repr-Digest', 'Content-Digest', 'Edgeshare-Meta'];
 
 /** The raw upload's file name (the MCP upload tools name their file with the same schema). */
 export const FilenameParamSchema = z.object({
@@ -37,6 +37,9 @@ export const RAW_BODY_REQUEST = {
       .optional()
       .openapi({ description: 'RFC 9530, e.g. `sha-256=:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=:`' }),
     'content-digest': z.string().optional().openapi({ description: 'The same; both must agree when both are sent' }),
+    'edgeshare-meta': z.string().optional().openapi({
+      description: 'With `?encryption=age`: the file’s opaque base64url `meta` (≤ 4 KiB), stored as it is',
+    }),
   }),
   body: {
     required: true,
@@ -57,13 +60,13 @@ export function addRawUploadRoute(router: OpenAPIHono<AppEnv>) {
       'mismatch is 400 DIGEST_MISMATCH and nothing is stored or charged.',
     request: {
       params: FilenameParamSchema,
-      query: RawUploadQuerySchema,
+      query: RawUploadQuerySchema.extend(RawUploadE2eQuerySchema.shape),
       ...RAW_BODY_REQUEST,
     },
     responses: {
       201: ok(successV2(UploadRecordV2), 'Stored'),
       ...errors(400, 401, 408, 413, 415, 429, 503),
-      ...POLICY_ERRORS,
+      ...E2E_UPLOAD_ERRORS,
     },
   });
   // The body is streamed by the handler. The query goes through the form fields' schema inside

@@ -32,12 +32,19 @@ export const scanOf = (row: FileStanding): FileScan =>
   row.scan_status === null ? null : { status: row.scan_status, signature: row.scan_signature, at: row.scanned_at };
 
 type UploadRecordV1 = ReturnType<typeof uploadFields> & { uploadedAt: string; expiresAt?: string };
+/** v2's end-to-end encryption fields (docs/e2e.md). */
+type E2eFields = { encryption: 'age' | null; meta: string | null };
 type UploadRecordV2 = UploadRecordV1 & {
   isPublic: boolean;
   sha256: string | null;
   moderation: FileModeration;
   scan: FileScan;
-};
+} & E2eFields;
+
+const e2eFields = (row: FileRow): E2eFields => ({
+  encryption: row.encryption === 'age' ? 'age' : null,
+  meta: row.meta ?? null,
+});
 
 const uploadFields = (row: FileRow, version: ApiVersion, origins: Origins) => ({
   id: row.id,
@@ -62,6 +69,7 @@ export function uploadRecord(row: FileRow, version: ApiVersion, origins: Origins
         sha256: row.sha256,
         moderation: moderationOf(row),
         scan: scanOf(row),
+        ...e2eFields(row),
         uploadedAt: row.uploaded_at,
         ...expiry,
       };
@@ -70,7 +78,8 @@ export function uploadRecord(row: FileRow, version: ApiVersion, origins: Origins
 type FileRecordV1 = ReturnType<typeof recordOf>;
 /**
  * v2 adds isPublic, requestId, sha256 (null for a file stored before digests, until it is
- * backfilled), and what stands between the file and its visitors: moderation and scan.
+ * backfilled), what stands between the file and its visitors (moderation and scan), and an
+ * encrypted file's encryption, meta and owner's header.
  */
 export type FileRecordV2 = FileRecordV1 & {
   isPublic: boolean;
@@ -78,7 +87,7 @@ export type FileRecordV2 = FileRecordV1 & {
   sha256: string | null;
   moderation: FileModeration;
   scan: FileScan;
-};
+} & E2eFields & { e2eHeader: string | null };
 
 export function fileRecord(row: FileRow, version: 'v2', origins: Origins): FileRecordV2;
 export function fileRecord(row: FileRow, version: ApiVersion, origins: Origins): FileRecordV1 | FileRecordV2;
@@ -93,6 +102,8 @@ export function fileRecord(row: FileRow, version: ApiVersion, origins: Origins):
         sha256: row.sha256,
         moderation: moderationOf(row),
         scan: scanOf(row),
+        ...e2eFields(row),
+        e2eHeader: row.e2e_header ?? null,
       };
 }
 
@@ -125,6 +136,8 @@ export type FileDraft = {
   mimeType: string;
   sha256: string | null;
   crc32: number | null;
+  /** An age file: its owner's header (kept apart from the payload) and its `meta`. */
+  e2e?: { header: string; meta: string | null };
 };
 
 /** When a file uploaded at `now` expires: its own expiresIn, else the configured default, else never. */
@@ -165,6 +178,9 @@ export function fileRow(
     request_id: options.requestId ?? null,
     sha256: file.sha256,
     crc32: file.crc32,
+    encryption: file.e2e ? 'age' : null,
+    meta: file.e2e?.meta ?? null,
+    e2e_header: file.e2e?.header ?? null,
     ...GOOD_STANDING,
     scan_status: options.scan ?? null,
     // When the scan reached its status (migration 0016): pending (or skipped) since it arrived.
@@ -183,8 +199,17 @@ const GOOD_STANDING: FileStanding = {
   released_at: null,
 };
 
-/** A file as webhook events carry it: the v2 record without its URLs (see FileEventData). */
+/**
+ * A file as webhook events carry it: the v2 record without its URLs, nor an encrypted file's meta
+ * and header (receivers learn `encryption`; the rest is the record's, see FileEventData).
+ */
 export function fileEventData(row: FileRow): FileEventData {
-  const { downloadUrl: _download, shareUrl: _share, ...file } = fileRecord(row, 'v2', { api: '', site: '' });
+  const {
+    downloadUrl: _download,
+    shareUrl: _share,
+    meta: _meta,
+    e2eHeader: _header,
+    ...file
+  } = fileRecord(row, 'v2', { api: '', site: '' });
   return file;
 }

@@ -4,10 +4,10 @@ import type { Context } from 'hono';
 import { QuotaTicket } from '../accounts/account-storage-client';
 import type { AppEnv } from '../env';
 import { offersHead } from '../http/fallbacks';
-import { DOWNLOAD_REQUEST_HEADERS, downloadResponses, errors, ok, POLICY_ERRORS } from '../http/openapi';
+import { DOWNLOAD_REQUEST_HEADERS, downloadResponses, E2E_UPLOAD_ERRORS, errors, ok } from '../http/openapi';
 import { origins, storage } from '../http/request-deps';
 import { requires } from '../http/route-needs';
-import { uploadRules } from '../policy/routes';
+import { uploadE2e, uploadRules } from '../policy/routes';
 import { PaginationSchema, success as successV1, successV2 } from '../schemas';
 import { type ApiVersion, fileRecord, uploadRecord } from './records';
 import {
@@ -44,7 +44,7 @@ export function addFileRoutes(router: OpenAPIHono<AppEnv>, version: ApiVersion) 
     responses: {
       201: ok(success(UploadRecord), 'Stored'),
       ...errors(400, 401, 408, 413, 415, 429, 503),
-      ...POLICY_ERRORS,
+      ...E2E_UPLOAD_ERRORS,
     },
   });
   // The body is streamed by the handler, not parsed by the validator.
@@ -150,6 +150,7 @@ export function uploadDeps(c: Context<AppEnv>): UploadDeps {
     ...storage(c),
     config: c.get('config'),
     owner,
+    e2e: uploadE2e(c),
     signal: c.req.raw.signal,
     waitUntil: (promise: Promise<unknown>) => c.executionCtx.waitUntil(promise),
   };

@@ -95,6 +95,22 @@ const standingFields = { moderation: ModerationSchema, scan: ScanSchema };
 
 const uploadExpiry = time.optional().openapi({ description: 'When the file expires; absent when it does not' });
 
+/** v2's end-to-end encryption fields of a file (docs/e2e.md). */
+const e2eFields = {
+  encryption: z
+    .enum(['age'])
+    .nullable()
+    .openapi({
+      description:
+        '`age`: an end-to-end encrypted file (an age v1 file): the server holds its payload (size, sha256 are ' +
+        'the payload’s) and serves a header in front of it; null for a plain file',
+    }),
+  meta: z
+    .string()
+    .nullable()
+    .openapi({ description: 'The client’s opaque base64url `meta` of an encrypted file (≤ 4 KiB), as sent; or null' }),
+};
+
 export const UploadRecordV1 = z
   .object({ ...uploadFields, uploadedAt: time, expiresAt: uploadExpiry })
   .openapi('UploadRecordV1');
@@ -105,6 +121,7 @@ export const UploadRecordV2 = z
     isPublic: z.boolean(),
     sha256: sha256Field,
     ...standingFields,
+    ...e2eFields,
     uploadedAt: time,
     expiresAt: uploadExpiry,
   })
@@ -131,8 +148,30 @@ export const FileRecordV2 = z
       .nullable()
       .openapi({ description: 'The file request it came through (POST /requests); null for uploads with a key' }),
     ...standingFields,
+    ...e2eFields,
+    e2eHeader: z
+      .string()
+      .nullable()
+      .openapi({
+        description:
+          'An encrypted file’s owner’s age header (from its upload), what the owner’s download and `shareUrl` serve ' +
+          'before the payload: open it with the account’s identity to make a link’s header. null for a plain file',
+      }),
   })
   .openapi('FileRecordV2');
+
+const ENCRYPTION_FIELD = z
+  .enum(['age'])
+  .optional()
+  .openapi({
+    description:
+      '`age`: the file is an age v1 file (binary, e.g. `age -r age1… -o f.age f`); send it before the file part. ' +
+      'The server keeps the header apart and stores the payload; a header or payload length that breaks the format ' +
+      'is 422 E2E_INVALID (details name the rule) and nothing is stored',
+  });
+const META_FIELD = z.string().optional().openapi({
+  description: 'With `encryption`: opaque base64url (≤ 4 KiB), stored and returned as it is (docs/e2e.md)',
+});
 
 /** An upload's isPublic under the policy (docs/policy.md). */
 const DEFAULT_PUBLIC = `default true. ${WHILE_DEFAULT_LINKS_BARRED} the default is false and true is 422 POLICY_VIOLATION`;
@@ -151,6 +190,8 @@ export const UploadFormSchema = z
         'The SHA-256 (64 hex digits) the file must have; before or after the file part. A mismatch is ' +
         '400 DIGEST_MISMATCH and nothing is stored or charged.',
     }),
+    encryption: ENCRYPTION_FIELD,
+    meta: META_FIELD,
   })
   .openapi('UploadForm');
 
@@ -175,6 +216,12 @@ export const BulkUploadFormSchema = z
           'none. A file that does not match fails alone with DIGEST_MISMATCH (nothing of it stored or ' +
           'charged); a count that differs from the files’ is 400.',
       }),
+    encryption: ENCRYPTION_FIELD.openapi({
+      description: '`age`: every file of the request is an age v1 file (see POST /upload); before the first file',
+    }),
+    meta: z.array(z.string()).optional().openapi({
+      description: 'With `encryption`: one per file, in the files’ order, each opaque base64url (≤ 4 KiB) or empty',
+    }),
   })
   .openapi('BulkUploadForm');
 
@@ -281,5 +328,15 @@ export const RawUploadQuerySchema = z.object({
   expiresIn: UPLOAD_FIELDS.expiresIn.optional().openapi({
     param: { name: 'expiresIn', in: 'query' },
     description: `Seconds until the file expires, ${EXPIRY_RANGE}; default: never`,
+  }),
+});
+
+/** PUT /upload/{filename} and PUT {uploadUrl}/{filename}: `encryption` besides (the MCP tools take no age file). */
+export const RawUploadE2eQuerySchema = z.object({
+  encryption: ENCRYPTION_FIELD.openapi({
+    param: { name: 'encryption', in: 'query' },
+    description:
+      '`age`: the body is an age v1 file (binary); its header is kept apart and its payload stored (docs/e2e.md). ' +
+      'A header or payload length that breaks the format is 422 E2E_INVALID, nothing stored',
   }),
 });

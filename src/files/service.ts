@@ -17,7 +17,7 @@ import {
   type WithSuspension,
 } from '../storage/files-repo';
 import { isoNow } from '../time';
-import { countsAsDownload, isConditional, planDownload, serveFile } from './download';
+import { countsAsDownload, isConditional, planDownload, servedFile, serveFile } from './download';
 import { FILE_ID_PATTERN } from './ids';
 import { fileEventData } from './records';
 import { type RemovalDeps, removeBlobsOf } from './removal';
@@ -124,13 +124,16 @@ async function download(
   }
   if (!row) throw notFound();
   assertServable({ file: row }, 'owner');
-  const plan = planDownload(request.headers, row);
+  // An encrypted file is served as the owner's header and its payload: a whole age file.
+  const served = await servedFile(row, row.e2e_header);
+  if (!served) throw notFound();
+  const plan = planDownload(request.headers, served);
   let counted = plain;
-  if (counting && !plain && countsAsDownload(plan, row.size)) {
+  if (counting && !plain && countsAsDownload(plan, served.size)) {
     await incrementDownloadCount(storage.db, row.id);
     counted = true;
   }
-  const response = await serveFile(storage, row, plan, request.method);
+  const response = await serveFile(storage, served, plan, request.method);
   if (counted) {
     const file = fileEventData(plain ? row : { ...row, download_count: row.download_count + 1 });
     emitEvents(storage.events, [{ accountId: row.account_id, type: 'file.downloaded', data: { file, via } }]);

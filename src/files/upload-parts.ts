@@ -1,6 +1,7 @@
 // The one part loop of every multipart upload (POST /upload, POST /upload/bulk, a file request's
 // uploadUrl): reads the body part by part, each file part into R2 as it comes, and hands the files
 // read to the caller, which records them. What differs between the three is in PartRules.
+import { admitUpload, type E2eUpload, META_MAX_CHARS, parseMeta } from '../e2e/age-checks';
 import { type ApiError, validationError } from '../errors';
 import { MultipartError, type MultipartReader, type PartInfo } from '../lib/multipart';
 import { cleanOriginalName } from './names';
@@ -59,15 +60,19 @@ export async function readFileParts<T>(
   const reader = openMultipart(request);
   const files: FilePart[] = [];
   const finishing = new Set<Promise<unknown>>();
+  const age = new AgeFields();
   try {
     let parts = 0;
     for (let part = await reader.nextPart(); part; part = await reader.nextPart()) {
       if (++parts > rules.maxParts) throw validationError('body', `at most ${rules.maxParts} form parts are accepted`);
       deps.session.check();
       if (!rules.fileFields.has(part.name)) {
-        await rules.field?.(reader, part);
+        if (!(await age.read(reader, part, files.length > 0))) await rules.field?.(reader, part);
         continue;
       }
+      // Judged before the file holds anything: an age file where none is taken, a plain one where
+      // only age files are (an e2e file request).
+      const e2e = age.admit(deps);
       await rules.admit?.(part, files);
       if (part.filename === undefined) {
         const error = validationError(part.name, 'must be a file, not a text field');
@@ -79,7 +84,7 @@ export async function readFileParts<T>(
       const name = cleanOriginalName(part.filename);
       while (finishing.size >= MAX_FINISHING) await Promise.race(finishing);
       try {
-        const file = await readFilePart(deps, reader, part);
+        const file = await readFilePart(deps, reader, { ...part, e2e });
         const settled = file.stored.catch(() => undefined);
         finishing.add(settled);
         void settled.then(() => finishing.delete(settled));
@@ -90,11 +95,59 @@ export async function readFileParts<T>(
         files.push({ name, error: uploadError(error) });
       }
     }
+    age.pairMeta(files);
     return await record(files);
   } catch (error) {
     await reader.cancel();
     // Writes still finishing end before the session deletes what this request owns.
     await Promise.all(files.map((part) => part.file?.stored.catch(() => undefined)));
     throw uploadError(error);
+  }
+}
+
+/**
+ * Every multipart upload's end-to-end encryption fields (docs/e2e.md): `encryption` ("age"), sent
+ * before the first file part, makes every file of the body an age file; `meta`, one per file in
+ * the files' order (or one for a lone file), anywhere in the body, is each file's opaque meta.
+ */
+class AgeFields {
+  #encryption: string | undefined;
+  readonly #metas: string[] = [];
+  #admitted: E2eUpload | null = null;
+
+  /** Reads the part if it is one of these fields (true), else leaves it to the caller. */
+  async read(reader: MultipartReader, part: PartInfo, afterFiles: boolean): Promise<boolean> {
+    if (part.name === 'encryption') {
+      if (this.#encryption !== undefined) throw validationError('encryption', 'was given more than once');
+      if (afterFiles) throw validationError('encryption', 'must come before the file parts');
+      this.#encryption = (await reader.readText(64)).trim();
+      return true;
+    }
+    if (part.name !== 'meta') return false;
+    this.#metas.push((await reader.readText(META_MAX_CHARS + 64)).trim());
+    return true;
+  }
+
+  /** Whether the body's files are age files, judged once at its first file (see admitUpload). */
+  admit(deps: UploadDeps): { meta: string | null } | undefined {
+    if (this.#admitted === null) this.#admitted = admitUpload(deps.e2e, { encryption: this.#encryption });
+    return this.#admitted && { meta: null };
+  }
+
+  /** Gives each age file its `meta`: the n-th meta field is the n-th file part's ('' for none). */
+  pairMeta(files: FilePart[]): void {
+    if (this.#metas.length === 0) return;
+    if (!this.#admitted) throw validationError('meta', 'is only taken with encryption "age"');
+    const fileParts = files.filter((part) => !part.text);
+    if (this.#metas.length !== fileParts.length) {
+      throw validationError(
+        'meta',
+        `give one meta field per file, in the files' order (${fileParts.length} files, ${this.#metas.length} meta fields)`,
+      );
+    }
+    fileParts.forEach((part, index) => {
+      const meta = parseMeta(this.#metas[index]);
+      if (part.file?.e2e) part.file.e2e = { ...part.file.e2e, meta };
+    });
   }
 }

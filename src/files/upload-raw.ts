@@ -1,4 +1,5 @@
 // PUT /upload/{filename} (v2): the file is the raw request body, as `curl -T` sends it.
+import { admitUpload } from '../e2e/age-checks';
 import { validationError } from '../errors';
 import { DigestFieldError, parseDigestField } from '../lib/digest';
 import type { FileRow } from '../storage/files-repo';
@@ -26,12 +27,22 @@ export async function uploadRawFile(deps: UploadDeps, request: Request, upload: 
   const length = declaredLength(request);
   if (length !== undefined && length > deps.config.MAX_FILE_SIZE) throw fileTooLarge(deps.config.MAX_FILE_SIZE);
   const asserted = assertedDigest(request.headers);
+  // An age file says so in the query (`?encryption=age`), its meta in a header: judged before any byte.
+  const e2e = admitUpload(
+    deps.e2e,
+    {
+      encryption: new URL(request.url).searchParams.get('encryption') ?? undefined,
+      meta: request.headers.get('edgeshare-meta') ?? undefined,
+    },
+    { encryption: 'encryption', meta: 'Edgeshare-Meta' },
+  );
   const stream = {
     source: streamSource(request.body, length),
     filename: upload.name,
     contentType: request.headers.get('content-type') ?? undefined,
     length,
     asserted,
+    e2e,
   };
   return storeStream(deps, stream, upload.options);
 }

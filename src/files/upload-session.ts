@@ -5,6 +5,7 @@
 
 import type { AccountsNamespace, QuotaTicket } from '../accounts/account-storage-client';
 import { type Config, uploadTimeoutMs } from '../config';
+import type { E2eAdmission } from '../e2e/age-checks';
 import { ApiError } from '../errors';
 import type { EventSink } from '../events/emit';
 import { log } from '../log';
@@ -23,6 +24,8 @@ export type UploadContext = {
   /** The server's configuration, or a file request's narrowing of it (MAX_FILE_SIZE, ALLOWED_FILE_TYPES). */
   config: Config;
   owner: UploadOwner;
+  /** Whether this way in takes age files (the account's policy), and only them (an e2e file request). */
+  e2e: E2eAdmission;
   /** Fires when the client goes away (request.signal, with the enable_request_signal flag). */
   signal?: AbortSignal;
   waitUntil: (promise: Promise<unknown>) => void;
@@ -37,7 +40,7 @@ export type UploadDeps = Omit<UploadContext, 'signal' | 'waitUntil'> & { session
  * grant at admission, a tus reservation, a file request's slots).
  */
 export function openUpload(context: UploadContext, quota: QuotaTicket): UploadDeps {
-  const { bucket, db, accounts, events, scans, config, owner } = context;
+  const { bucket, db, accounts, events, scans, config, owner, e2e } = context;
   const session = new UploadSession({
     bucket,
     quota,
@@ -46,7 +49,7 @@ export function openUpload(context: UploadContext, quota: QuotaTicket): UploadDe
     signal: context.signal,
     waitUntil: context.waitUntil,
   });
-  return { bucket, db, accounts, events, scans, config, owner, session };
+  return { bucket, db, accounts, events, scans, config, owner, e2e, session };
 }
 
 type SessionOptions = {

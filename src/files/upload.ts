@@ -1,6 +1,7 @@
 // The upload service: a file's bytes → type check → R2 (streamed) → the owner's account → D1 row.
 
 import { freeFiles, storageExceeded } from '../accounts/account-storage-client';
+import { checkPayloadLength, splitHeader } from '../e2e/age-checks';
 import { ApiError, contentBlocked } from '../errors';
 import { emitEvents } from '../events/emit';
 import { concat } from '../lib/bytes';
@@ -31,8 +32,16 @@ export type PendingFile = FileDraft & { size: number; stored: Promise<StoredBlob
  */
 export type ChunkSource = { read(): Promise<Uint8Array | null>; readonly transient?: boolean };
 
-/** What is known of a file before its bytes: its name and declared type (and, raw, its length). */
-export type IncomingFile = { filename: string | undefined; contentType: string | undefined; length?: number };
+/**
+ * What is known of a file before its bytes: its name and declared type (and, raw, its length), and
+ * whether it is an age file (`e2e`, with its `meta`; see src/e2e/).
+ */
+export type IncomingFile = {
+  filename: string | undefined;
+  contentType: string | undefined;
+  length?: number;
+  e2e?: { meta: string | null };
+};
 
 /**
  * Reads the current part (a file) to its end: decides its type from its first bytes and
@@ -40,6 +49,7 @@ export type IncomingFile = { filename: string | undefined; contentType: string |
  * runs on while the caller reads the next part or commits the file to the quota.
  */
 export async function readFilePart(deps: UploadDeps, reader: ChunkSource, part: IncomingFile): Promise<PendingFile> {
+  if (part.e2e) return readAgeFile(deps, reader, part, part.e2e);
   const originalName = cleanOriginalName(part.filename);
   const head: Uint8Array[] = [];
   let headBytes = 0;
@@ -61,7 +71,6 @@ export async function readFilePart(deps: UploadDeps, reader: ChunkSource, part: 
   );
   if (!decision.ok) throw new ApiError('INVALID_FILE_TYPE', `File type not allowed: ${decision.reason}`);
 
-  const id = newFileId();
   let queued: Uint8Array | undefined = sample;
   const pull = async () => {
     if (queued) {
@@ -71,17 +80,65 @@ export async function readFilePart(deps: UploadDeps, reader: ChunkSource, part: 
     }
     return reader.read();
   };
+  return storeFile(deps, { pull, transient: reader.transient }, part.length, {
+    originalName,
+    mimeType: decision.mimeType,
+  });
+}
+
+/**
+ * Reads an age file (src/e2e/): its header split off as the bytes stream and checked, then its
+ * payload stored as the file's bytes, its length checked before the write completes (at once when
+ * the body's length is known). No type is sniffed: an age payload is opaque bytes.
+ */
+async function readAgeFile(
+  deps: UploadDeps,
+  reader: ChunkSource,
+  part: IncomingFile,
+  e2e: { meta: string | null },
+): Promise<PendingFile> {
+  const { header, rest } = await splitHeader(() => reader.read());
+  const length = part.length === undefined ? undefined : part.length - header.length;
+  if (length !== undefined) checkPayloadLength(length);
+  let queued: Uint8Array | undefined = rest.length > 0 ? rest : undefined;
+  let total = 0;
+  const pull = async () => {
+    const chunk = queued ?? (await reader.read());
+    queued = undefined;
+    // The last read of a body of unknown length: a payload no age file has is refused before its write completes.
+    if (chunk === null && length === undefined) checkPayloadLength(total);
+    total += chunk?.length ?? 0;
+    return chunk;
+  };
+  return storeFile(deps, { pull, transient: reader.transient }, length, {
+    originalName: cleanOriginalName(part.filename),
+    mimeType: AGE_MEDIA_TYPE,
+    e2e: { header, meta: e2e.meta },
+  });
+}
+
+/** An age file is served as what it is to the server: bytes of no known type. */
+const AGE_MEDIA_TYPE = 'application/octet-stream';
+
+/** Streams a file's bytes (`pull`) into R2 as a new file of the owner, counted against the quota as they arrive. */
+async function storeFile(
+  deps: UploadDeps,
+  source: { pull: () => Promise<Uint8Array | null>; transient?: boolean },
+  knownLength: number | undefined,
+  draft: Pick<FileDraft, 'originalName' | 'mimeType' | 'e2e'>,
+): Promise<PendingFile> {
+  const id = newFileId();
   // Each file's bytes count against the owner's quota as they arrive (see docs/limits.md).
   const quota = deps.session.quota;
   try {
-    const consumed = await consumeIntoBlob(deps.bucket, blobKey(deps.owner.accountId, id), pull, {
+    const consumed = await consumeIntoBlob(deps.bucket, blobKey(deps.owner.accountId, id), source.pull, {
       maxBytes: deps.config.MAX_FILE_SIZE,
-      contentType: decision.mimeType,
+      contentType: draft.mimeType,
       customMetadata: blobMetadata(deps.owner, id),
       onBytes: (total) => quota.need(id, total),
       owner: deps.session,
-      knownLength: part.length,
-      transientChunks: reader.transient,
+      knownLength,
+      transientChunks: source.transient,
     });
     const stored = consumed.finish().catch((error: unknown) => {
       quota.drop(id);
@@ -89,12 +146,10 @@ export async function readFilePart(deps: UploadDeps, reader: ChunkSource, part: 
     });
     // Awaited by whoever records the file; a failure here is reported there.
     stored.catch(() => undefined);
-    const filename = storedFilename(originalName, id);
     return {
       id,
-      originalName,
-      filename,
-      mimeType: decision.mimeType,
+      ...draft,
+      filename: storedFilename(draft.originalName, id),
       size: consumed.size,
       sha256: consumed.sha256,
       crc32: consumed.crc32,
@@ -152,10 +207,10 @@ export async function recordFiles(
       ),
     );
     // The blocklist's one read runs while the last writes finish, and ends before anything counts.
-    // No upload is encrypted yet: an age file (issue 40) passes `encrypted: true` and is not looked up.
+    // An age file's SHA-256 is its ciphertext's, unique to its file key: not looked up (docs/e2e.md).
     const blocked = await blockedFiles(
       deps.db,
-      files.map((file) => ({ id: file.id, sha256: file.sha256, encrypted: false })),
+      files.map((file) => ({ id: file.id, sha256: file.sha256, encrypted: file.e2e !== undefined })),
     ).catch(async (error: unknown) => {
       await storing;
       throw error;
@@ -189,7 +244,10 @@ export async function recordFiles(
             expiresAt: expiry,
             now,
             requestId: options.requestId,
-            scan: scanOnArrival(deps.config, options),
+            scan: scanOnArrival(deps.config, {
+              requestId: options.requestId,
+              encrypted: result.file.e2e !== undefined,
+            }),
           }),
         );
     }

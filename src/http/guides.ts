@@ -33,7 +33,7 @@ export const TAGS: readonly Tag[] = [
     name: 'Share links',
     description: 'More links to one file, each with a label, a password, a download cap and an expiry.',
     guide: 'share-links.md',
-    paths: /^\/(files\/\{id\}\/links|links\/\{linkId\})$/,
+    paths: /^\/(files\/\{id\}\/links|links\/\{linkId\}(\/headers(\/\{fileId\})?)?)$/,
   },
   {
     name: 'Collections',
@@ -73,6 +73,11 @@ export const TAGS: readonly Tag[] = [
     name: 'Reports (public, no key)',
     description: 'Anyone may report a link to the operator: no API key, the same answer whatever the link.',
     guide: 'abuse.md',
+  },
+  {
+    name: 'End-to-end encryption',
+    description: 'Files in the age format, encrypted before they leave the sender: the account’s identity.',
+    guide: 'e2e.md',
   },
 ];
 

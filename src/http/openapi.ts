@@ -3,7 +3,16 @@
 import { type createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../env';
-import { ApiError, archiveChanged, ERROR_STATUS, type ErrorCode, policyViolation, validationError } from '../errors';
+import {
+  ApiError,
+  archiveChanged,
+  ERROR_STATUS,
+  type ErrorCode,
+  e2eInvalid,
+  e2eRequired,
+  policyViolation,
+  validationError,
+} from '../errors';
 import { type ErrorBody, ErrorSchema } from '../schemas';
 import { honoPath } from './fallbacks';
 
@@ -90,7 +99,15 @@ function errorExample(code: ErrorCode): ErrorBody {
             )
           : code === 'UNAVAILABLE_FOR_LEGAL_REASONS' || code === 'ACCOUNT_SUSPENDED'
             ? new ApiError(code, undefined, { statement: 'Removed after a copyright notice (case 2026-118).' })
-            : new ApiError(code);
+            : code === 'E2E_INVALID'
+              ? e2eInvalid({
+                  field: 'file',
+                  rule: 'column_width',
+                  message: 'line 3: a body line of 65 columns; at most 64',
+                })
+              : code === 'E2E_REQUIRED'
+                ? e2eRequired()
+                : new ApiError(code);
   const body: ErrorBody = { error: error.message, code };
   if (error.details) body.details = error.details;
   if (error.statement) body.statement = error.statement;
@@ -126,6 +143,9 @@ const FEATURE_CODES = new Set<ErrorCode>([
   'REQUEST_FULL',
   'PASSWORD_REQUIRED',
   'POLICY_VIOLATION',
+  'E2E_INVALID',
+  'E2E_REQUIRED',
+  'E2E_IDENTITY_EXISTS',
   'ARCHIVE_CHANGED',
   'SCAN_PENDING',
   'CONTENT_BLOCKED',
@@ -173,6 +193,18 @@ export const POLICY_ERRORS = errorResponse(
   'POLICY_VIOLATION: the request breaks a bound this service sets (GET /api/v2/policy); details: ' +
     '[{"field", "rule", "limit"}], one per bound broken; nothing was created or changed',
   ['POLICY_VIOLATION'],
+);
+
+/**
+ * The 422 of an upload (or a link to an encrypted file): the policy's bounds (an expiry, E2E_ALLOWED)
+ * and the age format (docs/e2e.md). On v2 writes the Idempotency-Key's 422 is added to it.
+ */
+export const E2E_UPLOAD_ERRORS = errorResponse(
+  422,
+  'POLICY_VIOLATION: a bound this service sets (an expiry; `encryption` where E2E_ALLOWED is off); details ' +
+    '[{"field", "rule", "limit"}]. E2E_INVALID: an age file (or header) that breaks the format; details ' +
+    '[{"field", "rule", "message"}] name the rule. Nothing was stored or changed',
+  ['POLICY_VIOLATION', 'E2E_INVALID'],
 );
 
 /** An OpenAPI response whose body is JSON of this schema (no rate-limit headers: the admin API). */

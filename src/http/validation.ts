@@ -20,12 +20,12 @@ export function validationHook(result: { success: boolean; error?: z.ZodError; d
   throw validationErrors(details);
 }
 
-/** Refuses a JSON body over 64 KiB (400 VALIDATION_ERROR naming the body) before it is read. */
-export const jsonBodyLimit = () =>
+/** Refuses a JSON body over 64 KiB, or `maxSize` (400 VALIDATION_ERROR naming the body) before it is read. */
+export const jsonBodyLimit = (maxSize = MAX_JSON_BODY) =>
   bodyLimit({
-    maxSize: MAX_JSON_BODY,
+    maxSize,
     onError: () => {
-      throw validationError('body', `must be at most ${MAX_JSON_BODY} bytes`);
+      throw validationError('body', `must be at most ${maxSize} bytes`);
     },
   });
 

@@ -19,10 +19,11 @@ import { LINK_TOKEN_PATTERN } from './service';
 export type AccessDeps = ServeDeps;
 
 /**
- * What a share token finds: a file, the made link it came through (null: its default link), and
- * what its lookup read of their standing (the owner's suspension, the link's disabling).
+ * What a share token finds: a file, the made link it came through (null: its default link), what
+ * its lookup read of their standing (the owner's suspension, the link's disabling), and that
+ * link's age header when the file is encrypted (a default link serves the owner's).
  */
-export type Shared = { file: FileRow; link: LinkRow | null; facts: LinkFacts };
+export type Shared = { file: FileRow; link: LinkRow | null; facts: LinkFacts; header?: string | null };
 
 /** True for the shape of a made link's token (default links' tokens are shorter). */
 export const isLinkToken = (token: string) => LINK_TOKEN_PATTERN.test(token);

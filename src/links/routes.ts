@@ -4,14 +4,31 @@ import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../env';
 import { FileIdParamSchema } from '../files/schemas';
-import { errors, ok, POLICY_ERRORS } from '../http/openapi';
+import { E2E_UPLOAD_ERRORS, errors, ok, POLICY_ERRORS } from '../http/openapi';
 import { accountId, origins, storage } from '../http/request-deps';
 import { requires } from '../http/route-needs';
 import { jsonBodyLimit } from '../http/validation';
 import { policy } from '../policy/routes';
 import { successV2 } from '../schemas';
-import { LinkCreateSchema, LinkIdParamSchema, LinkRecordSchema, LinkUpdateSchema } from './schemas';
-import { createLink, getLink, type LinkDeps, listLinks, revokeLink, updateLink } from './service';
+import {
+  LinkCreateSchema,
+  LinkHeaderParamSchema,
+  LinkHeaderPutSchema,
+  LinkHeaderRecordSchema,
+  LinkIdParamSchema,
+  LinkRecordSchema,
+  LinkUpdateSchema,
+} from './schemas';
+import {
+  createLink,
+  getLink,
+  type LinkDeps,
+  listLinkHeaders,
+  listLinks,
+  putLinkHeader,
+  revokeLink,
+  updateLink,
+} from './service';
 
 /** What the link rules need from the request (the MCP tools' too). */
 export const linkDeps = (c: Parameters<MiddlewareHandler<AppEnv>>[0]): LinkDeps => ({
@@ -34,7 +51,8 @@ export function addLinkRoutes(router: OpenAPIHono<AppEnv>) {
       'The account’s policy (GET /policy) may require an expiry, a password or a download cap, and bound them: ' +
       '422 POLICY_VIOLATION names each bound broken. ' +
       'The password is never shown again; visitors give it on the share page or with HTTP Basic and an ' +
-      'empty user name (`curl -u :PASSWORD <url>/download`).',
+      'empty user name (`curl -u :PASSWORD <url>/download`). An end-to-end encrypted file needs `e2eHeader`: the ' +
+      'link serves that age header and the payload, a whole age file (docs/e2e.md).',
     middleware: [requires({ scope: 'links:write' }), jsonBodyLimit()] as const,
     request: {
       params: FileIdParamSchema,
@@ -44,7 +62,7 @@ export function addLinkRoutes(router: OpenAPIHono<AppEnv>) {
       201: ok(successV2(LinkRecordSchema), 'The new link'),
       // 451: no link is made to a file the operator quarantined or removed.
       ...errors(400, 401, 404, 415, 429, 451),
-      ...POLICY_ERRORS,
+      ...E2E_UPLOAD_ERRORS,
     },
   });
   router.openapi(create, async (c) => {
@@ -106,6 +124,49 @@ export function addLinkRoutes(router: OpenAPIHono<AppEnv>) {
   router.openapi(update, async (c) => {
     const link = await updateLink(linkDeps(c), c.req.valid('param').linkId, accountId(c), c.req.valid('json'));
     return c.json({ success: true as const, data: link }, 200);
+  });
+
+  const putHeader = createRoute({
+    method: 'put',
+    path: '/links/{linkId}/headers/{fileId}',
+    operationId: 'putLinkHeader',
+    summary: 'Give a link its age header for an encrypted file (a collection member added later), or replace it',
+    description:
+      'The file must be the link’s own file or a live member of its collection, and end-to-end encrypted (a plain ' +
+      'one is 400 VALIDATION_ERROR). A collection link serves a member only with its header; replacing a header ' +
+      'changes the link’s downloads’ ETag. A revoked link takes none (404 LINK_NOT_FOUND).',
+    middleware: [requires({ scope: 'links:write' }), jsonBodyLimit()] as const,
+    request: {
+      params: LinkHeaderParamSchema,
+      body: { required: true, content: { 'application/json': { schema: LinkHeaderPutSchema } } },
+    },
+    responses: {
+      200: ok(successV2(LinkHeaderRecordSchema), 'The header the link keeps for the file now'),
+      ...errors(400, 401, 404, 415, 429),
+      ...E2E_UPLOAD_ERRORS,
+    },
+  });
+  router.openapi(putHeader, async (c) => {
+    const { linkId, fileId } = c.req.valid('param');
+    const data = await putLinkHeader(linkDeps(c), linkId, accountId(c), fileId, c.req.valid('json').header);
+    return c.json({ success: true as const, data }, 200);
+  });
+
+  const listHeaders = createRoute({
+    method: 'get',
+    path: '/links/{linkId}/headers',
+    operationId: 'listLinkHeaders',
+    summary: 'The age headers a link keeps, one per encrypted file it serves',
+    middleware: [requires({ scope: 'files:read' })] as const,
+    request: { params: LinkIdParamSchema },
+    responses: {
+      200: ok(successV2(z.object({ headers: z.array(LinkHeaderRecordSchema) })), 'The link’s headers'),
+      ...errors(401, 404, 429),
+    },
+  });
+  router.openapi(listHeaders, async (c) => {
+    const headers = await listLinkHeaders(linkDeps(c), c.req.valid('param').linkId, accountId(c));
+    return c.json({ success: true as const, data: { headers } }, 200);
   });
 
   const revoke = createRoute({

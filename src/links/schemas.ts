@@ -63,16 +63,69 @@ const maxDownloads = z
 const expiresIn = EXPIRY_SECONDS;
 const expiresAt = EXPIRY_DATE_TIME;
 
+const linkFields = {
+  label: label.optional(),
+  password: password.optional(),
+  maxDownloads: maxDownloads.optional().openapi({ description: 'Downloads the link gives, then it is exhausted' }),
+  expiresIn: expiresIn.optional().openapi({ description: `Seconds from now (${EXPIRY_RANGE})` }),
+  expiresAt: expiresAt.optional().openapi({ description: 'In the future, at most 365 days ahead' }),
+};
+
+/** An age header as JSON carries it (text, at most 16 KiB; its grammar is checked by the service). */
+export const AgeHeaderSchema = z
+  .string()
+  .max(16 * 1024, 'must be at most 16384 characters (an age header is at most 16 KiB)')
+  .openapi({
+    description:
+      'An age v1 header (`age-encryption.org/v1` … `--- <mac>` and its LF), wrapping the file’s key for this ' +
+      'link: typically one X25519 stanza for a fresh identity whose secret key goes in the link’s fragment ' +
+      '(`#k=AGE-SECRET-KEY-1…`), or one scrypt stanza. A header that breaks the format is 422 E2E_INVALID',
+  });
+
 export const LinkCreateSchema = z
   .strictObject({
-    label: label.optional(),
-    password: password.optional(),
-    maxDownloads: maxDownloads.optional().openapi({ description: 'Downloads the link gives, then it is exhausted' }),
-    expiresIn: expiresIn.optional().openapi({ description: `Seconds from now (${EXPIRY_RANGE})` }),
-    expiresAt: expiresAt.optional().openapi({ description: 'In the future, at most 365 days ahead' }),
+    ...linkFields,
+    e2eHeader: AgeHeaderSchema.optional().openapi({
+      description:
+        'Required for an end-to-end encrypted file (400 VALIDATION_ERROR without it), refused for a plain one: the ' +
+        'age header this link serves before the payload (docs/e2e.md)',
+    }),
   })
   .refine(ONE_EXPIRY_FORM.check, ONE_EXPIRY_FORM)
   .openapi('ShareLinkCreate', { not: { required: ['expiresAt', 'expiresIn'] } });
+
+export const CollectionLinkCreateSchema = z
+  .strictObject({
+    ...linkFields,
+    e2eHeaders: z
+      .record(z.string(), AgeHeaderSchema)
+      .optional()
+      .openapi({
+        description:
+          '`{<fileId>: <age header>}`: this link’s header for each encrypted member it serves. An encrypted member ' +
+          'without one is left out of this link’s page and ZIP (PUT /links/{linkId}/headers/{fileId} adds it later); ' +
+          'an id that is no member is 404 FILE_NOT_FOUND, a plain member 400 VALIDATION_ERROR',
+      }),
+  })
+  .refine(ONE_EXPIRY_FORM.check, ONE_EXPIRY_FORM)
+  .openapi('CollectionLinkCreate', { not: { required: ['expiresAt', 'expiresIn'] } });
+
+export const LinkHeaderParamSchema = z.object({
+  linkId: z.string().openapi({ param: { name: 'linkId', in: 'path' }, example: 'lnk_Qm9vayBvZiBpZHMhIQ' }),
+  fileId: z.string().openapi({ param: { name: 'fileId', in: 'path' }, example: 'Qm9vayBvZiBpZHMhIQ' }),
+});
+
+export const LinkHeaderPutSchema = z.strictObject({ header: AgeHeaderSchema }).openapi('LinkHeaderPut');
+
+export const LinkHeaderRecordSchema = z
+  .object({
+    linkId: z.string(),
+    fileId: z.string(),
+    header: z.string().openapi({ description: 'The age header the link serves before this file’s payload' }),
+    createdAt: z.string().openapi({ format: 'date-time' }),
+    updatedAt: z.string().openapi({ format: 'date-time' }),
+  })
+  .openapi('LinkHeader');
 
 export const LinkUpdateSchema = z
   .strictObject({

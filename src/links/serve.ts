@@ -1,11 +1,11 @@
 // Serving a shared file once the visitor may have it (src/links/access.ts decides that): through
 // a made link, within its cap and counting its downloads, or through the file's default link.
 import { type EventSink, emitEvents, type NewEvent } from '../events/emit';
-import { bytesCarried, countsAsDownload, planDownload, serveFile } from '../files/download';
+import { bytesCarried, countsAsDownload, planDownload, servedFile, serveFile } from '../files/download';
 import { fileEventData } from '../files/records';
 import type { FileRow } from '../storage/files-repo';
 import type { LinkRow, SharedByLink } from '../storage/links-repo';
-import { EXHAUSTED, type Refusal } from '../visitors/service';
+import { EXHAUSTED, GONE, type Refusal } from '../visitors/service';
 import {
   countDefaultLinkDownload,
   giveBackBytes,
@@ -29,11 +29,11 @@ export type ServeDeps = {
 export const serveShared = (
   deps: ServeDeps,
   request: Request,
-  shared: { file: FileRow; link: LinkRow | null },
+  shared: { file: FileRow; link: LinkRow | null; header?: string | null },
   view: boolean,
 ) =>
   shared.link
-    ? serveThroughLink(deps, request, { link: shared.link, file: shared.file }, view)
+    ? serveThroughLink(deps, request, { link: shared.link, file: shared.file, header: shared.header ?? null }, view)
     : serveDefaultLink(deps, request, shared.file, view);
 
 /**
@@ -51,7 +51,10 @@ export async function serveThroughLink(
   shared: SharedByLink,
   view: boolean,
 ): Promise<Response | Refusal> {
-  const { link, file } = shared;
+  const { link } = shared;
+  // An encrypted file is this link's header and the payload: its size is what the budget counts.
+  const file = await servedFile(shared.file, shared.header);
+  if (!file) return GONE;
   const plan = planDownload(request.headers, file);
   const counts = !view && request.method === 'GET' && countsAsDownload(plan, file.size);
   const capped = link.max_downloads !== null;
@@ -101,11 +104,14 @@ export async function serveDefaultLink(
   request: Request,
   row: FileRow,
   view: boolean,
-): Promise<Response> {
-  const plan = planDownload(request.headers, row);
-  const counts = !view && request.method === 'GET' && countsAsDownload(plan, row.size);
+): Promise<Response | Refusal> {
+  // An encrypted file is the owner's header and the payload.
+  const served = await servedFile(row, row.e2e_header);
+  if (!served) return GONE;
+  const plan = planDownload(request.headers, served);
+  const counts = !view && request.method === 'GET' && countsAsDownload(plan, served.size);
   if (counts) await countDefaultLinkDownload(deps.counters, row.id);
-  const response = await serveFile(deps, row, plan, request.method);
+  const response = await serveFile(deps, served, plan, request.method);
   if (counts) {
     const file = fileEventData({ ...row, download_count: row.download_count + 1 });
     emitEvents(deps.events, [{ accountId: row.account_id, type: 'file.downloaded', data: { file, via: 'share' } }]);

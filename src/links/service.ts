@@ -1,8 +1,10 @@
 // The owner's side of share links: make, list, read, change and revoke links to the account's
 // own live files. Rules only: no HTTP here, SQL in storage/links-repo.ts.
 
+import { checkHeaderText } from '../e2e/age-checks';
 import type { Origins } from '../env';
-import { ApiError } from '../errors';
+import { ApiError, validationError } from '../errors';
+import { servedSize } from '../files/download';
 import { FILE_ID_PATTERN } from '../files/ids';
 import { newExpiry } from '../files/update';
 import { randomBase64Url } from '../lib/crypto';
@@ -10,7 +12,16 @@ import { zipLayoutOfFiles } from '../lib/zip';
 import { assertServable } from '../moderation/standing';
 import { checkLink, type Policy } from '../policy/service';
 import { collectionArchive, zipFileOf } from '../storage/archive-repo';
-import { findOwnedFile } from '../storage/files-repo';
+import { type FileRow, findOwnedFile } from '../storage/files-repo';
+import {
+  headerInserts,
+  headersOfLink,
+  type LinkHeaderRow,
+  linkHeaderOf,
+  membersEncryption,
+  type NewLinkHeader,
+  upsertLinkHeader,
+} from '../storage/link-headers-repo';
 import {
   findOwnedLink,
   insertLink,
@@ -43,6 +54,10 @@ export type NewLink = {
   maxDownloads?: number;
   expiresIn?: number;
   expiresAt?: string;
+  /** A file's link to an end-to-end encrypted file: the age header it serves (src/e2e/). */
+  e2eHeader?: string;
+  /** A collection's link: its age header for each encrypted member, by file id. */
+  e2eHeaders?: Record<string, string>;
 };
 
 export type LinkPatch = {
@@ -57,26 +72,46 @@ const fileNotFound = () => new ApiError('FILE_NOT_FOUND');
 const linkNotFound = () => new ApiError('LINK_NOT_FOUND');
 
 /** The account's live file, which a new link may share: not one under moderation (451: no URL is handed out for it). */
-async function requireOwnedFile(db: D1Database, fileId: string, accountId: string, now: number) {
+async function requireOwnedFile(db: D1Database, fileId: string, accountId: string, now: number): Promise<FileRow> {
   const file = FILE_ID_PATTERN.test(fileId) ? await findOwnedFile(db, fileId, accountId, isoNow(now)) : null;
   if (!file) throw fileNotFound();
   return file;
 }
 
 /**
+ * The header a file's link keeps: required for an encrypted file (what its downloads serve before
+ * the payload), refused for a plain one.
+ */
+function fileLinkHeaders(file: FileRow, header: string | undefined): NewLinkHeader[] {
+  if (!file.encryption) {
+    if (header !== undefined) throw validationError('e2eHeader', 'is only taken for an end-to-end encrypted file');
+    return [];
+  }
+  if (header === undefined) {
+    throw validationError(
+      'e2eHeader',
+      'is required for an end-to-end encrypted file: the age header this link serves, wrapping the file key for the link',
+    );
+  }
+  return [{ fileId: file.id, header }];
+}
+
+/**
  * The length of what a capped link shares now, the unit of its byte budget: its file's size, or
  * the length of its collection's archive as a visitor would get it now (the members the share
- * door finds, laid out by the same zipLayoutOfFiles). 0 for an uncapped link, which has no
- * budget to measure.
+ * door finds, laid out by the same zipLayoutOfFiles). An encrypted file counts as this link serves
+ * it: the link's header and the payload. 0 for an uncapped link, which has no budget to measure.
  */
 async function sharedLength(db: D1Database, link: LinkRow, now: number): Promise<number> {
   if (link.max_downloads === null) return 0;
   if (link.collection_id !== null) {
-    const found = await collectionArchive(db, link.collection_id, link.account_id, isoNow(now));
-    return zipLayoutOfFiles((found?.members ?? []).map(zipFileOf)).length;
+    const found = await collectionArchive(db, link.collection_id, link.account_id, isoNow(now), link.id);
+    const served = (found?.members ?? []).map((member) => ({ ...member, size: servedSize(member, member.header) }));
+    return zipLayoutOfFiles(served.map(zipFileOf)).length;
   }
   const file = link.file_id === null ? null : await findOwnedFile(db, link.file_id, link.account_id, isoNow(now));
-  return file?.size ?? 0;
+  if (!file) return 0;
+  return servedSize(file, file.encryption ? await linkHeaderOf(db, link.id, file.id) : null);
 }
 
 /** What a link shares: one file, or one collection (its ZIP and its members). */
@@ -89,28 +124,38 @@ export function createLink(
   input: NewLink,
   now = Date.now(),
 ): Promise<LinkRecord> {
+  if (input.e2eHeaders !== undefined) {
+    throw validationError('e2eHeaders', 'is for a collection’s link; a file’s link takes e2eHeader');
+  }
   const shareable = async () => {
-    assertServable({ file: await requireOwnedFile(deps.db, fileId, accountId, now) }, 'owner');
+    const file = await requireOwnedFile(deps.db, fileId, accountId, now);
+    assertServable({ file }, 'owner');
+    return fileLinkHeaders(file, input.e2eHeader);
   };
   return createLinkTo(deps, { fileId }, accountId, input, shareable, now);
 }
 
 /**
- * Makes a link to a target of the account. The body is checked first, then `requireTarget`
- * (which throws the target's own 404), then the password is hashed and the row inserted, within
- * the bound of MAX_LINKS_PER_FILE links per file or collection.
+ * Makes a link to a target of the account. The body is checked first (its age headers' grammar
+ * included), then `requireTarget` (which throws the target's own 404, and says which headers the
+ * link keeps), then the password is hashed and the row inserted with its headers, within the
+ * bound of MAX_LINKS_PER_FILE links per file or collection.
  */
 export async function createLinkTo(
   deps: LinkDeps,
   target: LinkTarget,
   accountId: string,
   input: NewLink,
-  requireTarget: () => Promise<void>,
+  requireTarget: () => Promise<NewLinkHeader[]>,
   now = Date.now(),
 ): Promise<LinkRecord> {
   const expiresAt = newExpiry(input, now) ?? null;
+  if (input.e2eHeader !== undefined) checkHeaderText(input.e2eHeader, 'e2eHeader');
+  for (const [fileId, header] of Object.entries(input.e2eHeaders ?? {})) {
+    checkHeaderText(header, `e2eHeaders.${fileId}`);
+  }
   checkLink(deps.policy, input, { now });
-  await requireTarget();
+  const headers = await requireTarget();
   const password = input.password === undefined ? undefined : await hashPassword(input.password);
   const row: LinkRow = {
     id: `lnk_${randomBase64Url(16)}`,
@@ -130,7 +175,7 @@ export async function createLinkTo(
     updated_at: isoNow(now),
     revoked_at: null,
   };
-  if (!(await insertLink(deps.db, row, MAX_LINKS_PER_FILE))) {
+  if (!(await insertLink(deps.db, row, MAX_LINKS_PER_FILE, headerInserts(deps.db, row.id, headers, row.created_at)))) {
     const what = 'fileId' in target ? 'A file' : 'A collection';
     throw new ApiError('TOO_MANY_LINKS', `${what} can have at most ${MAX_LINKS_PER_FILE} links`);
   }
@@ -195,6 +240,58 @@ export async function updateLink(
   const row = await updateOwnedLink(deps.db, linkId, accountId, isoNow(now), changes);
   if (!row) throw linkNotFound();
   return withCounts(deps, row, now);
+}
+
+/** A link's age header for one file, as the owner sees it. */
+export type LinkHeaderRecord = { linkId: string; fileId: string; header: string; createdAt: string; updatedAt: string };
+
+const headerRecord = (row: LinkHeaderRow): LinkHeaderRecord => ({
+  linkId: row.link_id,
+  fileId: row.file_id,
+  header: row.header,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+});
+
+/**
+ * Gives a live link its age header for an encrypted file it shares (a collection member added
+ * after the link was made), or replaces the one it has (its downloads' ETag changes with it): the
+ * link's own file, or a live member of its collection. 404 for a link that is not the account's
+ * or is revoked, and for a file it does not share; 400 for a plain file; 422 for a bad header.
+ */
+export async function putLinkHeader(
+  deps: LinkDeps,
+  linkId: string,
+  accountId: string,
+  fileId: string,
+  header: string,
+  now = Date.now(),
+): Promise<LinkHeaderRecord> {
+  if (!LINK_ID_PATTERN.test(linkId)) throw linkNotFound();
+  checkHeaderText(header, 'header');
+  const link = await findOwnedLink(deps.db, linkId, accountId, isoNow(now));
+  if (!link || link.revoked_at !== null) throw linkNotFound();
+  let encrypted: boolean | undefined;
+  if (link.file_id !== null) {
+    encrypted =
+      fileId === link.file_id
+        ? Boolean((await requireOwnedFile(deps.db, fileId, accountId, now)).encryption)
+        : undefined;
+  } else if (link.collection_id !== null && FILE_ID_PATTERN.test(fileId)) {
+    encrypted = (await membersEncryption(deps.db, link.collection_id, accountId, [fileId], isoNow(now))).get(fileId);
+  }
+  if (encrypted === undefined) throw fileNotFound();
+  if (!encrypted) throw validationError('fileId', 'is a plain file: only an end-to-end encrypted file takes a header');
+  const row = await upsertLinkHeader(deps.db, linkId, fileId, header, isoNow(now));
+  if (!row) throw linkNotFound();
+  return headerRecord(row);
+}
+
+/** A link's age headers (one per encrypted file it serves), for its owner. */
+export async function listLinkHeaders(deps: LinkDeps, linkId: string, accountId: string, now = Date.now()) {
+  if (!LINK_ID_PATTERN.test(linkId)) throw linkNotFound();
+  if (!(await findOwnedLink(deps.db, linkId, accountId, isoNow(now)))) throw linkNotFound();
+  return (await headersOfLink(deps.db, linkId)).map(headerRecord);
 }
 
 /** Revokes a link for good: every path of its URL is 404 from now on. Revoking twice is no error. */

@@ -20,6 +20,12 @@ export const policy = (c: Context<AppEnv>): Policy => effectivePolicy(c.get('con
 export const uploadRules = (c: Context<AppEnv>): UploadRules =>
   rulesOf(policy(c), c.get('config').DEFAULT_EXPIRY_SECONDS);
 
+/**
+ * Whether the caller's uploads may be age files (E2E_ALLOWED, the account's e2eAllowed); an
+ * upload with a key may always be plain (src/e2e/age-checks.ts, E2eAdmission).
+ */
+export const uploadE2e = (c: Context<AppEnv>) => ({ allowed: policy(c).e2eAllowed, required: false });
+
 export function addPolicyRoutes(router: OpenAPIHono<AppEnv>) {
   const get = createRoute({
     method: 'get',

@@ -16,6 +16,7 @@ export const POLICY_RULES = [
   'fileRequireExpiry',
   'requestMaxExpirySeconds',
   'requestMaxBytes',
+  'e2eAllowed',
 ] as const;
 export type PolicyRule = (typeof POLICY_RULES)[number];
 
@@ -35,7 +36,18 @@ export const WHILE_DEFAULT_LINKS_BARRED =
   'While linkRequirePassword, linkMaxDownloads or linkRequireExpiry applies (GET /api/v2/policy)';
 
 /** The rules that are on or off (the others are numbers). */
-export const FLAG_RULES = new Set<PolicyRule>(['linkRequireExpiry', 'linkRequirePassword', 'fileRequireExpiry']);
+export const FLAG_RULES = new Set<PolicyRule>([
+  'linkRequireExpiry',
+  'linkRequirePassword',
+  'fileRequireExpiry',
+  'e2eAllowed',
+]);
+
+/**
+ * The rules that are a permission, never absent: false turns the feature off (the others are
+ * bounds, which false lifts). `e2eAllowed` is true unless the configuration or the account says not.
+ */
+export const PERMISSION_RULES = new Set<PolicyRule>(['e2eAllowed']);
 
 /** Each bound's configuration variable (wrangler.toml [vars]). */
 export const POLICY_VARS = {
@@ -48,6 +60,7 @@ export const POLICY_VARS = {
   fileRequireExpiry: 'FILE_REQUIRE_EXPIRY',
   requestMaxExpirySeconds: 'REQUEST_MAX_EXPIRY_SECONDS',
   requestMaxBytes: 'REQUEST_MAX_BYTES',
+  e2eAllowed: 'E2E_ALLOWED',
 } as const satisfies Record<PolicyRule, string>;
 
 /** A link's largest download cap (links/schemas.ts), so the largest linkMaxDownloads (config.ts agrees). */
@@ -104,6 +117,11 @@ export const PolicySchema = z
       .int()
       .nullable()
       .openapi({ description: 'Every file request must have a maxBytes of at most this; null: no bound' }),
+    e2eAllowed: z.boolean().openapi({
+      description:
+        'Whether end-to-end encrypted (age) uploads and `e2e` file requests are taken (E2E_ALLOWED); false: ' +
+        'they are 422 POLICY_VIOLATION',
+    }),
   })
   .openapi('Policy');
 
@@ -123,6 +141,7 @@ const OVERRIDES = {
   fileRequireExpiry: z.boolean(),
   requestMaxExpirySeconds: bound(RANGES.requestMaxExpirySeconds),
   requestMaxBytes: bound(RANGES.requestMaxBytes),
+  e2eAllowed: z.boolean(),
 };
 
 /** An account's overrides as D1 keeps them (accounts.policy): only the bounds overridden. */
@@ -136,6 +155,7 @@ export const StoredOverridesSchema = z.object({
   fileRequireExpiry: OVERRIDES.fileRequireExpiry.optional(),
   requestMaxExpirySeconds: OVERRIDES.requestMaxExpirySeconds.optional(),
   requestMaxBytes: OVERRIDES.requestMaxBytes.optional(),
+  e2eAllowed: OVERRIDES.e2eAllowed.optional(),
 });
 
 export type PolicyOverrides = z.infer<typeof StoredOverridesSchema>;
@@ -156,11 +176,13 @@ export const PolicyOverridesPatchSchema = z
     fileRequireExpiry: OVERRIDES.fileRequireExpiry.nullable().optional(),
     requestMaxExpirySeconds: OVERRIDES.requestMaxExpirySeconds.nullable().optional(),
     requestMaxBytes: OVERRIDES.requestMaxBytes.nullable().optional(),
+    e2eAllowed: OVERRIDES.e2eAllowed.nullable().optional(),
   })
   .openapi('PolicyOverridesChange', {
     description:
       'Per-account bounds: a number (or true) sets the account’s own, false lifts the configured one for ' +
-      'this account, null goes back to the configuration; bounds not named stay as they are',
+      'this account, null goes back to the configuration; bounds not named stay as they are. `e2eAllowed` is ' +
+      'a permission: true or false sets it for the account',
   });
 
 export type PolicyOverridesPatch = z.infer<typeof PolicyOverridesPatchSchema>;

@@ -9,6 +9,7 @@ import { MAX_EXPIRY_SECONDS } from '../expiry';
 import { log } from '../log';
 import {
   DEFAULT_LINK_BARS,
+  PERMISSION_RULES,
   POLICY_RULES,
   type Policy,
   type PolicyOverrides,
@@ -30,6 +31,7 @@ export function configuredPolicy(config: Config): Policy {
     fileRequireExpiry: config.FILE_REQUIRE_EXPIRY === true ? true : null,
     requestMaxExpirySeconds: config.REQUEST_MAX_EXPIRY_SECONDS ?? null,
     requestMaxBytes: config.REQUEST_MAX_BYTES ?? null,
+    e2eAllowed: config.E2E_ALLOWED,
   };
 }
 
@@ -59,13 +61,16 @@ export function parseOverrides(json: string | null | undefined): PolicyOverrides
   return overrides as PolicyOverrides;
 }
 
-/** The bounds with an account's overrides on top: false lifts a bound, a number or true sets it. */
+/**
+ * The bounds with an account's overrides on top: false lifts a bound, a number or true sets it;
+ * a permission (e2eAllowed) is set to the override as it is.
+ */
 export function withOverrides(base: Policy, overrides: PolicyOverrides): Policy {
   const policy: Record<string, number | boolean | null> = { ...base };
   for (const rule of POLICY_RULES) {
     const value = overrides[rule];
     if (value === undefined) continue;
-    policy[rule] = value === false ? null : value;
+    policy[rule] = value === false && !PERMISSION_RULES.has(rule) ? null : value;
   }
   return policy as Policy;
 }
@@ -104,6 +109,7 @@ const SENTENCES: Record<PolicyRule, (limit: number | boolean) => string> = {
   fileRequireExpiry: () => 'a file must expire',
   requestMaxExpirySeconds: (limit) => `a file request must expire within ${limit} seconds`,
   requestMaxBytes: (limit) => `a file request must have a maxBytes of at most ${limit}`,
+  e2eAllowed: () => 'end-to-end encrypted uploads and e2e file requests are not taken here',
 };
 
 type Detail = PolicyDetail & { rule: PolicyRule };
@@ -367,6 +373,14 @@ export function fileChangeViolations(policy: Policy, patch: FileChangeAsk, now =
       requireRule: 'fileRequireExpiry',
     }),
   ];
+}
+
+/**
+ * Refuses an end-to-end encrypted upload, or a file request that takes only such uploads, where
+ * the policy does not allow them (E2E_ALLOWED, the account's e2eAllowed): 422 naming `field`.
+ */
+export function checkE2e(policy: Pick<Policy, 'e2eAllowed'>, field: string): void {
+  if (!policy.e2eAllowed) enforce([{ field, rule: 'e2eAllowed', limit: false }]);
 }
 
 /** Refuses a change of a file that breaks the policy, before anything is written. */

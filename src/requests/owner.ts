@@ -2,6 +2,7 @@
 // people upload through a request (its account; no key sends those uploads).
 import type { Context } from 'hono';
 import type { Config } from '../config';
+import type { E2eAdmission } from '../e2e/age-checks';
 import type { AppEnv } from '../env';
 import type { UploadOwner } from '../files/upload-owner';
 import { effectiveLimits, keyDefaults } from '../limiter/limits';
@@ -33,6 +34,15 @@ export function requestOwner(config: Config, request: RequestWithOwner): UploadO
     limits: { quotaBytes: limits.storageQuotaBytes, maxFiles: limits.maxFiles, holdTtlMs: limits.holdTtlMs },
   };
 }
+
+/**
+ * Whether a request's uploads may be age files (the owner's policy: E2E_ALLOWED, e2eAllowed), and
+ * must be (the request's `e2e`): an e2e request takes nothing else, 422 E2E_REQUIRED.
+ */
+export const requestE2e = (config: Config, request: RequestWithOwner): E2eAdmission => ({
+  allowed: effectivePolicy(config, request.owner_policy).e2eAllowed,
+  required: request.e2e === 1,
+});
 
 /**
  * How long a file received through a request lives (seconds, or undefined: as long as it is

@@ -93,6 +93,23 @@ ${
     footer: reportFooter(report.pageUrl, report.contact),
   });
 
+/**
+ * The page of a request that takes only end-to-end encrypted files, until the page encrypts in the
+ * browser: no upload form (it would send plaintext), but how to send with the command line or
+ * `age` and curl, to the recipient in this page's address after `#r=` (never sent to the server).
+ */
+const e2ePage = (uploadUrl: string) =>
+  layout({
+    title: 'edgeshare: send encrypted files',
+    head: html`<meta name="description" content="Send end-to-end encrypted files through this upload link.">`,
+    body: html`<h1>Send encrypted files</h1>
+<p class="e2e-note"><strong>This upload link takes only end-to-end encrypted files</strong>, which only its owner can open. For now, send them with edgeshare’s command line or with <code>age</code> and curl; this page cannot encrypt yet.</p>
+<p>The owner’s key is the part of this page’s address after <code>#r=</code> (<code>age1…</code>; it never reaches this server). With it:</p>
+<pre><code>age -r age1… -o file.age file
+curl -T file.age "${uploadUrl}/file.age?encryption=age"</code></pre>
+<p class="muted">A link with a password takes it as <code>curl -u :PASSWORD</code>. Anything not encrypted is refused.</p>`,
+  });
+
 /** The page is one visit of the request (src/requests/access.ts), served without its password: its script asks. */
 async function page(c: Context<AppEnv>): Promise<Response> {
   const base = origins(c);
@@ -101,6 +118,7 @@ async function page(c: Context<AppEnv>): Promise<Response> {
   const door = requestDoor(deps, { taking: 'any', guarded: false }, async (request) => {
     const status = requestStatus(request);
     if (status !== 'open') return c.html(notTaking('Link not taking files', GONE_TEXT[status]), 410, headers);
+    if (request.e2e === 1) return c.html(e2ePage(requestUploadUrl(base, request.token)), 200, headers);
     const report = { pageUrl: requestPageUrl(base, request.token), contact: c.get('config').ABUSE_CONTACT };
     const page = requestPage(
       requestUploadUrl(base, request.token),

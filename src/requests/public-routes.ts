@@ -21,7 +21,7 @@ import type { VisitKind } from '../visitors/service';
 import { type RequestEntry, visitRequest } from './access';
 import { onRequestReceived, receiptOf } from './hooks';
 import { requestConfig } from './limits';
-import { requestOwner } from './owner';
+import { requestE2e, requestOwner } from './owner';
 import { requestTusUrl, requestUploadUrl } from './records';
 import { requestLogs } from './request-counter-client';
 import {
@@ -77,6 +77,7 @@ async function admitUpload(c: Context<AppEnv>) {
     counters: c.env.FILE_REQUESTS,
     config: requestConfig(config, request),
     owner: requestOwner(config, request),
+    e2e: requestE2e(config, request),
     signal: c.req.raw.signal,
     waitUntil: (promise: Promise<unknown>) => c.executionCtx.waitUntil(promise),
   };
@@ -130,6 +131,7 @@ function answerDescription(c: Context<AppEnv>, request: RequestWithOwner): Respo
     expiresAt: request.expires_at,
     uploadUrl: requestUploadUrl(base, request.token),
     tusUrl: requestTusUrl(base, request.token),
+    e2e: request.e2e === 1,
   };
   return c.json({ success: true as const, data }, 200);
 }
@@ -157,7 +159,7 @@ const receipt = (schema: typeof ReceiptSchema | typeof UploadReceiptSchema, desc
   content: { 'application/json': { schema } },
 });
 
-const ERRORS = [400, 401, 404, 410, 413, 415, 429, 503];
+const ERRORS = [400, 401, 404, 410, 413, 415, 422, 429, 503];
 
 /** The error responses of a public path: the shared envelope, described for uploaders. */
 const described = (statuses: number[]) => {

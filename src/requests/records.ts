@@ -29,5 +29,6 @@ export function requestRecord(row: RequestRow, origins: Origins, now = Date.now(
     updatedAt: row.updated_at,
     expiresAt: row.expires_at,
     closedAt: row.closed_at,
+    e2e: row.e2e === 1,
   };
 }

@@ -70,6 +70,15 @@ export const RequestCreateSchema = z
     maxFiles: maxFiles
       .optional()
       .openapi({ description: `How many files the request takes; default ${DEFAULT_REQUEST_FILES}` }),
+    e2e: z
+      .boolean()
+      .optional()
+      .openapi({
+        description:
+          'true: the request takes only end-to-end encrypted (age) files: any other upload is 422 E2E_REQUIRED. ' +
+          'Share its page as `{url}#r=<age1… recipient>` (the recipient travels only in the fragment); until the ' +
+          'page encrypts, uploaders use the command line or `age` (docs/e2e.md). Default false',
+      }),
   })
   .refine(notBoth, { message: 'give expiresAt or expiresIn, not both', path: ['expiresIn'] })
   .openapi('FileRequestCreate');
@@ -116,6 +125,7 @@ export const RequestRecordSchema = z
     updatedAt: time,
     expiresAt: time,
     closedAt: time.nullable(),
+    e2e: z.boolean().openapi({ description: 'true: the request takes only end-to-end encrypted (age) files' }),
   })
   .openapi('FileRequest');
 
@@ -195,6 +205,11 @@ export const RequestInfoSchema = z.object({
     expiresAt: z.string(),
     uploadUrl: z.string(),
     tusUrl: z.string(),
+    e2e: z.boolean().openapi({
+      description:
+        'true: only end-to-end encrypted (age) files are taken (`encryption=age` before the file part, ' +
+        '`?encryption=age` on a raw PUT, tus metadata `encryption age`); anything else is 422 E2E_REQUIRED',
+    }),
   }),
   _perf: perfField,
 });
@@ -215,6 +230,8 @@ export const PUBLIC_CODES = [
   'REQUEST_EXPIRED',
   'REQUEST_FULL',
   'UPLOAD_GONE',
+  'E2E_INVALID',
+  'E2E_REQUIRED',
 ] as const;
 
 /** What each error status means on the public paths. */
@@ -224,5 +241,8 @@ export const PUBLIC_ERROR_DESCRIPTIONS: Record<number, string> = {
   410: 'REQUEST_CLOSED, REQUEST_EXPIRED or REQUEST_FULL: the request takes no more files',
   413: 'FILE_TOO_LARGE (the request’s maxFileSize, MAX_FILE_SIZE, or its maxBytes left) or STORAGE_EXCEEDED (the owner’s quota)',
   415: 'INVALID_FILE_TYPE: outside the request’s allowedTypes or the server’s rules (runnable files always)',
+  422:
+    'E2E_INVALID: an age file whose header or payload length breaks the format (details name the rule); ' +
+    'E2E_REQUIRED: a plain file sent to a request that takes only age files. Nothing is kept',
   429: 'RATE_LIMITED: too many uploads from this address or to this request, or too many wrong passwords',
 };

@@ -4,7 +4,7 @@ import type { Config } from '../config';
 import { ApiError, validationError } from '../errors';
 import { isAllowed } from '../files/file-type';
 import { randomBase64Url } from '../lib/crypto';
-import { checkRequest, type Policy, requestExpirySeconds } from '../policy/service';
+import { checkE2e, checkRequest, type Policy, requestExpirySeconds } from '../policy/service';
 import {
   closeOwnedRequest,
   findOwnedRequest,
@@ -125,6 +125,7 @@ export async function createRequest(
   const maxFileSize = checkFileSize(body.maxFileSize, config) ?? null;
   const allowedTypes = checkTypes(body.allowedTypes, config) ?? null;
   checkRequest(policy, body, { now });
+  if (body.e2e) checkE2e(policy, 'e2e');
   const row: RequestRow = {
     id: randomBase64Url(16),
     account_id: accountId,
@@ -144,6 +145,7 @@ export async function createRequest(
     expires_at: expiresAt ?? isoNow(now + requestExpirySeconds(policy, DEFAULT_REQUEST_EXPIRY_SECONDS) * 1000),
     closed_at: null,
     exact_bytes: internals.exactBytes ?? null,
+    e2e: body.e2e ? 1 : 0,
   };
   await insertRequest(db, row);
   return row;

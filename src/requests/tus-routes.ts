@@ -25,7 +25,7 @@ import {
 import { uploadObject } from '../tus/tus-upload-client';
 import { onRequestReceived } from './hooks';
 import { checkExactSize, requestConfig, requestLimits } from './limits';
-import { receivedExpiry, receivedPublic, requestOwner } from './owner';
+import { receivedExpiry, receivedPublic, requestE2e, requestOwner } from './owner';
 import { requestTusUrl } from './records';
 import { type CounterStub, counterOf, onCounter, overRequestBytes, releaseSlot } from './request-counter-client';
 import { requestGone, requestStatus } from './service';
@@ -40,6 +40,7 @@ function tusDeps(c: Context<AppEnv>, request: RequestWithOwner): UploadsDeps {
     uploads: c.env.TUS_UPLOADS,
     config: requestConfig(config, request),
     owner: requestOwner(config, request),
+    e2e: requestE2e(config, request),
     waitUntil: (promise) => c.executionCtx.waitUntil(promise),
     requestId: request.id,
   };
@@ -50,15 +51,16 @@ const slotUntil = (c: Context<AppEnv>) => Date.now() + c.get('config').TUS_EXPIR
 const encode = (value: string) => toBase64(new TextEncoder().encode(value));
 
 /**
- * The uploader's Upload-Metadata with only what is theirs to say (the name and the declared
- * type): whether the file is public is the request's, its expiry the owner's policy's.
+ * The uploader’s Upload-Metadata with only what is theirs to say (the name, the declared type, and
+ * an age file’s `encryption` and `meta`): whether the file is public is the request’s, its expiry
+ * the owner’s policy’s.
  */
 function uploaderMetadata(
   header: string | undefined,
   options: { isPublic: boolean; expiresIn: number | undefined },
 ): string {
   const pairs = parseMetadata(header);
-  const kept = ['filename', 'filetype'].flatMap((name) => {
+  const kept = ['filename', 'filetype', 'encryption', 'meta'].flatMap((name) => {
     const value = pairs.get(name);
     return value === undefined ? [] : [`${name} ${encode(value)}`];
   });

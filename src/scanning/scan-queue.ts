@@ -15,11 +15,16 @@ export type ScanQueue = Queue<ScanMessage> | undefined;
 /**
  * The one place a new file's scan is decided: null when it is not to be scanned (SCAN_MODE, or
  * SCAN_REQUEST_UPLOADS for a file that came through a file request, is off, or there is no
- * SCANNER), else `pending` until the consumer's verdict. (An end-to-end encrypted file, once
- * uploads carry one, is `skipped` here: its bytes cannot be scanned.)
+ * SCANNER), else `pending` until the consumer's verdict, or `skipped` for an end-to-end encrypted
+ * file, whose bytes are ciphertext to a scanner.
  */
-export function scanOnArrival(settings: ScanSettings, file: { requestId?: string | null }): ScanStatus | null {
-  return scanModeOf(settings, file.requestId != null) === 'off' ? null : 'pending';
+export function scanOnArrival(
+  settings: ScanSettings,
+  file: { requestId?: string | null; encrypted?: boolean },
+): ScanStatus | null {
+  if (scanModeOf(settings, file.requestId != null) === 'off') return null;
+  // An end-to-end encrypted file is ciphertext to the scanner: never sent, served as any clean one.
+  return file.encrypted ? 'skipped' : 'pending';
 }
 
 // Queues take at most 100 messages a sendBatch; a bulk upload has at most 50 files.

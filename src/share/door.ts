@@ -10,6 +10,7 @@ import type { SharedCollection } from '../collections/link-serve';
 import { findCollectionArchive } from '../collections/owner-archive';
 import type { Config } from '../config';
 import { ApiError } from '../errors';
+import { servedSize } from '../files/download';
 import {
   type AccessDeps,
   carriesContent,
@@ -56,7 +57,11 @@ export function shareDoor<A>(
 ): Door<ShareSubject, A> {
   const carries = carriesContent(kind);
   const exhausted = (subject: ShareSubject) =>
-    exhaustedLink(deps.counters, subject.link, isCollection(subject) ? subject.archive.length : subject.file.size);
+    exhaustedLink(
+      deps.counters,
+      subject.link,
+      isCollection(subject) ? subject.archive.length : servedSize(subject.file, subject.header),
+    );
 
   async function findLinked(token: string): Promise<ShareSubject | Refusal<ShareSubject>> {
     const found = await findLiveLinkByToken(deps.db, token, isoNow());
@@ -67,11 +72,13 @@ export function shareDoor<A>(
       const opened = await findCollectionArchive(deps.db, found.collection.id, found.link.account_id, Date.now(), {
         audience: 'visitor',
         scan: config,
+        linkId: found.link.id,
       });
       if (!opened) return GONE;
       subject = { link: found.link, collection: opened.collection, archive: opened.archive, facts: found.facts };
     } else {
-      if (!serve.file) return GONE;
+      // An encrypted file is served through a link only with that link's header.
+      if (!serve.file || (found.file.encryption && !found.header)) return GONE;
       subject = found;
     }
     if (!carries && (await exhausted(subject))) return new Refusal('exhausted', subject);

@@ -22,7 +22,22 @@ export type SharePageInput = {
   preview?: boolean;
   /** ABUSE_CONTACT, shown in the footer beside "Report this link". */
   contact?: string;
+  /**
+   * An end-to-end encrypted file: what its download is (the link's header and the payload, `size`
+   * bytes), and whether the link asks a password (the curl line then sends one).
+   */
+  e2e?: { size: number; password: boolean };
 };
+
+/**
+ * What a page says of an end-to-end encrypted file until the page decrypts in the browser: open
+ * it with the command line or `age`, with the key from the link's fragment (never sent here).
+ */
+function e2eNote(download: string, password: boolean) {
+  const auth = password ? ' -u :PASSWORD' : '';
+  return html`<p class="e2e-note"><strong>End-to-end encrypted:</strong> open it with edgeshare’s command line or <code>age</code>. The key is the part of the link after <code>#k=</code> (it never reaches this server): save it in <code>key.txt</code>, then</p>
+<pre><code>curl -s${auth} ${download} | age -d -i key.txt &gt; file</code></pre>`;
+}
 
 /** The time as every page writes it (`2026-12-03 14:05 UTC`), exact to the millisecond for machines. */
 const time = (iso: string) => html`<time datetime="${iso}">${formatDate(iso)}</time>`;
@@ -71,10 +86,10 @@ ${imageType ? html`<meta property="og:image:type" content="${imageType}">\n` : '
 }
 
 export function sharePage(input: SharePageInput) {
-  const { row } = input;
-  const kind = input.preview === false ? undefined : previewKind(row.mime_type);
+  const { row, e2e } = input;
+  const kind = input.preview === false || e2e ? undefined : previewKind(row.mime_type);
   const base = new URL(input.shareUrl).pathname;
-  const size = formatBytes(row.size);
+  const size = formatBytes(e2e?.size ?? row.size);
   const description = `${size} · ${row.mime_type} · shared with edgeshare`;
   const shown = preview(kind, input, `${base}/view`);
   return layout({
@@ -93,14 +108,24 @@ export function sharePage(input: SharePageInput) {
 <dt>Uploaded</dt><dd>${time(row.uploaded_at)}</dd>
 ${row.expires_at ? html`<dt>Expires</dt><dd>${time(row.expires_at)}</dd>` : ''}
 </dl>
+${e2e ? e2eNote(`${input.shareUrl}/download`, e2e.password) : ''}
 <a class="button" href="${base}/download" download>Download (${size})</a>
 ${shown ? html`<section class="preview" aria-label="Preview">${shown}</section>` : ''}`,
     footer: reportFooter(input.shareUrl, input.contact),
   });
 }
 
-/** A collection's member as its share page shows it. */
-export type CollectionPageMember = { id: string; original_name: string; size: number; mime_type: string };
+/**
+ * A collection's member as its share page shows it (`encrypted`: an age file, whose size is that
+ * of its download, the link's header and its payload).
+ */
+export type CollectionPageMember = {
+  id: string;
+  original_name: string;
+  size: number;
+  mime_type: string;
+  encrypted?: boolean;
+};
 
 export type CollectionPageInput = {
   name: string;
@@ -118,9 +143,12 @@ export type CollectionPageInput = {
   preview: boolean;
   /** ABUSE_CONTACT, shown in the footer beside "Report this link". */
   contact?: string;
+  /** The link asks a password (an encrypted member's curl line then sends one). */
+  password?: boolean;
 };
 
 function memberPreview(member: CollectionPageMember, input: CollectionPageInput, base: string) {
+  if (member.encrypted) return e2eNote(`${input.shareUrl}/files/${member.id}`, input.password === true);
   if (!input.preview) return '';
   const viewPath = `${base}/files/${member.id}/view`;
   const name = member.original_name;

@@ -93,8 +93,13 @@ export function createShareRouter() {
 
   // `preview` false: a capped link, whose every byte served counts against its cap, so the page
   // neither shows the file's start nor makes the browser (or a chat app's unfurler) fetch it.
-  const page = async (c: Context<AppEnv>, { file, link }: Shared) => {
+  const page = async (c: Context<AppEnv>, { file, link, header }: Shared) => {
     const preview = link === null || link.max_downloads === null;
+    // An encrypted file's download is the way in's header (a link's, or the owner's) and the payload.
+    const ageHeader = link ? header : file.e2e_header;
+    const e2e = file.encryption
+      ? { size: file.size + (ageHeader?.length ?? 0), password: link?.password_hash != null }
+      : undefined;
     const text =
       preview && previewKind(file.mime_type) === 'text' && c.req.method === 'GET'
         ? await readTextPreview({ bucket: c.env.FILES, db: c.env.DB }, file)
@@ -103,7 +108,8 @@ export function createShareRouter() {
     const origin = c.get('config').SITE_URL ?? new URL(c.req.url).origin;
     const shareUrl = `${origin}/share/${c.req.param('token')}`;
     const contact = c.get('config').ABUSE_CONTACT;
-    return c.html(sharePage({ row: file, origin, shareUrl, text, preview, contact }), 200, pageHeaders(SHARE_PAGE_CSP));
+    const input = { row: file, origin, shareUrl, text, preview, contact, e2e };
+    return c.html(sharePage(input), 200, pageHeaders(SHARE_PAGE_CSP));
   };
 
   // A collection's page: every live member, "Download all" with the ZIP's exact length. A capped
@@ -127,7 +133,7 @@ export function createShareRouter() {
     const body = collectionPage({
       name: collection.name,
       note: collection.note,
-      members,
+      members: members.map((member) => ({ ...member, encrypted: member.encryption !== null })),
       archiveLength: archive.length,
       archiveVersion: archiveVersion(archive.etag),
       shareUrl,
@@ -135,6 +141,7 @@ export function createShareRouter() {
       texts,
       preview,
       contact: c.get('config').ABUSE_CONTACT,
+      password: link.password_hash !== null,
     });
     return c.html(body, 200, pageHeaders(SHARE_PAGE_CSP));
   };

@@ -18,6 +18,10 @@ export type ArchiveMemberRow = {
   r2_key: string;
   /** Not in the archive's bytes: what a collection's share page says of each file. */
   mime_type: string;
+  /** 'age' for an end-to-end encrypted file (its size and CRC-32 are its payload's), else null. */
+  encryption: string | null;
+  /** An encrypted member's age header for this archive's way in (the owner's, or a link's); else null. */
+  header: string | null;
   /** The file request it came through (its scan mode), or null. */
   request_id: string | null;
 } & Pick<FileStanding, 'moderation_state' | 'moderation_statement' | 'scan_status' | 'released_at'>;
@@ -33,19 +37,29 @@ export const zipFileOf = (member: ArchiveMemberRow): ZipFile => ({
 // With each member's standing (migration 0016): an archive leaves out those it may not serve.
 const MEMBER_COLUMNS =
   'f.id, f.original_name, f.size, f.crc32, f.uploaded_at, f.updated_at, f.r2_key, f.mime_type, f.request_id, ' +
-  'f.moderation_state, f.moderation_statement, f.scan_status, f.released_at';
+  'f.moderation_state, f.moderation_statement, f.scan_status, f.released_at, f.encryption';
+/**
+ * An encrypted member's header for the way in (?4: a link's id, or NULL for the owner's), and the
+ * condition that keeps a member: plain, or encrypted with a header there (migration 0017).
+ */
+const HEADER = 'CASE WHEN ?4 IS NULL THEN f.e2e_header ELSE h.header END';
+const HEADERS_JOIN = 'LEFT JOIN link_headers h ON h.link_id = ?4 AND h.file_id = f.id';
+const SERVED = `(f.encryption IS NULL OR ${HEADER} IS NOT NULL)`;
 const live = (now: string) => `(f.expires_at IS NULL OR f.expires_at > ${now})`;
 
 /**
  * The account's collection and its live members in collection order, in one transaction, or
  * null when there is no such collection. `expired_at`: the latest expiry of a member that has
  * expired but not yet been swept (it left the collection then: the archive's bytes changed).
+ * `linkId`: the members as that link serves them (an encrypted one only with the link's header);
+ * absent, as the owner's (with the owner's headers).
  */
 export async function collectionArchive(
   db: D1Database,
   id: string,
   accountId: string,
   now: string,
+  linkId: string | null = null,
 ): Promise<{ collection: CollectionRow & { expired_at: string | null }; members: ArchiveMemberRow[] } | null> {
   const [collection, members] = await db.batch<(CollectionRow & { expired_at: string | null }) | ArchiveMemberRow>([
     db
@@ -58,12 +72,13 @@ export async function collectionArchive(
       .bind(id, accountId, now),
     db
       .prepare(
-        `SELECT ${MEMBER_COLUMNS} FROM collection_files cf JOIN files f ON f.id = cf.file_id
-         WHERE cf.collection_id = ?1 AND ${live('?2')}
+        `SELECT ${MEMBER_COLUMNS}, ${HEADER} AS header FROM collection_files cf JOIN files f ON f.id = cf.file_id
+         ${HEADERS_JOIN}
+         WHERE cf.collection_id = ?1 AND ${live('?2')} AND ${SERVED}
            AND EXISTS (SELECT 1 FROM collections WHERE id = ?1 AND account_id = ?3)
          ORDER BY cf.position`,
       )
-      .bind(id, now, accountId),
+      .bind(id, now, accountId, linkId),
   ]);
   const row = collection?.results[0] as (CollectionRow & { expired_at: string | null }) | undefined;
   if (!row) return null;
@@ -85,7 +100,7 @@ export async function membersOfCollections(
   if (ids.length === 0) return byCollection;
   const { results } = await db
     .prepare(
-      `SELECT cf.collection_id, ${MEMBER_COLUMNS} FROM collection_files cf JOIN files f ON f.id = cf.file_id
+      `SELECT cf.collection_id, ${MEMBER_COLUMNS}, f.e2e_header AS header FROM collection_files cf JOIN files f ON f.id = cf.file_id
        JOIN collections c ON c.id = cf.collection_id
        WHERE cf.collection_id IN (SELECT value FROM json_each(?1)) AND c.account_id = ?2 AND ${live('?3')}
        ORDER BY cf.collection_id, cf.position`,
@@ -109,7 +124,8 @@ export async function requestArchiveMembers(
 ): Promise<ArchiveMemberRow[]> {
   const { results } = await db
     .prepare(
-      `SELECT ${MEMBER_COLUMNS} FROM files f WHERE f.request_id = ?1 AND f.account_id = ?2 AND ${live('?3')}
+      `SELECT ${MEMBER_COLUMNS}, f.e2e_header AS header FROM files f
+       WHERE f.request_id = ?1 AND f.account_id = ?2 AND ${live('?3')}
        ORDER BY f.uploaded_at ASC, f.id ASC`,
     )
     .bind(requestId, accountId, now)
@@ -123,13 +139,13 @@ export async function segmentsOfFiles(db: D1Database, fileIds: readonly string[]
   if (fileIds.length === 0) return bySegmented;
   const { results } = await db
     .prepare(
-      'SELECT file_id, r2_key, size FROM file_segments WHERE file_id IN (SELECT value FROM json_each(?1)) ORDER BY file_id, seq',
+      'SELECT file_id, r2_key, size, start FROM file_segments WHERE file_id IN (SELECT value FROM json_each(?1)) ORDER BY file_id, seq',
     )
     .bind(JSON.stringify(fileIds))
     .all<Segment & { file_id: string }>();
-  for (const { file_id, r2_key, size } of results) {
+  for (const { file_id, r2_key, size, start } of results) {
     const list = bySegmented.get(file_id) ?? [];
-    list.push({ r2_key, size });
+    list.push({ r2_key, size, start });
     bySegmented.set(file_id, list);
   }
   return bySegmented;

@@ -24,6 +24,15 @@ export type FileRow = {
    * streamed (a ZIP's local headers carry it); null for a file stored before it, until backfilled.
    */
   crc32: number | null;
+  /**
+   * 'age' for an end-to-end encrypted file (migration 0017): its bytes (and size, SHA-256,
+   * CRC-32) are the age payload alone; null (or absent in a row made by hand) for a plain file.
+   */
+  encryption?: string | null;
+  /** An encrypted file's opaque `meta` (base64url, the client's), or null. */
+  meta?: string | null;
+  /** An encrypted file's owner's age header (ASCII): served before the payload to the owner and the default link. */
+  e2e_header?: string | null;
 } & FileStanding;
 
 /** A file's scan, as migration 0016 keeps it. */
@@ -48,12 +57,15 @@ export type FileStanding = {
 const INSERT_COLUMNS =
   'id, account_id, filename, original_name, size, mime_type, r2_key, etag, share_token, is_public, download_count, uploaded_at, updated_at, expires_at, request_id, sha256, crc32';
 
+/** An encrypted file's columns (migration 0017): NULL for a plain file. */
+const E2E_COLUMNS = 'encryption, meta, e2e_header';
+
 /** The standing columns (migration 0016): NULL for a file in good standing that was never scanned. */
 export const STANDING_COLUMNS =
   'moderation_state, moderation_statement, moderated_at, scan_status, scan_signature, scanned_at, released_at';
 
 /** Every column of `files`: every read of a file carries its standing, so deciding it costs no read of its own. */
-export const FILE_COLUMNS = `${INSERT_COLUMNS}, ${STANDING_COLUMNS}`;
+export const FILE_COLUMNS = `${INSERT_COLUMNS}, ${STANDING_COLUMNS}, ${E2E_COLUMNS}`;
 
 // An expired row is invisible to every read, even before the sweep deletes it.
 /** `?first, ?first+1, …`: numbered parameters for an IN list (D1 allows 100 per statement). */
@@ -94,12 +106,18 @@ export async function insertFiles(
 
 // A new file is in good standing; only a file to be scanned names its scan's columns (so a file
 // stored without one is written the same on a database before migration 0016, as the migration
-// tests store them).
+// tests store them), and only an encrypted one those of 0017.
 function insertStatement(db: D1Database, row: FileRow): D1PreparedStatement {
   const scan = row.scan_status === null ? [] : [row.scan_status, row.scanned_at];
-  const columns = scan.length === 0 ? INSERT_COLUMNS : `${INSERT_COLUMNS}, scan_status, scanned_at`;
+  // Likewise only an encrypted file names the columns of migration 0017.
+  const e2e = row.encryption ? [row.encryption, row.meta ?? null, row.e2e_header ?? null] : [];
+  const columns = [
+    INSERT_COLUMNS,
+    ...(scan.length === 0 ? [] : ['scan_status, scanned_at']),
+    ...(e2e.length === 0 ? [] : [E2E_COLUMNS]),
+  ].join(', ');
   return db
-    .prepare(`INSERT INTO files (${columns}) VALUES (${placeholders(17 + scan.length)})`)
+    .prepare(`INSERT INTO files (${columns}) VALUES (${placeholders(17 + scan.length + e2e.length)})`)
     .bind(
       row.id,
       row.account_id,
@@ -119,6 +137,7 @@ function insertStatement(db: D1Database, row: FileRow): D1PreparedStatement {
       row.sha256,
       row.crc32,
       ...scan,
+      ...e2e,
     );
 }
 

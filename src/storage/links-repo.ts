@@ -40,11 +40,17 @@ const FILE_LIVE = `(l.collection_id IS NOT NULL OR
 
 /**
  * Inserts a link unless what it shares (its file, or its collection) already has `maxPerTarget`
- * links (counted in the same statement, so concurrent creates cannot pass the bound). False when
- * the bound refused it.
+ * links (counted in the same statement, so concurrent creates cannot pass the bound), with its age
+ * headers (`alongside`, kept only if the link went in) in the same transaction. False when the
+ * bound refused it.
  */
-export async function insertLink(db: D1Database, row: LinkRow, maxPerTarget: number): Promise<boolean> {
-  const result = await db
+export async function insertLink(
+  db: D1Database,
+  row: LinkRow,
+  maxPerTarget: number,
+  alongside: D1PreparedStatement[] = [],
+): Promise<boolean> {
+  const insert = db
     .prepare(
       `INSERT INTO share_links (${LINK_COLUMNS})
        SELECT ?1, ?2, ?17, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15
@@ -69,9 +75,10 @@ export async function insertLink(db: D1Database, row: LinkRow, maxPerTarget: num
       row.revoked_at,
       maxPerTarget,
       row.collection_id,
-    )
-    .run();
-  return result.meta.changes > 0;
+    );
+  if (alongside.length === 0) return (await insert.run()).meta.changes > 0;
+  const [result] = await db.batch([insert, ...alongside]);
+  return (result?.meta.changes ?? 0) > 0;
 }
 
 /** A collection's links, newest first (the caller has checked that the collection is the account's). */
@@ -164,7 +171,8 @@ export function revokeOwnedLink(db: D1Database, id: string, accountId: string, n
  */
 export type LinkFacts = { suspension: string | null; disabled: string | null };
 
-export type SharedByLink = { link: LinkRow; file: FileRow; facts?: LinkFacts };
+/** A file's link and its file, with the link's age header when the file is encrypted (else null). */
+export type SharedByLink = { link: LinkRow; file: FileRow; header: string | null; facts?: LinkFacts };
 /** A collection's link and its collection (its members are read apart, for the archive). */
 export type SharedCollectionByLink = { link: LinkRow; collection: CollectionRow; facts: LinkFacts };
 
@@ -190,9 +198,11 @@ export async function findLiveLinkByToken(
     .join(', ');
   const row = await db
     .prepare(
-      `SELECT ${L}, ${F}, ${C}, ${accountSuspension('l.account_id')} AS s_suspension, d.statement AS s_disabled
+      `SELECT ${L}, ${F}, ${C}, h.header AS h_header,
+         ${accountSuspension('l.account_id')} AS s_suspension, d.statement AS s_disabled
        FROM share_links l
        LEFT JOIN files f ON f.id = l.file_id
+       LEFT JOIN link_headers h ON h.link_id = l.id AND h.file_id = l.file_id
        LEFT JOIN collections c ON c.id = l.collection_id AND c.account_id = l.account_id
        LEFT JOIN disabled_links d ON d.link_id = l.id
        WHERE l.token = ?1 AND l.revoked_at IS NULL AND (l.expires_at IS NULL OR l.expires_at > ?2)
@@ -205,14 +215,16 @@ export async function findLiveLinkByToken(
   const link: Record<string, unknown> = {};
   const file: Record<string, unknown> = {};
   const collection: Record<string, unknown> = {};
+  let header: string | null = null;
   for (const [name, value] of Object.entries(row)) {
-    if (name.startsWith('f_')) file[name.slice(2)] = value;
+    if (name === 'h_header') header = value as string | null;
+    else if (name.startsWith('f_')) file[name.slice(2)] = value;
     else if (name.startsWith('c_')) collection[name.slice(2)] = value;
     else if (!name.startsWith('s_')) link[name] = value;
   }
   const facts = { suspension: row.s_suspension as string | null, disabled: row.s_disabled as string | null };
   if (link.collection_id !== null) return { link: link as LinkRow, collection: collection as CollectionRow, facts };
-  return { link: link as LinkRow, file: file as FileRow, facts };
+  return { link: link as LinkRow, file: file as FileRow, header, facts };
 }
 
 /**

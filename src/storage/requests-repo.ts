@@ -25,6 +25,8 @@ export type RequestRow = {
   updated_at: string;
   expires_at: string;
   closed_at: string | null;
+  /** 1: the request takes only end-to-end encrypted (age) files (migration 0017); 0 for every other. */
+  e2e: number;
 };
 
 /** A request found by its token, with its owning account's state, storage and policy overrides. */
@@ -40,7 +42,7 @@ export type RequestWithOwner = RequestRow & {
 };
 
 const COLUMNS =
-  'id, account_id, token, label, message, max_files, max_file_size, max_bytes, allowed_types, is_public, password_hash, file_count, bytes, created_at, updated_at, expires_at, closed_at, exact_bytes';
+  'id, account_id, token, label, message, max_files, max_file_size, max_bytes, allowed_types, is_public, password_hash, file_count, bytes, created_at, updated_at, expires_at, closed_at, exact_bytes, e2e';
 const R_COLUMNS = COLUMNS.split(', ')
   .map((column) => `r.${column}`)
   .join(', ');
@@ -48,7 +50,7 @@ const R_COLUMNS = COLUMNS.split(', ')
 export async function insertRequest(db: D1Database, row: RequestRow): Promise<void> {
   await db
     .prepare(
-      `INSERT INTO file_requests (${COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)`,
+      `INSERT INTO file_requests (${COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)`,
     )
     .bind(
       row.id,
@@ -69,6 +71,7 @@ export async function insertRequest(db: D1Database, row: RequestRow): Promise<vo
       row.expires_at,
       row.closed_at,
       row.exact_bytes,
+      row.e2e,
     )
     .run();
 }

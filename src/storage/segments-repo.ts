@@ -2,23 +2,29 @@
 // segments (a tus final upload), and the keys its deletion left in blob_deletions.
 import { placeholders } from './files-repo';
 
-export type Segment = { r2_key: string; size: number };
+/**
+ * One R2 object's part of a file: `size` bytes from byte `start` of the object (migration 0017:
+ * past an age file's header in its first partial; 0, the whole object, for every other).
+ */
+export type Segment = { r2_key: string; size: number; start?: number };
 export type SegmentRow = Segment & { seq: number; upload_id: string; upload_url: string };
 
 /** The statements that record a file's segments, in order: run in the batch that inserts its row. */
 export function segmentInserts(db: D1Database, fileId: string, segments: Omit<SegmentRow, 'seq'>[]) {
   const insert = db.prepare(
-    'INSERT INTO file_segments (file_id, seq, r2_key, size, upload_id, upload_url) VALUES (?1, ?2, ?3, ?4, ?5, ?6)',
+    'INSERT INTO file_segments (file_id, seq, r2_key, size, upload_id, upload_url, start) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)',
   );
   return segments.map((segment, seq) =>
-    insert.bind(fileId, seq, segment.r2_key, segment.size, segment.upload_id, segment.upload_url),
+    insert.bind(fileId, seq, segment.r2_key, segment.size, segment.upload_id, segment.upload_url, segment.start ?? 0),
   );
 }
 
 /** A file's segments in order (none for a file stored as one object, or one already deleted). */
 export async function listSegments(db: D1Database, fileId: string): Promise<SegmentRow[]> {
   const { results } = await db
-    .prepare('SELECT seq, r2_key, size, upload_id, upload_url FROM file_segments WHERE file_id = ?1 ORDER BY seq')
+    .prepare(
+      'SELECT seq, r2_key, size, start, upload_id, upload_url FROM file_segments WHERE file_id = ?1 ORDER BY seq',
+    )
     .bind(fileId)
     .all<SegmentRow>();
   return results;

@@ -47,16 +47,22 @@ class MissingSegment extends Error {
   override name = 'MissingSegment';
 }
 
-/** The pieces of `segments` that `range` covers, in order, each with its own range. */
-export function piecesOf(segments: Segment[], range: ByteRange): { key: string; size: number; range: ByteRange }[] {
+/**
+ * The pieces of `segments` that `range` covers, in order, each with its own range in its object
+ * (a segment's bytes begin at its `start`). `whole`: the piece is its entire object.
+ */
+export function piecesOf(segments: Segment[], range: ByteRange): { key: string; whole: boolean; range: ByteRange }[] {
   const pieces = [];
   const end = range.offset + range.length;
   let start = 0;
   for (const segment of segments) {
     const from = Math.max(range.offset, start);
     const to = Math.min(end, start + segment.size);
-    if (to > from)
-      pieces.push({ key: segment.r2_key, size: segment.size, range: { offset: from - start, length: to - from } });
+    const skip = segment.start ?? 0;
+    if (to > from) {
+      const whole = skip === 0 && from === start && to - from === segment.size;
+      pieces.push({ key: segment.r2_key, whole, range: { offset: skip + from - start, length: to - from } });
+    }
     start += segment.size;
   }
   return pieces;
@@ -74,8 +80,7 @@ export async function readSegments(
 ): Promise<ReadableStream<Uint8Array> | null> {
   const pieces = piecesOf(segments, range);
   const open = async (piece: (typeof pieces)[number]) => {
-    const whole = piece.range.offset === 0 && piece.range.length === piece.size;
-    const object = await bucket.get(piece.key, whole ? undefined : { range: piece.range });
+    const object = await bucket.get(piece.key, piece.whole ? undefined : { range: piece.range });
     return object?.body ?? null;
   };
   const [head, ...rest] = pieces;

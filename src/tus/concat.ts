@@ -6,6 +6,7 @@
 // read through src/storage/segments.ts). No HTTP here: the router turns results into answers.
 
 import { freeFiles, QuotaTicket } from '../accounts/account-storage-client';
+import { checkPayloadLength, invalid } from '../e2e/age-checks';
 import { ApiError, unauthorized, validationError } from '../errors';
 import { decideFileType, SNIFF_BYTES } from '../files/file-type';
 import { FILE_ID_PATTERN, newFileId } from '../files/ids';
@@ -13,12 +14,13 @@ import { storedFilename } from '../files/names';
 import { recordFile } from '../files/upload';
 import { fileTooLarge } from '../files/upload-errors';
 import { inSession, openUpload } from '../files/upload-session';
-import { crc32Combine } from '../lib/crc32';
+import { checkHeader, HEADER_MAX_BYTES } from '../lib/age/format';
+import { crc32, crc32Combine } from '../lib/crc32';
 import { toHex } from '../lib/encoding';
 import { log } from '../log';
 import type { FileRow } from '../storage/files-repo';
 import { concatKey, digestSegments, readSegmentsHead } from '../storage/segments';
-import { abandonSegmentedFile, type SegmentRow, segmentInserts } from '../storage/segments-repo';
+import { abandonSegmentedFile, type Segment, type SegmentRow, segmentInserts } from '../storage/segments-repo';
 import { checkedMeta, type UploadsDeps, uploadNotFound } from './service';
 import { uploadObject } from './tus-upload-client';
 import type { ClaimResult, UploadMeta } from './tus-upload-contract';
@@ -68,8 +70,8 @@ function refused(part: NamedPartial, result: Exclude<ClaimResult, { status: 'ok'
 }
 
 /** The metadata of a final upload: as any upload's, except a sha256 it cannot check while creating. */
-function finalMeta(header: string | undefined, rules: UploadsDeps['rules']): UploadMeta {
-  const meta = checkedMeta(header, rules);
+function finalMeta(header: string | undefined, deps: Pick<UploadsDeps, 'rules' | 'e2e'>): UploadMeta {
+  const meta = checkedMeta(header, deps.rules, deps.e2e);
   if (meta.sha256 !== undefined) {
     throw validationError(
       'Upload-Metadata',
@@ -91,7 +93,7 @@ export async function createFinalUpload(
   request: { urls: string[]; uploadsPath: string; metadata: string | undefined },
 ): Promise<FileRow> {
   const parts = namedPartials(request.urls, request.uploadsPath);
-  const meta = finalMeta(request.metadata, deps.rules);
+  const meta = finalMeta(request.metadata, deps);
   const finalId = newFileId();
   const claims = new Map<string, Claimed>();
   let row: FileRow;
@@ -102,22 +104,29 @@ export async function createFinalUpload(
       claims.set(part.id, { ...part, ...result });
     }
     const ordered = parts.map((part) => claims.get(part.id) as Claimed);
-    const segments: Omit<SegmentRow, 'seq'>[] = ordered.map((claim) => ({
+    const whole: Omit<SegmentRow, 'seq'>[] = ordered.map((claim) => ({
       r2_key: claim.r2Key,
       size: claim.length,
+      start: 0,
       upload_id: claim.id,
       upload_url: claim.url,
     }));
-    const size = segments.reduce((sum, segment) => sum + segment.size, 0);
-    if (size > deps.config.MAX_FILE_SIZE) throw fileTooLarge(deps.config.MAX_FILE_SIZE);
-    const head = await readSegmentsHead(deps.bucket, segments, SNIFF_BYTES);
-    const decision = decideFileType(head, meta.declaredType, meta.originalName, deps.config.ALLOWED_FILE_TYPES);
-    if (!decision.ok) throw new ApiError('INVALID_FILE_TYPE', `File type not allowed: ${decision.reason}`);
-    // The SHA-256 could not be hashed as the bytes arrived (each partial was on its own): the
-    // partials are read once, in order, before the file exists, so that its row has its digest
-    // and the blocklist is asked before anyone can have the file.
+    const total = whole.reduce((sum, segment) => sum + segment.size, 0);
+    if (total > deps.config.MAX_FILE_SIZE) throw fileTooLarge(deps.config.MAX_FILE_SIZE);
     const combined = finalCrc32(ordered);
-    const digests = await digestSegments(deps.bucket, segments, { crc32: combined === null }).catch(
+    const { segments, size, ...content } = meta.e2e
+      ? await splitAgeFinal(deps.bucket, whole, total, combined)
+      : {
+          segments: whole,
+          size: total,
+          ...(await finalType(deps, whole, meta)),
+          crc32: combined,
+          e2eHeader: undefined,
+        };
+    // The SHA-256 could not be hashed as the bytes arrived (each partial was on its own): the
+    // file's bytes (an age file's payload) are read once, in order, before the file exists, so
+    // that its row has its digest and the blocklist is asked before anyone can have the file.
+    const digests = await digestSegments(deps.bucket, segments, { crc32: content.crc32 === null }).catch(
       (error: unknown) => {
         // Nothing is created and the claims go back: the same final can be sent again.
         throw new ApiError('SERVICE_UNAVAILABLE', 'The partial uploads could not be read to hash them, try again', {
@@ -128,11 +137,11 @@ export async function createFinalUpload(
     const file = {
       id: finalId,
       meta,
-      mimeType: decision.mimeType,
       size,
       etag: await finalEtag(ordered),
+      ...content,
       sha256: digests.sha256,
-      crc32: combined ?? digests.crc32,
+      crc32: content.crc32 ?? digests.crc32,
     };
     // The key may have been revoked (or expired) since the partials, or since this request was
     // admitted: asked again right before the commit, as for a single upload. Then no file, and
@@ -147,6 +156,44 @@ export async function createFinalUpload(
   }
   await confirmAll(deps, row, [...claims.values()]);
   return row;
+}
+
+/** A plain final's type, decided from its first bytes against the metadata (415 when refused). */
+async function finalType(deps: UploadsDeps, segments: Segment[], meta: UploadMeta): Promise<{ mimeType: string }> {
+  const head = await readSegmentsHead(deps.bucket, segments, SNIFF_BYTES);
+  const decision = decideFileType(head, meta.declaredType, meta.originalName, deps.config.ALLOWED_FILE_TYPES);
+  if (!decision.ok) throw new ApiError('INVALID_FILE_TYPE', `File type not allowed: ${decision.reason}`);
+  return { mimeType: decision.mimeType };
+}
+
+/**
+ * A final upload of an age file (metadata `encryption age`): its header is the first bytes of
+ * its first partial(s), read and checked here (16 KiB at most), and is not part of the file's
+ * bytes: the segments start past it (`start`, a partial that held only header bytes keeping none),
+ * so the file is its payload, whose length is checked. Its CRC-32 is the partials' less the
+ * header's, from the CRCs alone: crc(payload) = crc(header ‖ payload) ⊕ crc(header) × x^(8·|payload|).
+ */
+async function splitAgeFinal(bucket: R2Bucket, whole: Omit<SegmentRow, 'seq'>[], total: number, crc: number | null) {
+  const head = await readSegmentsHead(bucket, whole, HEADER_MAX_BYTES + 1);
+  const check = checkHeader(head);
+  if (!check.ok) throw invalid('file', check.reason, check.detail);
+  const headerLength = check.headerLength;
+  const size = total - headerLength;
+  checkPayloadLength(size);
+  let skip = headerLength;
+  const segments = whole.map((segment) => {
+    const cut = Math.min(skip, segment.size);
+    skip -= cut;
+    return { ...segment, start: cut, size: segment.size - cut };
+  });
+  const headerCrc = crc32(head.subarray(0, headerLength));
+  return {
+    segments,
+    size,
+    mimeType: 'application/octet-stream',
+    crc32: crc === null ? null : (crc ^ crc32Combine(headerCrc, 0, size)) >>> 0,
+    e2eHeader: new TextDecoder().decode(head.subarray(0, headerLength)),
+  };
 }
 
 /** Like a multipart ETag: a digest of the partials' ETags and their number. */
@@ -184,6 +231,8 @@ async function recordFinal(
     etag: string;
     sha256: string | null;
     crc32: number | null;
+    /** An age file's header (its segments hold the payload). */
+    e2eHeader: string | undefined;
   },
   segments: Omit<SegmentRow, 'seq'>[],
   claims: Claimed[],
@@ -205,6 +254,7 @@ async function recordFinal(
       size: file.size,
       sha256: file.sha256,
       crc32: file.crc32,
+      ...(file.e2eHeader === undefined ? {} : { e2e: { header: file.e2eHeader, meta: file.meta.e2e?.meta ?? null } }),
       stored: Promise.resolve({ key: concatKey(deps.owner.accountId, file.id), size: file.size, etag: file.etag }),
     };
     return recordFile(fileDeps, pending, {

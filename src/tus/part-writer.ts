@@ -7,6 +7,7 @@
 // it lands (unless a checksum must vouch for the PATCH first), so a Worker that dies mid-PATCH
 // loses at most the part being filled. Memory: one part.
 import { MIB } from '../config';
+import { type AgeHeader, ageHeaderOf } from '../e2e/age-stream';
 import { ApiError, validationError } from '../errors';
 import { decideFileType, SNIFF_BYTES } from '../files/file-type';
 import { type ByteSource, byteReader } from '../lib/byte-reader';
@@ -39,7 +40,15 @@ export type AppendRequest = {
 /** Either the upload's new offset, or (the last byte arrived) the finished object, not yet recorded. */
 export type AppendResult =
   | { complete: false; offset: number; expiresAt: number }
-  | { complete: true; blob: StoredBlob; mimeType: string; sha256: string | null; crc32: number | null };
+  | {
+      complete: true;
+      blob: StoredBlob;
+      mimeType: string;
+      sha256: string | null;
+      crc32: number | null;
+      /** An age upload's header (its payload is `blob`). */
+      e2eHeader?: string;
+    };
 
 // A lease lasts LEASE_TTL_MS (15 s) past its last renewal: renewing every 5 s while bytes flow
 // (and before every write, and with every part recorded) keeps it well inside that.
@@ -119,6 +128,8 @@ class PartWriter {
   /** The whole upload's CRC-32 so far (the same bytes as the hash), continued from its object's. */
   #crc32: number | null;
   readonly #digest: { stream: DigestStream; writer: WritableStreamDefaultWriter<ArrayBufferView> } | undefined;
+  /** An age upload's header as it arrives (none for another upload): its bytes never reach a part. */
+  readonly #age: AgeHeader | undefined;
 
   constructor(request: AppendRequest) {
     this.#r = request;
@@ -130,6 +141,7 @@ class PartWriter {
     this.#partSize = offset === 0 ? chunkPartSize(partSize, length, request.contentLength) : partSize;
     this.#hash = request.upload.hash ? Sha256.restore(request.upload.hash) : null;
     this.#crc32 = request.upload.crc32 ?? null;
+    this.#age = ageHeaderOf(request.upload);
     if (request.checksum) {
       const stream = new crypto.DigestStream(request.checksum.digest);
       this.#digest = { stream, writer: stream.getWriter() };
@@ -186,7 +198,8 @@ class PartWriter {
         this.#received += chunk.length;
         if (this.#received > remaining) throw tooLong(remaining);
         await this.#digest?.writer.write(chunk);
-        await this.#take(chunk);
+        const payload = this.#age ? this.#afterHeader(chunk) : chunk;
+        if (payload.length > 0) await this.#take(payload);
         if (Date.now() - this.#lastRenewal > RENEW_EVERY_MS) await this.#renew();
       }
       done = true;
@@ -195,6 +208,18 @@ class PartWriter {
       if (!done) await reader.cancel().catch(() => undefined);
     }
     if (signal?.aborted || (contentLength !== undefined && this.#received < contentLength)) this.#cutOff = true;
+  }
+
+  /**
+   * The bytes of `chunk` past an age upload's header: those before it extend the header (checked
+   * as it grows, 422 E2E_INVALID), and count as stored with it (its object keeps them).
+   */
+  #afterHeader(chunk: Uint8Array): Uint8Array {
+    const age = this.#age as AgeHeader;
+    if (age.complete) return chunk;
+    const rest = age.take(chunk, this.#upload.length);
+    this.#stored += chunk.length - rest.length;
+    return rest;
   }
 
   async #take(chunk: Uint8Array): Promise<void> {
@@ -274,6 +299,7 @@ class PartWriter {
       mimeType: this.#mimeType,
       hash: this.#hash?.save() ?? null,
       crc32: this.#crc32,
+      ...(this.#age ? { e2eHeader: this.#age.text } : {}),
       expiresAt: Date.now() + expiryMs,
     });
     if (!recorded) throw leaseLost();
@@ -338,6 +364,7 @@ class PartWriter {
       mimeType: this.#mimeType,
       hash: this.#hash?.save() ?? null,
       crc32: this.#crc32,
+      ...(this.#age ? { e2eHeader: this.#age.text } : {}),
       expiresAt: Date.now() + expiryMs,
     });
     if (!ended.ok) throw leaseLost();
@@ -355,6 +382,9 @@ class PartWriter {
     if (this.#mimeType === null) this.#sniff(true);
     const mimeType = this.#mimeType ?? 'application/octet-stream';
     const sha256 = this.#hash ? toHex(this.#hash.digest()) : null;
+    // An age upload whose bytes ended inside its header: no age file (nothing is kept).
+    const e2e = this.#age ? { e2eHeader: this.#age.finished() } : {};
+    const size = upload.length - (this.#age?.length ?? 0);
     // From here on the lease lasts COMMIT_LEASE_MS: the object is being made the file.
     const recorded = await stub.assemble({ lease });
     if (!recorded) throw leaseLost();
@@ -376,7 +406,8 @@ class PartWriter {
         mimeType,
         sha256,
         crc32: this.#crc32,
-        blob: { key: upload.r2Key, size: upload.length, etag: object.httpEtag },
+        blob: { key: upload.r2Key, size, etag: object.httpEtag },
+        ...e2e,
       };
     }
     const multipart = await this.#openMultipart();
@@ -394,7 +425,8 @@ class PartWriter {
       mimeType,
       sha256,
       crc32: this.#crc32,
-      blob: { key: upload.r2Key, size: upload.length, etag: object.httpEtag },
+      blob: { key: upload.r2Key, size, etag: object.httpEtag },
+      ...e2e,
     };
   }
 

@@ -9,12 +9,12 @@ import { fileRecord } from '../files/records';
 import { FileIdParamSchema, FileRecordV2 } from '../files/schemas';
 import { keyOwner } from '../files/upload-owner';
 import { addFallbacks, allowedMethods, methodNotAllowed, offersHead } from '../http/fallbacks';
-import { errors, ok, POLICY_ERRORS, RATE_LIMIT_HEADERS, serveDocumented } from '../http/openapi';
+import { E2E_UPLOAD_ERRORS, errors, ok, RATE_LIMIT_HEADERS, serveDocumented } from '../http/openapi';
 import { origins, storage } from '../http/request-deps';
 import { requires } from '../http/route-needs';
 import { versionRouter } from '../http/validation';
 import { countRequest, keyStillActive, rateLimitHeaders } from '../limiter/key-limiter-client';
-import { uploadRules } from '../policy/routes';
+import { uploadE2e, uploadRules } from '../policy/routes';
 import { successV2 } from '../schemas';
 import { createFinalUpload } from './concat';
 import { effectiveMethod, isUncountedTransfer, UPLOADS_PATH } from './http';
@@ -60,6 +60,7 @@ function deps(c: Context<AppEnv>): UploadsDeps {
     uploads: c.env.TUS_UPLOADS,
     config: c.get('config'),
     owner: keyOwner(c.get('apiKey')),
+    e2e: uploadE2e(c),
     waitUntil: (promise) => c.executionCtx.waitUntil(promise),
     keyStillActive: () => keyStillActive(c.env.KEY_LIMITER, storage(c).db, c.get('apiKey').id),
     rules: uploadRules(c),
@@ -175,7 +176,10 @@ const create = createRoute({
     'The final’s sha256 is computed a moment after its creation. An expiresIn the account’s policy does not allow ' +
     '(or none, where it requires one and no default is configured), or isPublic true while a link bound applies ' +
     'that a default link cannot keep, is 422 POLICY_VIOLATION before any byte is kept (a partial upload’s ' +
-    'metadata is not judged: its final’s is).',
+    'metadata is not judged: its final’s is). `encryption age` (and `meta`, opaque base64url ≤ 4 KiB): ' +
+    'the upload is an age file (docs/e2e.md): its header (which may arrive across PATCHes) is kept apart and its ' +
+    'payload stored; a header or payload length that breaks the format is 422 E2E_INVALID and ends the upload. ' +
+    'A final upload with `encryption age` takes the header from its first partial’s first bytes.',
   request: {
     headers: [
       TUS_REQUEST,
@@ -187,7 +191,8 @@ const create = createRoute({
       ),
       requestHeader(
         'Upload-Metadata',
-        'Optional comma-separated `key base64(value)` pairs (filename, filetype, isPublic, expiresIn)',
+        'Optional comma-separated `key base64(value)` pairs (filename, filetype, isPublic, expiresIn, sha256, ' +
+          'encryption, meta)',
       ),
       CHECKSUM,
     ],
@@ -196,7 +201,7 @@ const create = createRoute({
   responses: {
     201: noContent('Created', CREATED_HEADERS),
     ...tusErrors(400, 401, 404, 409, 410, 412, 413, 415, 429, 460, 503),
-    ...POLICY_ERRORS,
+    ...E2E_UPLOAD_ERRORS,
   },
 });
 
@@ -236,6 +241,7 @@ const append = createRoute({
   responses: {
     204: noContent('Stored', APPENDED_HEADERS),
     ...tusErrors(400, 401, 403, 404, 409, 410, 412, 413, 415, 429, 460),
+    ...E2E_UPLOAD_ERRORS,
   },
 });
 

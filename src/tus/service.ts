@@ -3,6 +3,7 @@
 
 import { type AccountsNamespace, QuotaTicket, releaseHold, reserveStorage } from '../accounts/account-storage-client';
 import type { Config } from '../config';
+import { admitUpload, type E2eAdmission } from '../e2e/age-checks';
 import type { ApiKeyContext } from '../env';
 import { ApiError, forbidden, unauthorized } from '../errors';
 import type { EventSink } from '../events/emit';
@@ -39,6 +40,8 @@ export type UploadsDeps = {
   config: Config;
   /** Whose uploads these are: a key's account (and the key), or a file request's account. */
   owner: UploadOwner;
+  /** Whether uploads may be age files here, and must be (an e2e file request): judged at creation. */
+  e2e: E2eAdmission;
   waitUntil: (promise: Promise<unknown>) => void;
   events: EventSink;
   scans: ScanQueue;
@@ -72,7 +75,11 @@ export const UNNAMED_UPLOAD = 'upload';
  * named `upload` plus the usual extension of the declared filetype (`upload.png`), or just
  * `upload`.
  */
-export function uploadMeta(header: string | undefined, rules: UploadRules = AS_ASKED): UploadMeta {
+export function uploadMeta(
+  header: string | undefined,
+  rules: UploadRules = AS_ASKED,
+  e2e: E2eAdmission | undefined = undefined,
+): UploadMeta {
   const pairs = parseMetadata(header);
   const declared = pairs.get('filename');
   const filetype = pairs.get('filetype');
@@ -86,12 +93,15 @@ export function uploadMeta(header: string | undefined, rules: UploadRules = AS_A
     if (value !== undefined) fields[name] = value.trim();
   }
   const options = recordOptions(fields, rules);
+  // `encryption age` (and its `meta`): an age file, judged by the way in (src/e2e/).
+  const age = e2e && admitUpload(e2e, { encryption: pairs.get('encryption'), meta: pairs.get('meta') });
   return {
     originalName: cleanOriginalName(filename),
     declaredType: filetype === undefined || filetype.trim() === '' ? undefined : filetype,
     isPublic: options.isPublic,
     expiresInSeconds: options.expiresInSeconds,
     sha256: options.sha256,
+    ...(age ? { e2e: age } : {}),
   };
 }
 
@@ -114,8 +124,8 @@ export async function createUpload(
   const holdId = await reserveStorage(deps.accounts, owner, request.length, deadline + RESERVATION_MARGIN_MS);
   let meta: UploadMeta;
   try {
-    // A partial upload is no file: its options are its final upload's to decide.
-    meta = checkedMeta(request.metadata, request.concat ? undefined : deps.rules);
+    // A partial upload is no file: its options (and whether it is an age file) are its final upload's to decide.
+    meta = request.concat ? checkedMeta(request.metadata) : checkedMeta(request.metadata, deps.rules, deps.e2e);
   } catch (error) {
     await releaseHold(deps.accounts, owner.accountId, holdId);
     throw error;
@@ -147,8 +157,10 @@ export async function createUpload(
  * The metadata of a new upload, refused when its name or declared type runs when opened, or its
  * options break the policy (`rules`).
  */
-export function checkedMeta(header: string | undefined, rules?: UploadRules): UploadMeta {
-  const meta = uploadMeta(header, rules);
+export function checkedMeta(header: string | undefined, rules?: UploadRules, e2e?: E2eAdmission): UploadMeta {
+  const meta = uploadMeta(header, rules, e2e);
+  // An age file is opaque bytes to the server: no type rule applies to it.
+  if (meta.e2e) return meta;
   const runnable = runnableExtension(meta.originalName);
   if (runnable) throw new ApiError('INVALID_FILE_TYPE', `File type not allowed: .${runnable} files are not allowed`);
   const declared = normalizeMediaType(meta.declaredType);
@@ -214,8 +226,12 @@ export async function appendToOwnUpload(deps: UploadsDeps, id: string, request: 
       waitUntil: deps.waitUntil,
     });
   } catch (error) {
-    // A refused type, or a last part R2 could not complete, ends the upload and frees everything it held.
-    if (error instanceof UploadEnded || (error instanceof ApiError && error.code === 'INVALID_FILE_TYPE'))
+    // A refused type, bytes that are no age file, or a last part R2 could not complete, end the upload and free
+    // everything it held.
+    if (
+      error instanceof UploadEnded ||
+      (error instanceof ApiError && (error.code === 'INVALID_FILE_TYPE' || error.code === 'E2E_INVALID'))
+    )
       await stub.terminate({ accountId: deps.owner.accountId }).catch((cause: unknown) => {
         log('error', 'failed upload not terminated', { uploadId: begun.upload.id, error: String(cause) });
       });
@@ -304,6 +320,9 @@ async function recordUpload(
         sha256: result.sha256,
         crc32: result.crc32,
         stored: Promise.resolve(result.blob),
+        ...(result.e2eHeader === undefined
+          ? {}
+          : { e2e: { header: result.e2eHeader, meta: upload.meta.e2e?.meta ?? null } }),
       };
       // A whole-file sha256 in Upload-Metadata: a mismatch ends the upload, nothing is recorded.
       checkDigest(file, upload.meta.sha256, 'sha256');
@@ -337,11 +356,13 @@ export async function uploadStatus(deps: UploadsDeps, id: string): Promise<Uploa
   if (found.status !== 'not-found') return found;
   const row = await getOwnedFile(deps, id, deps.owner.accountId).catch(() => undefined);
   if (!row) throw uploadNotFound();
+  // An age file's upload was its header and payload; the row's size is the payload's.
+  const length = row.size + (row.e2e_header?.length ?? 0);
   const status: UploadView = {
     id,
     status: 'completed',
-    length: row.size,
-    offset: row.size,
+    length,
+    offset: length,
     metadata: undefined,
     expiresAt: 0,
   };

@@ -13,6 +13,12 @@ export type UploadMeta = {
   expiresInSeconds: number | undefined;
   /** `sha256` from Upload-Metadata: the whole file's SHA-256 (hex) as the client asserts it. */
   sha256?: string | undefined;
+  /**
+   * An age file (metadata `encryption age`, src/e2e/): its header is split off as the bytes
+   * arrive (kept in the upload's object until complete), its payload stored as the file's bytes.
+   * Never on a partial upload: a final upload says it for the whole (src/tus/concat.ts).
+   */
+  e2e?: { meta: string | null };
 };
 
 export type CreateUpload = {
@@ -68,6 +74,11 @@ export type UploadSnapshot = UploadView & {
   meta: UploadMeta;
   holdId: string;
   deadline: number;
+  /**
+   * An age upload's header bytes received so far (ASCII text; all of it once complete), null
+   * for any other upload and before the first byte.
+   */
+  e2eHeader: string | null;
 };
 
 export type BeginResult =
@@ -112,6 +123,8 @@ export type PartProgress = {
    * Worker deployed before CRCs) counts as null: not known.
    */
   crc32?: number | null;
+  /** An age upload's header, complete (a part is payload, which comes after it). */
+  e2eHeader?: string | null;
   expiresAt: number;
   now?: number;
 };
@@ -128,6 +141,8 @@ export type Progress = {
   hash: Sha256State | null;
   /** The CRC-32 after this PATCH's bytes (absent counts as null, as in PartProgress). */
   crc32?: number | null;
+  /** An age upload's header bytes received so far (the PATCH may have ended inside it). */
+  e2eHeader?: string | null;
   expiresAt: number;
 };
 

@@ -56,6 +56,8 @@ type State = Omit<CreateUpload, 'now'> & {
    * is written, then confirmed. A claimed partial never expires, and its object is the file's.
    */
   claim?: Claim | null;
+  /** An age upload's header bytes so far (ASCII), kept until the upload is complete (see PartWriter). */
+  e2eHeader?: string | null;
 };
 type Claim = { finalId: string; at: number; confirmed: boolean };
 /** Uploads created before accounts name their key, whose id is its account's. */
@@ -88,7 +90,8 @@ export class TusUpload extends DurableObject<Env> {
       multipartId: null,
       partCount: 0,
       tail: null,
-      mimeType: init.concat === 'partial' ? PARTIAL_TYPE : null,
+      // Neither a partial's bytes nor an age payload are sniffed: they are no file of a type.
+      mimeType: init.concat === 'partial' || init.meta.e2e ? PARTIAL_TYPE : null,
       hash: new Sha256().save(),
       crc32: 0,
       lease: null,
@@ -161,6 +164,7 @@ export class TusUpload extends DurableObject<Env> {
     state.mimeType = progress.mimeType;
     state.hash = progress.hash;
     state.crc32 = progress.crc32 ?? null;
+    if (progress.e2eHeader !== undefined) state.e2eHeader = progress.e2eHeader;
     state.lease.until = now + LEASE_TTL_MS;
     // The alarm, set to the earlier expiry, finds the upload active and comes back at this one.
     state.expiresAt = Math.min(progress.expiresAt, state.deadline);
@@ -208,6 +212,7 @@ export class TusUpload extends DurableObject<Env> {
     state.mimeType = progress.mimeType;
     state.hash = progress.hash;
     state.crc32 = progress.crc32 ?? null;
+    if (progress.e2eHeader !== undefined) state.e2eHeader = progress.e2eHeader;
     state.lease = null;
     state.expiresAt = Math.min(progress.expiresAt, state.deadline);
     this.#save(state);
@@ -229,6 +234,8 @@ export class TusUpload extends DurableObject<Env> {
     if (state?.status !== 'active' || state.lease?.token !== request.lease) return false;
     state.offset = state.length;
     state.tail = null;
+    // The header is the file's row's now (its owner's header): nothing of it stays here.
+    state.e2eHeader = null;
     // The file's commit ended the reservation; the multipart upload is now the file.
     await this.#finish(state, 'completed', request.now ?? Date.now());
     return true;
@@ -404,6 +411,7 @@ export class TusUpload extends DurableObject<Env> {
   async #finish(state: State, status: Exclude<UploadStatus, 'active'>, now: number): Promise<void> {
     state.status = status;
     state.lease = null;
+    state.e2eHeader = null;
     state.forgetAt = now + RETAIN_MS;
     this.#save(state);
     await this.#cleanUp(state, now);
@@ -469,6 +477,7 @@ export class TusUpload extends DurableObject<Env> {
       meta: state.meta,
       holdId: state.holdId,
       deadline: state.deadline,
+      e2eHeader: state.e2eHeader ?? null,
     };
   }
 }

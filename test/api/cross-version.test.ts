@@ -16,7 +16,8 @@ import { call, createKey, ORIGIN } from '../helpers/worker';
 const downloadUrlIn = (version: ApiVersion, id: string) => `${ORIGIN}/api/${version}/files/${id}/download`;
 
 /** A record without the fields that depend on the version it was read through. */
-// v2 adds isPublic, requestId (null for every file uploaded with a key) and sha256.
+// v2 adds isPublic, requestId (null for every file uploaded with a key), sha256, the standing fields
+// (moderation, scan) and the end-to-end ones (encryption, meta, e2eHeader).
 const versionNeutral = ({
   downloadUrl: _url,
   isPublic: _public,
@@ -24,8 +25,19 @@ const versionNeutral = ({
   sha256: _sha256,
   moderation: _moderation,
   scan: _scan,
+  encryption: _encryption,
+  meta: _meta,
+  e2eHeader: _header,
   ...rest
-}: FileRecord & { requestId?: string | null; sha256?: string | null; moderation?: unknown; scan?: unknown }) => rest;
+}: FileRecord & {
+  requestId?: string | null;
+  sha256?: string | null;
+  moderation?: unknown;
+  scan?: unknown;
+  encryption?: unknown;
+  meta?: unknown;
+  e2eHeader?: unknown;
+}) => rest;
 
 async function listFiles(version: ApiVersion, auth: Record<string, string>) {
   const response = await call(api(version, '/files'), { headers: auth });

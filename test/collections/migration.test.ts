@@ -90,6 +90,8 @@ describe('migration 0013_collections', () => {
     // Every row as it was; links gain collection_id NULL.
     expect(await snapshot('files')).toEqual(filesBefore);
     expect(await snapshot('share_links')).toEqual(linksBefore.map((row) => ({ ...row, collection_id: null })));
+    // Today's code also reads files' end-to-end columns (0017, which needs 0013's tables): after it.
+    await applyD1Migrations(env.DB, migration('0017'));
     const schema = await env.DB.prepare(
       "SELECT type, name FROM sqlite_master WHERE tbl_name IN ('share_links', 'files', 'collections', 'collection_files') AND type IN ('index', 'trigger') AND name NOT LIKE 'sqlite_%'",
     ).all<{ type: string; name: string }>();

@@ -67,6 +67,7 @@ describe('POST /api/v2/upload isPublic', () => {
       'updatedAt',
       'expiresAt',
       'requestId',
+      'e2eHeader',
     ].sort();
     const got = await getRecord(key.auth, record.id, 'v2');
     expect(Object.keys(got).sort()).toEqual(recordKeys);

@@ -63,6 +63,9 @@ describe.each(VERSIONS)('GET /api/%s/files', (version) => {
             sha256: await sha256Hex(new TextEncoder().encode('numbers')),
             moderation: null,
             scan: null,
+            encryption: null,
+            meta: null,
+            e2eHeader: null,
           }
         : {}),
       id: uploaded.id,

@@ -52,14 +52,21 @@ export type BulkDeleteItem = BulkDeleteBody['data']['results'][number];
 
 /**
  * A record's exact field names in `version`, sorted: v2 adds isPublic and sha256 to uploads, gets
- * and list items, and what stands between the file and its visitors (moderation, scan).
+ * and list items, what stands between the file and its visitors (moderation, scan), and whether it
+ * is end-to-end encrypted (encryption, meta: docs/e2e.md).
  */
 export const fieldsFor = (version: ApiVersion, fields: readonly string[]) =>
-  (version === 'v2' ? [...fields, 'isPublic', 'sha256', 'moderation', 'scan'] : [...fields]).sort();
+  (version === 'v2'
+    ? [...fields, 'isPublic', 'sha256', 'moderation', 'scan', 'encryption', 'meta']
+    : [...fields]
+  ).sort();
 
-/** A file record's (get, list) exact field names: v2 also adds requestId (the file request it came through, or null). */
+/**
+ * A file record's (get, list) exact field names: v2 also adds requestId (the file request it came
+ * through, or null) and e2eHeader (an encrypted file's owner's age header, or null).
+ */
 export const recordFieldsFor = (version: ApiVersion, fields: readonly string[]) =>
-  version === 'v2' ? [...fieldsFor(version, fields), 'requestId'].sort() : fieldsFor(version, fields);
+  version === 'v2' ? [...fieldsFor(version, fields), 'requestId', 'e2eHeader'].sort() : fieldsFor(version, fields);
 
 /** The seed's get fields; list items add originalName (get may show it too); v2 adds isPublic. */
 export const GET_FIELDS = [
@@ -84,9 +91,11 @@ export const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 /** A v2 upload record's exact field names, sorted. */
 export const UPLOAD_RECORD_V2_KEYS = [
   'downloadUrl',
+  'encryption',
   'filename',
   'id',
   'isPublic',
+  'meta',
   'mimeType',
   'moderation',
   'scan',

@@ -62,8 +62,8 @@ let before: Record<string, Record<string, unknown>[]>;
 beforeAll(async () => {
   await schemaBefore('0014');
   // Today's code reads every file's standing and every account's suspension (0016, which touches
-  // nothing 0014 does): that joins the old schema first.
-  await applyD1Migrations(env.DB, migration('0016'));
+  // nothing 0014 does), and files' end-to-end columns (0017, likewise): they join the old schema first.
+  await applyD1Migrations(env.DB, [...migration('0016'), ...migration('0017')]);
   alice = await seed('alice', null, ['first file', 'second file']);
   bob = await seed('bob', 5000, ['bob says hi']);
   before = { accounts: await dump('accounts'), api_keys: await dump('api_keys'), files: await dump('files') };
@@ -94,7 +94,10 @@ describe('migration 0014 on a database with accounts and files', () => {
   });
 
   it('gives migrated accounts the configured bounds, and takes their overrides', async () => {
-    expect(Object.values(await policyOf(alice.auth)).every((value) => value === null)).toBe(true);
+    // Every bound unset; the one permission (e2eAllowed) on, as configured.
+    const { e2eAllowed, ...bounds } = await policyOf(alice.auth);
+    expect(Object.values(bounds).every((value) => value === null)).toBe(true);
+    expect(e2eAllowed).toBe(true);
     expect(await policyOf(alice.auth, { LINK_MAX_DOWNLOADS: '4' })).toMatchObject({ linkMaxDownloads: 4 });
     await setAccountPolicy(alice.id, { linkRequirePassword: true });
     expectViolation(await send(alice.auth, 'POST', `/files/${alice.files[0]?.id}/links`, {}), [

@@ -14,6 +14,7 @@ const NONE = {
   fileRequireExpiry: null,
   requestMaxExpirySeconds: null,
   requestMaxBytes: null,
+  e2eAllowed: true,
 };
 
 const CONFIGURED = {
@@ -29,7 +30,7 @@ const CONFIGURED = {
 };
 
 describe('GET /api/v2/policy', () => {
-  it('answers exactly the nine bounds, each null when nothing is configured', async () => {
+  it('answers exactly the nine bounds, each null when nothing is configured, and e2eAllowed true', async () => {
     const { auth } = await newAccount();
     const response = await call('/api/v2/policy', { headers: auth });
     expect(response.status).toBe(200);
@@ -52,6 +53,7 @@ describe('GET /api/v2/policy', () => {
       fileRequireExpiry: true,
       requestMaxExpirySeconds: 86400,
       requestMaxBytes: 1073741824,
+      e2eAllowed: true,
     });
     expect(await policyOf(auth, { LINK_REQUIRE_PASSWORD: 'false', LINK_MAX_DOWNLOADS: '' })).toEqual(NONE);
   });
@@ -110,6 +112,19 @@ describe('GET /api/v2/policy', () => {
     await setAccountPolicy(id, { fileMaxExpirySeconds: false });
     expect(await policyOf(auth, config)).toMatchObject({ fileMaxExpirySeconds: null });
     expect(await policyOf(other.auth, config)).toMatchObject({ fileMaxExpirySeconds: 86400 });
+  });
+
+  it('shows e2eAllowed as E2E_ALLOWED sets it, and an account’s own true or false in its place', async () => {
+    const { id, auth } = await newAccount();
+    expect(await policyOf(auth, { E2E_ALLOWED: 'false' })).toMatchObject({ e2eAllowed: false });
+    expect(await policyOf(auth, { E2E_ALLOWED: '' })).toMatchObject({ e2eAllowed: true });
+    // A permission, not a bound: false turns it off for the account (it does not lift anything).
+    await setAccountPolicy(id, { e2eAllowed: false });
+    expect(await policyOf(auth)).toMatchObject({ e2eAllowed: false });
+    await setAccountPolicy(id, { e2eAllowed: true });
+    expect(await policyOf(auth, { E2E_ALLOWED: 'false' })).toMatchObject({ e2eAllowed: true });
+    await setAccountPolicy(id, { e2eAllowed: null });
+    expect(await policyOf(auth, { E2E_ALLOWED: 'false' })).toMatchObject({ e2eAllowed: false });
   });
 
   it('applies an account’s new overrides to every one of its keys at once', async () => {

@@ -65,8 +65,8 @@ let before: Record<string, Record<string, unknown>[]>;
 beforeAll(async () => {
   await schemaBefore('0015');
   // Today's code reads every file's standing and every account's suspension (0016, which touches
-  // nothing 0015 does): that joins the old schema first.
-  await applyD1Migrations(env.DB, migration('0016'));
+  // nothing 0015 does), and files' end-to-end columns (0017, likewise): they join the old schema first.
+  await applyD1Migrations(env.DB, [...migration('0016'), ...migration('0017')]);
   owner = await seed();
   before = { file_requests: await dump('file_requests'), files: await dump('files'), accounts: await dump('accounts') };
   expect(before.file_requests).toHaveLength(2);

@@ -5,6 +5,7 @@
 // pending for good: its scan is `error`. (The scans themselves: scanning.clamd.test.ts.)
 import { env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { ageFile, newIdentity } from '../helpers/age-files';
 import { makeRequest, send } from '../helpers/requests';
 import { expectError } from '../helpers/responses';
 import { base64, createPartial, createUpload, OCTETS, patch, TUS } from '../helpers/tus';
@@ -154,6 +155,21 @@ describe('a file not to scan', () => {
     const scans = scanning({ SCANNER, SCAN_MODE: 'gate', SCAN_REQUEST_UPLOADS: 'off' });
     expect((await send(request, [{ filename: 'off.txt', content: 'x' }], { env: scans.env })).status).toBe(201);
     expect(scans.held).toEqual([]);
+  });
+
+  it('is skipped when end-to-end encrypted (ciphertext to a scanner): served at once, nothing queued', async () => {
+    const scans = scanning();
+    const file = await ageFile(await newIdentity(), 2000, 71);
+    const put = { method: 'PUT', headers: owner.auth, body: file.bytes };
+    const id = await fileIdOf(await call('/api/v2/upload/f.age?encryption=age', put, scans.env));
+    expect(await scanOf(owner.auth, id)).toEqual({ status: 'skipped', signature: null, at: expect.any(String) });
+    expect(scans.held).toEqual([]);
+    const shared = (await (await call(`/api/v2/files/${id}`, { headers: owner.auth })).json()) as {
+      data: { shareUrl: string };
+    };
+    // SCAN_MODE gate: a visitor gets a skipped file at once, as a clean one.
+    const visit = await call(`${new URL(shared.data.shareUrl).pathname}/download`, {}, scans.env);
+    expect(visit.status).toBe(200);
   });
 });
 
