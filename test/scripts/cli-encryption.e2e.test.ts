@@ -222,9 +222,24 @@ describe('npm run cli: end-to-end encryption', () => {
       /^age-encryption\.org\/v1\n/,
     );
 
+    const tusState = JSON.parse(readFileSync(join(work, 'uploads.json'), 'utf8')) as Record<
+      string,
+      { uploadUrl: string }
+    >;
+    const uploadUrl = Object.values(tusState)[0]?.uploadUrl ?? '';
+    const head = await fetch(uploadUrl, {
+      method: 'HEAD',
+      headers: { Authorization: `Bearer ${env.EDGESHARE_KEY}`, 'Tus-Resumable': '1.0.0' },
+    });
+    const offset = Number(head.headers.get('upload-offset'));
+    expect(offset).toBeGreaterThan(0);
+    expect(offset).toBeLessThan(plain.length);
+
+    // The second run continues that upload from the server's offset (the same id), with the same bytes.
     const second = await cli(args, large);
     expect(second.code, second.stderr).toBe(0);
     const [record] = JSON.parse(second.stdout) as { id: string }[];
+    expect(uploadUrl.endsWith(`/uploads/${record?.id}`)).toBe(true);
     const out = await cli(['download', record?.id ?? '', '-o', 'large.out']);
     expect(out.code, out.stderr).toBe(0);
     expect(sha256File('large.out')).toBe(sha256(plain));
