@@ -97,6 +97,7 @@ commands:
       --label TEXT  --message TEXT  --max-files N  --max-file-size BYTES  --max-bytes BYTES
       --types PATTERN,…  --expires SECONDS  --password TEXT  --public
       --e2e                 takes only encrypted files, encrypted to your recipient: its URL ends in #r=age1…
+  requests close ID       close a request (the files it received stay)
   request-upload URL FILE…  send files to an encrypted request (URL#r=age1… as shared), encrypted while
                           they upload; no key needed (--password PW|- for a request's password)
   identity init           make your age identity (kept in EDGESHARE_IDENTITY) and set its recipient on the
@@ -106,7 +107,6 @@ commands:
   identity import FILE    take an identity file (age-keygen's) as yours and set its recipient (--replace)
   identity backup         keep your identity on the account, encrypted with --passphrase PW|- (never sent)
   identity restore        fetch that backup and open it with --passphrase PW|- (another device)
-  requests close ID       close a request (the files it received stay)
   webhooks list           your webhooks
   webhooks create URL     add a webhook; prints its secret (whsec_…) once
       --events LIST         comma-separated event types (default: * for all)
@@ -888,8 +888,7 @@ async function collections([action, ...rest]: string[]): Promise<number> {
       needs(Boolean(id) && fileIds.length === 0, 'exactly one ID');
       const passphrase = await readSecret('passphrase', values.passphrase);
       // Encrypted members get headers from the identity; a collection of plain files needs none.
-      const unlock: Unlock = existsSync(identityPath()) ? unlockOwn() : { identity: [] };
-      const made = await api.createEncryptedCollectionLink(id, unlock, {
+      const made = await api.createEncryptedCollectionLink(id, unlockOwn, {
         passphrase,
         password: await readPassword(values.password),
         maxDownloads: whole('max-downloads', values['max-downloads']),

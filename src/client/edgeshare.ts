@@ -486,10 +486,11 @@ export class EdgeshareClient {
   /**
    * A share link to a collection, with a header for each of its encrypted members (one key, or one
    * passphrase, opens them all); plain members need none. Members added later need `putLinkHeader`.
+   * `unlock` may be a function, called only when there is an encrypted member.
    */
   async createEncryptedCollectionLink(
     collectionId: string,
-    unlock: Unlock,
+    unlock: Unlock | (() => Unlock),
     options: EncryptedLinkOptions = {},
   ): Promise<EncryptedLink & { encryptedMembers: number }> {
     const { passphrase, logN, ...link } = options;
@@ -499,7 +500,9 @@ export class EdgeshareClient {
       encrypted.push(...files.filter((file) => file.encryption === 'age'));
       if (!pagination.hasMore) break;
     }
-    const keys = await Promise.all(encrypted.map((file) => this.fileKey(file, unlock)));
+    // A function is called only when there is an encrypted member (a plain collection needs no identity).
+    const opener = encrypted.length > 0 && typeof unlock === 'function' ? unlock() : unlock;
+    const keys = await Promise.all(encrypted.map((file) => this.fileKey(file, opener as Unlock)));
     const made = await linkHeaders(keys, passphrase === undefined ? {} : { passphrase, logN });
     const e2eHeaders = Object.fromEntries(encrypted.map((file, i) => [file.id, made.headers[i] ?? '']));
     const created = await this.createCollectionLink(collectionId, {
