@@ -241,6 +241,27 @@ function progress(name: string) {
   };
 }
 
+/**
+ * Runs an upload that Ctrl-C stops: it is aborted (staying resumable), and the CLI exits 130
+ * saying that the same command resumes it.
+ */
+async function untilInterrupted<T>(name: string, upload: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const controller = new AbortController();
+  const stop = () => controller.abort(new Error('interrupted'));
+  process.once('SIGINT', stop);
+  try {
+    return await upload(controller.signal);
+  } catch (error) {
+    if (controller.signal.aborted) {
+      console.error(`\n${name}: interrupted; run the same command again to resume`);
+      process.exit(130);
+    }
+    throw error;
+  } finally {
+    process.off('SIGINT', stop);
+  }
+}
+
 async function upload(files: string[]): Promise<number> {
   if (files.length === 0) throw new UsageError('upload needs at least one FILE');
   const api = client();
@@ -274,27 +295,16 @@ async function upload(files: string[]): Promise<number> {
           urlStorage,
         });
       } else if (size >= threshold) {
-        const controller = new AbortController();
-        const stop = () => controller.abort(new Error('interrupted'));
-        process.once('SIGINT', stop);
-        try {
-          record = await api.uploadResumable(createReadStream(path), {
+        record = await untilInterrupted(name, (signal) =>
+          api.uploadResumable(createReadStream(path), {
             ...options,
             size,
             chunkSize: chunkMiB ? chunkMiB * 1024 * 1024 : DEFAULT_CHUNK_SIZE,
             onProgress: show,
-            signal: controller.signal,
+            signal,
             tus: { urlStorage, storeFingerprintForResuming: true },
-          });
-        } catch (error) {
-          if (controller.signal.aborted) {
-            console.error(`\n${name}: interrupted; run the same command again to resume`);
-            process.exit(130);
-          }
-          throw error;
-        } finally {
-          process.off('SIGINT', stop);
-        }
+          }),
+        );
       } else {
         show(0, size);
         const blob = await new Response(Readable.toWeb(createReadStream(path)) as ReadableStream).blob();
@@ -384,11 +394,9 @@ async function uploadEncryptedFile(
         unlock,
       )
     : undefined;
-  const controller = new AbortController();
-  const stop = () => controller.abort(new Error('interrupted'));
-  process.once('SIGINT', stop);
-  try {
-    const { file } = await api.uploadEncrypted(await openAsBlob(path), {
+  const blob = await openAsBlob(path);
+  const { file } = await untilInterrupted(name, (signal) =>
+    api.uploadEncrypted(blob, {
       name,
       isPublic: options.isPublic,
       expiresIn: options.expiresIn,
@@ -396,7 +404,7 @@ async function uploadEncryptedFile(
       state,
       chunkSize: options.chunkSize,
       onProgress: options.onProgress,
-      signal: controller.signal,
+      signal,
       onState: (made) => {
         if (!resumable) return;
         writeE2eState((all) => {
@@ -411,18 +419,10 @@ async function uploadEncryptedFile(
         storeFingerprintForResuming: true,
         fingerprint: () => Promise.resolve(fingerprint),
       },
-    });
-    if (resumable) writeE2eState((all) => delete all[fingerprint]);
-    return file;
-  } catch (error) {
-    if (controller.signal.aborted) {
-      console.error(`\n${name}: interrupted; run the same command again to resume`);
-      process.exit(130);
-    }
-    throw error;
-  } finally {
-    process.off('SIGINT', stop);
-  }
+    }),
+  );
+  if (resumable) writeE2eState((all) => delete all[fingerprint]);
+  return file;
 }
 
 /** `identity init|show|export|import|backup|restore`. */
