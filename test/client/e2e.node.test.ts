@@ -30,7 +30,7 @@ const gc = runInNewContext('gc') as () => void;
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
-function bytesOf(size: number, seed: number): Uint8Array {
+function bytesOf(size: number, seed: number): Uint8Array<ArrayBuffer> {
   const bytes = new Uint8Array(size);
   for (let i = 0; i < size; i++) bytes[i] = (i * 31 + seed + Math.floor(i / 997)) % 251;
   return bytes;
