@@ -33,7 +33,7 @@ export const TAGS: readonly Tag[] = [
     name: 'Share links',
     description: 'More links to one file, each with a label, a password, a download cap and an expiry.',
     guide: 'share-links.md',
-    paths: /^\/(files\/\{id\}\/links|links\/\{linkId\})$/,
+    paths: /^\/(files\/\{id\}\/links|links\/\{linkId\}(\/headers(\/\{fileId\})?)?)$/,
   },
   {
     name: 'Collections',
@@ -69,6 +69,11 @@ export const TAGS: readonly Tag[] = [
     paths: /^\/policy$/,
   },
   { name: 'Webhooks', description: 'Signed messages about what happened, retried.', guide: 'webhooks.md' },
+  {
+    name: 'End-to-end encryption',
+    description: 'Files in the age format, encrypted before they leave the sender: the account’s identity.',
+    guide: 'e2e.md',
+  },
 ];
 
 /** Guides every operation shares, linked from the document's description. */

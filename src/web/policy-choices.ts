@@ -18,6 +18,7 @@ export const OPEN_POLICY: Policy = {
   fileRequireExpiry: null,
   requestMaxExpirySeconds: null,
   requestMaxBytes: null,
+  e2eAllowed: true,
 };
 
 const UNITS: [number, string][] = [

@@ -6,9 +6,9 @@ import { env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { crc32 } from '../../src/lib/crc32';
 import { type AgeFile, ageFile, type Identity, newIdentity, openWith, sha256Hex } from '../helpers/age-files';
-import { filesForm, form } from '../helpers/upload';
 import { readJson } from '../helpers/responses';
 import { createUpload, metadata, patch, TUS, uploadAll } from '../helpers/tus';
+import { filesForm, form } from '../helpers/upload';
 import { call, createKey } from '../helpers/worker';
 
 type Key = Awaited<ReturnType<typeof createKey>>;

@@ -10,10 +10,10 @@ import {
   readAll,
   sealMeta,
   streamOf,
-} from '../../src/lib/age/index';
-import { concat } from '../../src/lib/bytes';
-import { toHex } from '../../src/lib/encoding';
-import { seededBytes } from './age';
+} from '../../src/lib/age/index.ts';
+import { concat } from '../../src/lib/bytes.ts';
+import { toHex } from '../../src/lib/encoding.ts';
+import { seededBytes } from './age.ts';
 
 /** An age identity (`AGE-SECRET-KEY-1…`) and its recipient (`age1…`). */
 export type Identity = { identity: string; recipient: string };
@@ -38,15 +38,25 @@ const sha256 = async (bytes: Uint8Array) =>
   toHex(new Uint8Array(await crypto.subtle.digest('SHA-256', bytes as Uint8Array<ArrayBuffer>)));
 
 /**
- * `size` distinctive plaintext bytes (from `seed`), encrypted to `to`, with `meta` sealed under the
- * file key holding `name` (the file's real name, which goes nowhere else).
+ * `size` distinctive plaintext bytes (from `seed`, or `plaintext` as given), encrypted to `to`, with
+ * `meta` sealed under the file key holding `name` (the file's real name, which goes nowhere else).
  */
-export async function ageFile(to: Identity, size: number, seed: number, name = `secret-${seed}.bin`): Promise<AgeFile> {
-  const plaintext = seededBytes(seed, size);
+export async function ageFile(
+  to: Identity,
+  size: number,
+  seed: number,
+  name = `secret-${seed}.bin`,
+  plaintext = seededBytes(seed, size),
+): Promise<AgeFile> {
   const made = await encryptFile(streamOf(plaintext), { recipients: [to.recipient] });
   const payload = await readAll(made.payload);
   const header = new TextDecoder().decode(made.header);
-  const meta = sealMeta(made.fileKey, { name, type: 'application/octet-stream', size, sha256: await sha256(plaintext) });
+  const meta = sealMeta(made.fileKey, {
+    name,
+    type: 'application/octet-stream',
+    size: plaintext.length,
+    sha256: await sha256(plaintext),
+  });
   return {
     plaintext,
     header,

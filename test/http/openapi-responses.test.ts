@@ -6,6 +6,7 @@
 import { env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { crc32 } from '../../src/lib/crc32';
+import { ageFile, linkHeader, newIdentity } from '../helpers/age-files';
 import {
   type OpenApiDocument,
   operationById,
@@ -726,6 +727,84 @@ describe('every collection operation answers as the v2 document says', () => {
     await expectDocumented('v2', 'removeCollectionFile', await send('DELETE', `${files}/${other.data.id}`));
     await expectDocumented('v2', 'deleteCollection', await send('DELETE', `/collections/${id}`));
     await expectDocumented('v2', 'deleteCollection', await send('DELETE', `/collections/${id}`));
+  });
+});
+
+describe('every end-to-end encryption operation and field answers as the v2 document says', () => {
+  it('age uploads, keyed links, link headers and the identity: 200, 201, 400, 404, 409, 422', async () => {
+    const { auth } = await createKey('openapi e2e', { rateLimitRequests: 100_000 });
+    const owner = await newIdentity();
+    const file = await ageFile(owner, 1000, 31);
+    const json = (method: string, body: unknown): RequestInit => ({
+      method,
+      headers: { ...auth, 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    // Uploads: the record's encryption, meta and e2eHeader fields are in the (closed) schemas.
+    const put = (body: Uint8Array, headers: Record<string, string> = {}) =>
+      call('/api/v2/upload/f.age?encryption=age', { method: 'PUT', headers: { ...auth, ...headers }, body });
+    const raw = (await expectDocumented(
+      'v2',
+      'uploadRawFile',
+      await put(file.bytes, { 'Edgeshare-Meta': file.meta }),
+    )) as {
+      data: { id: string };
+    };
+    const id = raw.data.id;
+    await expectDocumented('v2', 'uploadRawFile', await put(file.bytes.slice(0, 40)));
+    const body = form([{ filename: 'f.age', content: file.bytes }], { encryption: 'age', meta: file.meta });
+    await expectDocumented('v2', 'uploadFile', await call('/api/v2/upload', { method: 'POST', headers: auth, body }));
+    await expectDocumented('v2', 'getFile', await call(`/api/v2/files/${id}`, { headers: auth }));
+    await expectDocumented('v2', 'listFiles', await call('/api/v2/files', { headers: auth }));
+    // A link needs its header (400 without), a bad one is 422; the link's headers, and one replaced.
+    const links = `/api/v2/files/${id}/links`;
+    await expectDocumented('v2', 'createShareLink', await call(links, json('POST', {})));
+    const bad = file.header.replace('-> X25519', '-X X25519');
+    await expectDocumented('v2', 'createShareLink', await call(links, json('POST', { e2eHeader: bad })));
+    const keyed = await linkHeader(file);
+    const link = (await expectDocumented(
+      'v2',
+      'createShareLink',
+      await call(links, json('POST', { e2eHeader: keyed.header })),
+    )) as { data: { id: string } };
+    const headers = `/api/v2/links/${link.data.id}/headers`;
+    await expectDocumented('v2', 'listLinkHeaders', await call(headers, { headers: auth }));
+    await expectDocumented('v2', 'listLinkHeaders', await call('/api/v2/links/lnk_nope/headers', { headers: auth }));
+    const again = await linkHeader(file);
+    await expectDocumented(
+      'v2',
+      'putLinkHeader',
+      await call(`${headers}/${id}`, json('PUT', { header: again.header })),
+    );
+    await expectDocumented('v2', 'putLinkHeader', await call(`${headers}/${id}`, json('PUT', { header: bad })));
+    await expectDocumented('v2', 'putLinkHeader', await call(`${headers}/${id}`, json('PUT', {})));
+    await expectDocumented('v2', 'putLinkHeader', await call(`${headers}/nope`, json('PUT', { header: again.header })));
+    // A collection's link with e2eHeaders.
+    const collection = (await expectDocumented(
+      'v2',
+      'createCollection',
+      await call('/api/v2/collections', json('POST', { name: 'sealed', fileIds: [id] })),
+    )) as { data: { id: string } };
+    const collectionLinks = `/api/v2/collections/${collection.data.id}/links`;
+    const member = await linkHeader(file);
+    await expectDocumented(
+      'v2',
+      'createCollectionLink',
+      await call(collectionLinks, json('POST', { e2eHeaders: { [id]: member.header } })),
+    );
+    // The identity: none, the first, the same again, another without replace, a bad backup.
+    const identity = '/api/v2/e2e/identity';
+    await expectDocumented('v2', 'getE2eIdentity', await call(identity, { headers: auth }));
+    await expectDocumented('v2', 'putE2eIdentity', await call(identity, json('PUT', { recipient: owner.recipient })));
+    await expectDocumented('v2', 'putE2eIdentity', await call(identity, json('PUT', { recipient: owner.recipient })));
+    const other = await newIdentity();
+    await expectDocumented('v2', 'putE2eIdentity', await call(identity, json('PUT', { recipient: other.recipient })));
+    await expectDocumented('v2', 'putE2eIdentity', await call(identity, json('PUT', { recipient: 'age1nope' })));
+    const notArmored = { recipient: owner.recipient, backup: 'not an age file' };
+    await expectDocumented('v2', 'putE2eIdentity', await call(identity, json('PUT', notArmored)));
+    await expectDocumented('v2', 'getE2eIdentity', await call(identity, { headers: auth }));
+    // The policy shows e2eAllowed.
+    await expectDocumented('v2', 'getPolicy', await call('/api/v2/policy', { headers: auth }));
   });
 });
 

@@ -46,7 +46,7 @@ describe('the documents link the guides', () => {
       ];
       expect(links.length).toBeGreaterThan(doc.tags.length);
       for (const url of links) {
-        expect(url).toMatch(/^http:\/\/edgeshare\.test\/assets\/guides\/[a-z-]+\.md$/);
+        expect(url).toMatch(/^http:\/\/edgeshare\.test\/assets\/guides\/[a-z0-9-]+\.md$/);
         const guide = await env.ASSETS.fetch(`http://assets.local${new URL(url).pathname}`);
         expect(guide.status, url).toBe(200);
         expect(await guide.text(), url).toMatch(/^# /);
