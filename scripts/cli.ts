@@ -2,9 +2,12 @@
 // EDGESHARE_URL (default http://127.0.0.1:8787) and EDGESHARE_KEY (an API key) say where and who.
 import { createHash, randomBytes } from 'node:crypto';
 import {
+  chmodSync,
   createReadStream,
   createWriteStream,
   existsSync,
+  mkdirSync,
+  openAsBlob,
   readFileSync,
   renameSync,
   rmSync,
@@ -13,7 +16,7 @@ import {
 } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
@@ -26,9 +29,23 @@ import {
   type FileRecord,
   type FileRequest,
   type NewApiKey,
+  openLink,
   RESUMABLE_THRESHOLD,
+  requestUrlWithRecipient,
+  resumedEncryption,
+  uploadToRequest,
 } from '../src/client/edgeshare.ts';
 import { FILE_ID_PATTERN } from '../src/files/ids.ts';
+import {
+  AgeError,
+  generateIdentity,
+  identitiesFromFile,
+  identityFile,
+  identityToRecipient,
+  openIdentityBackup,
+  sealIdentityBackup,
+  type Unlock,
+} from '../src/lib/age/index.ts';
 
 const USAGE = `usage: npm run cli -- <command> [options]
 
@@ -37,14 +54,22 @@ commands:
       --private             share links answer 404 (default: public)
       --expires SECONDS     expire after SECONDS (60 … 31536000)
       --chunk-size MIB      tus request size in MiB (default ${DEFAULT_CHUNK_SIZE / 1024 / 1024})
+      --e2e                 end-to-end encrypt (age, to your identity's recipient) while it uploads; the
+                            real name, type, size and SHA-256 go sealed in meta; resumable as any upload
   list                    your files, newest first
       --page N  --limit N  --q TEXT  --sort uploadedAt|size|name  --order asc|desc
   info ID                 one file's record
   download ID             save the file (its original name, or -o PATH; - for stdout); the bytes are
-                          checked against the SHA-256 the server states (Repr-Digest) as they arrive
+                          checked against the SHA-256 the server states (Repr-Digest) as they arrive;
+                          an encrypted file is decrypted with your identity as it streams
       --verify              also fail when the server states no digest, and print the SHA-256
+  download URL            open a share link to an encrypted file, no key needed: URL#k=AGE-SECRET-KEY-1…
+                          as shared, or --passphrase PW|- for a passphrase link; decrypted as it streams
+      --password PW|-       the link's own password, when it has one
   verify ID FILE          compare a local file's SHA-256 with the stored file's (exit 1 if they differ)
-  share ID                print the file's share link; with any option below, make a new link to it
+  share ID                print the file's share link; with any option below, make a new link to it.
+                          An encrypted file always gets a new link, its key after #k= in the URL printed
+      --passphrase PW|-     (encrypted files) the link opens with PW instead of a key in the URL
       --password PW         visitors need PW (on the page, or curl -u :PW); "-" reads it from stdin
       --max-downloads N     the link gives N downloads, then answers 404
       --expires SECONDS     the link expires after SECONDS (60 … 31536000)
@@ -63,7 +88,8 @@ commands:
                           and its archive URL (…?v=<version>: 412 once the collection changes)
   collections add ID FILE_ID…          append files to it (ids already in it are ignored)
   collections remove ID FILE_ID        take a file out of it (the file stays)
-  collections link ID     make a share link to it (--password, --max-downloads, --expires, --label as for share)
+  collections link ID     make a share link to it (--password, --max-downloads, --expires, --label as for share);
+                          its encrypted members get headers for one new key (#k= in the URL) or --passphrase
   collections archive ID  save its ZIP (its name, or -o PATH; - for stdout); after a broken run, run it
                           again to resume from where it stopped (PATH.part)
   collections delete ID   delete it and its links (never its files)
@@ -72,7 +98,17 @@ commands:
   requests create         make one; prints its page URL
       --label TEXT  --message TEXT  --max-files N  --max-file-size BYTES  --max-bytes BYTES
       --types PATTERN,…  --expires SECONDS  --password TEXT  --public
+      --e2e                 takes only encrypted files, encrypted to your recipient: its URL ends in #r=age1…
   requests close ID       close a request (the files it received stay)
+  request-upload URL FILE…  send files to an encrypted request (URL#r=age1… as shared), encrypted while
+                          they upload; no key needed (--password PW|- for a request's password)
+  identity init           make your age identity (kept in EDGESHARE_IDENTITY) and set its recipient on the
+                          account (--replace to change another one; files keep their old headers)
+  identity show           your recipient, here and on the account, and whether a backup is kept
+  identity export         print your identity file (age-keygen's format: age -d -i FILE opens your files)
+  identity import FILE    take an identity file (age-keygen's) as yours and set its recipient (--replace)
+  identity backup         keep your identity on the account, encrypted with --passphrase PW|- (never sent)
+  identity restore        fetch that backup and open it with --passphrase PW|- (another device)
   webhooks list           your webhooks
   webhooks create URL     add a webhook; prints its secret (whsec_…) once
       --events LIST         comma-separated event types (default: * for all)
@@ -86,7 +122,8 @@ commands:
   keys revoke ID          revoke a key of the account (e.g. the old one, after a rotation)
 
 options: --json (machine-readable output on stdout), -h/--help
-environment: EDGESHARE_URL (default http://127.0.0.1:8787), EDGESHARE_KEY (required)
+environment: EDGESHARE_URL (default http://127.0.0.1:8787), EDGESHARE_KEY (required),
+             EDGESHARE_IDENTITY (your age identity file, default ~/.edgeshare/identity.txt)
 exit codes: 0 done; 1 the service refused something (a file failed, unknown id, …);
             2 bad command line; 3 no key, or the service cannot be reached`;
 
@@ -124,6 +161,9 @@ const OPTIONS = {
   scope: { type: 'string', multiple: true },
   request: { type: 'boolean', default: false },
   cursor: { type: 'string' },
+  e2e: { type: 'boolean', default: false },
+  passphrase: { type: 'string' },
+  replace: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
 } as const satisfies ParseArgsConfig['options'];
 
@@ -203,6 +243,27 @@ function progress(name: string) {
   };
 }
 
+/**
+ * Runs an upload that Ctrl-C stops: it is aborted (staying resumable), and the CLI exits 130
+ * saying that the same command resumes it.
+ */
+async function untilInterrupted<T>(name: string, upload: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const controller = new AbortController();
+  const stop = () => controller.abort(new Error('interrupted'));
+  process.once('SIGINT', stop);
+  try {
+    return await upload(controller.signal);
+  } catch (error) {
+    if (controller.signal.aborted) {
+      console.error(`\n${name}: interrupted; run the same command again to resume`);
+      process.exit(130);
+    }
+    throw error;
+  } finally {
+    process.off('SIGINT', stop);
+  }
+}
+
 async function upload(files: string[]): Promise<number> {
   if (files.length === 0) throw new UsageError('upload needs at least one FILE');
   const api = client();
@@ -228,28 +289,24 @@ async function upload(files: string[]): Promise<number> {
     const options = { filename: name, isPublic: !values.private, expiresIn };
     try {
       let record: FileRecord;
-      if (size >= threshold) {
-        const controller = new AbortController();
-        const stop = () => controller.abort(new Error('interrupted'));
-        process.once('SIGINT', stop);
-        try {
-          record = await api.uploadResumable(createReadStream(path), {
+      if (values.e2e) {
+        record = await uploadEncryptedFile(api, path, name, size >= threshold, {
+          ...options,
+          chunkSize: chunkMiB ? chunkMiB * 1024 * 1024 : DEFAULT_CHUNK_SIZE,
+          onProgress: show,
+          urlStorage,
+        });
+      } else if (size >= threshold) {
+        record = await untilInterrupted(name, (signal) =>
+          api.uploadResumable(createReadStream(path), {
             ...options,
             size,
             chunkSize: chunkMiB ? chunkMiB * 1024 * 1024 : DEFAULT_CHUNK_SIZE,
             onProgress: show,
-            signal: controller.signal,
+            signal,
             tus: { urlStorage, storeFingerprintForResuming: true },
-          });
-        } catch (error) {
-          if (controller.signal.aborted) {
-            console.error(`\n${name}: interrupted; run the same command again to resume`);
-            process.exit(130);
-          }
-          throw error;
-        } finally {
-          process.off('SIGINT', stop);
-        }
+          }),
+        );
       } else {
         show(0, size);
         const blob = await new Response(Readable.toWeb(createReadStream(path)) as ReadableStream).blob();
@@ -270,6 +327,234 @@ async function upload(files: string[]): Promise<number> {
   }
   if (json) console.log(JSON.stringify(results, null, 2));
   return failed > 0 ? EXIT.refused : EXIT.ok;
+}
+
+/** Where the CLI keeps the age identity: EDGESHARE_IDENTITY, or ~/.edgeshare/identity.txt. */
+const identityPath = () => resolve(process.env.EDGESHARE_IDENTITY ?? join(homedir(), '.edgeshare', 'identity.txt'));
+
+/** The identity kept here, or a UsageError saying how to make or fetch one. */
+function localIdentity(): string {
+  const path = identityPath();
+  if (!existsSync(path)) {
+    throw new UsageError(
+      `no age identity at ${path}: run identity init (a new one), identity restore or identity import FILE`,
+    );
+  }
+  const [identity] = identitiesFromFile(readFileSync(path, 'utf8'));
+  if (!identity) throw new UsageError(`${path} holds no identity`);
+  return identity;
+}
+
+const unlockOwn = (): Unlock => ({ identity: localIdentity() });
+
+/** Writes an identity file readable by its owner only (0600), in a folder made for it. */
+async function saveIdentity(identity: string): Promise<string> {
+  const path = identityPath();
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  writeFileSync(path, await identityFile(identity), { mode: 0o600 });
+  chmodSync(path, 0o600);
+  return path;
+}
+
+/** The state file of encrypted uploads under way (header and nonce, base64; no key): beside tus's own. */
+const e2eStatePath = () => `${process.env.EDGESHARE_STATE ?? join(homedir(), '.edgeshare-uploads.json')}.e2e.json`;
+type SavedEncryption = Record<string, { header: string; nonce: string }>;
+const readE2eState = (): SavedEncryption =>
+  existsSync(e2eStatePath()) ? (JSON.parse(readFileSync(e2eStatePath(), 'utf8')) as SavedEncryption) : {};
+function writeE2eState(change: (state: SavedEncryption) => void): void {
+  const state = readE2eState();
+  change(state);
+  writeFileSync(e2eStatePath(), JSON.stringify(state, null, 2), { mode: 0o600 });
+}
+
+/**
+ * Uploads one file encrypted (age, to the account's recipient) while it streams. Through tus the
+ * header and nonce are kept (e2eStatePath) under the file's fingerprint, and the file key is
+ * recovered from that header with the identity: the same command after Ctrl-C makes the same age
+ * file again and tus resumes it where the server's copy ends.
+ */
+async function uploadEncryptedFile(
+  api: EdgeshareClient,
+  path: string,
+  name: string,
+  resumable: boolean,
+  options: {
+    isPublic: boolean;
+    expiresIn: number | undefined;
+    chunkSize: number;
+    onProgress: (sent: number, total: number) => void;
+    urlStorage: tus.UrlStorage;
+  },
+): Promise<FileRecord> {
+  const unlock = unlockOwn();
+  const stat = statSync(path);
+  const fingerprint = `edgeshare-e2e:${resolve(path)}:${stat.size}:${stat.mtimeMs}`;
+  const saved = resumable ? readE2eState()[fingerprint] : undefined;
+  const state = saved
+    ? await resumedEncryption(
+        { header: Buffer.from(saved.header, 'base64'), nonce: Buffer.from(saved.nonce, 'base64') },
+        unlock,
+      )
+    : undefined;
+  const blob = await openAsBlob(path);
+  const { file } = await untilInterrupted(name, (signal) =>
+    api.uploadEncrypted(blob, {
+      name,
+      isPublic: options.isPublic,
+      expiresIn: options.expiresIn,
+      resumable,
+      state,
+      chunkSize: options.chunkSize,
+      onProgress: options.onProgress,
+      signal,
+      onState: (made) => {
+        if (!resumable) return;
+        writeE2eState((all) => {
+          all[fingerprint] = {
+            header: Buffer.from(made.header).toString('base64'),
+            nonce: Buffer.from(made.nonce).toString('base64'),
+          };
+        });
+      },
+      tus: {
+        urlStorage: options.urlStorage,
+        storeFingerprintForResuming: true,
+        fingerprint: () => Promise.resolve(fingerprint),
+      },
+    }),
+  );
+  if (resumable) writeE2eState((all) => delete all[fingerprint]);
+  return file;
+}
+
+/** `identity init|show|export|import|backup|restore`. */
+async function identityCommand([action, ...rest]: string[]): Promise<number> {
+  const exactly = (count: number, what: string) => {
+    if (rest.length !== count) throw new UsageError(`identity ${action} needs ${what}`);
+  };
+  switch (action) {
+    case 'init': {
+      exactly(0, 'no arguments');
+      if (existsSync(identityPath())) {
+        throw new UsageError(`${identityPath()} exists already: identity show, or move it away first`);
+      }
+      const identity = await generateIdentity();
+      const recipient = await identityToRecipient(identity);
+      // The account first: a refusal (another recipient set) leaves no new identity behind.
+      const kept = await client().putIdentity({ recipient, ...(values.replace ? { replace: true } : {}) });
+      const path = await saveIdentity(identity);
+      out(
+        { recipient: kept.recipient, path },
+        `identity saved in ${path} (keep it: without it your encrypted files cannot be opened)\nrecipient: ${recipient}\nback it up on the account: identity backup --passphrase -`,
+      );
+      return EXIT.ok;
+    }
+    case 'show': {
+      exactly(0, 'no arguments');
+      const path = identityPath();
+      const local = existsSync(path) ? await identityToRecipient(localIdentity()) : null;
+      const remote = await client().getIdentity();
+      const lines = [
+        `here:     ${local ?? `none (${path})`}`,
+        `account:  ${remote.recipient ?? 'none'}${local && remote.recipient && local !== remote.recipient ? '  (differs: uploads encrypt to the account’s)' : ''}`,
+        `backup:   ${remote.backup ? 'kept on the account (passphrase)' : 'none'}`,
+      ];
+      out({ path, local, recipient: remote.recipient, backup: remote.backup !== null }, lines.join('\n'));
+      return EXIT.ok;
+    }
+    case 'export': {
+      exactly(0, 'no arguments');
+      const text = await identityFile(localIdentity());
+      if (values.output && values.output !== '-') {
+        writeFileSync(values.output, text, { mode: 0o600 });
+        console.error(`saved ${values.output}`);
+      } else process.stdout.write(text);
+      return EXIT.ok;
+    }
+    case 'import': {
+      exactly(1, 'an identity FILE (age-keygen’s)');
+      const [identity] = identitiesFromFile(readFileSync(rest[0] as string, 'utf8'));
+      if (!identity) throw new UsageError('the file holds no identity');
+      const recipient = await identityToRecipient(identity);
+      await client().putIdentity({ recipient, ...(values.replace ? { replace: true } : {}) });
+      const path = await saveIdentity(identity);
+      out({ recipient, path }, `identity saved in ${path}\nrecipient: ${recipient}`);
+      return EXIT.ok;
+    }
+    case 'backup': {
+      exactly(0, 'no arguments');
+      const passphrase = await readSecret('passphrase', values.passphrase);
+      if (!passphrase) throw new UsageError('identity backup needs --passphrase PW (or - to read it from stdin)');
+      const identity = localIdentity();
+      const backup = await sealIdentityBackup(identity, passphrase);
+      const recipient = await identityToRecipient(identity);
+      await client().putIdentity({ recipient, backup });
+      out({ recipient, backup: true }, 'backup kept on the account, encrypted with your passphrase');
+      return EXIT.ok;
+    }
+    case 'restore': {
+      exactly(0, 'no arguments');
+      const passphrase = await readSecret('passphrase', values.passphrase);
+      if (!passphrase) throw new UsageError('identity restore needs --passphrase PW (or - to read it from stdin)');
+      const { backup, recipient } = await client().getIdentity();
+      if (!backup) {
+        console.error('the account keeps no backup of an identity');
+        return EXIT.refused;
+      }
+      const identity = await openIdentityBackup(backup, passphrase);
+      const restored = await identityToRecipient(identity);
+      if (existsSync(identityPath()) && (await identityToRecipient(localIdentity())) !== restored) {
+        throw new UsageError(`${identityPath()} holds another identity: move it away first`);
+      }
+      const path = await saveIdentity(identity);
+      const note = recipient === restored ? '' : ' (not the account’s recipient now: it opens older files)';
+      out({ recipient: restored, path }, `identity restored to ${path}${note}\nrecipient: ${restored}`);
+      return EXIT.ok;
+    }
+    default:
+      throw new UsageError('identity needs init, show, export, import FILE, backup or restore');
+  }
+}
+
+/** Saves an opened age download: to -o PATH, - for stdout, or its name; a failure removes the file. */
+async function saveDecrypted(plaintext: ReadableStream<Uint8Array>, name: string): Promise<string> {
+  const target = values.output ?? name;
+  const body = Readable.fromWeb(plaintext as import('node:stream/web').ReadableStream<Uint8Array>);
+  try {
+    await pipeline(body, target === '-' ? process.stdout : createWriteStream(target));
+  } catch (error) {
+    if (target !== '-') rmSync(target, { force: true });
+    throw error;
+  }
+  return target;
+}
+
+/** `download URL`: a share link to an encrypted file, opened with its #k= key or --passphrase. */
+async function downloadLink(url: string): Promise<number> {
+  const passphrase = await readSecret('passphrase', values.passphrase);
+  const password = await readSecret('password', values.password);
+  const opened = await openLink(url, { passphrase, password });
+  const target = await saveDecrypted(opened.plaintext, opened.meta?.name ?? opened.name ?? 'download');
+  if (target !== '-') {
+    const size = statSync(target).size;
+    out({ path: target, size }, `saved ${target} (${human(size)}), decrypted`);
+  }
+  return EXIT.ok;
+}
+
+/** `request-upload URL FILE…`: files encrypted to the request's recipient (#r=) while they upload. */
+async function requestUpload([url, ...files]: string[]): Promise<number> {
+  if (!url || files.length === 0) throw new UsageError('request-upload needs a URL (…#r=age1…) and at least one FILE');
+  const password = await readSecret('password', values.password);
+  const received = [];
+  for (const path of files) {
+    const name = basename(path);
+    const file = await uploadToRequest(url, await openAsBlob(path), { name, password });
+    received.push({ file: path, ...file });
+    if (!json) console.log(`${name}\tsent encrypted (${human(file.size)})`);
+  }
+  if (json) console.log(JSON.stringify(received, null, 2));
+  return EXIT.ok;
 }
 
 /** One page of an access log, one event per line, then where the next page starts. */
@@ -338,8 +623,10 @@ async function run(): Promise<number> {
       return EXIT.ok;
     }
     case 'share': {
-      if (wantsLink()) return share(one('share'));
       const file = await client().get(one('share'));
+      if (file.encryption === 'age') return shareEncrypted(file.id);
+      if (values.passphrase !== undefined) throw new UsageError('--passphrase is for encrypted files');
+      if (wantsLink()) return share(file.id);
       out(
         { id: file.id, shareUrl: file.shareUrl, isPublic: file.isPublic },
         file.isPublic ? file.shareUrl : `${file.shareUrl}  (private: the link answers 404; make it public first)`,
@@ -370,9 +657,26 @@ async function run(): Promise<number> {
       return EXIT.ok;
     }
     case 'download': {
-      const api = client();
       const id = one('download');
+      // A share link needs no key: whoever holds it (and its #k=) opens it.
+      if (/^https?:\/\//.test(id)) return downloadLink(id);
+      const api = client();
       const file = await api.get(id);
+      if (file.encryption === 'age') {
+        const opened = await api.downloadDecrypted(id, unlockOwn());
+        const target = await saveDecrypted(
+          opened.plaintext,
+          opened.meta?.name ?? file.originalName.replace(/\.age$/, ''),
+        );
+        const size = target === '-' ? (opened.meta?.size ?? 0) : statSync(target).size;
+        const checked = opened.meta ? ` sha256:${opened.meta.sha256} verified` : '';
+        if (target !== '-')
+          out(
+            { id, path: target, size, sha256: opened.meta?.sha256 ?? null },
+            `saved ${target} (${human(size)}), decrypted${checked}`,
+          );
+        return EXIT.ok;
+      }
       const response = await api.download(id);
       const stated = response.headers.get('repr-digest');
       if (values.verify && !stated) {
@@ -452,6 +756,10 @@ async function run(): Promise<number> {
       return webhooks(args);
     case 'keys':
       return keysCommand();
+    case 'identity':
+      return identityCommand(args);
+    case 'request-upload':
+      return requestUpload(args);
     default:
       throw new UsageError(command ? `unknown command: ${command}` : 'a command is needed');
   }
@@ -492,7 +800,18 @@ async function requests(): Promise<number> {
         expiresIn: whole('expires', values.expires),
         password: await readPassword(values.password),
         isPublic: values.public || undefined,
+        ...(values.e2e ? { e2e: true } : {}),
       });
+      if (made.e2e) {
+        // The recipient travels only in the fragment: the server never serves it.
+        const { recipient } = await api.getIdentity();
+        const url = recipient ? requestUrlWithRecipient(made.url, recipient) : made.url;
+        out(
+          { ...made, url },
+          `${url}\nsend:   npm run cli -- request-upload '${url}' FILE\nid:     ${made.id}${recipient ? '' : '\n(no recipient on the account: run identity init)'}`,
+        );
+        return EXIT.ok;
+      }
       out(
         made,
         `${made.url}\nupload: curl -F file=@FILE ${made.uploadUrl}\ntus:    ${made.tusUrl}\nid:     ${made.id}`,
@@ -565,13 +884,16 @@ async function collections([action, ...rest]: string[]): Promise<number> {
     }
     case 'link': {
       needs(Boolean(id) && fileIds.length === 0, 'exactly one ID');
-      const link = await api.createCollectionLink(id, {
+      const passphrase = await readSecret('passphrase', values.passphrase);
+      // Encrypted members get headers from the identity; a collection of plain files needs none.
+      const made = await api.createEncryptedCollectionLink(id, unlockOwn, {
+        passphrase,
         password: await readPassword(values.password),
         maxDownloads: whole('max-downloads', values['max-downloads']),
         expiresIn: whole('expires', values.expires),
         label: values.label,
       });
-      out(link, link.url);
+      out({ ...made.link, url: made.url, encryptedMembers: made.encryptedMembers }, made.url);
       return EXIT.ok;
     }
     case 'archive': {
@@ -758,14 +1080,17 @@ const wantsLink = () =>
   values.expires !== undefined ||
   values.label !== undefined;
 
-async function readPassword(value: string | undefined): Promise<string | undefined> {
+/** An option's secret: as given, or with `-` the first line of stdin (one option only may read it). */
+async function readSecret(name: 'password' | 'passphrase', value: string | undefined): Promise<string | undefined> {
   if (value !== '-') return value;
   let text = '';
   for await (const chunk of process.stdin) text += String(chunk);
   const line = text.split(/\r?\n/)[0] ?? '';
-  if (line === '') throw new UsageError('--password - read an empty line from stdin');
+  if (line === '') throw new UsageError(`--${name} - read an empty line from stdin`);
   return line;
 }
+
+const readPassword = (value: string | undefined) => readSecret('password', value);
 
 /** Makes a link with the options given and prints its URL (never the password). */
 async function share(fileId: string): Promise<number> {
@@ -776,6 +1101,20 @@ async function share(fileId: string): Promise<number> {
     label: values.label,
   });
   out(link, link.url);
+  return EXIT.ok;
+}
+
+/** A new link to an encrypted file: a header for a new key (printed after #k= in the URL) or a passphrase. */
+async function shareEncrypted(fileId: string): Promise<number> {
+  const passphrase = await readSecret('passphrase', values.passphrase);
+  const made = await client().createEncryptedLink(fileId, unlockOwn(), {
+    passphrase,
+    password: await readSecret('password', values.password),
+    maxDownloads: whole('max-downloads', values['max-downloads']),
+    expiresIn: whole('expires', values.expires),
+    label: values.label,
+  });
+  out({ ...made.link, url: made.url }, made.url);
   return EXIT.ok;
 }
 
@@ -835,6 +1174,11 @@ try {
   if (error instanceof UsageError) {
     console.error(`${error.message}\n\n${USAGE}`);
     process.exit(EXIT.usage);
+  }
+  if (error instanceof AgeError) {
+    if (json) console.log(JSON.stringify({ error: error.message, code: `AGE_${error.kind.toUpperCase()}` }));
+    console.error(`cannot decrypt: ${error.message}`);
+    process.exit(EXIT.refused);
   }
   if (error instanceof EdgeshareError) {
     if (json) console.log(JSON.stringify({ error: error.message, code: error.code, status: error.status }));

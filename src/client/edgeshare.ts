@@ -5,6 +5,7 @@ import type { z } from '@hono/zod-openapi';
 import { DetailedError, Upload, type UploadOptions } from 'tus-js-client';
 import type { AccessEventSchema, AccessPageSchema } from '../access-log/schemas.ts';
 import type { CollectionCreateSchema, CollectionRecordSchema, CollectionUpdateSchema } from '../collections/schemas.ts';
+import type { IdentityPutSchema, IdentitySchema } from '../e2e/schemas.ts';
 import type {
   BulkDeleteResultSchema,
   BulkUploadResultSchema,
@@ -14,10 +15,17 @@ import type {
   UsageSchema,
 } from '../files/schemas.ts';
 import type { CreateKeySchema, KeyRecordSchema } from '../keys/schemas.ts';
+import { isRecipient, recoverFileKey, sealMeta, type To, type Unlock } from '../lib/age/index.ts';
 import { parseDigestField, reprDigest } from '../lib/digest.ts';
 import { toHex } from '../lib/encoding.ts';
 import { Sha256 } from '../lib/sha256.ts';
-import type { LinkCreateSchema, LinkRecordSchema, LinkUpdateSchema } from '../links/schemas.ts';
+import type {
+  CollectionLinkCreateSchema,
+  LinkCreateSchema,
+  LinkHeaderRecordSchema,
+  LinkRecordSchema,
+  LinkUpdateSchema,
+} from '../links/schemas.ts';
 import type { PolicySchema } from '../policy/schemas.ts';
 import type { RequestCreateSchema, RequestRecordSchema, RequestUpdateSchema } from '../requests/schemas.ts';
 import type { ErrorBody, PaginationSchema } from '../schemas.ts';
@@ -28,6 +36,34 @@ import type {
   WebhookRecordSchema,
   WebhookUpdateSchema,
 } from '../webhooks/schemas.ts';
+
+import {
+  dispositionName,
+  EncryptedBlob,
+  type EncryptionState,
+  fragmentParam,
+  keyedUrl,
+  linkHeaders,
+  neutralName,
+  newEncryption,
+  type Opened,
+  openAgeStream,
+  sha256OfBlob,
+} from './e2e.ts';
+
+export {
+  dispositionName,
+  EncryptedBlob,
+  type EncryptionState,
+  fragmentParam,
+  keyedUrl,
+  linkHeaders,
+  newEncryption,
+  type Opened,
+  openAgeStream,
+  resumedEncryption,
+  sha256OfBlob,
+} from './e2e.ts';
 
 export type FileRecord = z.infer<typeof FileRecordV2>;
 export type UploadRecord = z.infer<typeof UploadRecordV2>;
@@ -64,6 +100,44 @@ export type Collection = z.infer<typeof CollectionRecordSchema>;
 export type CollectionCreate = z.input<typeof CollectionCreateSchema>;
 export type CollectionUpdate = z.input<typeof CollectionUpdateSchema>;
 export type CollectionList = { collections: Collection[]; pagination: Pagination };
+export type CollectionLinkCreate = z.input<typeof CollectionLinkCreateSchema>;
+/** The account's age recipient, and the passphrase backup of its identity (docs/e2e.md). */
+export type E2eIdentity = z.infer<typeof IdentitySchema>;
+export type E2eIdentityPut = z.input<typeof IdentityPutSchema>;
+/** The age header a link keeps for one encrypted file. */
+export type LinkHeader = z.infer<typeof LinkHeaderRecordSchema>;
+
+export type EncryptedUploadOptions = Omit<ResumableOptions, 'filename' | 'sha256' | 'type' | 'size' | 'tus'> & {
+  /** Whom it opens for: default the account's recipient (GET /e2e/identity). */
+  to?: To;
+  /** The real name and type, sealed in `meta` (the server sees a random `<hex>.age`); default the File's. */
+  name?: string;
+  type?: string;
+  /** Through tus (resumable) rather than one raw PUT; default from RESUMABLE_THRESHOLD on. */
+  resumable?: boolean;
+  /**
+   * An earlier attempt's state (its header and nonce, the file key recovered with `resumedEncryption`):
+   * the same age file is made again, so tus resumes it where the server's copy ends.
+   */
+  state?: EncryptionState;
+  /** Called with the state before anything is sent: keep its header and nonce to resume after a crash. */
+  onState?: (state: EncryptionState) => void | Promise<void>;
+  /** Passed through to tus-js-client (urlStorage, fingerprint, …). */
+  tus?: Partial<UploadOptions>;
+};
+
+/** An encrypted upload's record, and its file key (for links' headers now; recoverable later with the identity). */
+export type EncryptedUpload = { file: FileRecord; fileKey: Uint8Array };
+
+export type EncryptedLinkOptions = Omit<ShareLinkCreate, 'e2eHeader'> & {
+  /** A passphrase link (one scrypt stanza) instead of a key in the URL. */
+  passphrase?: string;
+  /** scrypt's work factor for `passphrase` (log₂ N, 10 … 18; default 18). */
+  logN?: number;
+};
+
+/** A link to an encrypted file or collection: its record, and `url` with its key (`#k=…`) unless a passphrase opens it. */
+export type EncryptedLink = { link: ShareLink; url: string };
 
 export type ArchiveOptions = {
   /** One range, `bytes=<first>-[<last>]`: a 206 with those bytes of the archive (while it is rangeable). */
@@ -106,6 +180,10 @@ export type RawUploadOptions = Omit<UploadOptionsBase, 'filename'> & {
   /** The body's length, when it is a stream whose length is known (sent as Content-Length). */
   size?: number;
   signal?: AbortSignal;
+  /** `age`: the body is an age file (docs/e2e.md); `uploadEncrypted` makes one. */
+  encryption?: 'age';
+  /** With `encryption`: the opaque `meta` (Edgeshare-Meta). */
+  meta?: string;
 };
 
 export type DownloadOptions = {
@@ -145,6 +223,10 @@ export type ResumableOptions = UploadOptionsBase & {
   signal?: AbortSignal;
   /** Passed through to tus-js-client: fingerprint, urlStorage, retryDelays, uploadUrl, … */
   tus?: Partial<UploadOptions>;
+  /** `age`: the input is an age file (tus metadata `encryption age`); `uploadEncrypted` makes one. */
+  encryption?: 'age';
+  /** With `encryption`: the opaque `meta` (tus metadata `meta`). */
+  meta?: string;
 };
 
 /** Files larger than this go through tus by default in `uploadAuto` (well under the 100 MB body limit). */
@@ -250,8 +332,10 @@ export class EdgeshareClient {
    * an earlier attempt when tus-js-client finds it (its fingerprint and URL storage). Resolves
    * with the stored file's record.
    */
-  uploadResumable(input: ResumableInput, options: ResumableOptions = {}): Promise<FileRecord> {
+  uploadResumable(input: ResumableInput | EncryptedBlob, options: ResumableOptions = {}): Promise<FileRecord> {
     const metadata: Record<string, string> = { filename: options.filename ?? fileName(input) };
+    if (options.encryption) metadata.encryption = options.encryption;
+    if (options.meta) metadata.meta = options.meta;
     if (options.type) metadata.filetype = options.type;
     else if (isBlob(input) && input.type) metadata.filetype = input.type;
     if (options.isPublic !== undefined) metadata.isPublic = String(options.isPublic);
@@ -261,7 +345,8 @@ export class EdgeshareClient {
       // One Idempotency-Key per creation: tus-js-client's retries of a lost POST repeat it, and a
       // creation that got its answer moves on to a new one (a later re-creation is another request).
       let creationKey = newIdempotencyKey();
-      const upload: Upload = new Upload(input, {
+      // An EncryptedBlob is read only through ENCRYPTED_READER (below), never by tus-js-client itself.
+      const upload: Upload = new Upload(input as ResumableInput, {
         endpoint: this.api('/uploads'),
         chunkSize: options.chunkSize ?? DEFAULT_CHUNK_SIZE,
         retryDelays: [0, 1000, 3000, 5000],
@@ -271,6 +356,8 @@ export class EdgeshareClient {
         removeFingerprintOnSuccess: true,
         // tus-js-client's Node build reads only Buffers and streams: a Blob is read slice by slice.
         ...(isBlob(input) && isNode() ? { fileReader: BLOB_READER } : {}),
+        // An age file made while it is read: any slice alone, so a PATCH resumes at any offset.
+        ...(input instanceof EncryptedBlob ? { fileReader: ENCRYPTED_READER } : {}),
         ...options.tus,
         onProgress: (sent, total) => options.onProgress?.(sent, total),
         onBeforeRequest: (request) => {
@@ -305,6 +392,152 @@ export class EdgeshareClient {
   /** `upload` for small files, `uploadResumable` from RESUMABLE_THRESHOLD on. */
   async uploadAuto(file: Blob, options: ResumableOptions = {}): Promise<UploadRecord | FileRecord> {
     return file.size >= RESUMABLE_THRESHOLD ? this.uploadResumable(file, options) : this.upload(file, options);
+  }
+
+  /** The account's age recipient and identity backup (null fields: none set). */
+  getIdentity(): Promise<E2eIdentity> {
+    return this.#json<E2eIdentity>('GET', '/e2e/identity');
+  }
+
+  /** Sets the account's recipient (and backup); changing another one needs `replace: true` (else 409 E2E_IDENTITY_EXISTS). */
+  putIdentity(input: E2eIdentityPut): Promise<E2eIdentity> {
+    return this.#json<E2eIdentity>('PUT', '/e2e/identity', { body: JSON.stringify(input), headers: JSON_TYPE });
+  }
+
+  /** Gives a link its header for an encrypted file (a collection member added after the link was made). */
+  putLinkHeader(linkId: string, fileId: string, header: string): Promise<LinkHeader> {
+    const path = `/links/${encodeURIComponent(linkId)}/headers/${encodeURIComponent(fileId)}`;
+    return this.#json<LinkHeader>('PUT', path, { body: JSON.stringify({ header }), headers: JSON_TYPE });
+  }
+
+  async listLinkHeaders(linkId: string): Promise<LinkHeader[]> {
+    return (await this.#json<{ headers: LinkHeader[] }>('GET', `/links/${encodeURIComponent(linkId)}/headers`)).headers;
+  }
+
+  /**
+   * Encrypts a file on this side while it uploads (age, to the account's recipient unless `to` says
+   * otherwise), with its real name, type, size and SHA-256 sealed in `meta`; the server stores a
+   * random `<hex>.age`. One raw PUT, or tus from RESUMABLE_THRESHOLD on (or `resumable`): the age
+   * file is made slice by slice, so tus resumes it at any offset. In Node, `fs.openAsBlob(path)`
+   * gives a Blob read from disk, never whole.
+   */
+  async uploadEncrypted(file: Blob, options: EncryptedUploadOptions = {}): Promise<EncryptedUpload> {
+    const state = options.state ?? (await newEncryption(options.to ?? (await this.#ownRecipient())));
+    const meta = sealMeta(state.fileKey, {
+      name: options.name ?? fileName(file),
+      type: options.type ?? (file.type || 'application/octet-stream'),
+      size: file.size,
+      sha256: await sha256OfBlob(file),
+    });
+    await options.onState?.(state);
+    const encrypted = new EncryptedBlob(file, state);
+    const common = { isPublic: options.isPublic, expiresIn: options.expiresIn, encryption: 'age' as const, meta };
+    const resumable = options.resumable ?? file.size >= RESUMABLE_THRESHOLD;
+    let record: FileRecord;
+    if (resumable) {
+      const { to: _to, name: _name, type: _type, resumable: _r, state: _s, onState: _o, ...rest } = options;
+      record = await this.uploadResumable(encrypted, {
+        ...rest,
+        ...common,
+        filename: neutralName(),
+        size: encrypted.size,
+      });
+    } else {
+      options.onProgress?.(0, encrypted.size);
+      const uploaded = await this.uploadRaw(encrypted.stream(), {
+        ...common,
+        filename: neutralName(),
+        size: encrypted.size,
+        type: 'application/octet-stream',
+        signal: options.signal,
+      });
+      options.onProgress?.(encrypted.size, encrypted.size);
+      record = await this.get(uploaded.id);
+    }
+    return { file: record, fileKey: state.fileKey };
+  }
+
+  /** An encrypted file's key, from its owner's header and the account's identity. */
+  async fileKey(fileOrId: string | FileRecord, unlock: Unlock): Promise<Uint8Array> {
+    const file = typeof fileOrId === 'string' ? await this.get(fileOrId) : fileOrId;
+    if (file.encryption !== 'age' || !file.e2eHeader) {
+      throw new TypeError(`${file.id} is not end-to-end encrypted`);
+    }
+    return recoverFileKey(new TextEncoder().encode(file.e2eHeader), unlock);
+  }
+
+  /**
+   * A share link to an encrypted file: a header for a fresh identity whose secret key ends the
+   * returned `url` (`#k=AGE-SECRET-KEY-1…`, never sent to the server), or for `passphrase`.
+   * `unlock` opens the owner's header (the account's identity), or pass the file key itself.
+   */
+  async createEncryptedLink(
+    fileId: string,
+    unlock: Unlock | { fileKey: Uint8Array },
+    options: EncryptedLinkOptions = {},
+  ): Promise<EncryptedLink> {
+    const { passphrase, logN, ...link } = options;
+    const fileKey = 'fileKey' in unlock ? unlock.fileKey : await this.fileKey(fileId, unlock);
+    const made = await linkHeaders([fileKey], passphrase === undefined ? {} : { passphrase, logN });
+    const created = await this.createLink(fileId, { ...link, e2eHeader: made.headers[0] });
+    return { link: created, url: keyedUrl(created.url, made.secret) };
+  }
+
+  /**
+   * A share link to a collection, with a header for each of its encrypted members (one key, or one
+   * passphrase, opens them all); plain members need none. Members added later need `putLinkHeader`.
+   * `unlock` may be a function, called only when there is an encrypted member.
+   */
+  async createEncryptedCollectionLink(
+    collectionId: string,
+    unlock: Unlock | (() => Unlock),
+    options: EncryptedLinkOptions = {},
+  ): Promise<EncryptedLink & { encryptedMembers: number }> {
+    const { passphrase, logN, ...link } = options;
+    const encrypted: FileRecord[] = [];
+    for (let page = 1; ; page++) {
+      const { files, pagination } = await this.collectionFiles(collectionId, { page, limit: 100 });
+      encrypted.push(...files.filter((file) => file.encryption === 'age'));
+      if (!pagination.hasMore) break;
+    }
+    // A function is called only when there is an encrypted member (a plain collection needs no identity).
+    const opener = encrypted.length > 0 && typeof unlock === 'function' ? unlock() : unlock;
+    const keys = await Promise.all(encrypted.map((file) => this.fileKey(file, opener as Unlock)));
+    const made = await linkHeaders(keys, passphrase === undefined ? {} : { passphrase, logN });
+    const e2eHeaders = Object.fromEntries(encrypted.map((file, i) => [file.id, made.headers[i] ?? '']));
+    const created = await this.createCollectionLink(collectionId, {
+      ...link,
+      ...(encrypted.length > 0 ? { e2eHeaders } : {}),
+    });
+    return {
+      link: created,
+      url: keyedUrl(created.url, encrypted.length > 0 ? made.secret : undefined),
+      encryptedMembers: encrypted.length,
+    };
+  }
+
+  /**
+   * An encrypted file of the account, decrypted as it downloads: the owner's header opened with
+   * `unlock`, the bytes checked against Repr-Digest and, when the file has `meta`, the plaintext
+   * against its SHA-256 and size. `meta` gives its real name and type.
+   */
+  async downloadDecrypted(id: string, unlock: Unlock, options: { signal?: AbortSignal } = {}): Promise<Opened> {
+    const file = await this.get(id);
+    if (file.encryption !== 'age') throw new TypeError(`${id} is not end-to-end encrypted`);
+    const response = await this.download(id, { signal: options.signal });
+    if (!response.body) throw new Error('the download has no body');
+    return openAgeStream(response.body, unlock, file.meta);
+  }
+
+  async #ownRecipient(): Promise<To> {
+    const { recipient } = await this.getIdentity();
+    if (!recipient || !isRecipient(recipient)) {
+      throw new EdgeshareError(409, {
+        error: 'The account has no age recipient yet: set one (PUT /e2e/identity, `identity init`) or pass `to`',
+        code: 'E2E_NO_IDENTITY',
+      });
+    }
+    return { recipients: [recipient] };
   }
 
   /** A page of your files (newest first unless `sort`/`order` say otherwise). */
@@ -482,7 +715,7 @@ export class EdgeshareClient {
   }
 
   /** A share link to a collection, with a file link's controls; its record has `collectionId`. */
-  createCollectionLink(id: string, options: ShareLinkCreate = {}): Promise<ShareLink> {
+  createCollectionLink(id: string, options: CollectionLinkCreate = {}): Promise<ShareLink> {
     return this.#json<ShareLink>('POST', `/collections/${encodeURIComponent(id)}/links`, {
       body: JSON.stringify(options),
       headers: JSON_TYPE,
@@ -589,6 +822,8 @@ export class EdgeshareClient {
     if (options.type) headers['Content-Type'] = options.type;
     if (options.size !== undefined) headers['Content-Length'] = String(options.size);
     if (options.sha256) headers['Repr-Digest'] = reprDigest(options.sha256);
+    if (options.encryption) query.set('encryption', options.encryption);
+    if (options.meta) headers['Edgeshare-Meta'] = options.meta;
     const search = query.toString();
     const path = `/upload/${encodeURIComponent(options.filename)}${search ? `?${search}` : ''}`;
     const init: RequestInit & { duplex?: 'half'; headers: Record<string, string> } = {
@@ -752,6 +987,98 @@ function pageQuery(options: { page?: number; limit?: number }): string {
   return query.size > 0 ? `?${query}` : '';
 }
 
+/** What a visitor opens a link with: its key (from the URL's `#k=`), or the link's passphrase; and the link's password. */
+export type OpenLinkOptions = {
+  passphrase?: string;
+  /** The link's own password (HTTP Basic), when it has one. */
+  password?: string;
+  fetch?: typeof fetch;
+  signal?: AbortSignal;
+};
+
+/**
+ * Opens a share link to an encrypted file, no key needed: `url` as shared (`…/share/<token>#k=AGE-SECRET-KEY-1…`,
+ * or without a fragment and a `passphrase`). Downloads `<link>/download` and decrypts it as it streams
+ * (a wrong key is AgeError `no_match` before any plaintext; an altered or cut byte errors the stream).
+ * `name` is the stored name without `.age`.
+ */
+export async function openLink(url: string, options: OpenLinkOptions = {}): Promise<Opened & { name?: string }> {
+  const { url: bare, value: secret } = fragmentParam(url, 'k');
+  const unlock: Unlock | undefined = secret
+    ? { identity: secret }
+    : options.passphrase !== undefined
+      ? { passphrase: options.passphrase }
+      : undefined;
+  if (!unlock) throw new TypeError('the link has no key (#k=…): give its passphrase');
+  const headers: Record<string, string> = {};
+  if (options.password !== undefined) headers.Authorization = basic(options.password);
+  const doFetch = options.fetch ?? ((input, init) => fetch(input, init));
+  const response = await doFetch(`${bare.replace(/\/+$/, '')}/download`, { headers, signal: options.signal });
+  if (!response.ok || !response.body) throw await errorOf(response);
+  const opened = await openAgeStream(verifiedResponse(response).body ?? response.body, unlock);
+  return { ...opened, name: dispositionName(response.headers.get('content-disposition')) };
+}
+
+/**
+ * Sends a file to an end-to-end encrypted file request, no key needed: `url` as shared
+ * (`{site}/r/<token>#r=age1…`). Encrypts to the request's recipient while it uploads (one raw PUT
+ * with `encryption=age`), the real name, type, size and SHA-256 sealed in `meta`.
+ */
+export async function uploadToRequest(
+  url: string,
+  file: Blob,
+  options: { name?: string; type?: string; password?: string; fetch?: typeof fetch; signal?: AbortSignal } = {},
+): Promise<{ name: string; size: number; sha256?: string }> {
+  const { url: page, value: recipient } = fragmentParam(url, 'r');
+  if (!recipient || !isRecipient(recipient)) throw new TypeError('the request link has no recipient (#r=age1…)');
+  const doFetch = options.fetch ?? ((input, init) => fetch(input, init));
+  const headers: Record<string, string> = {};
+  if (options.password !== undefined) headers.Authorization = basic(options.password);
+  const target = new URL(page);
+  const token = /\/r\/([^/?#]+)\/?$/.exec(target.pathname)?.[1];
+  if (!token) throw new TypeError('not a file request link (…/r/<token>)');
+  const described = await doFetch(`${target.origin}/api/v2/r/${token}`, { headers, signal: options.signal });
+  if (!described.ok) throw await errorOf(described);
+  const { uploadUrl } = ((await described.json()) as Envelope<{ uploadUrl: string }>).data;
+  const state = await newEncryption({ recipients: [recipient] });
+  const meta = sealMeta(state.fileKey, {
+    name: options.name ?? fileName(file),
+    type: options.type ?? (file.type || 'application/octet-stream'),
+    size: file.size,
+    sha256: await sha256OfBlob(file),
+  });
+  const encrypted = new EncryptedBlob(file, state);
+  const init: RequestInit & { duplex: 'half' } = {
+    method: 'PUT',
+    body: encrypted.stream(),
+    duplex: 'half',
+    headers: {
+      ...headers,
+      'Content-Type': 'application/octet-stream',
+      'Content-Length': String(encrypted.size),
+      'Edgeshare-Meta': meta,
+    },
+    signal: options.signal,
+  };
+  const response = await doFetch(`${uploadUrl}/${neutralName()}?encryption=age`, init);
+  if (!response.ok) throw await errorOf(response);
+  const received = ((await response.json()) as Envelope<{ files: { name: string; size: number; sha256?: string }[] }>)
+    .data.files[0];
+  if (!received) throw new Error('the request kept no file');
+  return received;
+}
+
+/** HTTP Basic with an empty user name: a link's or a request's password. */
+function basic(password: string): string {
+  const bytes = new TextEncoder().encode(`:${password}`);
+  let text = '';
+  for (const byte of bytes) text += String.fromCharCode(byte);
+  return `Basic ${btoa(text)}`;
+}
+
+/** A file request's page URL with the recipient its uploads encrypt to, in the fragment (never sent to the server). */
+export const requestUrlWithRecipient = (url: string, recipient: string): string => `${url}#r=${recipient}`;
+
 /** A 503, or a 409 saying the first request with the key is still running. */
 async function retryable(response: Response): Promise<boolean> {
   if (response.status === 503) return true;
@@ -831,6 +1158,22 @@ const BLOB_READER = {
         // The Node HTTP stack takes Content-Length from `size`.
         value.size = value.length;
         return { value, done: end >= blob.size };
+      },
+      close: () => undefined,
+    });
+  },
+};
+
+/** An EncryptedBlob as a tus-js-client file source: each PATCH's bytes made from the plaintext it covers. */
+const ENCRYPTED_READER = {
+  openFile: (input: unknown) => {
+    const encrypted = input as EncryptedBlob;
+    return Promise.resolve({
+      size: encrypted.size,
+      slice: async (start: number, end: number) => {
+        const value: Uint8Array & { size?: number } = await encrypted.slice(start, end);
+        value.size = value.length;
+        return { value, done: end >= encrypted.size };
       },
       close: () => undefined,
     });

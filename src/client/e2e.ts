@@ -1,0 +1,210 @@
+// End-to-end encryption for the typed client (docs/e2e.md): an upload's age file made while it is
+// read (any slice of it, so tus resumes at any offset), links' headers and keys, and downloads
+// decrypted while they stream. Every key stays here: the server gets headers, payloads and `meta`.
+// Built on src/lib/age/, the one age module; no cipher of its own.
+import {
+  addRecipientHeader,
+  CHUNK_SIZE,
+  chunkCount,
+  chunkOffset,
+  type DecryptedFile,
+  decrypt,
+  ENCRYPTED_CHUNK_SIZE,
+  encryptChunk,
+  encryptStream,
+  type FileMeta,
+  generateIdentity,
+  identityToRecipient,
+  makeHeader,
+  NONCE_SIZE,
+  newFileKey,
+  openMeta,
+  payloadKey,
+  payloadLength,
+  recoverFileKey,
+  type To,
+  type Unlock,
+} from '../lib/age/index.ts';
+import { concat } from '../lib/bytes.ts';
+import { toHex } from '../lib/encoding.ts';
+import { Sha256 } from '../lib/sha256.ts';
+
+/**
+ * What makes an upload's age file again, byte for byte: its header, the payload's nonce and the
+ * file key. The header and the nonce are no secret (the server gets both); the file key is
+ * recovered from the header with the owner's identity, so a resumed upload needs only those two.
+ */
+export type EncryptionState = { header: Uint8Array; nonce: Uint8Array; fileKey: Uint8Array };
+
+/** A new file key, its header for `to` (the account's recipient, usually) and a payload nonce. */
+export async function newEncryption(to: To): Promise<EncryptionState> {
+  const fileKey = newFileKey();
+  return {
+    fileKey,
+    header: await makeHeader(fileKey, to),
+    nonce: crypto.getRandomValues(new Uint8Array(NONCE_SIZE)),
+  };
+}
+
+/** The state of an upload begun earlier, its file key recovered from its header with the owner's identity. */
+export async function resumedEncryption(
+  saved: { header: Uint8Array; nonce: Uint8Array },
+  unlock: Unlock,
+): Promise<EncryptionState> {
+  return { ...saved, fileKey: await recoverFileKey(saved.header, unlock) };
+}
+
+/**
+ * A plaintext Blob (a File, or `fs.openAsBlob` in Node: read from disk, never whole) seen as its
+ * age file, `header ‖ nonce ‖ chunks`: `slice` makes any byte range alone (each 64 KiB chunk is
+ * encrypted at its own index), `stream` makes it all in order. Both equal the same bytes.
+ */
+export class EncryptedBlob {
+  readonly plaintext: Blob;
+  readonly state: EncryptionState;
+  readonly size: number;
+  readonly #key: Uint8Array;
+
+  constructor(plaintext: Blob, state: EncryptionState) {
+    this.plaintext = plaintext;
+    this.state = state;
+    this.size = state.header.length + payloadLength(plaintext.size);
+    this.#key = payloadKey(state.fileKey, state.nonce);
+  }
+
+  /** Bytes `start` (inclusive) to `end` (exclusive) of the age file; only the chunks they touch are read. */
+  async slice(start: number, end: number): Promise<Uint8Array> {
+    const to = Math.min(end, this.size);
+    const out = new Uint8Array(Math.max(0, to - start));
+    const put = (bytes: Uint8Array, at: number) => {
+      const from = Math.max(start, at);
+      const until = Math.min(to, at + bytes.length);
+      if (until > from) out.set(bytes.subarray(from - at, until - at), from - start);
+    };
+    const base = this.state.header.length;
+    put(this.state.header, 0);
+    put(this.state.nonce, base);
+    const count = chunkCount(this.plaintext.size);
+    const first = Math.max(0, Math.floor((start - base - NONCE_SIZE) / ENCRYPTED_CHUNK_SIZE));
+    const last = Math.min(count - 1, Math.floor((to - 1 - base - NONCE_SIZE) / ENCRYPTED_CHUNK_SIZE));
+    for (let index = first; index <= last; index++) {
+      const plain = this.plaintext.slice(index * CHUNK_SIZE, Math.min((index + 1) * CHUNK_SIZE, this.plaintext.size));
+      const bytes = new Uint8Array(await plain.arrayBuffer());
+      put(encryptChunk(this.#key, index, bytes, index === count - 1), base + chunkOffset(index));
+    }
+    return out;
+  }
+
+  /** The whole age file, encrypted as it is read (one chunk held at a time). */
+  stream(): ReadableStream<Uint8Array> {
+    const front = concat([this.state.header, this.state.nonce]);
+    const chunks = this.plaintext.stream().pipeThrough(encryptStream(this.#key));
+    return chunks.pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        start: (controller) => controller.enqueue(front),
+      }),
+    );
+  }
+}
+
+/** The SHA-256 (lowercase hex) of a Blob, read as a stream. */
+export async function sha256OfBlob(blob: Blob): Promise<string> {
+  const hash = new Sha256();
+  const reader = blob.stream().getReader();
+  for (let read = await reader.read(); !read.done; read = await reader.read()) hash.update(read.value);
+  return toHex(hash.digest());
+}
+
+/** A name the server may see for an encrypted file: random, `.age` (the real one goes in `meta`). */
+export const neutralName = (): string => `${toHex(crypto.getRandomValues(new Uint8Array(8)))}.age`;
+
+/** A link's way in: its header, and the secret key for its URL's fragment (none for a passphrase). */
+export type LinkKey = { header: string; secret?: string };
+
+/**
+ * A header wrapping these file keys for one new identity (one per link: a collection link's members
+ * share it), or for a passphrase (one scrypt stanza each). Headers are ASCII text, as the API takes them.
+ */
+export async function linkHeaders(
+  fileKeys: readonly Uint8Array[],
+  to: { passphrase: string; logN?: number } | Record<string, never> = {},
+): Promise<{ headers: string[]; secret?: string }> {
+  const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+  if ('passphrase' in to && typeof to.passphrase === 'string') {
+    const { passphrase, logN } = to;
+    const headers = await Promise.all(fileKeys.map((key) => addRecipientHeader(key, { passphrase, logN })));
+    return { headers: headers.map(text) };
+  }
+  const secret = await generateIdentity();
+  const recipient = await identityToRecipient(secret);
+  const headers = await Promise.all(fileKeys.map((key) => addRecipientHeader(key, { recipient })));
+  return { headers: headers.map(text), secret };
+}
+
+/** A link's URL with its key in the fragment (`#k=AGE-SECRET-KEY-1…`), which browsers and curl never send. */
+export const keyedUrl = (url: string, secret: string | undefined): string => (secret ? `${url}#k=${secret}` : url);
+
+/** A URL's fragment parameter (`k` of `…#k=AGE-SECRET-KEY-1…`, `r` of `…#r=age1…`), and the URL without it. */
+export function fragmentParam(url: string, name: 'k' | 'r'): { url: string; value: string | undefined } {
+  const at = url.indexOf('#');
+  if (at === -1) return { url, value: undefined };
+  const value = new URLSearchParams(url.slice(at + 1)).get(name) ?? undefined;
+  return { url: url.slice(0, at), value };
+}
+
+/** The name a Content-Disposition gives (`filename*=UTF-8''…` first), without a trailing `.age`. */
+export function dispositionName(value: string | null): string | undefined {
+  if (!value) return undefined;
+  const star = /filename\*\s*=\s*UTF-8''([^;]+)/i.exec(value);
+  let name: string | undefined;
+  if (star?.[1]) {
+    try {
+      name = decodeURIComponent(star[1].trim());
+    } catch {}
+  }
+  name ??= /filename\s*=\s*"((?:[^"\\]|\\.)*)"/i.exec(value)?.[1]?.replace(/\\(.)/g, '$1');
+  name ??= /filename\s*=\s*([^;]+)/i.exec(value)?.[1]?.trim();
+  if (!name) return undefined;
+  const bare = name.replace(/[\\/]/g, '_').replace(/\.age$/i, '');
+  return bare === '' || bare === '.' || bare === '..' ? undefined : bare;
+}
+
+/** An opened age download: its plaintext (checked as it streams), and what `meta` said when there was one. */
+export type Opened = DecryptedFile & { meta?: FileMeta };
+
+/**
+ * Opens an age file as it streams: the header is checked first (AgeError `no_match` for a wrong
+ * key or passphrase, `hmac` for an altered header); the plaintext then errors on any altered or
+ * cut byte. With `meta` (a file's own), its SHA-256 and size are checked too, at the end.
+ */
+export async function openAgeStream(
+  file: ReadableStream<Uint8Array>,
+  unlock: Unlock,
+  meta?: string | null,
+): Promise<Opened> {
+  const opened = await decrypt(file, unlock);
+  if (!meta) return opened;
+  const stated = openMeta(opened.fileKey, meta);
+  const hash = new Sha256();
+  let size = 0;
+  const plaintext = opened.plaintext.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        hash.update(chunk);
+        size += chunk.length;
+        controller.enqueue(chunk);
+      },
+      flush(controller) {
+        const digest = toHex(hash.digest());
+        if (digest !== stated.sha256 || size !== stated.size) {
+          controller.error(
+            new Error(
+              `the plaintext is ${size} bytes hashing to ${digest}; its meta says ${stated.size}, ${stated.sha256}`,
+            ),
+          );
+        }
+      },
+    }),
+  );
+  return { ...opened, plaintext, meta: stated };
+}
