@@ -70,11 +70,13 @@ describe('every API route', () => {
     expect(scopeOf('DELETE', '/api/v2/keys/:keyId')).toBe('keys:write');
   });
 
-  it('declares public (no key) only the file request paths, which answer without a key', async () => {
+  it('declares public (no key) only the file request paths and the abuse report, which answer without a key', async () => {
     const open = routes.filter((route) => route.isPublic);
     expect(open.length).toBeGreaterThan(0);
+    expect(open.filter((route) => route.path === '/api/v2/reports').map((route) => route.method)).toEqual(['POST']);
     for (const route of open) {
-      expect(route.path.startsWith('/api/v2/r/:token'), route.path).toBe(true);
+      const reportOrRequest = route.path === '/api/v2/reports' || route.path.startsWith('/api/v2/r/:token');
+      expect(reportOrRequest, route.path).toBe(true);
       expect(route.scope).toBeNull();
       // No key: never a 401, whatever the (unknown) token gets.
       const response = await call(concrete(route.path), {
