@@ -46,6 +46,7 @@ describe('the policy from the client and the CLI', () => {
       fileRequireExpiry: null,
       requestMaxExpirySeconds: null,
       requestMaxBytes: null,
+      e2eAllowed: true,
     });
     const file = await client.upload(new Blob(['bounded'], { type: 'text/plain' }), {
       filename: 'bounded.txt',
