@@ -160,8 +160,9 @@ it('records a closed port and a port that speaks no HTTP alike, and ends the ref
     expect(uploaded.status).toBe(201);
     type Attempt = { status: string; lastStatusCode: number | null; lastError?: string | null };
     type Timed = Attempt & { createdAt: string; updatedAt: string };
+    // Polled until a deadline, not a count: under load one round trip can take far more than 100 ms.
     const attemptOf = async (id: string) => {
-      for (let tries = 0; tries < 100; tries++) {
+      for (const deadline = Date.now() + 45_000; Date.now() < deadline; ) {
         const response = await fetch(`${server.origin}/api/v2/webhooks/${id}/deliveries`, { headers: auth() });
         const [delivery] = ((await response.json()) as { data: { deliveries: Timed[] } }).data.deliveries;
         if (delivery?.lastError) return delivery;
@@ -179,9 +180,10 @@ it('records a closed port and a port that speaks no HTTP alike, and ends the ref
       await fetch(`${server.origin}/api/v2/webhooks/${id}`, { method: 'DELETE', headers: auth() });
     }
   } finally {
-    await new Promise((resolve) => other.close(resolve));
+    // Not awaited: close() waits for every connection, and a connection the runtime keeps is no failure.
+    other.close();
   }
-}, 60_000);
+}, 120_000);
 
 function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
