@@ -5,7 +5,6 @@
 // naming each bound with nothing stored, and files received through a request stay private.
 import { describe, expect, it } from 'vitest';
 import { getRecord } from '../helpers/files';
-import { api } from '../helpers/responses';
 import { expectAccountSettled, expectStored, gatedBody } from '../helpers/storage';
 import { base64, createUpload, metadata, patchOk, TUS } from '../helpers/tus';
 import { fieldPart, filePartHeaders, form, rawMultipart, TEST_BOUNDARY, uploadOk } from '../helpers/upload';
@@ -15,9 +14,11 @@ import {
   type Auth,
   type Env,
   expectViolation,
+  multipartPath,
   newAccount,
   send,
   setAccountPolicy,
+  UPLOAD_PATHS,
   type Violation,
 } from './policy-helpers';
 
@@ -31,66 +32,7 @@ const ALL_BOUNDS: Env = Object.assign({}, ...BOUNDS.map((bound) => bound.env));
 
 type Stored = { id?: string; isPublic?: boolean };
 
-/**
- * One upload path: sends one small text file with these fields under `env`. `form`: the fields are
- * form parts, each judged as it is read (a refused one stops the form before its file).
- */
-type Path = {
-  name: string;
-  form?: boolean;
-  upload: (auth: Auth, fields: Record<string, string>, env: Env) => Promise<Response>;
-};
-
-const multipart = (version: 'v1' | 'v2'): Path => ({
-  name: `POST /api/${version}/upload`,
-  form: true,
-  upload: (auth, fields, env) =>
-    call(
-      api(version, '/upload'),
-      { method: 'POST', headers: auth, body: form([{ filename: 'a.txt', content: 'a file' }], fields) },
-      env,
-    ),
-});
-
-const PATHS: Path[] = [
-  multipart('v1'),
-  multipart('v2'),
-  {
-    name: 'POST /api/v2/upload/bulk',
-    form: true,
-    upload: (auth, fields, env) =>
-      call(
-        '/api/v2/upload/bulk',
-        {
-          method: 'POST',
-          headers: auth,
-          body: form(
-            [
-              { name: 'files', filename: 'a.txt', content: 'one' },
-              { name: 'files', filename: 'b.txt', content: 'two' },
-            ],
-            fields,
-          ),
-        },
-        env,
-      ),
-  },
-  {
-    name: 'PUT /api/v2/upload/{filename}',
-    upload: (auth, fields, env) =>
-      call(
-        `/api/v2/upload/a.txt?${new URLSearchParams(fields)}`,
-        { method: 'PUT', headers: { ...auth, 'Content-Type': 'text/plain' }, body: 'a file' },
-        env,
-      ),
-  },
-  {
-    name: 'POST /api/v2/uploads (tus creation)',
-    upload: async (auth, fields, env) =>
-      (await createUpload(auth, 6, { filename: 'a.txt', ...fields }, { env, body: new TextEncoder().encode('a file') }))
-        .response,
-  },
-];
+const PATHS = UPLOAD_PATHS;
 
 /** The ids of the files an upload answer made (a bulk answer's every file; tus: X-File-Id). */
 async function madeIds(response: Response): Promise<string[]> {
@@ -222,7 +164,7 @@ describe('every upload path while a bound bars default links', () => {
   it('follows the account’s own overrides: set one, the account’s uploads turn private; lift it, public again', async () => {
     const { id, auth } = await newAccount('default-links');
     await setAccountPolicy(id, { linkRequirePassword: true });
-    const refused = await multipart('v2').upload(auth, { isPublic: 'true' }, {});
+    const refused = await multipartPath('v2').upload(auth, { isPublic: 'true' }, {});
     expectViolation({ status: refused.status, body: await refused.json() }, [BOUNDS[0]?.detail as Violation]);
     const v1 = await uploadOk('v1', auth, {});
     // A v1 record shows no isPublic: its shareUrl answers 404 while the file is private.

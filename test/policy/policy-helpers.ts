@@ -1,6 +1,9 @@
 // Helpers for the policy tests: bounds set in the configuration (per request, as env overrides)
 // or per account (the admin API), and the 422 POLICY_VIOLATION they answer.
 import { expect } from 'vitest';
+import { api } from '../helpers/responses';
+import { createUpload } from '../helpers/tus';
+import { form } from '../helpers/upload';
 import { call, createKey } from '../helpers/worker';
 
 export type Auth = Record<string, string>;
@@ -57,3 +60,66 @@ export async function policyOf(auth: Auth, env: Env = {}) {
 
 /** Seconds from now until an ISO time. */
 export const secondsUntil = (iso: string) => (Date.parse(iso) - Date.now()) / 1000;
+
+/**
+ * One upload path: sends one small text file with these fields (expiresIn, isPublic, …) under
+ * `env`. `form`: the fields are form parts, each judged as it is read (a refused one stops the
+ * form before its file).
+ */
+export type UploadPath = {
+  name: string;
+  form?: boolean;
+  upload: (auth: Auth, fields: Record<string, string>, env: Env) => Promise<Response>;
+};
+
+export const multipartPath = (version: 'v1' | 'v2'): UploadPath => ({
+  name: `POST /api/${version}/upload`,
+  form: true,
+  upload: (auth, fields, env) =>
+    call(
+      api(version, '/upload'),
+      { method: 'POST', headers: auth, body: form([{ filename: 'a.txt', content: 'a file' }], fields) },
+      env,
+    ),
+});
+
+/** Every way a file arrives with its owner's key: v1 and v2 multipart, bulk, the raw PUT, tus creation. */
+export const UPLOAD_PATHS: UploadPath[] = [
+  multipartPath('v1'),
+  multipartPath('v2'),
+  {
+    name: 'POST /api/v2/upload/bulk',
+    form: true,
+    upload: (auth, fields, env) =>
+      call(
+        '/api/v2/upload/bulk',
+        {
+          method: 'POST',
+          headers: auth,
+          body: form(
+            [
+              { name: 'files', filename: 'a.txt', content: 'one' },
+              { name: 'files', filename: 'b.txt', content: 'two' },
+            ],
+            fields,
+          ),
+        },
+        env,
+      ),
+  },
+  {
+    name: 'PUT /api/v2/upload/{filename}',
+    upload: (auth, fields, env) =>
+      call(
+        `/api/v2/upload/a.txt?${new URLSearchParams(fields)}`,
+        { method: 'PUT', headers: { ...auth, 'Content-Type': 'text/plain' }, body: 'a file' },
+        env,
+      ),
+  },
+  {
+    name: 'POST /api/v2/uploads (tus creation)',
+    upload: async (auth, fields, env) =>
+      (await createUpload(auth, 6, { filename: 'a.txt', ...fields }, { env, body: new TextEncoder().encode('a file') }))
+        .response,
+  },
+];

@@ -6,68 +6,26 @@
 // cannot choose, get the longest the policy allows and are never refused for it.
 import { describe, expect, it } from 'vitest';
 import { getRecord } from '../helpers/files';
-import { api } from '../helpers/responses';
 import { expectAccountSettled, expectStored, gatedBody } from '../helpers/storage';
 import { base64, createUpload, metadata, patchOk, TUS } from '../helpers/tus';
 import { fieldPart, filePartHeaders, form, rawMultipart, TEST_BOUNDARY, uploadOk } from '../helpers/upload';
 import { call } from '../helpers/worker';
-import { type Auth, type Env, expectViolation, newAccount, send, setAccountPolicy } from './policy-helpers';
+import {
+  type Auth,
+  type Env,
+  expectViolation,
+  multipartPath,
+  newAccount,
+  send,
+  setAccountPolicy,
+  UPLOAD_PATHS,
+} from './policy-helpers';
 
 const HOUR = 3600;
 const DAY = 86_400;
 const YEAR = 31_536_000;
 
-/** One upload path: sends one small text file with these fields (expiresIn, …) under `env`. */
-type Path = { name: string; upload: (auth: Auth, fields: Record<string, string>, env: Env) => Promise<Response> };
-
-const multipart = (version: 'v1' | 'v2'): Path => ({
-  name: `POST /api/${version}/upload`,
-  upload: (auth, fields, env) =>
-    call(
-      api(version, '/upload'),
-      { method: 'POST', headers: auth, body: form([{ filename: 'a.txt', content: 'a file' }], fields) },
-      env,
-    ),
-});
-
-const PATHS: Path[] = [
-  multipart('v1'),
-  multipart('v2'),
-  {
-    name: 'POST /api/v2/upload/bulk',
-    upload: (auth, fields, env) =>
-      call(
-        '/api/v2/upload/bulk',
-        {
-          method: 'POST',
-          headers: auth,
-          body: form(
-            [
-              { name: 'files', filename: 'a.txt', content: 'one' },
-              { name: 'files', filename: 'b.txt', content: 'two' },
-            ],
-            fields,
-          ),
-        },
-        env,
-      ),
-  },
-  {
-    name: 'PUT /api/v2/upload/{filename}',
-    upload: (auth, fields, env) =>
-      call(
-        `/api/v2/upload/a.txt?${new URLSearchParams(fields)}`,
-        { method: 'PUT', headers: { ...auth, 'Content-Type': 'text/plain' }, body: 'a file' },
-        env,
-      ),
-  },
-  {
-    name: 'POST /api/v2/uploads (tus creation)',
-    upload: async (auth, fields, env) =>
-      (await createUpload(auth, 6, { filename: 'a.txt', ...fields }, { env, body: new TextEncoder().encode('a file') }))
-        .response,
-  },
-];
+const PATHS = UPLOAD_PATHS;
 
 type Case = { bound: string; env: Env; fields: Record<string, string>; details: [string, string, number | boolean][] };
 
@@ -128,12 +86,12 @@ describe('every upload path under the policy', () => {
   it('an account’s own bound refuses its uploads, and lifting a configured one frees them', async () => {
     const { id, auth } = await newAccount('uploads');
     await setAccountPolicy(id, { fileRequireExpiry: true });
-    const refused = await multipart('v2').upload(auth, {}, {});
+    const refused = await multipartPath('v2').upload(auth, {}, {});
     expectViolation({ status: refused.status, body: await refused.json() }, [
       { field: 'expiresIn', rule: 'fileRequireExpiry', limit: true },
     ]);
     await setAccountPolicy(id, { fileRequireExpiry: false });
-    expect((await multipart('v2').upload(auth, {}, { FILE_REQUIRE_EXPIRY: 'true' })).status).toBe(201);
+    expect((await multipartPath('v2').upload(auth, {}, { FILE_REQUIRE_EXPIRY: 'true' })).status).toBe(201);
   });
 });
 
@@ -295,7 +253,7 @@ describe('PATCH /api/v2/files/{id} under the policy', () => {
     const file = await uploadOk('v2', auth, {});
     const tight = { FILE_MAX_EXPIRY_SECONDS: String(DAY), FILE_REQUIRE_EXPIRY: 'true' };
     // The bounds hold for a new upload, and for a change of the expiry…
-    expect((await multipart('v2').upload(auth, {}, tight)).status).toBe(422);
+    expect((await multipartPath('v2').upload(auth, {}, tight)).status).toBe(422);
     expect((await send(auth, 'PATCH', `/files/${file.id}`, { expiresIn: null }, tight)).status).toBe(422);
     // …while a change that leaves the file's (missing) expiry alone is taken.
     const changed = await send(
