@@ -3,23 +3,7 @@
 // own consumer for a scan that failed outright.
 import { expect, it } from 'vitest';
 import { SCAN_ATTEMPTS, SCAN_RETRY_DELAYS_SECONDS, scanRetryDelay } from '../../src/scanning/schedule.ts';
-import toml from '../../wrangler.toml?raw';
-
-/** The [[queues.consumers]] table of `queue` in wrangler.toml, as name → value (flat keys only). */
-function consumer(queue: string): Record<string, string> | undefined {
-  return toml
-    .split('[[queues.consumers]]')
-    .slice(1)
-    .map((block: string) => {
-      const table: Record<string, string> = {};
-      for (const line of (block.split(/\n\[/)[0] ?? '').split('\n')) {
-        const match = /^\s*([a-z_]+)\s*=\s*(.+?)\s*$/.exec(line);
-        if (match?.[1] && match[2]) table[match[1]] = match[2].replace(/^"|"$/g, '');
-      }
-      return table;
-    })
-    .find((table) => table.queue === queue);
-}
+import { queueConsumer as consumer, toml } from '../helpers/queue-consumers';
 
 it('matches the scan consumer: one file at a time, retries to spare, a dead-letter queue with a consumer', () => {
   const scans = consumer('edgeshare-scans');

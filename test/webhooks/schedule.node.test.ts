@@ -7,25 +7,10 @@ import {
   RETRY_WINDOW_SECONDS,
   retryDelaySeconds,
 } from '../../src/webhooks/schedule.ts';
-import toml from '../../wrangler.toml?raw';
-
-/** The [[queues.consumers]] tables of wrangler.toml, as name → value maps (flat keys only). */
-function consumers(): Record<string, string>[] {
-  return toml
-    .split('[[queues.consumers]]')
-    .slice(1)
-    .map((block: string) => {
-      const table: Record<string, string> = {};
-      for (const line of (block.split(/\n\[/)[0] ?? '').split('\n')) {
-        const match = /^\s*([a-z_]+)\s*=\s*(.+?)\s*$/.exec(line);
-        if (match?.[1] && match[2]) table[match[1]] = match[2].replace(/^"|"$/g, '');
-      }
-      return table;
-    });
-}
+import { queueConsumer as consumer, toml } from '../helpers/queue-consumers';
 
 it('matches the events consumer: max_retries delays, a dead-letter queue that has its own consumer', () => {
-  const [events, deadLetters] = consumers();
+  const [events, deadLetters] = [consumer('edgeshare-events'), consumer('edgeshare-events-dlq')];
   expect(events).toMatchObject({ queue: 'edgeshare-events', dead_letter_queue: 'edgeshare-events-dlq' });
   expect(Number(events?.max_retries)).toBe(MAX_RETRIES);
   expect(RETRY_DELAYS_SECONDS).toHaveLength(MAX_RETRIES);
