@@ -5,9 +5,10 @@
 // PONG; stopped by its PID.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from './ports.ts';
 import { ROOT } from './wrangler.ts';
 
 /** The project's signature database: a `.ndb` file of hex signatures, loaded by clamd offline. */
@@ -40,20 +41,6 @@ export type ClamdLimits = {
   /** MaxFileSize and MaxScanSize: what clamd reads of one file (AlertExceedsMax alerts past them). */
   maxFileSize?: string;
 };
-
-/** A free TCP port on 127.0.0.1 (free when asked: bind it soon). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
-      );
-    });
-  });
-}
 
 /** Sends one clamd command (`zPING\0`) and returns its answer, without the NUL. */
 export function clamdCommand(port: number, command: string, timeoutMs = 2000): Promise<string> {

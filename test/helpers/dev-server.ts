@@ -5,13 +5,13 @@
 import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { inject } from 'vitest';
 import type { TestProject } from 'vitest/node';
 import { withLocalD1 } from '../../scripts/local-d1.ts';
+import { freePort } from '../../scripts/ports.ts';
 import { ROOT, wranglerEnv } from '../../scripts/wrangler.ts';
 
 const WRANGLER = join(ROOT, 'node_modules/wrangler/bin/wrangler.js');
@@ -37,22 +37,10 @@ export type DevServerOptions = {
   startTimeoutMs?: number;
 };
 
+export { freePort };
+
 /** A server that is starting: `ready` settles when it answers /health (or rejects, with its output). */
 type LaunchedDevServer = DevServer & { ready: Promise<void>; log: string };
-
-/** A TCP port nothing listens on right now, on 127.0.0.1. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
-      );
-    });
-  });
-}
 
 export async function startDevServer(options: DevServerOptions = {}): Promise<DevServer> {
   const server = await launchDevServer(options);
