@@ -6,7 +6,7 @@ import { AccessQuerySchema } from '../access-log/schemas';
 import { collectionDeps } from '../collections/routes';
 import { CollectionCreateSchema, CollectionFilesAddSchema, CollectionIdParamSchema } from '../collections/schemas';
 import { addCollectionFiles, collectionLinks, createCollection, createCollectionLink } from '../collections/service';
-import { validationError, zodValidationError } from '../errors';
+import { zodValidationError } from '../errors';
 import { FilenameParamSchema } from '../files/raw-upload-routes';
 import { FileIdParamSchema } from '../files/schemas';
 import { accountId, origins, storage } from '../http/request-deps';
@@ -21,17 +21,7 @@ import { requestRecord } from '../requests/records';
 import { REQUESTS_SCOPE } from '../requests/routes';
 import { RequestCreateSchema, RequestIdParamSchema } from '../requests/schemas';
 import { createRequest } from '../requests/service';
-import { type McpTool, tool } from './tool';
-
-/** Exactly one of `names` is given: its name, else a 400 naming the first. */
-function oneOf<T extends Record<string, unknown>>(args: T, names: (keyof T & string)[]): keyof T & string {
-  const given = names.filter((name) => args[name] !== undefined);
-  const [only] = given;
-  if (given.length !== 1 || only === undefined) {
-    throw validationError(names[0] ?? 'id', `give exactly one of ${names.join(', ')}`);
-  }
-  return only;
-}
+import { type McpTool, oneOf, tool } from './tool';
 
 const fileId = FileIdParamSchema.shape.id;
 const collectionId = CollectionIdParamSchema.shape.id;

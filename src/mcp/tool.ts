@@ -5,7 +5,7 @@
 import { OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { AppEnv } from '../env';
-import { zodValidationError } from '../errors';
+import { validationError, zodValidationError } from '../errors';
 import type { Scope } from '../limiter/scopes';
 
 type AnyObject = z.ZodObject<z.core.$ZodLooseShape>;
@@ -70,6 +70,16 @@ export function tool<
     },
     call: (c, args) => definition.run(c, parseArgs(input, args) as ToolArgs<P, Q, B>),
   };
+}
+
+/** Exactly one of `names` is given: its name, else a 400 naming the first. */
+export function oneOf<T extends Record<string, unknown>>(args: T, names: (keyof T & string)[]): keyof T & string {
+  const given = names.filter((name) => args[name] !== undefined);
+  const [only] = given;
+  if (given.length !== 1 || only === undefined) {
+    throw validationError(names[0] ?? 'id', `give exactly one of ${names.join(', ')}`);
+  }
+  return only;
 }
 
 const keysOf = (schema: AnyObject | undefined) => Object.keys(schema?.shape ?? {});

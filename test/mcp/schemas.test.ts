@@ -24,6 +24,10 @@ const RENAMED: Record<string, Record<string, string>> = {
   addCollectionFiles: { id: 'collectionId' },
   getFileAccessLog: { id: 'fileId' },
   getFileRequestAccessLog: { id: 'requestId' },
+  listShareLinks: { id: 'fileId' },
+  listCollectionLinks: { id: 'collectionId' },
+  removeCollectionFile: { id: 'collectionId' },
+  closeFileRequest: { id: 'requestId' },
 };
 
 /** Tools that take some of their operation's fields, and set the rest themselves. */
@@ -113,6 +117,11 @@ describe('tool input schemas', () => {
     expect(byName.get('add_to_collection')?.required).toEqual(['collectionId', 'fileIds']);
     expect(byName.get('create_share_link')).toMatchObject({ additionalProperties: false });
     expect(byName.get('list_files')?.properties).toMatchObject({ limit: { type: 'integer', maximum: 100 } });
+    expect(byName.get('revoke_share_link')?.required).toEqual(['linkId']);
+    expect(byName.get('remove_from_collection')?.required).toEqual(['collectionId', 'fileId']);
+    expect(byName.get('close_file_request')?.required).toEqual(['requestId']);
+    expect(byName.get('list_links')?.required).toBeUndefined();
+    expect(byName.get('list_file_requests')?.properties).toMatchObject({ limit: { type: 'integer', default: 20 } });
   });
 });
 
@@ -152,7 +161,7 @@ describe('tool input schemas are portable (the MCP Inspector’s --strict)', () 
   it('give every property of every tool one JSON type: a nullable REST field is an optional argument', async () => {
     const { key } = await createKey('portable');
     const { tools } = await (await mcpClient(key)).listTools();
-    expect(tools.length).toBeGreaterThanOrEqual(12);
+    expect(tools.length).toBeGreaterThanOrEqual(18);
     const mixed: string[] = [];
     let walked = 0;
     for (const tool of tools) {
