@@ -84,6 +84,27 @@ const createFileRequestTool = tool({
   },
 });
 
+/**
+ * The request's label when the agent gives none: the file it expects (its name, type and size),
+ * so the owner's list of requests says what each URL was for.
+ */
+function expectedFile(file: { filename?: string; contentType: string; size: number }): string {
+  const what = `${file.contentType}, ${file.size} ${file.size === 1 ? 'byte' : 'bytes'}`;
+  const name = file.filename?.trim();
+  if (!name) return `Upload URL: ${what}`;
+  const suffix = ` (${what})`;
+  let kept = '';
+  // Whole characters, within the label's length as zod counts it (UTF-16 code units).
+  for (const character of name) {
+    if (kept.length + character.length + suffix.length > MAX_LABEL) break;
+    kept += character;
+  }
+  return `${kept}${suffix}`;
+}
+
+/** A request's label is at most this long (RequestCreateSchema). */
+const MAX_LABEL = 200;
+
 // A single media type: the file request's pattern without its wildcards.
 const MEDIA_TYPE = /^[A-Za-z0-9!#$&^_.+-]+\/[A-Za-z0-9!#$&^_.+-]+$/;
 
@@ -92,7 +113,8 @@ const createUploadUrlTool = tool({
   description:
     'A URL that takes exactly one file of exactly the stated size and type, without a key: PUT the bytes to ' +
     'uploadUrl (e.g. `curl -T file <uploadUrl>`), or use tusUrl (tus 1.0) for a resumable upload, before ' +
-    'expiresAt. It is a one-file file request (requestId); the file lands in your account.',
+    'expiresAt. It is a one-file file request (requestId) named after the file unless label says otherwise, ' +
+    'closed once the file has arrived; the file lands in your account.',
   scope: REQUESTS_SCOPE,
   operations: ['createFileRequest'],
   input: {
@@ -121,6 +143,7 @@ const createUploadUrlTool = tool({
     // The file request the REST route would make of these limits, validated as it would be.
     const parsed = RequestCreateSchema.safeParse({
       ...body,
+      label: body.label ?? expectedFile(params),
       maxFiles: 1,
       maxFileSize: params.size,
       maxBytes: params.size,
