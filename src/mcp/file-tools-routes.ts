@@ -44,7 +44,10 @@ const FileIdArgs = z.object({ fileId: FileIdParamSchema.shape.id.openapi({ descr
 
 const getFileTool = tool({
   name: 'get_file',
-  description: 'One file’s record: name, size, type, SHA-256, expiry, and its downloadUrl and shareUrl.',
+  description:
+    'One file’s record: name, size, type, SHA-256, expiry, its downloadUrl and shareUrl, and what stands between ' +
+    'it and its visitors: moderation (null, or the operator’s quarantine or removal with its statement) and scan ' +
+    '(null when not scanned; else its status: pending, clean, infected with its signature, too_large, error or skipped).',
   scope: 'files:read',
   operations: ['getFile'],
   input: { params: FileIdArgs },

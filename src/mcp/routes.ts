@@ -12,12 +12,13 @@ import { FILE_TOOLS } from './file-tools-routes';
 import { answerMcp } from './server';
 import { SHARING_TOOLS } from './sharing-tools-routes';
 import type { McpTool } from './tool';
+import { UNDO_TOOLS } from './undo-tools-routes';
 
 export const MCP_PATH = '/mcp';
 export const RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource';
 
 /** Every tool, in the order tools/list shows them. */
-export const MCP_TOOLS: readonly McpTool[] = [...FILE_TOOLS, ...SHARING_TOOLS];
+export const MCP_TOOLS: readonly McpTool[] = [...FILE_TOOLS, ...SHARING_TOOLS, ...UNDO_TOOLS];
 
 // upload_text's 64 KiB of text may double as JSON escapes; nothing else comes near.
 const MAX_MCP_BODY = 512 * 1024;

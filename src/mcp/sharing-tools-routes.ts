@@ -6,7 +6,7 @@ import { AccessQuerySchema } from '../access-log/schemas';
 import { collectionDeps } from '../collections/routes';
 import { CollectionCreateSchema, CollectionFilesAddSchema, CollectionIdParamSchema } from '../collections/schemas';
 import { addCollectionFiles, collectionLinks, createCollection, createCollectionLink } from '../collections/service';
-import { validationError, zodValidationError } from '../errors';
+import { zodValidationError } from '../errors';
 import { FilenameParamSchema } from '../files/raw-upload-routes';
 import { FileIdParamSchema } from '../files/schemas';
 import { accountId, origins, storage } from '../http/request-deps';
@@ -21,17 +21,7 @@ import { requestRecord } from '../requests/records';
 import { REQUESTS_SCOPE } from '../requests/routes';
 import { RequestCreateSchema, RequestIdParamSchema } from '../requests/schemas';
 import { createRequest } from '../requests/service';
-import { type McpTool, tool } from './tool';
-
-/** Exactly one of `names` is given: its name, else a 400 naming the first. */
-function oneOf<T extends Record<string, unknown>>(args: T, names: (keyof T & string)[]): keyof T & string {
-  const given = names.filter((name) => args[name] !== undefined);
-  const [only] = given;
-  if (given.length !== 1 || only === undefined) {
-    throw validationError(names[0] ?? 'id', `give exactly one of ${names.join(', ')}`);
-  }
-  return only;
-}
+import { type McpTool, oneOf, tool } from './tool';
 
 const fileId = FileIdParamSchema.shape.id;
 const collectionId = CollectionIdParamSchema.shape.id;
@@ -94,6 +84,27 @@ const createFileRequestTool = tool({
   },
 });
 
+/**
+ * The request's label when the agent gives none: the file it expects (its name, type and size),
+ * so the owner's list of requests says what each URL was for.
+ */
+function expectedFile(file: { filename?: string; contentType: string; size: number }): string {
+  const what = `${file.contentType}, ${file.size} ${file.size === 1 ? 'byte' : 'bytes'}`;
+  const name = file.filename?.trim();
+  if (!name) return `Upload URL: ${what}`;
+  const suffix = ` (${what})`;
+  let kept = '';
+  // Whole characters, within the label's length as zod counts it (UTF-16 code units).
+  for (const character of name) {
+    if (kept.length + character.length + suffix.length > MAX_LABEL) break;
+    kept += character;
+  }
+  return `${kept}${suffix}`;
+}
+
+/** A request's label is at most this long (RequestCreateSchema). */
+const MAX_LABEL = 200;
+
 // A single media type: the file request's pattern without its wildcards.
 const MEDIA_TYPE = /^[A-Za-z0-9!#$&^_.+-]+\/[A-Za-z0-9!#$&^_.+-]+$/;
 
@@ -102,7 +113,8 @@ const createUploadUrlTool = tool({
   description:
     'A URL that takes exactly one file of exactly the stated size and type, without a key: PUT the bytes to ' +
     'uploadUrl (e.g. `curl -T file <uploadUrl>`), or use tusUrl (tus 1.0) for a resumable upload, before ' +
-    'expiresAt. It is a one-file file request (requestId); the file lands in your account.',
+    'expiresAt. It is a one-file file request (requestId) named after the file unless label says otherwise, ' +
+    'closed once the file has arrived; the file lands in your account.',
   scope: REQUESTS_SCOPE,
   operations: ['createFileRequest'],
   input: {
@@ -131,6 +143,7 @@ const createUploadUrlTool = tool({
     // The file request the REST route would make of these limits, validated as it would be.
     const parsed = RequestCreateSchema.safeParse({
       ...body,
+      label: body.label ?? expectedFile(params),
       maxFiles: 1,
       maxFileSize: params.size,
       maxBytes: params.size,

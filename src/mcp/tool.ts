@@ -5,7 +5,7 @@
 import { OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { AppEnv } from '../env';
-import { zodValidationError } from '../errors';
+import { validationError, zodValidationError } from '../errors';
 import type { Scope } from '../limiter/scopes';
 
 type AnyObject = z.ZodObject<z.core.$ZodLooseShape>;
@@ -72,6 +72,16 @@ export function tool<
   };
 }
 
+/** Exactly one of `names` is given: its name, else a 400 naming the first. */
+export function oneOf<T extends Record<string, unknown>>(args: T, names: (keyof T & string)[]): keyof T & string {
+  const given = names.filter((name) => args[name] !== undefined);
+  const [only] = given;
+  if (given.length !== 1 || only === undefined) {
+    throw validationError(names[0] ?? 'id', `give exactly one of ${names.join(', ')}`);
+  }
+  return only;
+}
+
 const keysOf = (schema: AnyObject | undefined) => Object.keys(schema?.shape ?? {});
 
 function pick(args: Record<string, unknown>, keys: string[], asText = false): Record<string, unknown> {
@@ -121,7 +131,10 @@ function jsonSchemaOf(input: ToolInput<AnyObject, AnyObject, AnyObject>): JsonOb
   const generated = document.getOpenAPI31Document({ openapi: '3.1.0', info: { title: 'tool', version: '1' } });
   const body = generated.paths?.['/tool']?.post?.requestBody;
   const content = body && 'content' in body ? body.content['application/json']?.schema : undefined;
-  const properties = (content && 'properties' in content ? content.properties : undefined) ?? {};
+  const generatedProperties = (content && 'properties' in content ? content.properties : undefined) ?? {};
+  const properties = Object.fromEntries(
+    Object.entries(generatedProperties).map(([key, property]) => [key, oneType(property as JsonObject)]),
+  );
   // Query fields have defaults and are never required; path parameters and body fields say so.
   const required = [...requiredKeys(input.params), ...requiredKeys(input.body)];
   return {
@@ -136,3 +149,32 @@ const requiredKeys = (schema: AnyObject | undefined) =>
   Object.entries(schema?.shape ?? {})
     .filter(([, field]) => !(field as z.ZodType).safeParse(undefined).success)
     .map(([key]) => key);
+
+/**
+ * A property's schema with one JSON type: a nullable field (`type: [x, "null"]`, or an anyOf of a
+ * schema and `{type: "null"}`) is shown as its type alone, since an argument left out means what
+ * null means there (clients such as the MCP Inspector's `--strict` flag a property of several
+ * types as unportable). Arguments are still parsed by the route's schema, which takes null too.
+ */
+export function oneType(schema: JsonObject): JsonObject {
+  let result: JsonObject = { ...schema };
+  if (Array.isArray(result.type)) {
+    const types = result.type.filter((type) => type !== 'null');
+    result.type = types.length === 1 ? types[0] : types;
+  }
+  if (Array.isArray(result.anyOf)) {
+    const branches = (result.anyOf as JsonObject[]).filter((branch) => branch.type !== 'null');
+    const { anyOf: _anyOf, ...rest } = result;
+    const [only] = branches;
+    result = branches.length === 1 && only ? { ...only, ...rest } : { ...rest, anyOf: branches };
+  }
+  if (result.properties && typeof result.properties === 'object') {
+    result.properties = Object.fromEntries(
+      Object.entries(result.properties as Record<string, JsonObject>).map(([key, value]) => [key, oneType(value)]),
+    );
+  }
+  if (result.items && typeof result.items === 'object' && !Array.isArray(result.items)) {
+    result.items = oneType(result.items as JsonObject);
+  }
+  return result;
+}

@@ -1,9 +1,11 @@
-// What follows a file received through a request (multipart, raw PUT or tus), and what its uploader is shown.
+// What follows a file received through a request (multipart, raw PUT or tus): its counts, events,
+// an upload URL closed once its file is in, and what its uploader is shown.
 import { type EventSink, emitEvents, type NewEvent } from '../events/emit';
 import { fileEventData } from '../files/records';
 import { log } from '../log';
 import type { FileRow } from '../storage/files-repo';
-import { type RequestWithOwner, recordCounts } from '../storage/requests-repo';
+import { closeOwnedRequest, type RequestWithOwner, recordCounts } from '../storage/requests-repo';
+import { isoNow } from '../time';
 import type { RequestCounts } from './request-counter-contract';
 
 export type ReceivedEvent = {
@@ -40,6 +42,7 @@ export async function onRequestReceived(event: ReceivedEvent): Promise<void> {
   };
   if (isFull(request, counts) && !isFull(request, before)) {
     log('info', 'file request full', { requestId: request.id });
+    if (request.exact_bytes !== null) await closeUploadUrl(event.db, request);
     events.push({
       accountId,
       type: 'request.full',
@@ -47,6 +50,17 @@ export async function onRequestReceived(event: ReceivedEvent): Promise<void> {
     });
   }
   emitEvents(event.events, events);
+}
+
+/**
+ * An upload URL (MCP's create_upload_url: the one kind of request with an exact size) has done its
+ * one job once its file is in: it is closed, so the owner's list shows it done, not open. The
+ * file is kept whatever this write does; a failure leaves the request full, which takes nothing either.
+ */
+async function closeUploadUrl(db: D1Database, request: RequestWithOwner): Promise<void> {
+  await closeOwnedRequest(db, request.id, request.account_id, isoNow()).catch((error: unknown) =>
+    log('error', 'upload URL not closed', { requestId: request.id, error: String(error) }),
+  );
 }
 
 export const isFull = (request: Pick<RequestWithOwner, 'max_files' | 'max_bytes'>, counts: RequestCounts) =>

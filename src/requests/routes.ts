@@ -1,6 +1,7 @@
 // The owner's file request routes (v2, with a key): make, list, read, change, close, and the
 // files received. HTTP only: the rules are in service.ts.
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import type { Context } from 'hono';
 import type { AppEnv } from '../env';
 import { fileRecord } from '../files/records';
 import { FileRecordV2 } from '../files/schemas';
@@ -52,6 +53,21 @@ const pageOf = (page: number, limit: number, total: number) => {
   return { page, limit, total, totalPages, hasMore: page < totalPages };
 };
 
+/** A page of the key's account's requests, newest first (GET /requests; the MCP tool's too). */
+export async function requestsPage(c: Context<AppEnv>, query: z.output<typeof RequestListQuerySchema>) {
+  const { page, limit } = query;
+  const { rows, total } = await listRequests(storage(c).db, accountIdOf(c), { page, limit });
+  const base = origins(c);
+  return { requests: rows.map((row) => requestRecord(row, base)), pagination: pageOf(page, limit, total) };
+}
+
+/** Closes one of the account's requests and ends its unfinished tus uploads (DELETE /requests/{id}; the MCP tool's too). */
+export async function closeOwnRequest(c: Context<AppEnv>, id: string) {
+  const row = await closeRequest(storage(c).db, id, accountIdOf(c));
+  endOpenUploads(c, row);
+  return requestRecord(row, origins(c));
+}
+
 export function addRequestRoutes(router: OpenAPIHono<AppEnv>) {
   const create = owner({
     method: 'post',
@@ -89,10 +105,7 @@ export function addRequestRoutes(router: OpenAPIHono<AppEnv>) {
     },
   });
   router.openapi(list, async (c) => {
-    const { page, limit } = c.req.valid('query');
-    const { rows, total } = await listRequests(storage(c).db, accountIdOf(c), { page, limit });
-    const base = origins(c);
-    const data = { requests: rows.map((row) => requestRecord(row, base)), pagination: pageOf(page, limit, total) };
+    const data = await requestsPage(c, c.req.valid('query'));
     return c.json({ success: true as const, data }, 200);
   });
 
@@ -148,9 +161,8 @@ export function addRequestRoutes(router: OpenAPIHono<AppEnv>) {
     },
   });
   router.openapi(remove, async (c) => {
-    const row = await closeRequest(storage(c).db, c.req.valid('param').id, accountIdOf(c));
-    endOpenUploads(c, row);
-    return c.json({ success: true as const, data: requestRecord(row, origins(c)) }, 200);
+    const data = await closeOwnRequest(c, c.req.valid('param').id);
+    return c.json({ success: true as const, data }, 200);
   });
 
   const files = owner({

@@ -21,6 +21,12 @@ describe('POST /mcp', () => {
         'list_files',
         'upload_from_url',
         'upload_text',
+        'list_links',
+        'revoke_share_link',
+        'list_collections',
+        'remove_from_collection',
+        'list_file_requests',
+        'close_file_request',
       ].sort(),
     );
     expect(client.getServerVersion()?.name).toBe('edgeshare');

@@ -1,7 +1,9 @@
 // The tools' input schemas come from the REST routes' zod schemas: each tool's JSON Schema shows
 // every parameter and body field of the REST operations it mirrors exactly as the OpenAPI
-// document does (a path parameter under a clearer name, its own description), so the two cannot drift.
+// document does (a path parameter under a clearer name, its own description; a nullable field as
+// an optional one of its one type), so the two cannot drift.
 import { describe, expect, it } from 'vitest';
+import { oneType } from '../../src/mcp/tool';
 import { call, createKey } from '../helpers/worker';
 import { mcpClient } from './mcp-helpers';
 
@@ -22,6 +24,10 @@ const RENAMED: Record<string, Record<string, string>> = {
   addCollectionFiles: { id: 'collectionId' },
   getFileAccessLog: { id: 'fileId' },
   getFileRequestAccessLog: { id: 'requestId' },
+  listShareLinks: { id: 'fileId' },
+  listCollectionLinks: { id: 'collectionId' },
+  removeCollectionFile: { id: 'collectionId' },
+  closeFileRequest: { id: 'requestId' },
 };
 
 /** Tools that take some of their operation's fields, and set the rest themselves. */
@@ -75,13 +81,14 @@ describe('tool input schemas', () => {
         for (const parameter of operation?.parameters ?? []) {
           if (parameter.in === 'header') continue;
           // A parameter's prose is its own; its type, bounds, pattern and default are the route's.
-          expected.push([renamed[parameter.name] ?? parameter.name, withoutProse(parameter.schema), false]);
+          expected.push([renamed[parameter.name] ?? parameter.name, withoutProse(oneType(parameter.schema)), false]);
         }
         const json = operation?.requestBody?.content['application/json']?.schema;
         if (json) {
           const body = resolve(json, document.components.schemas);
           for (const [name, schema] of Object.entries((body.properties ?? {}) as Record<string, Schema>)) {
-            expected.push([name, resolve(schema, document.components.schemas), true]);
+            // A nullable field is an optional argument of the one type (the portability test below).
+            expected.push([name, oneType(resolve(schema, document.components.schemas)), true]);
           }
         }
         for (const [name, schema, exact] of expected) {
@@ -110,5 +117,61 @@ describe('tool input schemas', () => {
     expect(byName.get('add_to_collection')?.required).toEqual(['collectionId', 'fileIds']);
     expect(byName.get('create_share_link')).toMatchObject({ additionalProperties: false });
     expect(byName.get('list_files')?.properties).toMatchObject({ limit: { type: 'integer', maximum: 100 } });
+    expect(byName.get('revoke_share_link')?.required).toEqual(['linkId']);
+    expect(byName.get('remove_from_collection')?.required).toEqual(['collectionId', 'fileId']);
+    expect(byName.get('close_file_request')?.required).toEqual(['requestId']);
+    expect(byName.get('list_links')?.required).toBeUndefined();
+    expect(byName.get('list_file_requests')?.properties).toMatchObject({ limit: { type: 'integer', default: 20 } });
+  });
+});
+
+/** The JSON types a property's schema allows: its `type` (one or a list), and those of its anyOf/oneOf branches. */
+function typesOf(schema: Schema): Set<string> {
+  const types = new Set<string>();
+  const type = schema.type;
+  if (typeof type === 'string') types.add(type);
+  if (Array.isArray(type)) for (const each of type) types.add(String(each));
+  if (schema.nullable === true) types.add('null');
+  for (const key of ['anyOf', 'oneOf'] as const) {
+    const branches = schema[key];
+    if (Array.isArray(branches))
+      for (const branch of branches) for (const each of typesOf(branch as Schema)) types.add(each);
+  }
+  return types;
+}
+
+/** Every property schema under `schema` (nested objects' properties, array items), with its path. */
+function* propertiesOf(schema: Schema, path: string): Generator<[string, Schema]> {
+  for (const [name, property] of Object.entries((schema.properties ?? {}) as Record<string, Schema>)) {
+    yield [`${path}.${name}`, property];
+    yield* propertiesOf(property, `${path}.${name}`);
+  }
+  const items = schema.items;
+  if (items && typeof items === 'object' && !Array.isArray(items)) {
+    yield [`${path}[]`, items as Schema];
+    yield* propertiesOf(items as Schema, `${path}[]`);
+  }
+  for (const key of ['anyOf', 'oneOf', 'allOf'] as const) {
+    const branches = schema[key];
+    if (Array.isArray(branches)) for (const branch of branches) yield* propertiesOf(branch as Schema, path);
+  }
+}
+
+describe('tool input schemas are portable (the MCP Inspector’s --strict)', () => {
+  it('give every property of every tool one JSON type: a nullable REST field is an optional argument', async () => {
+    const { key } = await createKey('portable');
+    const { tools } = await (await mcpClient(key)).listTools();
+    expect(tools.length).toBeGreaterThanOrEqual(18);
+    const mixed: string[] = [];
+    let walked = 0;
+    for (const tool of tools) {
+      for (const [path, property] of propertiesOf(tool.inputSchema as Schema, tool.name)) {
+        walked++;
+        const types = typesOf(property);
+        if (types.size > 1) mixed.push(`${path}: ${[...types].join(' | ')}`);
+      }
+    }
+    expect(walked).toBeGreaterThan(50);
+    expect(mixed).toEqual([]);
   });
 });

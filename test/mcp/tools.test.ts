@@ -312,7 +312,7 @@ describe('sharing tools', () => {
     expect(await toolData(client, 'get_access_log', { requestId: request.id })).toMatchObject({ events: [] });
   });
 
-  it('create_upload_url gives a URL that takes exactly one file of the stated size and type', async () => {
+  it('create_upload_url gives a URL that takes exactly one file of the stated size and type, named after it and closed once it is in', async () => {
     const { key, auth } = await createKey('upload-url');
     const client = await mcpClient(key);
     const made = await toolData<{ uploadUrl: string; tusUrl: string; expiresAt: string; requestId: string }>(
@@ -327,11 +327,20 @@ describe('sharing tools', () => {
       call(made.uploadUrl, { method: 'PUT', headers: { 'Content-Type': type }, body });
     expect((await put('hello world', 'text/plain')).status).toBe(413);
     expect((await put('%PDF-', 'application/pdf')).status).toBe(415);
+    // Named after the file it expects, and open until that file is in.
+    expect(await getRequest(auth, made.requestId)).toMatchObject({
+      label: 'hello.txt (text/plain, 5 bytes)',
+      status: 'open',
+      closedAt: null,
+    });
     const stored = await put('hello', 'text/plain');
     expect(stored.status).toBe(201);
+    const done = await getRequest(auth, made.requestId);
+    expect(done).toMatchObject({ label: 'hello.txt (text/plain, 5 bytes)', status: 'closed', fileCount: 1 });
+    expect(Date.parse(done.closedAt ?? '')).not.toBeNaN();
     const again = await put('hello', 'text/plain');
     expect(again.status).toBe(410);
-    expect(await again.json()).toMatchObject({ code: 'REQUEST_FULL' });
+    expect(await again.json()).toMatchObject({ code: 'REQUEST_CLOSED' });
     const files = await call(`/api/v2/requests/${made.requestId}/files`, { headers: auth });
     expect(((await files.json()) as { data: { files: unknown[] } }).data.files).toHaveLength(1);
     expect(await toolRefusal(client, 'create_upload_url', { size: 0, contentType: 'text/plain' })).toMatchObject({
@@ -406,7 +415,7 @@ describe('create_upload_url takes exactly the stated size (issue 33)', () => {
     await nothingLeft();
     expect((await putTo(made.uploadUrl, 'hello world', { 'Content-Length': '11' })).status).toBe(413);
     expect((await putTo(made.uploadUrl, 'hello', { 'Content-Length': '5' })).status).toBe(201);
-    await expectError(await putTo(made.uploadUrl, 'hello', { 'Content-Length': '5' }), 410, 'REQUEST_FULL');
+    await expectError(await putTo(made.uploadUrl, 'hello', { 'Content-Length': '5' }), 410, 'REQUEST_CLOSED');
     await tookOne();
   });
 
@@ -418,7 +427,7 @@ describe('create_upload_url takes exactly the stated size (issue 33)', () => {
     expect((await putTo(made.uploadUrl, bytes('hello world'))).status).toBe(413);
     await nothingLeft();
     expect((await putTo(made.uploadUrl, bytes('hello'))).status).toBe(201);
-    await expectError(await putTo(made.uploadUrl, bytes('hello')), 410, 'REQUEST_FULL');
+    await expectError(await putTo(made.uploadUrl, bytes('hello')), 410, 'REQUEST_CLOSED');
     await tookOne();
   });
 
@@ -428,7 +437,7 @@ describe('create_upload_url takes exactly the stated size (issue 33)', () => {
     await expectTooSmall(await send({ uploadUrl: formUrl }, file('hell')));
     await nothingLeft();
     expect((await send({ uploadUrl: formUrl }, file('hello'))).status).toBe(201);
-    await expectError(await send({ uploadUrl: formUrl }, file('hello')), 410, 'REQUEST_FULL');
+    await expectError(await send({ uploadUrl: formUrl }, file('hello')), 410, 'REQUEST_CLOSED');
     await tookOne();
   });
 
@@ -443,7 +452,7 @@ describe('create_upload_url takes exactly the stated size (issue 33)', () => {
     const created = await tusCreate(made.tusUrl, 5, 'hello');
     expect(created.status).toBe(201);
     expect(created.headers.get('upload-offset')).toBe('5');
-    await expectError(await tusCreate(made.tusUrl, 5), 410, 'REQUEST_FULL');
+    await expectError(await tusCreate(made.tusUrl, 5), 410, 'REQUEST_CLOSED');
     await tookOne();
   });
 
