@@ -52,7 +52,7 @@ describe.runIf(warnIfNoChromium('the encrypted collection page browser tests'))(
         const uploaded = await call<{ id: string }>(key, '/api/v2/upload/f.age?encryption=age', {
           method: 'PUT',
           headers: { 'Edgeshare-Meta': secret.meta },
-          body: secret.bytes,
+          body: new Uint8Array(secret.bytes),
         });
         ids.push(uploaded.id);
       }

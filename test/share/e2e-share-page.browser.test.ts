@@ -25,7 +25,7 @@ async function uploadAge(key: string, file: AgeFile): Promise<string> {
     {
       method: 'PUT',
       headers: { 'Edgeshare-Meta': file.meta },
-      body: file.bytes,
+      body: new Uint8Array(file.bytes),
     },
   );
   expect(status, JSON.stringify(body)).toBe(201);
