@@ -99,7 +99,6 @@ async function runSave(
 }
 
 function showPreview(box: HTMLElement, meta: FileMeta, blob: Blob) {
-  const url = URL.createObjectURL(blob);
   const label = `Preview of ${meta.name}`;
   box.replaceChildren();
   if (meta.type.startsWith('text/')) {
@@ -114,7 +113,7 @@ function showPreview(box: HTMLElement, meta: FileMeta, blob: Blob) {
   }
   const kind = meta.type.split('/')[0];
   const element = document.createElement(kind === 'image' ? 'img' : kind === 'audio' ? 'audio' : 'video');
-  element.src = url;
+  element.src = URL.createObjectURL(blob);
   if (element instanceof HTMLImageElement) element.alt = label;
   else {
     element.controls = true;

@@ -10,9 +10,10 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { Browser, BrowserContext, Download, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addRecipientHeader, encodeHeader } from '../../src/lib/age/index.ts';
+import { addRecipientHeader, encodeHeader, sealMeta } from '../../src/lib/age/index.ts';
 import { type AgeFile, ageFile, linkHeader, newIdentity } from '../helpers/age-files.ts';
 import { api, createKey, launchBrowser, newPage, screenshot, server, warnIfNoChromium } from '../helpers/browser.ts';
+import { landscapePng } from '../helpers/png.ts';
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
@@ -200,6 +201,29 @@ describe.runIf(warnIfNoChromium('the encrypted share page browser tests'))(
         await context.close();
       });
     }
+
+    it('an image previews after decryption, from a blob: URL the CSP allows', async () => {
+      const picture = landscapePng(320, 200);
+      const made = await ageFile(await newIdentity(), 0, 43, 'harbour.png', picture);
+      const meta = sealMeta(made.fileKey, {
+        name: 'harbour.png',
+        type: 'image/png',
+        size: picture.length,
+        sha256: sha256(picture),
+      });
+      const id = await uploadAge(key, { ...made, meta });
+      const way = await linkHeader(made);
+      const link = await makeLink(key, id, way.header);
+      const context = await browser.newContext();
+      const { page, problems } = await newPage(context);
+      await page.goto(`${link.url}#k=${way.identity}`);
+      await page.getByRole('button', { name: 'Show preview' }).click();
+      const image = page.getByRole('img', { name: 'Preview of harbour.png' });
+      await expect.poll(() => image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(320);
+      expect(await image.getAttribute('src')).toMatch(/^blob:/);
+      expect(problems).toEqual([]);
+      await context.close();
+    });
 
     it('a wrong key and a missing key are errors on the page, before anything downloads', async () => {
       const context = await browser.newContext();
