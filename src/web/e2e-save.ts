@@ -10,6 +10,8 @@
 // 3. a Blob, below BLOB_MAX_BYTES, made only once every byte is checked.
 // Safari buffers a Service Worker's streamed answer in memory, so it gets the Blob.
 
+import { saveBlob } from './dom.ts';
+
 /** The largest file saved through a Blob (held in memory): 512 MiB. */
 export const BLOB_MAX_BYTES = 512 * 1024 * 1024;
 const SW_URL = '/assets/e2e-sw.js';
@@ -91,14 +93,7 @@ async function throughBlob(target: SaveTarget, plaintext: ReadableStream<Uint8Ar
     }
     parts.push(value as Uint8Array<ArrayBuffer>);
   }
-  const url = URL.createObjectURL(new Blob(parts, { type: target.type || 'application/octet-stream' }));
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = target.name;
-  document.body.append(link);
-  link.click();
-  link.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+  saveBlob(new Blob(parts, { type: target.type || 'application/octet-stream' }), target.name);
 }
 
 /** A chunk as a buffer of its own, to transfer to the Service Worker without a copy when it is one. */
