@@ -130,5 +130,31 @@ describe.runIf(warnIfNoChromium('the encrypted collection page browser tests'))(
       expect(problems).toEqual([]);
       await context.close();
     });
+
+    it('"Download all" with a member cut short is an error on the page, and no complete ZIP is saved', async () => {
+      const context = await browser.newContext({ acceptDownloads: true });
+      const { page } = await newPage(context);
+      // The first member's download loses its last 100 bytes (inside its final chunk).
+      await page.route(
+        (target) => target.pathname.includes('/files/'),
+        async (route) => {
+          const response = await route.fetch();
+          const body = (await response.body()).subarray(0, -100);
+          const headers = { ...response.headers(), 'content-length': String(body.length) };
+          await route.fulfill({ status: response.status(), headers, body });
+        },
+      );
+      await page.goto(`${url}#k=${link.identity}`);
+      await expect.poll(() => status(page).getAttribute('data-state')).toBe('ready');
+      await page.evaluate(() => navigator.serviceWorker.ready);
+      const [download] = await Promise.all([
+        page.waitForEvent('download', { timeout: 30_000 }),
+        page.getByRole('link', { name: /^Download all/ }).click(),
+      ]);
+      await expect.poll(() => status(page).getAttribute('data-state'), { timeout: 30_000 }).toBe('error');
+      expect(await status(page).textContent()).toContain('cut short or altered');
+      expect(await download.failure()).not.toBeNull();
+      await context.close();
+    });
   },
 );
