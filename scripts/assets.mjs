@@ -60,8 +60,20 @@ export const PAGE_FORMAT_BUNDLE = join(ROOT, 'public/assets/format.js');
  * `wrangler dev`s (the e2e and browser tests) may build and serve it at the same time. Returns the
  * bundled npm packages.
  */
+/**
+ * The share pages' decrypting script (a file's or a collection's page of end-to-end encrypted
+ * files, the key from the link's fragment) and their saving Service Worker, which public/_headers
+ * lets register with scope /share/ (Service-Worker-Allowed).
+ */
+export const E2E_SHARE_ENTRY = join(ROOT, 'src/web/e2e-share.ts');
+export const E2E_SHARE_BUNDLE = join(ROOT, 'public/assets/e2e-share.js');
+export const E2E_SW_ENTRY = join(ROOT, 'src/web/e2e-sw.ts');
+export const E2E_SW_BUNDLE = join(ROOT, 'public/assets/e2e-sw.js');
+
 export function buildWebApp() {
   buildBundle(REQUEST_PAGE_ENTRY, REQUEST_PAGE_BUNDLE, 'file request page');
+  buildBundle(E2E_SHARE_ENTRY, E2E_SHARE_BUNDLE, 'share pages’ decryption');
+  buildBundle(E2E_SW_ENTRY, E2E_SW_BUNDLE, 'share pages’ saving Service Worker');
   buildBundle(PAGE_FORMAT_ENTRY, PAGE_FORMAT_BUNDLE, 'pages’ size and time format');
   return buildBundle(WEB_APP_ENTRY, WEB_APP_BUNDLE, 'web app');
 }

@@ -10,6 +10,23 @@ import { type PreviewKind, previewKind, TEXT_PREVIEW_BYTES } from './preview';
 /** Images, media and the PDF frame come from this origin's view route; the page runs no script. */
 export const SHARE_PAGE_CSP = pageCsp({ media: "'self'", frame: "'self'" });
 
+/**
+ * A page with end-to-end encrypted files runs the decrypting script (/assets/e2e-share.js): it
+ * fetches the download from this origin, previews the plaintext as blob: URLs, registers the
+ * saving Service Worker (/assets/e2e-sw.js, scoped to /share/) and saves through a hidden frame
+ * of this origin. Still no inline script and nothing from another origin.
+ */
+export const E2E_PAGE_CSP = pageCsp({
+  img: "'self' blob:",
+  media: "'self' blob:",
+  frame: "'self'",
+  connect: "'self'",
+  worker: "'self'",
+});
+
+/** The decrypting script of the pages of encrypted files (src/web/e2e-share.ts). */
+const E2E_SCRIPT = '/assets/e2e-share.js';
+
 export type SharePageInput = {
   row: FileRow;
   /** Absolute: `{SITE_URL or request origin}/share/<token>`. */
@@ -26,8 +43,26 @@ export type SharePageInput = {
    * An end-to-end encrypted file: what its download is (the link's header and the payload, `size`
    * bytes), and whether the link asks a password (the curl line then sends one).
    */
-  e2e?: { size: number; password: boolean };
+  e2e?: { size: number; password: boolean; header: string | null; meta: string | null };
 };
+
+/**
+ * Where the decrypting script works: the way in's header (public: the download starts with it)
+ * and the sealed `meta`, both opened in the browser with the key from the fragment.
+ */
+function e2eBox(download: string, header: string | null, meta: string | null) {
+  return html`<section class="e2e" id="e2e" aria-label="Decrypt" data-download="${download}" data-header="${header ?? ''}" data-meta="${meta ?? ''}">
+<p class="e2e-status" role="status" aria-live="polite">Decrypting needs the page’s script and the key from the link.</p>
+<form class="e2e-passphrase" hidden>
+<label for="e2e-passphrase">Passphrase</label>
+<input id="e2e-passphrase" name="passphrase" type="password" autocomplete="off" required>
+<button class="button" type="submit">Open</button>
+</form>
+<button class="button e2e-save" type="button" hidden>Download</button>
+<button class="button secondary e2e-show" type="button" hidden>Show preview</button>
+<div class="preview e2e-preview" aria-label="Preview" hidden></div>
+</section>`;
+}
 
 /**
  * What a page says of an end-to-end encrypted file until the page decrypts in the browser: open
@@ -108,10 +143,12 @@ export function sharePage(input: SharePageInput) {
 <dt>Uploaded</dt><dd>${time(row.uploaded_at)}</dd>
 ${row.expires_at ? html`<dt>Expires</dt><dd>${time(row.expires_at)}</dd>` : ''}
 </dl>
+${e2e ? e2eBox(`${base}/download`, e2e.header, e2e.meta) : ''}
 ${e2e ? e2eNote(`${input.shareUrl}/download`, e2e.password) : ''}
-<a class="button" href="${base}/download" download>Download (${size})</a>
+<a class="button${e2e ? ' secondary e2e-raw' : ''}" href="${base}/download" download>${e2e ? 'Download encrypted' : 'Download'} (${size})</a>
 ${shown ? html`<section class="preview" aria-label="Preview">${shown}</section>` : ''}`,
     footer: reportFooter(input.shareUrl, input.contact),
+    ...(e2e ? { scripts: [E2E_SCRIPT] } : {}),
   });
 }
 
@@ -125,6 +162,9 @@ export type CollectionPageMember = {
   size: number;
   mime_type: string;
   encrypted?: boolean;
+  /** An encrypted member's header for this link, and its sealed `meta` (the page opens both). */
+  header?: string | null;
+  meta?: string | null;
 };
 
 export type CollectionPageInput = {
@@ -183,18 +223,32 @@ export function collectionPage(input: CollectionPageInput) {
   const zip = formatBytes(input.archiveLength);
   const description = `${files} · ${total} · shared with edgeshare`;
   const image = `${input.origin}/assets/icon-192.png`;
+  const encrypted = input.members.some((member) => member.encrypted);
   return layout({
     title: `${input.name} · edgeshare`,
     head: socialTags({ title: input.name, description, url: input.shareUrl, image }),
     body: html`<h1>${input.name}</h1>
 ${input.note ? html`<p class="collection-note">${input.note}</p>` : ''}
 <p class="muted">${files} · ${total}</p>
-<a class="button download-all" href="${base}/archive.zip?v=${input.archiveVersion}" download>Download all (ZIP, ${zip})</a>
+${
+  encrypted
+    ? html`<p class="e2e-status" id="e2e" role="status" aria-live="polite" data-base="${base}" data-name="${input.name}">Decrypting needs the page’s script and the key from the link.</p>
+<form class="e2e-passphrase" hidden>
+<label for="e2e-passphrase">Passphrase</label>
+<input id="e2e-passphrase" name="passphrase" type="password" autocomplete="off" required>
+<button class="button" type="submit">Open</button>
+</form>
+`
+    : ''
+}<a class="button download-all" href="${base}/archive.zip?v=${input.archiveVersion}" download>Download all (ZIP, ${zip})</a>
 <ul class="collection-files" aria-label="Files">
 ${input.members.map((member) => {
   const size = formatBytes(member.size);
   const shown = memberPreview(member, input, base);
-  return html`<li class="collection-file">
+  const e2e = member.encrypted
+    ? html` data-file-id="${member.id}" data-header="${member.header ?? ''}" data-meta="${member.meta ?? ''}"`
+    : '';
+  return html`<li class="collection-file"${e2e}>
 <h2 class="file-name">${member.original_name}</h2>
 <p class="muted file-meta">${size} · ${member.mime_type}</p>
 ${shown ? html`<div class="preview">${shown}</div>` : ''}
@@ -203,6 +257,7 @@ ${shown ? html`<div class="preview">${shown}</div>` : ''}
 })}
 </ul>`,
     footer: reportFooter(input.shareUrl, input.contact),
+    ...(encrypted ? { scripts: [E2E_SCRIPT] } : {}),
   });
 }
 

@@ -19,6 +19,7 @@ import { openForVisitor, type VisitKind } from '../visitors/service';
 import { isCollection, type SharedCollection, type ShareServe, type ShareSubject, shareDoor } from './door';
 import {
   collectionPage,
+  E2E_PAGE_CSP,
   LOCKED_PAGE_CSP,
   lockedPage,
   NOT_FOUND_CSP,
@@ -98,7 +99,12 @@ export function createShareRouter() {
     // An encrypted file's download is the way in's header (a link's, or the owner's) and the payload.
     const ageHeader = link ? header : file.e2e_header;
     const e2e = file.encryption
-      ? { size: file.size + (ageHeader?.length ?? 0), password: link?.password_hash != null }
+      ? {
+          size: file.size + (ageHeader?.length ?? 0),
+          password: link?.password_hash != null,
+          header: ageHeader ?? null,
+          meta: file.meta ?? null,
+        }
       : undefined;
     const text =
       preview && previewKind(file.mime_type) === 'text' && c.req.method === 'GET'
@@ -109,7 +115,7 @@ export function createShareRouter() {
     const shareUrl = `${origin}/share/${c.req.param('token')}`;
     const contact = c.get('config').ABUSE_CONTACT;
     const input = { row: file, origin, shareUrl, text, preview, contact, e2e };
-    return c.html(sharePage(input), 200, pageHeaders(SHARE_PAGE_CSP));
+    return c.html(sharePage(input), 200, pageHeaders(e2e ? E2E_PAGE_CSP : SHARE_PAGE_CSP));
   };
 
   // A collection's page: every live member, "Download all" with the ZIP's exact length. A capped
@@ -143,7 +149,8 @@ export function createShareRouter() {
       contact: c.get('config').ABUSE_CONTACT,
       password: link.password_hash !== null,
     });
-    return c.html(body, 200, pageHeaders(SHARE_PAGE_CSP));
+    const encrypted = members.some((member) => member.encryption !== null);
+    return c.html(body, 200, pageHeaders(encrypted ? E2E_PAGE_CSP : SHARE_PAGE_CSP));
   };
 
   // The page takes the password as the downloads do (a grant, or HTTP Basic with an empty user

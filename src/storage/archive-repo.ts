@@ -20,6 +20,8 @@ export type ArchiveMemberRow = {
   mime_type: string;
   /** 'age' for an end-to-end encrypted file (its size and CRC-32 are its payload's), else null. */
   encryption: string | null;
+  /** An encrypted member's sealed `meta` (opened only in a browser, with the key), else null. */
+  meta: string | null;
   /** An encrypted member's age header for this archive's way in (the owner's, or a link's); else null. */
   header: string | null;
   /** The file request it came through (its scan mode), or null. */
@@ -37,7 +39,7 @@ export const zipFileOf = (member: ArchiveMemberRow): ZipFile => ({
 // With each member's standing (migration 0016): an archive leaves out those it may not serve.
 const MEMBER_COLUMNS =
   'f.id, f.original_name, f.size, f.crc32, f.uploaded_at, f.updated_at, f.r2_key, f.mime_type, f.request_id, ' +
-  'f.moderation_state, f.moderation_statement, f.scan_status, f.released_at, f.encryption';
+  'f.moderation_state, f.moderation_statement, f.scan_status, f.released_at, f.encryption, f.meta';
 /**
  * An encrypted member's header for the way in (?4: a link's id, or NULL for the owner's), and the
  * condition that keeps a member: plain, or encrypted with a header there (migration 0017).

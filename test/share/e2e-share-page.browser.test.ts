@@ -1,0 +1,280 @@
+/// <reference lib="dom" />
+// (DOM types: the page.evaluate callbacks here run in the browser.)
+// The share page of an end-to-end encrypted file in real Chromium (issue 41, "Visitors"): the key
+// comes from the link's fragment and never leaves the browser; the page shows the real name from
+// `meta`, decrypts while it downloads and saves through its Service Worker (kept alive past a
+// minute); a download cut short or with a flipped byte near its end is an error on the page and
+// never a complete file; a passphrase link asks for the phrase, and one that asks too much scrypt
+// work is refused; no CSP violation at 1280 or 390 px.
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import type { Browser, BrowserContext, Download, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addRecipientHeader, encodeHeader, sealMeta } from '../../src/lib/age/index.ts';
+import { type AgeFile, ageFile, linkHeader, newIdentity } from '../helpers/age-files.ts';
+import { api, createKey, launchBrowser, newPage, screenshot, server, warnIfNoChromium } from '../helpers/browser.ts';
+import { landscapePng } from '../helpers/png.ts';
+
+const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
+
+/** Uploads an age file (header ‖ payload, its `meta`) through the API, as the CLI does. */
+async function uploadAge(key: string, file: AgeFile): Promise<string> {
+  const { status, body } = await api<{ data: { id: string } }>(
+    server().origin,
+    key,
+    '/api/v2/upload/f.age?encryption=age',
+    {
+      method: 'PUT',
+      headers: { 'Edgeshare-Meta': file.meta },
+      body: new Uint8Array(file.bytes),
+    },
+  );
+  expect(status, JSON.stringify(body)).toBe(201);
+  return body.data.id;
+}
+
+/** A link to the file with this header; its URL (without a fragment) and id. */
+async function makeLink(key: string, fileId: string, e2eHeader: string): Promise<{ url: string; id: string }> {
+  const { status, body } = await api<{ data: { url: string; id: string } }>(
+    server().origin,
+    key,
+    `/api/v2/files/${fileId}/links`,
+    { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ e2eHeader }) },
+  );
+  expect(status, JSON.stringify(body)).toBe(201);
+  return body.data;
+}
+
+/** Every request the context makes, as text (URL, headers, body), to look for the key in. */
+function recordRequests(context: BrowserContext): string[] {
+  const seen: string[] = [];
+  context.on('request', (request) => {
+    seen.push(`${request.url()}\n${JSON.stringify(request.headers())}\n${request.postData() ?? ''}`);
+  });
+  return seen;
+}
+
+const status = (page: Page) => page.locator('.e2e-status');
+
+/** Clicks the page's decrypting Download button; the download the browser starts. */
+async function startDownload(page: Page): Promise<Download> {
+  const [download] = await Promise.all([
+    page.waitForEvent('download', { timeout: 30_000 }),
+    page.getByRole('button', { name: /^Download \(/ }).click(),
+  ]);
+  return download;
+}
+
+/** Serves the download with `alter` applied to its bytes (a cut, a flipped byte). */
+async function alterDownload(page: Page, alter: (bytes: Buffer) => Buffer) {
+  await page.route(
+    (url) => url.pathname.endsWith('/download'),
+    async (route) => {
+      const response = await route.fetch();
+      const body = alter(await response.body());
+      const headers = { ...response.headers(), 'content-length': String(body.length) };
+      await route.fulfill({ status: response.status(), headers, body });
+    },
+  );
+}
+
+describe.runIf(warnIfNoChromium('the encrypted share page browser tests'))(
+  'an encrypted file’s share page in Chromium',
+  () => {
+    let browser: Browser;
+    let key: string;
+    let file: AgeFile;
+    let fileId: string;
+    let keyed: { url: string; id: string; identity: string };
+
+    beforeAll(async () => {
+      browser = await launchBrowser();
+      key = await createKey('encrypted share page browser test');
+      const owner = await newIdentity();
+      // Three full chunks and a bit: a cut at a chunk boundary and a flip in the last chunk both matter.
+      file = await ageFile(owner, 3 * 65536 + 777, 41, 'Quarterly numbers – final.bin');
+      fileId = await uploadAge(key, file);
+      const way = await linkHeader(file);
+      keyed = { ...(await makeLink(key, fileId, way.header)), identity: way.identity };
+    });
+
+    afterAll(async () => {
+      await browser?.close();
+    });
+
+    for (const [name, viewport] of [
+      ['desktop', { width: 1280, height: 900 }],
+      ['phone', { width: 390, height: 844 }],
+    ] as const) {
+      it(`shows the real name, saves the plaintext through the Service Worker, and never sends the key (${name})`, async () => {
+        const context = await browser.newContext({ viewport, acceptDownloads: true });
+        const requests = recordRequests(context);
+        const { page, problems } = await newPage(context);
+        expect((await page.goto(`${keyed.url}#k=${keyed.identity}`))?.status()).toBe(200);
+        await expect.poll(() => page.locator('h1').textContent()).toBe(file.name);
+        await expect.poll(() => status(page).getAttribute('data-state')).toBe('ready');
+        // The Service Worker is this origin's, scoped to the share pages only.
+        const scope = await page.evaluate(async () => (await navigator.serviceWorker.ready).scope);
+        expect(scope).toBe(`${server().origin}/share/`);
+        expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(viewport.width);
+        await screenshot(page, `e2e-share-page-${name}`, true);
+
+        const download = await startDownload(page);
+        expect(new URL(download.url()).pathname).toMatch(/^\/share\/_e2e-save\//);
+        expect(download.suggestedFilename()).toBe(file.name);
+        await expect.poll(() => status(page).getAttribute('data-state'), { timeout: 30_000 }).toBe('done');
+        expect(await download.failure()).toBeNull();
+        expect(sha256(await readFile(await download.path()))).toBe(sha256(file.plaintext));
+
+        // The key went nowhere: no request (URL, header, body) and no access-log entry holds it.
+        expect(requests.length).toBeGreaterThan(0);
+        expect(requests.filter((request) => request.includes(keyed.identity))).toEqual([]);
+        const log = await api(server().origin, key, `/api/v2/links/${keyed.id}/access`);
+        expect(log.status).toBe(200);
+        expect(JSON.stringify(log.body)).not.toContain(keyed.identity);
+        expect(JSON.stringify(log.body)).not.toContain(keyed.identity.toLowerCase());
+        expect(problems).toEqual([]);
+        await context.close();
+      });
+    }
+
+    it('a download slowed past a minute still saves every byte through the Service Worker', {
+      timeout: 300_000,
+    }, async () => {
+      // Small (1 MiB) and slowed by the browser's own network throttling: it costs time, not CPU.
+      const slow = await ageFile(await newIdentity(), 1024 * 1024, 42, 'slow.bin');
+      const slowId = await uploadAge(key, slow);
+      const way = await linkHeader(slow);
+      const link = await makeLink(key, slowId, way.header);
+      const context = await browser.newContext({ acceptDownloads: true });
+      const { page, problems } = await newPage(context);
+      await page.goto(`${link.url}#k=${way.identity}`);
+      await expect.poll(() => status(page).getAttribute('data-state')).toBe('ready');
+      await page.evaluate(() => navigator.serviceWorker.ready);
+      const cdp = await context.newCDPSession(page);
+      await cdp.send('Network.enable');
+      // 16 KiB/s: the 1 MiB download takes about 64 s, past Firefox's 30 s and Chromium's idle timeout.
+      await cdp.send('Network.emulateNetworkConditions', {
+        offline: false,
+        latency: 0,
+        downloadThroughput: 16 * 1024,
+        uploadThroughput: -1,
+      });
+      const started = Date.now();
+      const download = await startDownload(page);
+      await expect
+        .poll(() => status(page).getAttribute('data-state'), { timeout: 240_000, interval: 2_000 })
+        .toBe('done');
+      // A floor set by the throttle, not a timing guess: the save really outlived a minute.
+      expect(Date.now() - started).toBeGreaterThan(60_000);
+      expect(await download.failure()).toBeNull();
+      expect(sha256(await readFile(await download.path()))).toBe(sha256(slow.plaintext));
+      expect(problems).toEqual([]);
+      await context.close();
+    });
+
+    for (const [what, alter] of [
+      // Cut right after the second of four chunks: every byte there authenticates, but no final chunk.
+      ['cut short at a chunk boundary', (bytes: Buffer) => bytes.subarray(0, file.header.length + 16 + 2 * 65552)],
+      ['cut inside its last chunk', (bytes: Buffer) => bytes.subarray(0, bytes.length - 100)],
+      [
+        'with a flipped byte near its end',
+        (bytes: Buffer) => {
+          const copy = Buffer.from(bytes);
+          copy[copy.length - 20] = (copy[copy.length - 20] ?? 0) ^ 0x01;
+          return copy;
+        },
+      ],
+    ] as const) {
+      it(`a download ${what} is an error on the page, and no complete file is saved`, async () => {
+        const context = await browser.newContext({ acceptDownloads: true });
+        const { page } = await newPage(context);
+        await alterDownload(page, alter);
+        await page.goto(`${keyed.url}#k=${keyed.identity}`);
+        await expect.poll(() => status(page).getAttribute('data-state')).toBe('ready');
+        await page.evaluate(() => navigator.serviceWorker.ready);
+        const download = await startDownload(page);
+        await expect.poll(() => status(page).getAttribute('data-state'), { timeout: 30_000 }).toBe('error');
+        expect(await status(page).textContent()).toMatch(/cut short or altered|not what its owner sent/);
+        // The browser marks the download failed: no file stands complete under its name.
+        expect(await download.failure()).not.toBeNull();
+        await context.close();
+      });
+    }
+
+    it('an image previews after decryption, from a blob: URL the CSP allows', async () => {
+      const picture = landscapePng(320, 200);
+      const made = await ageFile(await newIdentity(), 0, 43, 'harbour.png', picture);
+      const meta = sealMeta(made.fileKey, {
+        name: 'harbour.png',
+        type: 'image/png',
+        size: picture.length,
+        sha256: sha256(picture),
+      });
+      const id = await uploadAge(key, { ...made, meta });
+      const way = await linkHeader(made);
+      const link = await makeLink(key, id, way.header);
+      const context = await browser.newContext();
+      const { page, problems } = await newPage(context);
+      await page.goto(`${link.url}#k=${way.identity}`);
+      await page.getByRole('button', { name: 'Show preview' }).click();
+      const image = page.getByRole('img', { name: 'Preview of harbour.png' });
+      await expect.poll(() => image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(320);
+      expect(await image.getAttribute('src')).toMatch(/^blob:/);
+      expect(problems).toEqual([]);
+      await context.close();
+    });
+
+    it('a wrong key and a missing key are errors on the page, before anything downloads', async () => {
+      const context = await browser.newContext();
+      const { page, problems } = await newPage(context);
+      const other = await newIdentity();
+      await page.goto(`${keyed.url}#k=${other.identity}`);
+      await expect.poll(() => status(page).getAttribute('data-state')).toBe('error');
+      expect(await status(page).textContent()).toContain('does not open this file');
+      await page.goto(keyed.url);
+      await page.reload();
+      await expect.poll(() => status(page).textContent()).toContain('This link is incomplete');
+      expect(await page.getByRole('button', { name: /^Download \(/ }).isVisible()).toBe(false);
+      expect(problems).toEqual([]);
+      await context.close();
+    });
+
+    it('a passphrase link asks for the phrase, refuses a wrong one, and saves with the right one', async () => {
+      const header = new TextDecoder().decode(
+        await addRecipientHeader(file.fileKey, { passphrase: 'correct horse', logN: 10 }),
+      );
+      const link = await makeLink(key, fileId, header);
+      const context = await browser.newContext({ viewport: { width: 390, height: 844 }, acceptDownloads: true });
+      const { page, problems } = await newPage(context);
+      await page.goto(link.url);
+      const phrase = page.getByLabel('Passphrase');
+      await phrase.fill('wrong horse');
+      await page.getByRole('button', { name: 'Open' }).click();
+      await expect.poll(() => status(page).textContent()).toBe('That passphrase does not open this file.');
+      await phrase.fill('correct horse');
+      await page.getByRole('button', { name: 'Open' }).click();
+      await expect.poll(() => page.locator('h1').textContent()).toBe(file.name);
+      await page.evaluate(() => navigator.serviceWorker.ready);
+      const download = await startDownload(page);
+      await expect.poll(() => status(page).getAttribute('data-state'), { timeout: 30_000 }).toBe('done');
+      expect(sha256(await readFile(await download.path()))).toBe(sha256(file.plaintext));
+      expect(problems).toEqual([]);
+      await context.close();
+    });
+
+    it('a passphrase link whose scrypt work factor is above 2^20 is refused with a clear message', async () => {
+      // A well-formed header asking 2^21 (the page refuses before any scrypt work).
+      const stanza = { args: ['scrypt', 'AAAAAAAAAAAAAAAAAAAAAA', '21'], body: new Uint8Array(32) };
+      const header = new TextDecoder().decode(encodeHeader([stanza], new Uint8Array(32)));
+      const link = await makeLink(key, fileId, header);
+      const context = await browser.newContext();
+      const { page } = await newPage(context);
+      await page.goto(link.url);
+      await page.getByLabel('Passphrase').fill('anything');
+      await page.getByRole('button', { name: 'Open' }).click();
+      await expect.poll(() => status(page).textContent()).toContain('above 2^20');
+      await context.close();
+    });
+  },
+);
