@@ -49,6 +49,9 @@ export const WEB_APP_BUNDLE = join(ROOT, 'public/assets/app.js');
 /** The file request page's script ({site_url}/r/<token>), bundled the same way. */
 export const REQUEST_PAGE_ENTRY = join(ROOT, 'src/web/request-page.ts');
 export const REQUEST_PAGE_BUNDLE = join(ROOT, 'public/assets/request.js');
+/** The Web Worker that encrypts for the web app and the file request page (end-to-end encryption). */
+export const E2E_WORKER_ENTRY = join(ROOT, 'src/web/e2e-worker.ts');
+export const E2E_WORKER_BUNDLE = join(ROOT, 'public/assets/e2e-worker.js');
 /** The pages' size and time format for their plain scripts (the keys page), as a global. */
 export const PAGE_FORMAT_ENTRY = join(ROOT, 'src/web/page-format.ts');
 export const PAGE_FORMAT_BUNDLE = join(ROOT, 'public/assets/format.js');
@@ -62,6 +65,7 @@ export const PAGE_FORMAT_BUNDLE = join(ROOT, 'public/assets/format.js');
  */
 export function buildWebApp() {
   buildBundle(REQUEST_PAGE_ENTRY, REQUEST_PAGE_BUNDLE, 'file request page');
+  buildBundle(E2E_WORKER_ENTRY, E2E_WORKER_BUNDLE, 'encrypting Web Worker');
   buildBundle(PAGE_FORMAT_ENTRY, PAGE_FORMAT_BUNDLE, 'pages’ size and time format');
   return buildBundle(WEB_APP_ENTRY, WEB_APP_BUNDLE, 'web app');
 }

@@ -53,7 +53,7 @@ ${parts.footer ? html`<footer class="site-footer">${parts.footer}</footer>\n` : 
  * page names. No 'unsafe-inline' anywhere: pages carry no inline script or style.
  */
 export function pageCsp(
-  allow: Partial<Record<'script' | 'img' | 'media' | 'frame' | 'connect' | 'font' | 'form', string>> = {},
+  allow: Partial<Record<'script' | 'img' | 'media' | 'frame' | 'connect' | 'font' | 'form' | 'worker', string>> = {},
 ) {
   const directives = [
     "default-src 'none'",
@@ -64,6 +64,7 @@ export function pageCsp(
     ...(allow.frame ? [`frame-src ${allow.frame}`] : []),
     ...(allow.connect ? [`connect-src ${allow.connect}`] : []),
     ...(allow.font ? [`font-src ${allow.font}`] : []),
+    ...(allow.worker ? [`worker-src ${allow.worker}`] : []),
     "base-uri 'none'",
     `form-action ${allow.form ?? "'none'"}`,
     "frame-ancestors 'none'",
