@@ -7,12 +7,11 @@
 // the chunks it touches at their own index.
 import type { UploadOptions } from 'tus-js-client';
 import { neutralName, newEncryption } from '../client/e2e.ts';
-import { payloadLength, sealMeta } from '../lib/age/index.ts';
+import { openMeta, payloadLength, sealMeta } from '../lib/age/index.ts';
 import { fromBase64, toBase64 } from '../lib/encoding.ts';
 import { CRYPTO_WORKER_URL, type CryptoReply, type CryptoRequest } from './e2e-protocol.ts';
 
-/** Bytes per PATCH of an encrypted upload: each is made in the worker, so it is held once; small enough to resume often. */
-export const E2E_TUS_CHUNK_BYTES = 8 * 1024 * 1024;
+export { E2E_TUS_CHUNK_BYTES } from '../lib/web-settings.ts';
 
 const STORE_PREFIX = 'edgeshare.e2e.upload.';
 
@@ -68,6 +67,8 @@ export type PreparedUpload = {
   /** tus metadata: the neutral name, `encryption age`, `meta`. */
   metadata: Record<string, string>;
   fileKey: Uint8Array;
+  /** The plaintext's SHA-256 (lowercase hex), as `meta` says. */
+  sha256: string;
   tus: Pick<UploadOptions, 'fileReader' | 'fingerprint' | 'uploadSize'>;
   /** Drops what was kept for the resume (after the upload completes). */
   forget: () => void;
@@ -143,6 +144,7 @@ export async function prepareEncryptedUpload(
       meta: saved.meta,
     },
     fileKey,
+    sha256: openMeta(fileKey, saved.meta).sha256,
     tus: { fileReader, fingerprint: () => Promise.resolve(fingerprint), uploadSize: size },
     forget: () => localStorage.removeItem(key),
     resumed,
