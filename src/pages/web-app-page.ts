@@ -183,6 +183,7 @@ ${VIEWS.map((view) => html`<li><a id="nav-${view.id}" href="#${view.id}">${view.
       html`<option value="${choice.seconds}"${choice.seconds === DEFAULT_REQUEST_EXPIRY_SECONDS ? ' selected' : ''}>${choice.label}</option>`,
   )}</select></div>
 <div class="check" id="request-public-choice"><input id="request-public" type="checkbox"><label for="request-public">Received files get public share links</label></div>
+<div class="check" id="request-e2e-choice"><input id="request-e2e" type="checkbox"><label for="request-e2e">End-to-end encrypted (the sender’s browser encrypts each file to your identity)</label></div>
 </div>
 <button type="submit">Make upload link</button>
 </form>

@@ -64,7 +64,7 @@ const collections = createCollectionsView({
   openLinks: (collection) => links.openCollection(collection),
 });
 
-const e2e = createE2eView({ client: () => client, onError: fail, announce });
+const e2e = createE2eView({ client: () => client, onError: fail, announce, onIdentity: () => void files.load() });
 const e2eFiles = createE2eFiles({ client: () => client, identity: () => e2e.current(), onError: fail, announce });
 
 /** The upload's "Encrypt end to end" choice, remembered in this browser. */
@@ -90,6 +90,8 @@ const requests = createRequestsView({
   announce,
   onChanged: () => void loadUsage(),
   policy: () => policy,
+  identity: () => e2e.ensure(),
+  recipient: () => e2e.recipient(),
 });
 const webhooks = createWebhooksView({ client: () => client, onError: fail, announce });
 
@@ -158,6 +160,7 @@ async function loadPolicy(): Promise<void> {
 function applyPolicy(): void {
   byId('upload-encrypt-choice').hidden = !policy.e2eAllowed;
   byId('e2e-section').hidden = !policy.e2eAllowed;
+  byId('request-e2e-choice').hidden = !policy.e2eAllowed;
   offerUploadExpiries();
   offerUploadVisibility();
   files.redraw();

@@ -21,6 +21,8 @@ type Hooks = {
   client: () => EdgeshareClient | null;
   onError: (error: unknown) => void;
   announce: (text: string) => void;
+  /** After an identity came into this browser (restored, imported): the file list can show real names. */
+  onIdentity: () => void;
 };
 
 /** The shortest backup passphrase the app takes: it alone guards the identity the server keeps. */
@@ -151,6 +153,7 @@ export function createE2eView(hooks: Hooks) {
       input.value = '';
       render();
       say('Identity restored in this browser.');
+      hooks.onIdentity();
     } catch {
       say('That passphrase does not open the backup.', true);
     }
@@ -186,10 +189,17 @@ export function createE2eView(hooks: Hooks) {
       input.value = '';
       await load();
       say('Identity imported into this browser.');
+      hooks.onIdentity();
     } catch (error) {
       say(describeError(error), true);
     }
   });
 
-  return { load, ensure, current };
+  /** The account's recipient, if one is set. */
+  async function recipient(): Promise<string | undefined> {
+    if (!account) await load();
+    return account?.recipient ?? undefined;
+  }
+
+  return { load, ensure, current, recipient };
 }

@@ -31,10 +31,11 @@ const infoUrl = root.dataset.infoUrl ?? '';
 const EXACT = root.dataset.exactBytes === undefined ? null : Number(root.dataset.exactBytes);
 /** An `e2e` request: every file is encrypted here to the owner's recipient, read from `#r=` (never sent). */
 const E2E = root.dataset.e2e === '1';
-const RECIPIENT = E2E ? (new URLSearchParams(location.hash.slice(1)).get('r') ?? undefined) : undefined;
+/** The recipient in the address's fragment, read each time: a link completed in place (#r= added) works. */
+const recipient = (): string | undefined => new URLSearchParams(location.hash.slice(1)).get('r') ?? undefined;
 const INCOMPLETE =
   'This link is incomplete: it takes only encrypted files, and the key to encrypt them to (the part of the address after #r=, age1…) is missing or damaged. Nothing can be sent: ask the person who sent you the link for the whole link.';
-const e2eReady = () => RECIPIENT !== undefined && isRecipient(RECIPIENT);
+const e2eReady = () => isRecipient(recipient() ?? '');
 
 let password: string | undefined;
 let info: Info | undefined;
@@ -75,9 +76,9 @@ async function load(): Promise<void> {
   info = body.data;
   byId('password-section').hidden = true;
   showInfo(info);
-  if (E2E && !e2eReady()) {
-    banner(INCOMPLETE);
-    byId('drop-zone').hidden = true;
+  if (E2E) {
+    if (!e2eReady()) banner(INCOMPLETE);
+    byId('drop-zone').hidden = !e2eReady();
   }
 }
 
@@ -222,7 +223,7 @@ async function sendEncrypted(
   request: Info,
   onProgress: (sent: number, total: number) => void,
 ): Promise<Receipt> {
-  const prepared = await prepareEncryptedUpload(file, RECIPIENT as string, request.tusUrl);
+  const prepared = await prepareEncryptedUpload(file, recipient() ?? '', request.tusUrl);
   await sendResumable(file, request, onProgress, {
     metadata: prepared.metadata,
     chunkSize: E2E_TUS_CHUNK_BYTES,
@@ -286,6 +287,9 @@ function sendResumable(
 byId<HTMLFormElement>('password-form').addEventListener('submit', (event) => {
   event.preventDefault();
   password = byId<HTMLInputElement>('request-password').value;
+  // An e2e link whose fragment is completed in place (the #r= part pasted) needs no reload.
+  if (E2E) window.addEventListener('hashchange', () => void load());
+
   void load();
 });
 
@@ -305,5 +309,8 @@ zone.addEventListener('drop', (event) => {
   zone.classList.remove('dragging');
   if (event.dataTransfer?.files) enqueue(event.dataTransfer.files);
 });
+
+// An e2e link whose fragment is completed in place (the #r= part pasted) needs no reload.
+if (E2E) window.addEventListener('hashchange', () => void load());
 
 void load();

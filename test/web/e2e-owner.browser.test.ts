@@ -259,7 +259,6 @@ describe.runIf(warnIfNoChromium('the end-to-end encryption browser tests (owner)
         const restored = await page.evaluate(() => localStorage.getItem('edgeshare.e2e.identities'));
         const exported = readFileSync(identityPath, 'utf8').trim().split('\n').pop();
         expect(JSON.parse(restored ?? '[]')).toEqual([exported]);
-        await page.getByRole('button', { name: 'Refresh' }).click();
         await expect.poll(() => fileRow(page, bigName).count()).toBe(1);
         expect(problems).toEqual([]);
       } finally {
@@ -287,16 +286,31 @@ describe.runIf(warnIfNoChromium('the end-to-end encryption browser tests (owner)
       }
     }, 60_000);
 
-    it('a guest sends an encrypted file through an e2e request, refused without #r=, and the owner opens it', async () => {
+    it('a guest sends an encrypted file through an e2e request made in the web app, refused without #r=, and the owner opens it', async () => {
       const { origin } = server();
-      const created = await api<{ data: { id: string; url: string } }>(origin, key, '/api/v2/requests', {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({ message: 'Send the scans, encrypted', e2e: true }),
-      });
-      expect(created.status).toBe(201);
       const recipient = (await api<{ data: { recipient: string } }>(origin, key, '/api/v2/e2e/identity')).body.data
         .recipient;
+      // The owner makes the request in the web app: its link carries the recipient after #r=.
+      const owner = await newPage(context);
+      await signIn(owner.page, key);
+      await owner.page.goto(`${origin}/#requests`);
+      await owner.page.getByLabel('Name (only you see it)').fill('Scans, encrypted');
+      await owner.page.getByLabel(/End-to-end encrypted/).check();
+      await owner.page.getByRole('button', { name: 'Make upload link' }).click();
+      const linkField = owner.page.getByLabel('Link of Scans, encrypted');
+      await linkField.waitFor();
+      const link = await linkField.inputValue();
+      expect(link).toBe(`${link.split('#')[0]}#r=${recipient}`);
+      expect(owner.problems).toEqual([]);
+      await owner.page.close();
+      const requests = await api<{ data: { requests: { id: string; url: string; e2e: boolean }[] } }>(
+        origin,
+        key,
+        '/api/v2/requests',
+      );
+      const made = requests.body.data.requests.find((request) => link.startsWith(request.url));
+      expect(made?.e2e).toBe(true);
+      const created = { body: { data: { id: made?.id as string, url: link.split('#')[0] as string } } };
       const scanName = 'passport scan.pdf';
       const scan = randomBytes(3 * MiB + 12_345);
       const scanPath = join(dir, scanName);
@@ -310,10 +324,17 @@ describe.runIf(warnIfNoChromium('the end-to-end encryption browser tests (owner)
         await expect.poll(() => page.locator('#banner').textContent()).toContain('This link is incomplete');
         expect(await page.locator('#drop-zone').isVisible()).toBe(false);
 
-        await page.goto(`${created.body.data.url}#r=${recipient}`);
+        await page.goto(link);
         await page.locator('#request-e2e').waitFor();
         await page.locator('#file-input').setInputFiles(scanPath);
-        await expect.poll(() => page.locator('#receipt').textContent(), { timeout: 60_000 }).toContain(scanName);
+        const sent = page.locator('#uploads li').filter({ hasText: scanName });
+        await expect
+          .poll(async () => `${await sent.getAttribute('data-state')}: ${await sent.textContent()}`, {
+            timeout: 60_000,
+          })
+          .toMatch(/^(done|error):/);
+        expect(await sent.textContent()).toContain('Sent.');
+        expect(await page.locator('#receipt').textContent()).toContain(scanName);
         expect(await page.locator('#receipt').textContent()).toContain(sha256(scan));
         await screenshot(page, 'e2e-request-390');
         await page.setViewportSize(DESKTOP);
