@@ -297,7 +297,7 @@ describe.runIf(warnIfNoChromium('the end-to-end encryption browser tests (owner)
       await owner.page.getByLabel('Name (only you see it)').fill('Scans, encrypted');
       await owner.page.getByLabel(/End-to-end encrypted/).check();
       await owner.page.getByRole('button', { name: 'Make upload link' }).click();
-      const linkField = owner.page.getByLabel('Link of Scans, encrypted');
+      const linkField = owner.page.getByRole('textbox', { name: 'Link of Scans, encrypted' });
       await linkField.waitFor();
       const link = await linkField.inputValue();
       expect(link).toBe(`${link.split('#')[0]}#r=${recipient}`);
