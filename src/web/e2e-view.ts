@@ -15,7 +15,7 @@ import {
 } from '../lib/age/index.ts';
 import { byId, saveBlob } from './dom.ts';
 import { identityFor, keepIdentity } from './e2e-identity.ts';
-import { describeError } from './format.ts';
+import { describeError, isUnauthorized } from './format.ts';
 
 type Hooks = {
   client: () => EdgeshareClient | null;
@@ -58,7 +58,9 @@ export function createE2eView(hooks: Hooks) {
       render();
       return account;
     } catch (error) {
-      hooks.onError(error);
+      // A refused key signs out; anything else (a key without files:read) only leaves this section unread.
+      if (isUnauthorized(error)) hooks.onError(error);
+      else status.textContent = `Could not read your account’s identity: ${describeError(error)}`;
       return undefined;
     }
   }
