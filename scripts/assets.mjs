@@ -49,6 +49,19 @@ export const WEB_APP_BUNDLE = join(ROOT, 'public/assets/app.js');
 /** The file request page's script ({site_url}/r/<token>), bundled the same way. */
 export const REQUEST_PAGE_ENTRY = join(ROOT, 'src/web/request-page.ts');
 export const REQUEST_PAGE_BUNDLE = join(ROOT, 'public/assets/request.js');
+/** The Web Worker that encrypts for the web app and the file request page (end-to-end encryption). */
+export const E2E_WORKER_ENTRY = join(ROOT, 'src/web/e2e-worker.ts');
+export const E2E_WORKER_BUNDLE = join(ROOT, 'public/assets/e2e-worker.js');
+/**
+ * The share pages' decrypting script (a file's or a collection's page of end-to-end encrypted
+ * files, the key from the link's fragment) and their saving Service Worker, which public/_headers
+ * lets register with scope /share/ (Service-Worker-Allowed).
+ */
+export const E2E_SHARE_ENTRY = join(ROOT, 'src/web/e2e-share.ts');
+export const E2E_SHARE_BUNDLE = join(ROOT, 'public/assets/e2e-share.js');
+export const E2E_SW_ENTRY = join(ROOT, 'src/web/e2e-sw.ts');
+export const E2E_SW_BUNDLE = join(ROOT, 'public/assets/e2e-sw.js');
+
 /** The pages' size and time format for their plain scripts (the keys page), as a global. */
 export const PAGE_FORMAT_ENTRY = join(ROOT, 'src/web/page-format.ts');
 export const PAGE_FORMAT_BUNDLE = join(ROOT, 'public/assets/format.js');
@@ -60,20 +73,11 @@ export const PAGE_FORMAT_BUNDLE = join(ROOT, 'public/assets/format.js');
  * `wrangler dev`s (the e2e and browser tests) may build and serve it at the same time. Returns the
  * bundled npm packages.
  */
-/**
- * The share pages' decrypting script (a file's or a collection's page of end-to-end encrypted
- * files, the key from the link's fragment) and their saving Service Worker, which public/_headers
- * lets register with scope /share/ (Service-Worker-Allowed).
- */
-export const E2E_SHARE_ENTRY = join(ROOT, 'src/web/e2e-share.ts');
-export const E2E_SHARE_BUNDLE = join(ROOT, 'public/assets/e2e-share.js');
-export const E2E_SW_ENTRY = join(ROOT, 'src/web/e2e-sw.ts');
-export const E2E_SW_BUNDLE = join(ROOT, 'public/assets/e2e-sw.js');
-
 export function buildWebApp() {
   buildBundle(REQUEST_PAGE_ENTRY, REQUEST_PAGE_BUNDLE, 'file request page');
   buildBundle(E2E_SHARE_ENTRY, E2E_SHARE_BUNDLE, 'share pages’ decryption');
   buildBundle(E2E_SW_ENTRY, E2E_SW_BUNDLE, 'share pages’ saving Service Worker');
+  buildBundle(E2E_WORKER_ENTRY, E2E_WORKER_BUNDLE, 'encrypting Web Worker');
   buildBundle(PAGE_FORMAT_ENTRY, PAGE_FORMAT_BUNDLE, 'pages’ size and time format');
   return buildBundle(WEB_APP_ENTRY, WEB_APP_BUNDLE, 'web app');
 }

@@ -10,6 +10,12 @@ export const TUS_FROM_BYTES = 16 * 1024 * 1024;
 /** Bytes per tus PATCH: well under Cloudflare's 100 MB request body limit (Free and Pro plans). */
 export const TUS_CHUNK_BYTES = 50 * 1024 * 1024;
 
+/**
+ * Bytes per tus PATCH of an end-to-end encrypted upload (src/web/e2e-upload.ts): each is encrypted
+ * in the Web Worker and held once; small enough that a cut network loses little.
+ */
+export const E2E_TUS_CHUNK_BYTES = 8 * 1024 * 1024;
+
 /** Uploads running at once; the rest wait their turn. */
 export const UPLOAD_CONCURRENCY = 2;
 

@@ -7,7 +7,7 @@ import { DEFAULT_REQUEST_EXPIRY_SECONDS, EXPIRY_CHOICES, TUS_CHUNK_BYTES, TUS_FR
 import { layout, pageCsp } from './layout';
 
 /** The app talks only to this origin's API (fetch, XMLHttpRequest, tus). */
-export const WEB_APP_CSP = pageCsp({ connect: "'self'" });
+export const WEB_APP_CSP = pageCsp({ connect: "'self'", worker: "'self'" });
 
 export const WEB_APP_SCRIPT = '/assets/app.js';
 
@@ -62,6 +62,7 @@ ${VIEWS.map((view) => html`<li><a id="nav-${view.id}" href="#${view.id}">${view.
 <input id="file-input" type="file" multiple hidden aria-label="Files to upload">
 </div>
 <div class="row upload-options">
+<div class="check" id="upload-encrypt-choice"><input id="upload-encrypt" type="checkbox" aria-describedby="upload-encrypt-hint"><label for="upload-encrypt">Encrypt end to end</label></div>
 <div class="check" id="upload-public-choice"><input id="upload-public" type="checkbox" checked><label for="upload-public">Public share links</label></div>
 <div class="inline-field"><label for="upload-expiry">Expires</label>
 <select id="upload-expiry"><option value="">Service default (usually never)</option>${EXPIRY_CHOICES.map(
@@ -69,9 +70,37 @@ ${VIEWS.map((view) => html`<li><a id="nav-${view.id}" href="#${view.id}">${view.
   )}</select></div>
 </div>
 <p class="hint" id="made-links-only" hidden>This service requires share links with a password, a download limit or an expiry: uploads are private, and you share them with the links you make (Links, in Your files).</p>
+<p class="hint" id="upload-encrypt-hint">Encrypted files are encrypted in this browser before they leave it (age format): the service stores only ciphertext, and only your identity, or a link you make with its key, opens them. The choice is remembered in this browser.</p>
 <p class="hint">Files from ${TUS_FROM_BYTES / MiB} MiB on go up resumably (tus, in ${TUS_CHUNK_BYTES / MiB} MiB pieces); smaller ones in one request.</p>
 <ul id="uploads" class="uploads" aria-label="Uploads"></ul>
 <button id="clear-uploads" class="secondary clear-uploads" type="button" hidden>Clear finished uploads</button>
+</section>
+
+<section id="e2e-section" aria-labelledby="e2e-heading">
+<h2 id="e2e-heading">End-to-end encryption</h2>
+<p id="e2e-status">Loading…</p>
+<p id="e2e-note" role="status"></p>
+<form id="e2e-backup-form" hidden>
+<input type="text" name="username" autocomplete="username" value="edgeshare identity backup" hidden>
+<p class="hint">A passphrase backup lets you restore the identity in another browser. The server keeps it encrypted with the passphrase, which never leaves this browser: choose a long one and keep it; nobody can recover it for you.</p>
+<div class="field"><label for="e2e-backup-passphrase">Backup passphrase</label>
+<input id="e2e-backup-passphrase" name="password" type="password" autocomplete="new-password" minlength="10" required></div>
+<button type="submit">Save the backup</button>
+</form>
+<form id="e2e-restore-form" hidden>
+<input type="text" name="username" autocomplete="username" value="edgeshare identity backup" hidden>
+<div class="field"><label for="e2e-restore-passphrase">Passphrase of the backup</label>
+<input id="e2e-restore-passphrase" name="password" type="password" autocomplete="current-password" required></div>
+<button type="submit">Restore the identity</button>
+</form>
+<div class="row"><button id="e2e-export" class="secondary" type="button" disabled>Export identity (for age and the command line)</button></div>
+<details><summary>Import an identity file</summary>
+<form id="e2e-import-form">
+<div class="field"><label for="e2e-import">Identity file (as age-keygen writes it: AGE-SECRET-KEY-1…)</label>
+<textarea id="e2e-import" rows="3" spellcheck="false" autocomplete="off" required></textarea></div>
+<button type="submit">Import</button>
+</form>
+</details>
 </section>
 
 <section aria-labelledby="usage-heading">
@@ -154,6 +183,7 @@ ${VIEWS.map((view) => html`<li><a id="nav-${view.id}" href="#${view.id}">${view.
       html`<option value="${choice.seconds}"${choice.seconds === DEFAULT_REQUEST_EXPIRY_SECONDS ? ' selected' : ''}>${choice.label}</option>`,
   )}</select></div>
 <div class="check" id="request-public-choice"><input id="request-public" type="checkbox"><label for="request-public">Received files get public share links</label></div>
+<div class="check" id="request-e2e-choice"><input id="request-e2e" type="checkbox"><label for="request-e2e">End-to-end encrypted (the sender’s browser encrypts each file to your identity)</label></div>
 </div>
 <button type="submit">Make upload link</button>
 </form>

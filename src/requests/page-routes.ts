@@ -23,7 +23,8 @@ import { requestStatus } from './service';
 export const REQUEST_PAGE_SCRIPT = '/assets/request.js';
 
 /** The page talks to this origin's API, or PUBLIC_BASE_URL's when that is another origin. */
-const requestPageCsp = (api: string, site: string) => pageCsp({ connect: api === site ? "'self'" : `'self' ${api}` });
+const requestPageCsp = (api: string, site: string) =>
+  pageCsp({ connect: api === site ? "'self'" : `'self' ${api}`, worker: "'self'" });
 
 const GONE_TEXT = {
   closed: 'This upload link has been closed by its owner.',
@@ -48,13 +49,14 @@ const requestPage = (
   tusUrl: string,
   exactBytes: number | null,
   report: { pageUrl: string; contact?: string },
+  e2e: boolean,
 ) =>
   layout({
     title: 'edgeshare: send files',
     scripts: [REQUEST_PAGE_SCRIPT],
     head: html`<meta name="description" content="Send files through this upload link.">`,
     body: html`<h1>Send files</h1>
-<div id="request" data-upload-url="${uploadUrl}" data-tus-url="${tusUrl}" data-info-url="${uploadUrl.replace(/\/upload$/, '')}" data-tus-from="${TUS_FROM_BYTES}" data-tus-chunk="${TUS_CHUNK_BYTES}"${exactBytes === null ? '' : html` data-exact-bytes="${exactBytes}"`} hidden></div>
+<div id="request" data-upload-url="${uploadUrl}" data-tus-url="${tusUrl}" data-info-url="${uploadUrl.replace(/\/upload$/, '')}" data-tus-from="${TUS_FROM_BYTES}" data-tus-chunk="${TUS_CHUNK_BYTES}"${e2e ? html` data-e2e="1"` : ''}${exactBytes === null ? '' : html` data-exact-bytes="${exactBytes}"`} hidden></div>
 <div id="banner" class="message" role="alert" hidden></div>
 <noscript><p class="message error">This page needs JavaScript to send files. The upload link also works with curl: see the service's API documentation.</p></noscript>
 
@@ -72,6 +74,13 @@ const requestPage = (
 <h2 id="send-heading" class="visually-hidden">Your files</h2>
 <p id="request-message" class="request-message"></p>
 ${
+  e2e
+    ? html`<p id="request-e2e" class="e2e-note"><strong>End-to-end encrypted:</strong> this page encrypts each file on your device before it leaves, to the key in this page’s address (after <code>#r=</code>), which never reaches the server. Only the link’s owner can open the files.</p>
+<details class="e2e-cli"><summary>Send with the command line instead</summary><pre><code>age -r age1… -o file.age file
+curl -T file.age "${uploadUrl}/file.age?encryption=age"</code></pre><p class="muted">age1… is the part of this page’s address after <code>#r=</code>. A link with a password takes it as <code>curl -u :PASSWORD</code>.</p></details>
+`
+    : ''
+}${
   exactBytes === null
     ? ''
     : html`<p id="request-exact" class="request-exact">This link takes one file of exactly ${formatExactBytes(exactBytes)}: no more, no less.</p>
@@ -93,23 +102,6 @@ ${
     footer: reportFooter(report.pageUrl, report.contact),
   });
 
-/**
- * The page of a request that takes only end-to-end encrypted files, until the page encrypts in the
- * browser: no upload form (it would send plaintext), but how to send with the command line or
- * `age` and curl, to the recipient in this page's address after `#r=` (never sent to the server).
- */
-const e2ePage = (uploadUrl: string) =>
-  layout({
-    title: 'edgeshare: send encrypted files',
-    head: html`<meta name="description" content="Send end-to-end encrypted files through this upload link.">`,
-    body: html`<h1>Send encrypted files</h1>
-<p class="e2e-note"><strong>This upload link takes only end-to-end encrypted files</strong>, which only its owner can open. For now, send them with edgeshare’s command line or with <code>age</code> and curl; this page cannot encrypt yet.</p>
-<p>The owner’s key is the part of this page’s address after <code>#r=</code> (<code>age1…</code>; it never reaches this server). With it:</p>
-<pre><code>age -r age1… -o file.age file
-curl -T file.age "${uploadUrl}/file.age?encryption=age"</code></pre>
-<p class="muted">A link with a password takes it as <code>curl -u :PASSWORD</code>. Anything not encrypted is refused.</p>`,
-  });
-
 /** The page is one visit of the request (src/requests/access.ts), served without its password: its script asks. */
 async function page(c: Context<AppEnv>): Promise<Response> {
   const base = origins(c);
@@ -118,13 +110,13 @@ async function page(c: Context<AppEnv>): Promise<Response> {
   const door = requestDoor(deps, { taking: 'any', guarded: false }, async (request) => {
     const status = requestStatus(request);
     if (status !== 'open') return c.html(notTaking('Link not taking files', GONE_TEXT[status]), 410, headers);
-    if (request.e2e === 1) return c.html(e2ePage(requestUploadUrl(base, request.token)), 200, headers);
     const report = { pageUrl: requestPageUrl(base, request.token), contact: c.get('config').ABUSE_CONTACT };
     const page = requestPage(
       requestUploadUrl(base, request.token),
       requestTusUrl(base, request.token),
       request.exact_bytes,
       report,
+      request.e2e === 1,
     );
     return c.html(page, 200, headers);
   });

@@ -76,8 +76,8 @@ export const RequestCreateSchema = z
       .openapi({
         description:
           'true: the request takes only end-to-end encrypted (age) files: any other upload is 422 E2E_REQUIRED. ' +
-          'Share its page as `{url}#r=<age1… recipient>` (the recipient travels only in the fragment); until the ' +
-          'page encrypts, uploaders use the command line or `age` (docs/e2e.md). Default false',
+          'Share its page as `{url}#r=<age1… recipient>` (the recipient travels only in the fragment): the page ' +
+          'encrypts each file in the browser; the command line and `age` work too (docs/e2e.md). Default false',
       }),
   })
   .refine(notBoth, { message: 'give expiresAt or expiresIn, not both', path: ['expiresIn'] })

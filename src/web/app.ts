@@ -5,6 +5,8 @@
 import { EdgeshareClient, type Policy } from '../client/edgeshare.ts';
 import { createCollectionsView } from './collections-view.ts';
 import { byId, saveBlob } from './dom.ts';
+import { createE2eFiles } from './e2e-files.ts';
+import { createE2eView } from './e2e-view.ts';
 import { createFilesView } from './files-view.ts';
 import { describeError, formatBytes, formatCount, isUnauthorized, UNAUTHORIZED_TEXT } from './format.ts';
 import { forgetKey, type KeyPlace, keyPrefix, loadKey, saveKey } from './key-store.ts';
@@ -62,7 +64,17 @@ const collections = createCollectionsView({
   openLinks: (collection) => links.openCollection(collection),
 });
 
+const e2e = createE2eView({ client: () => client, onError: fail, announce, onIdentity: () => void files.load() });
+const e2eFiles = createE2eFiles({ client: () => client, identity: () => e2e.current(), onError: fail, announce });
+
+/** The upload's "Encrypt end to end" choice, remembered in this browser. */
+const ENCRYPT_CHOICE = 'edgeshare.e2e.encryptUploads';
+const encryptBox = byId<HTMLInputElement>('upload-encrypt');
+encryptBox.checked = localStorage.getItem(ENCRYPT_CHOICE) === 'true';
+encryptBox.addEventListener('change', () => localStorage.setItem(ENCRYPT_CHOICE, String(encryptBox.checked)));
+
 const files = createFilesView({
+  e2e: e2eFiles,
   client: () => client,
   onError: fail,
   announce,
@@ -78,6 +90,8 @@ const requests = createRequestsView({
   announce,
   onChanged: () => void loadUsage(),
   policy: () => policy,
+  identity: () => e2e.ensure(),
+  recipient: () => e2e.recipient(),
 });
 const webhooks = createWebhooksView({ client: () => client, onError: fail, announce });
 
@@ -101,8 +115,10 @@ const uploader = createUploader(byId<HTMLUListElement>('uploads'), byId<HTMLButt
       isPublic: defaultLinks && byId<HTMLInputElement>('upload-public').checked,
       expiresIn: expiry === '' ? undefined : Number(expiry),
       defaultLinks,
+      encrypt: policy.e2eAllowed && encryptBox.checked,
     };
   },
+  identity: () => e2e.ensure(),
   onUploaded: () => {
     void loadUsage();
     void files.load();
@@ -142,6 +158,9 @@ async function loadPolicy(): Promise<void> {
 }
 
 function applyPolicy(): void {
+  byId('upload-encrypt-choice').hidden = !policy.e2eAllowed;
+  byId('e2e-section').hidden = !policy.e2eAllowed;
+  byId('request-e2e-choice').hidden = !policy.e2eAllowed;
   offerUploadExpiries();
   offerUploadVisibility();
   files.redraw();
@@ -159,6 +178,7 @@ function signIn(key: string, place: KeyPlace): void {
   appSection.hidden = false;
   void loadPolicy();
   void loadUsage();
+  void e2e.load();
   // The Files view offers the collections as places for selected files; the view shown loads its own list.
   void collections.load();
   views.start();

@@ -3,6 +3,7 @@
 import type { EdgeshareClient, FileRecord, ListOptions, Pagination, Policy } from '../client/edgeshare.ts';
 import { PAGE_SIZE } from '../lib/web-settings.ts';
 import { button, byId, copyText, h, saveBlob } from './dom.ts';
+import { type createE2eFiles, isEncrypted } from './e2e-files.ts';
 import { formatBytes, formatCount, formatDate } from './format.ts';
 import { defaultLinksAllowed, expiryChoices, neverAllowed } from './policy-choices.ts';
 
@@ -20,6 +21,8 @@ type Hooks = {
   policy: () => Policy;
   /** Puts the selected files into a collection (collections-view.ts); true when done. */
   collect: (fileIds: string[]) => Promise<boolean>;
+  /** Encrypted files: real names, "Share" with a key, decrypting downloads (e2e-files.ts). */
+  e2e: ReturnType<typeof createE2eFiles>;
 };
 
 type Query = Required<Pick<ListOptions, 'page' | 'sort' | 'order'>> & { q: string };
@@ -59,7 +62,8 @@ export function createFilesView(hooks: Hooks) {
         query.page = Math.max(1, page.pagination.totalPages);
         return load();
       }
-      files = page.files;
+      files = await hooks.e2e.reveal(page.files);
+      if (request !== latest || hooks.client() !== client) return;
       pagination = page.pagination;
       for (const id of [...selected]) if (!files.some((file) => file.id === id)) selected.delete(id);
       render();
@@ -139,9 +143,11 @@ export function createFilesView(hooks: Hooks) {
       ),
     );
 
-    const title = file.isPublic
-      ? h('a', { text: name, attrs: { href: file.shareUrl, target: '_blank', rel: 'noopener' } })
-      : h('span', { text: name });
+    // An encrypted file's default link serves the owner's header: no use to anyone else.
+    const title =
+      file.isPublic && !isEncrypted(file)
+        ? h('a', { text: name, attrs: { href: file.shareUrl, target: '_blank', rel: 'noopener' } })
+        : h('span', { text: name });
     tr.append(
       h(
         'th',
@@ -164,7 +170,8 @@ export function createFilesView(hooks: Hooks) {
       h(
         'td',
         { class: 'actions', attrs: { 'data-label': 'Actions' } },
-        download(file),
+        isEncrypted(file) ? hooks.e2e.download(file) : download(file),
+        ...(isEncrypted(file) ? [hooks.e2e.share(file)] : []),
         button('Links', {
           class: 'secondary',
           attrs: { 'aria-label': `Share links of ${name}` },
@@ -209,7 +216,7 @@ export function createFilesView(hooks: Hooks) {
     });
     const label = h('label', { text: 'Public', attrs: { for: id } });
     const parts: HTMLElement[] = [h('span', { class: 'check' }, toggle, label)];
-    if (file.isPublic && allowed) {
+    if (file.isPublic && allowed && !isEncrypted(file)) {
       parts.push(
         button('Copy link', {
           class: 'secondary',

@@ -2,9 +2,11 @@
 // shows the owner's message and the limits, takes files by drag and drop or the file picker,
 // refuses a file over a limit before sending it, sends small files as one multipart request and
 // large ones through tus (resumable, also after a reload), and lists the receipt. No key.
-import { Upload } from 'tus-js-client';
+import { Upload, type UploadOptions } from 'tus-js-client';
+import { isRecipient } from '../lib/age/index.ts';
 import { toBase64 } from '../lib/encoding.ts';
 import { byId, h } from './dom.ts';
+import { E2E_TUS_CHUNK_BYTES, prepareEncryptedUpload } from './e2e-upload.ts';
 import { formatBytes, formatDate, formatExactBytes } from './format.ts';
 import { uploadItem } from './upload-item.ts';
 
@@ -27,6 +29,13 @@ const TUS_CHUNK = Number(root.dataset.tusChunk);
 const infoUrl = root.dataset.infoUrl ?? '';
 /** The one size this link takes (an upload URL an agent made for a file it knows), if it has one. */
 const EXACT = root.dataset.exactBytes === undefined ? null : Number(root.dataset.exactBytes);
+/** An `e2e` request: every file is encrypted here to the owner's recipient, read from `#r=` (never sent). */
+const E2E = root.dataset.e2e === '1';
+/** The recipient in the address's fragment, read each time: a link completed in place (#r= added) works. */
+const recipient = (): string | undefined => new URLSearchParams(location.hash.slice(1)).get('r') ?? undefined;
+const INCOMPLETE =
+  'This link is incomplete: it takes only encrypted files, and the key to encrypt them to (the part of the address after #r=, age1…) is missing or damaged. Nothing can be sent: ask the person who sent you the link for the whole link.';
+const e2eReady = () => isRecipient(recipient() ?? '');
 
 let password: string | undefined;
 let info: Info | undefined;
@@ -67,6 +76,10 @@ async function load(): Promise<void> {
   info = body.data;
   byId('password-section').hidden = true;
   showInfo(info);
+  if (E2E) {
+    if (!e2eReady()) banner(INCOMPLETE);
+    byId('drop-zone').hidden = !e2eReady();
+  }
 }
 
 function showInfo(request: Info): void {
@@ -91,6 +104,7 @@ function showInfo(request: Info): void {
 
 /** Why a file cannot go, checked before any byte is sent; undefined when it may. */
 function refusal(file: File, request: Info): string | undefined {
+  if (E2E && !e2eReady()) return INCOMPLETE;
   if (EXACT !== null && file.size !== EXACT) {
     return `This link takes a file of exactly ${formatExactBytes(EXACT)}; this one has ${formatExactBytes(file.size)}.`;
   }
@@ -102,8 +116,9 @@ function refusal(file: File, request: Info): string | undefined {
   const type = file.type.toLowerCase();
   const allowed = (pattern: string) =>
     pattern.endsWith('*') ? type.startsWith(pattern.slice(0, -1)) : type === pattern;
-  // A file the browser knows no type for is left to the server, which reads its bytes.
-  if (type && !request.allowedTypes.some(allowed)) return `Type ${type} is not accepted here.`;
+  // A file the browser knows no type for is left to the server, which reads its bytes; an
+  // encrypted one's type is the owner's to see, not the server's.
+  if (type && !E2E && !request.allowedTypes.some(allowed)) return `Type ${type} is not accepted here.`;
   return undefined;
 }
 
@@ -140,8 +155,11 @@ function enqueue(files: Iterable<File>): void {
     waiting.push(async () => {
       item.dataset.state = 'uploading';
       try {
-        const receipt =
-          file.size >= TUS_FROM ? await sendResumable(file, request, show) : await sendForm(file, request, show);
+        const receipt = E2E
+          ? await sendEncrypted(file, request, show)
+          : file.size >= TUS_FROM
+            ? await sendResumable(file, request, show)
+            : await sendForm(file, request, show);
         show(file.size, file.size);
         finish('done', 'Sent.');
         addReceipt(receipt);
@@ -195,14 +213,45 @@ function sendForm(file: File, request: Info, onProgress: (sent: number, total: n
   });
 }
 
+/**
+ * Encrypted in the Web Worker to the owner's recipient, `meta` filled, through tus: resumable like
+ * any tus upload, also after a reload (the keys are kept in this browser until it completes). The
+ * receipt shows the file as the sender knows it; the server saw only ciphertext.
+ */
+async function sendEncrypted(
+  file: File,
+  request: Info,
+  onProgress: (sent: number, total: number) => void,
+): Promise<Receipt> {
+  const prepared = await prepareEncryptedUpload(file, recipient() ?? '', request.tusUrl);
+  await sendResumable(file, request, onProgress, {
+    metadata: prepared.metadata,
+    chunkSize: E2E_TUS_CHUNK_BYTES,
+    ...prepared.tus,
+  });
+  prepared.forget();
+  return {
+    name: file.name || 'file',
+    size: file.size,
+    mimeType: file.type || 'application/octet-stream',
+    sha256: prepared.sha256,
+  };
+}
+
 /** tus: resumable in chunks; a reload and the same file chosen again resumes where it stopped. */
-function sendResumable(file: File, request: Info, onProgress: (sent: number, total: number) => void): Promise<Receipt> {
+function sendResumable(
+  file: File,
+  request: Info,
+  onProgress: (sent: number, total: number) => void,
+  options: Partial<UploadOptions> = {},
+): Promise<Receipt> {
   return new Promise((resolve, reject) => {
     const upload: Upload = new Upload(file, {
       endpoint: request.tusUrl,
       chunkSize: TUS_CHUNK,
       retryDelays: [0, 1000, 3000, 5000],
       metadata: { filename: file.name || 'file', ...(file.type ? { filetype: file.type } : {}) },
+      ...options,
       headers: authHeaders(),
       removeFingerprintOnSuccess: true,
       onProgress,
@@ -238,6 +287,9 @@ function sendResumable(file: File, request: Info, onProgress: (sent: number, tot
 byId<HTMLFormElement>('password-form').addEventListener('submit', (event) => {
   event.preventDefault();
   password = byId<HTMLInputElement>('request-password').value;
+  // An e2e link whose fragment is completed in place (the #r= part pasted) needs no reload.
+  if (E2E) window.addEventListener('hashchange', () => void load());
+
   void load();
 });
 
@@ -257,5 +309,8 @@ zone.addEventListener('drop', (event) => {
   zone.classList.remove('dragging');
   if (event.dataTransfer?.files) enqueue(event.dataTransfer.files);
 });
+
+// An e2e link whose fragment is completed in place (the #r= part pasted) needs no reload.
+if (E2E) window.addEventListener('hashchange', () => void load());
 
 void load();

@@ -14,6 +14,9 @@ type Hooks = {
   onChanged: () => void;
   /** The account's bounds: the form offers only requests they allow. */
   policy: () => Policy;
+  /** The account's recipient for an end-to-end encrypted request (made on first use), and the one set, if any. */
+  identity: () => Promise<{ recipient: string }>;
+  recipient: () => Promise<string | undefined>;
 };
 
 const MiB = 1024 * 1024;
@@ -70,11 +73,17 @@ export function createRequestsView(hooks: Hooks) {
     }
   }
 
+  let recipient: string | undefined;
+  /** The link to hand out: an e2e request's with `#r=<recipient>`, so its page can encrypt. */
+  const linkOf = (request: FileRequest) => (request.e2e && recipient ? `${request.url}#r=${recipient}` : request.url);
+
   async function load(): Promise<void> {
     const client = hooks.client();
     if (!client) return;
     try {
       const { requests, pagination } = await client.listRequests({ limit: 50 });
+      // An e2e request's link carries the account's recipient in its fragment (#r=), which the server never serves.
+      recipient = requests.some((request) => request.e2e) ? await hooks.recipient() : undefined;
       caption.textContent =
         pagination.total === 0
           ? 'No file requests yet.'
@@ -93,12 +102,12 @@ export function createRequestsView(hooks: Hooks) {
     const note = h('span', { class: 'copy-status', attrs: { role: 'status' } });
     const url = h('input', {
       class: 'share-url',
-      attrs: { readonly: '', value: request.url, spellcheck: 'false', 'aria-label': `Link of ${name}` },
+      attrs: { readonly: '', value: linkOf(request), spellcheck: 'false', 'aria-label': `Link of ${name}` },
     });
     const copy = button('Copy link', {
       attrs: { 'aria-label': `Copy the link of ${name}` },
       onClick: async () => {
-        note.textContent = (await copyText(request.url, url)) ? 'Copied.' : 'Selected: press Ctrl+C (⌘C) to copy.';
+        note.textContent = (await copyText(linkOf(request), url)) ? 'Copied.' : 'Selected: press Ctrl+C (⌘C) to copy.';
       },
     });
     const show = button(`Files (${request.fileCount})`, {
@@ -187,8 +196,12 @@ export function createRequestsView(hooks: Hooks) {
     // MiB as typed, in whole bytes; never past the policy's bound by rounding.
     const mib = value('request-max-mib');
     const maxBytes = mib ? Math.max(1, Math.floor(Number(mib) * MiB)) : undefined;
+    const e2e = hooks.policy().e2eAllowed && byId<HTMLInputElement>('request-e2e').checked;
     try {
+      // The account's identity first (made on first use): the request's link needs its recipient.
+      if (e2e) await hooks.identity();
       const made = await client.createRequest({
+        ...(e2e ? { e2e: true } : {}),
         label: value('request-label') || undefined,
         message: value('request-message') || undefined,
         maxFiles,

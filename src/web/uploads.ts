@@ -3,15 +3,25 @@
 import type { EdgeshareClient } from '../client/edgeshare.ts';
 import { TUS_CHUNK_BYTES, TUS_FROM_BYTES, UPLOAD_CONCURRENCY } from '../lib/web-settings.ts';
 import { button, copyText, h } from './dom.ts';
+import { E2E_TUS_CHUNK_BYTES, prepareEncryptedUpload } from './e2e-upload.ts';
+import type { OwnIdentity } from './e2e-view.ts';
 import { describeError, formatBytes, isUnauthorized } from './format.ts';
 import { uploadItem as listItem } from './upload-item.ts';
 
 /** `defaultLinks`: whether the policy lets files be public (else only made links share them). */
-export type UploadSettings = { isPublic: boolean; expiresIn: number | undefined; defaultLinks: boolean };
+/** `encrypt`: end to end, to the account's identity (e2e-upload.ts). */
+export type UploadSettings = {
+  isPublic: boolean;
+  expiresIn: number | undefined;
+  defaultLinks: boolean;
+  encrypt: boolean;
+};
 
 type Hooks = {
   client: () => EdgeshareClient | null;
   settings: () => UploadSettings;
+  /** The account's identity for an encrypted upload (made on first use). */
+  identity: () => Promise<OwnIdentity>;
   /** After each finished upload (the list and usage change). */
   onUploaded: () => void;
   /** Any failure, for the banner: a 401 signs out. */
@@ -48,7 +58,7 @@ export function createUploader(list: HTMLUListElement, clear: HTMLButtonElement,
 
   function add(files: Iterable<File>): void {
     for (const file of files) {
-      const job = uploadItem(file, hooks);
+      const job = uploadItem(file, hooks, hooks.settings().encrypt);
       list.prepend(job.item);
       waiting.push(job);
     }
@@ -58,9 +68,10 @@ export function createUploader(list: HTMLUListElement, clear: HTMLButtonElement,
   return { add };
 }
 
-function uploadItem(file: File, hooks: Hooks): Job {
+function uploadItem(file: File, hooks: Hooks, encrypt: boolean): Job {
   const name = file.name || 'file';
-  const resumable = file.size >= TUS_FROM_BYTES;
+  // An encrypted upload always goes through tus: it resumes from the keys the browser kept.
+  const resumable = encrypt || file.size >= TUS_FROM_BYTES;
   const controller = new AbortController();
   const cancel = button('Cancel', {
     class: 'secondary',
@@ -73,7 +84,7 @@ function uploadItem(file: File, hooks: Hooks): Job {
     status,
     show,
     finish: end,
-  } = listItem(name, `${formatBytes(file.size)}${resumable ? ' · resumable' : ''}`, {
+  } = listItem(name, `${formatBytes(file.size)}${encrypt ? ' · encrypted' : ''}${resumable ? ' · resumable' : ''}`, {
     head: [cancel],
     after: [result],
   });
@@ -87,6 +98,12 @@ function uploadItem(file: File, hooks: Hooks): Job {
     const { isPublic, expiresIn, defaultLinks } = hooks.settings();
     const options = { filename: name, isPublic, expiresIn, onProgress: show, signal: controller.signal };
     try {
+      if (encrypt) {
+        await encrypted(client, options);
+        finish('done', 'Uploaded, encrypted end to end: share it with “Share” in Your files (a link with its key).');
+        hooks.onUploaded();
+        return;
+      }
       const record = resumable
         ? await client.uploadResumable(file, { ...options, chunkSize: TUS_CHUNK_BYTES })
         : await client.upload(file, options);
@@ -108,6 +125,32 @@ function uploadItem(file: File, hooks: Hooks): Job {
       if (!cancelled && isUnauthorized(error)) hooks.onError(error);
     }
   };
+
+  /** The age file, made in the Web Worker as tus reads it; resumes an upload of the same file begun earlier. */
+  async function encrypted(
+    client: EdgeshareClient,
+    options: { isPublic: boolean; expiresIn: number | undefined; signal: AbortSignal },
+  ): Promise<void> {
+    status.textContent = 'Preparing the encryption…';
+    const own = await hooks.identity();
+    const prepared = await prepareEncryptedUpload(file, own.recipient, client.api('/uploads'), (text) => {
+      status.textContent = text;
+    });
+    status.textContent = prepared.resumed ? 'Resuming…' : 'Encrypting and uploading…';
+    await client.uploadResumable(file, {
+      ...options,
+      filename: prepared.metadata.filename,
+      type: 'application/octet-stream',
+      encryption: 'age',
+      meta: prepared.metadata.meta,
+      size: prepared.size,
+      chunkSize: E2E_TUS_CHUNK_BYTES,
+      onProgress: show,
+      tus: prepared.tus,
+    });
+    show(prepared.size, prepared.size);
+    prepared.forget();
+  }
 
   function finish(state: 'done' | 'error', text: string) {
     end(state, text);

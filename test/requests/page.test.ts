@@ -27,6 +27,22 @@ describe('the page at {site_url}/r/<token>', () => {
     expect(html).toContain('name="viewport" content="width=device-width,initial-scale=1"');
   });
 
+  it('of an e2e request: the same page marked to encrypt, its worker allowed from this origin only, no recipient in it', async () => {
+    const owner = await newOwner();
+    const request = await makeRequest(owner.auth, { e2e: true });
+    const response = await call(`/r/${tokenOf(request)}`);
+    const html = await response.text();
+    expect(response.status).toBe(200);
+    await expectWellFormedPage(response, html);
+    expect(response.headers.get('content-security-policy')).toContain("worker-src 'self'");
+    expect(html).toContain('<script src="/assets/request.js" defer></script>');
+    expect(html).toContain('data-e2e="1"');
+    expect(html).toContain('id="request-e2e"');
+    expect(html).not.toMatch(/age1[0-9a-z]{20,}/);
+    const plain = await call(`/r/${tokenOf(await makeRequest(owner.auth))}`);
+    expect(await plain.text()).not.toContain('data-e2e');
+  });
+
   it('answers 404 for an unknown link and 410 for a closed one, as HTML pages', async () => {
     const owner = await newOwner();
     const request = await makeRequest(owner.auth);

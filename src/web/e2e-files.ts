@@ -1,0 +1,176 @@
+// Encrypted files in "Your files": their real names and types, read from each file's `meta` with
+// the file key that the owner's header gives up to this browser's identity; "Share" making a link
+// with a header of its own (a fresh identity whose secret key ends the URL as `#k=…`, or a
+// passphrase); and a download that decrypts in the page and checks the plaintext against `meta`.
+import type { EdgeshareClient, FileRecord } from '../client/edgeshare.ts';
+import { type FileMeta, openMeta, recoverFileKey } from '../lib/age/index.ts';
+import { button, h, saveBlob } from './dom.ts';
+import { describeError } from './format.ts';
+import { shareLink } from './uploads.ts';
+
+type Hooks = {
+  client: () => EdgeshareClient | null;
+  /** This browser's identity for the account, if it holds one. */
+  identity: () => Promise<string | undefined>;
+  onError: (error: unknown) => void;
+  announce: (text: string) => void;
+};
+
+/** An encrypted file opened with this browser's identity: its key and what its `meta` says. */
+type Opened = { fileKey: Uint8Array; meta?: FileMeta };
+
+export const isEncrypted = (file: FileRecord): boolean => file.encryption === 'age';
+
+export function createE2eFiles(hooks: Hooks) {
+  const opened = new Map<string, Opened>();
+
+  /** The files as the list shows them: an encrypted one with its real name, type and size where this browser can open it. */
+  async function reveal(files: FileRecord[]): Promise<FileRecord[]> {
+    if (!files.some(isEncrypted)) return files;
+    const identity = await hooks.identity();
+    return Promise.all(
+      files.map(async (file) => {
+        if (!isEncrypted(file)) return file;
+        const known = identity ? await open(file, identity) : undefined;
+        const meta = known?.meta;
+        return meta
+          ? { ...file, originalName: meta.name, mimeType: `${meta.type} · encrypted`, size: meta.size }
+          : file;
+      }),
+    );
+  }
+
+  async function open(file: FileRecord, identity: string): Promise<Opened | undefined> {
+    const cached = opened.get(file.id);
+    if (cached) return cached;
+    if (!file.e2eHeader) return undefined;
+    try {
+      const fileKey = await recoverFileKey(new TextEncoder().encode(file.e2eHeader), { identity });
+      let meta: FileMeta | undefined;
+      try {
+        meta = file.meta ? openMeta(fileKey, file.meta) : undefined;
+      } catch {
+        meta = undefined;
+      }
+      const result = { fileKey, meta };
+      opened.set(file.id, result);
+      return result;
+    } catch {
+      // Another identity's file (uploaded before the account's identity was replaced).
+      return undefined;
+    }
+  }
+
+  /** "Share": a panel that makes a keyed link (or a passphrase link) and shows its whole URL with a copy button. */
+  function share(file: FileRecord): HTMLElement {
+    const name = file.originalName;
+    const wrap = h('div', { class: 'cell-stack e2e-share' });
+    const panel = h('div', { class: 'e2e-share-panel', attrs: { hidden: '' } });
+    const keyed = h('input', { attrs: { type: 'radio', name: `e2e-way-${file.id}`, id: `e2e-keyed-${file.id}` } });
+    keyed.checked = true;
+    const phrased = h('input', { attrs: { type: 'radio', name: `e2e-way-${file.id}`, id: `e2e-phrase-${file.id}` } });
+    const phrase = h('input', {
+      attrs: { type: 'password', id: `e2e-link-phrase-${file.id}`, autocomplete: 'new-password', minlength: '10' },
+    });
+    const phraseField = h(
+      'span',
+      { class: 'inline-field', attrs: { hidden: '' } },
+      h('label', { text: 'Passphrase for the link', attrs: { for: phrase.id } }),
+      phrase,
+    );
+    const toggle = () => {
+      phraseField.hidden = !phrased.checked;
+    };
+    keyed.addEventListener('change', toggle);
+    phrased.addEventListener('change', toggle);
+    const result = h('div', { class: 'e2e-share-result' });
+    const make = button('Make link', {
+      attrs: { 'aria-label': `Make an encrypted link to ${name}` },
+      onClick: async () => {
+        const client = hooks.client();
+        const identity = await hooks.identity();
+        if (!client) return;
+        const known = identity ? await open(file, identity) : undefined;
+        if (!known) {
+          result.replaceChildren(
+            h('p', {
+              class: 'error-text',
+              text: 'This browser cannot open this file: restore or import your identity first.',
+            }),
+          );
+          return;
+        }
+        if (phrased.checked && phrase.value.length < 10) {
+          result.replaceChildren(h('p', { class: 'error-text', text: 'Use a passphrase of at least 10 characters.' }));
+          return;
+        }
+        make.disabled = true;
+        try {
+          const made = await client.createEncryptedLink(
+            file.id,
+            { fileKey: known.fileKey },
+            phrased.checked ? { passphrase: phrase.value } : {},
+          );
+          const hint = phrased.checked
+            ? 'Send the passphrase another way: the link alone does not open the file.'
+            : 'The key is the part after #k=: anyone with the whole link can open the file; the service never sees the key.';
+          result.replaceChildren(shareLink(name, made.url), h('p', { class: 'hint', text: hint }));
+          hooks.announce(`Encrypted link to “${name}” made.`);
+        } catch (error) {
+          result.replaceChildren(h('p', { class: 'error-text', text: describeError(error) }));
+        } finally {
+          make.disabled = false;
+        }
+      },
+    });
+    panel.append(
+      h(
+        'div',
+        { class: 'row compact' },
+        h('span', { class: 'check' }, keyed, h('label', { text: 'Key in the link', attrs: { for: keyed.id } })),
+        h('span', { class: 'check' }, phrased, h('label', { text: 'Passphrase', attrs: { for: phrased.id } })),
+      ),
+      phraseField,
+      make,
+      result,
+    );
+    const open_ = button('Share', {
+      class: 'secondary',
+      attrs: { 'aria-label': `Share ${name} (encrypted)`, 'aria-expanded': 'false' },
+      onClick: () => {
+        panel.hidden = !panel.hidden;
+        open_.setAttribute('aria-expanded', String(!panel.hidden));
+      },
+    });
+    wrap.append(open_, panel);
+    return wrap;
+  }
+
+  /** Downloads through the API, decrypts in the page (checked against `meta`), and saves the plaintext. */
+  function download(file: FileRecord): HTMLElement {
+    const control = button('Download', {
+      class: 'secondary',
+      attrs: { 'aria-label': `Download ${file.originalName} (decrypted)` },
+      onClick: async () => {
+        const client = hooks.client();
+        const identity = await hooks.identity();
+        if (!client) return;
+        if (!identity) return hooks.onError(new Error('Restore or import your identity to open encrypted files.'));
+        control.disabled = true;
+        try {
+          const result = await client.downloadDecrypted(file.id, { identity });
+          const blob = await new Response(result.plaintext).blob();
+          saveBlob(blob, result.meta?.name ?? file.originalName.replace(/\.age$/, ''));
+          hooks.announce(`“${file.originalName}” decrypted and saved.`);
+        } catch (error) {
+          hooks.onError(error);
+        } finally {
+          control.disabled = false;
+        }
+      },
+    });
+    return control;
+  }
+
+  return { reveal, share, download };
+}

@@ -1,0 +1,165 @@
+// An encrypted upload through tus, for the web app and the file request page: the file's SHA-256
+// and its age file are made in a Web Worker (e2e-worker.ts), 64 KiB at a time from `file.slice()`,
+// never the whole file in the page. What makes the age file again byte for byte (its header, the
+// payload's nonce and the file key) and its `meta` are kept in localStorage under the upload's tus
+// fingerprint until it completes, so after a reload or a cut network the same file chosen again
+// resumes where the server's copy ends: tus-js-client asks for any range and the worker encrypts
+// the chunks it touches at their own index.
+import type { UploadOptions } from 'tus-js-client';
+import { neutralName, newEncryption } from '../client/e2e.ts';
+import { openMeta, payloadLength, sealMeta } from '../lib/age/index.ts';
+import { fromBase64, toBase64 } from '../lib/encoding.ts';
+import { CRYPTO_WORKER_URL, type CryptoReply, type CryptoRequest } from './e2e-protocol.ts';
+
+export { E2E_TUS_CHUNK_BYTES } from '../lib/web-settings.ts';
+
+const STORE_PREFIX = 'edgeshare.e2e.upload.';
+
+type Pending = { resolve: (value: string | Uint8Array) => void; reject: (error: Error) => void };
+type Distribute<T> = T extends unknown ? Omit<T, 'id'> : never;
+
+/** The page's one encrypting worker, started on first use. */
+class CryptoWorker {
+  readonly #worker = new Worker(CRYPTO_WORKER_URL);
+  readonly #pending = new Map<number, Pending>();
+  #next = 0;
+
+  constructor() {
+    this.#worker.onmessage = ({ data }: MessageEvent<CryptoReply>) => {
+      const pending = this.#pending.get(data.id);
+      this.#pending.delete(data.id);
+      if ('error' in data) pending?.reject(new Error(`Encryption failed: ${data.error}`));
+      else pending?.resolve(data.value);
+    };
+    this.#worker.onerror = (event) => {
+      for (const pending of this.#pending.values())
+        pending.reject(new Error(`The encrypting worker failed: ${event.message}`));
+      this.#pending.clear();
+    };
+  }
+
+  call(request: Distribute<CryptoRequest>): Promise<string | Uint8Array> {
+    const id = this.#next++;
+    return new Promise((resolve, reject) => {
+      this.#pending.set(id, { resolve, reject });
+      this.#worker.postMessage({ ...request, id });
+    });
+  }
+}
+
+let worker: CryptoWorker | undefined;
+const cryptoWorker = () => {
+  worker ??= new CryptoWorker();
+  return worker;
+};
+
+/** The plaintext's SHA-256 (lowercase hex), read in the worker. */
+export const sha256InWorker = async (file: Blob): Promise<string> =>
+  (await cryptoWorker().call({ kind: 'hash', file })) as string;
+
+type Saved = { header: string; nonce: string; fileKey: string; meta: string; filename: string };
+
+/** An encrypted upload ready for tus: pass `tus` to tus-js-client's Upload (or the typed client's `tus`). */
+export type PreparedUpload = {
+  fingerprint: string;
+  /** The age file's size: header and payload. */
+  size: number;
+  /** tus metadata: the neutral name, `encryption age`, `meta`. */
+  metadata: Record<string, string>;
+  fileKey: Uint8Array;
+  /** The plaintext's SHA-256 (lowercase hex), as `meta` says. */
+  sha256: string;
+  tus: Pick<UploadOptions, 'fileReader' | 'fingerprint' | 'uploadSize'>;
+  /** Drops what was kept for the resume (after the upload completes). */
+  forget: () => void;
+  /** Whether this upload was begun earlier (a resume). */
+  resumed: boolean;
+};
+
+/**
+ * One file's encrypted upload to `recipient` through the tus `endpoint`: the one begun earlier for
+ * the same file, endpoint and recipient when the browser still keeps it, else a new file key,
+ * header and nonce, and `meta` with the file's real name, type, size and SHA-256.
+ */
+export async function prepareEncryptedUpload(
+  file: File,
+  recipient: string,
+  endpoint: string,
+  onStage?: (text: string) => void,
+): Promise<PreparedUpload> {
+  const fingerprint = ['e2e', endpoint, recipient, file.name, file.type, file.size, file.lastModified].join('|');
+  const key = STORE_PREFIX + fingerprint;
+  let saved = readSaved(localStorage.getItem(key));
+  const resumed = saved !== undefined;
+  if (!saved) {
+    onStage?.('Reading the file (SHA-256)…');
+    const sha256 = await sha256InWorker(file);
+    const state = await newEncryption({ recipients: [recipient] });
+    const meta = sealMeta(state.fileKey, {
+      name: file.name || 'file',
+      type: file.type || 'application/octet-stream',
+      size: file.size,
+      sha256,
+    });
+    saved = {
+      header: toBase64(state.header),
+      nonce: toBase64(state.nonce),
+      fileKey: toBase64(state.fileKey),
+      meta,
+      filename: neutralName(),
+    };
+    localStorage.setItem(key, JSON.stringify(saved));
+  }
+  const header = fromBase64(saved.header) as Uint8Array;
+  const nonce = fromBase64(saved.nonce) as Uint8Array;
+  const fileKey = fromBase64(saved.fileKey) as Uint8Array;
+  const size = header.length + payloadLength(file.size);
+  const fileReader = {
+    openFile: () =>
+      Promise.resolve({
+        size,
+        slice: async (start: number, end: number) => {
+          const value = (await cryptoWorker().call({
+            kind: 'slice',
+            file,
+            header: header.slice(),
+            nonce: nonce.slice(),
+            fileKey: fileKey.slice(),
+            start,
+            end,
+          })) as Uint8Array & { size?: number };
+          value.size = value.length;
+          return { value, done: end >= size };
+        },
+        close: () => undefined,
+      }),
+  } as unknown as UploadOptions['fileReader'];
+  return {
+    fingerprint,
+    size,
+    metadata: {
+      filename: saved.filename,
+      filetype: 'application/octet-stream',
+      encryption: 'age',
+      meta: saved.meta,
+    },
+    fileKey,
+    sha256: openMeta(fileKey, saved.meta).sha256,
+    tus: { fileReader, fingerprint: () => Promise.resolve(fingerprint), uploadSize: size },
+    forget: () => localStorage.removeItem(key),
+    resumed,
+  };
+}
+
+function readSaved(text: string | null): Saved | undefined {
+  if (!text) return undefined;
+  try {
+    const saved = JSON.parse(text) as Saved;
+    const ok = [saved.header, saved.nonce, saved.fileKey, saved.meta, saved.filename].every(
+      (value) => typeof value === 'string',
+    );
+    return ok && fromBase64(saved.fileKey)?.length === 16 && fromBase64(saved.nonce)?.length === 16 ? saved : undefined;
+  } catch {
+    return undefined;
+  }
+}
