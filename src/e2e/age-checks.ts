@@ -6,7 +6,7 @@
 import { e2eInvalid, e2eRequired, validationError } from '../errors';
 import type { HeaderProblem } from '../lib/age/errors';
 import { checkHeader, HEADER_MAX_BYTES } from '../lib/age/format';
-import { isValidPayloadLength } from '../lib/age/length';
+import { isValidPayloadLength, META_MAX_LENGTH } from '../lib/age/length';
 import { concat } from '../lib/bytes';
 import { checkE2e } from '../policy/service';
 
@@ -14,8 +14,8 @@ import { checkE2e } from '../policy/service';
 export const AGE = 'age';
 export type Encryption = typeof AGE;
 
-/** The longest `meta` kept, in characters (docs/e2e.md). */
-export const META_MAX_CHARS = 4096;
+/** The longest `meta` kept, in characters (docs/e2e.md): the bound edgeshare's clients seal to. */
+export const META_MAX_CHARS = META_MAX_LENGTH;
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
 
 /** The rules of the age format an upload or header can break (details' `rule`). */
