@@ -2,7 +2,6 @@
 // a reason, unblock it, read the list a page at a time, import a list of hashes. What an upload
 // does with the list is src/moderation/blocklist.ts.
 import { ApiError, validationError } from '../errors';
-import { decodeCursor, encodeCursor } from '../lib/cursor';
 import { HEX_SHA256 } from '../lib/digest';
 import {
   type BlocklistPosition,
@@ -14,6 +13,7 @@ import {
   putBlocked,
 } from '../storage/blocklist-repo';
 import { isoNow } from '../time';
+import { type PagePosition, pageOf, positionOf } from './paging';
 
 export type BlocklistDeps = { db: D1Database };
 
@@ -57,21 +57,12 @@ export async function blocklistPage(
   limit: number,
   cursor?: string,
 ): Promise<{ rows: BlocklistRow[]; nextCursor: string | null }> {
-  const rows = await listBlocked(deps.db, limit, cursor === undefined ? undefined : positionOf(cursor));
-  const page = rows.slice(0, limit);
-  const last = page.at(-1);
-  const more = rows.length > limit && last !== undefined;
-  return { rows: page, nextCursor: more ? encodeCursor([last.created_at, last.sha256]) : null };
+  const after = cursor === undefined ? undefined : blocklistPosition(positionOf(cursor));
+  const rows = await listBlocked(deps.db, limit, after);
+  return pageOf(rows, limit, (last) => [last.created_at, last.sha256]);
 }
 
-function positionOf(cursor: string): BlocklistPosition {
-  const value = decodeCursor(cursor);
-  if (!Array.isArray(value) || value.length !== 2 || !value.every((part) => typeof part === 'string')) {
-    throw validationError('cursor', 'is not a cursor this list gave');
-  }
-  const [createdAt, sha256] = value as [string, string];
-  return { createdAt, sha256 };
-}
+const blocklistPosition = ([createdAt, sha256]: PagePosition): BlocklistPosition => ({ createdAt, sha256 });
 
 /** What an import did: hashes in the body (repeats counted), newly blocked, blocked already. */
 export type ImportOutcome = { received: number; added: number; alreadyBlocked: number };

@@ -3,7 +3,6 @@
 // that resolves every open report of that target with it. What each action does to each kind of
 // target is in docs/abuse.md ("Resolving a report").
 import { ApiError, validationError } from '../errors';
-import { decodeCursor, encodeCursor } from '../lib/cursor';
 import { collectionLinkIds, findFileForOperator, findLinkForOperator } from '../storage/moderation-repo';
 import {
   findReport,
@@ -14,37 +13,25 @@ import {
   resolveReports,
 } from '../storage/reports-repo';
 import { isoNow } from '../time';
+import { type PagePosition, pageOf, positionOf } from './paging';
 import { settleHold } from './report-holds';
 import { type AbuseDeps, disableLink, quarantineFile, removeFile, setAccountSuspension } from './service';
 
 export type ReportPage = { rows: ReviewedReportRow[]; nextCursor: string | null };
 
 /** One page of the review: reports with `status`, newest first; `cursor` from the page before. */
-/** The cursor of the page after `last`: its time and id, so the next page starts past it. */
-const cursorAfter = (last: ReviewedReportRow) => encodeCursor([last.created_at, last.id]);
-
 export async function reviewReports(
   deps: Pick<AbuseDeps, 'db'>,
   status: 'open' | 'resolved',
   limit: number,
   cursor?: string,
 ): Promise<ReportPage> {
-  const after = cursor === undefined ? undefined : positionOf(cursor);
+  const after = cursor === undefined ? undefined : reportPosition(positionOf(cursor));
   const rows = await listReports(deps.db, status, limit, after);
-  const page = rows.slice(0, limit);
-  const last = page.at(-1);
-  const more = rows.length > limit && last !== undefined;
-  return { rows: page, nextCursor: more ? cursorAfter(last) : null };
+  return pageOf(rows, limit, (last) => [last.created_at, last.id]);
 }
 
-function positionOf(cursor: string): ReportPosition {
-  const value = decodeCursor(cursor);
-  if (!Array.isArray(value) || value.length !== 2 || !value.every((part) => typeof part === 'string')) {
-    throw validationError('cursor', 'is not a cursor this list gave');
-  }
-  const [createdAt, id] = value as [string, string];
-  return { createdAt, id };
-}
+const reportPosition = ([createdAt, id]: PagePosition): ReportPosition => ({ createdAt, id });
 
 const notApplicable = (action: ReportAction, what: string) =>
   validationError('action', `${action} does not apply to ${what}`);

@@ -54,10 +54,14 @@ const removedAlready = () =>
  * released. Once: a file already quarantined stays as it was; a removed one is 409.
  */
 export async function quarantineFile(deps: AbuseDeps, id: string, statement: string): Promise<FileRow> {
-  const found = await operatorFile(deps, id);
+  return quarantineFound(deps, await operatorFile(deps, id), statement);
+}
+
+/** quarantineFile of a file whose row the caller has read already (a scan's verdict just recorded). */
+async function quarantineFound(deps: AbuseDeps, found: FileRow, statement: string): Promise<FileRow> {
   if (found.moderation_state === 'removed') throw removedAlready();
-  const row = found.moderation_state === null ? await quarantineRow(deps.db, id, statement, isoNow()) : null;
-  if (!row) return operatorFile(deps, id);
+  const row = found.moderation_state === null ? await quarantineRow(deps.db, found.id, statement, isoNow()) : null;
+  if (!row) return operatorFile(deps, found.id);
   emitEvent(deps.events, row.account_id, 'file.quarantined', { file: fileEventData(row), statement });
   return row;
 }
@@ -167,6 +171,7 @@ export async function recordScan(
   emitEvent(deps.events, row.account_id, 'file.scanned', scanned);
   if (signature === null) return row;
   emitOperatorEvent(deps.events, deps.operatorWebhook, 'file.scanned', { accountId: row.account_id, ...scanned });
-  if (row.moderation_state === null) row = await quarantineFile(deps, id, malwareStatement(signature));
+  // The row setScan returned is the file as it is: quarantined without reading it again.
+  if (row.moderation_state === null) row = await quarantineFound(deps, row, malwareStatement(signature));
   return row;
 }

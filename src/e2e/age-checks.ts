@@ -6,7 +6,7 @@
 import { e2eInvalid, e2eRequired, validationError } from '../errors';
 import type { HeaderProblem } from '../lib/age/errors';
 import { checkHeader, HEADER_MAX_BYTES } from '../lib/age/format';
-import { isValidPayloadLength } from '../lib/age/length';
+import { isValidPayloadLength, META_MAX_LENGTH } from '../lib/age/length';
 import { concat } from '../lib/bytes';
 import { checkE2e } from '../policy/service';
 
@@ -14,8 +14,8 @@ import { checkE2e } from '../policy/service';
 export const AGE = 'age';
 export type Encryption = typeof AGE;
 
-/** The longest `meta` kept, in characters (docs/e2e.md). */
-export const META_MAX_CHARS = 4096;
+/** The longest `meta` kept, in characters (docs/e2e.md): the bound edgeshare's clients seal to. */
+export const META_MAX_CHARS = META_MAX_LENGTH;
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
 
 /** The rules of the age format an upload or header can break (details' `rule`). */
@@ -107,39 +107,93 @@ export function checkHeaderText(text: string, field: string): string {
 }
 
 /**
- * The header at the front of an age file whose bytes arrive in `chunks` (an upload's): read up
- * to its `--- <mac>` line, 16 KiB at most, and checked; `rest` is what the last chunk held past
- * it (copied: a source may reuse its buffer). 422 E2E_INVALID naming `field` when the bytes break
- * the header's grammar, or end before it does.
+ * An age file's header as its bytes arrive, in one request (an upload's body, splitHeader) or
+ * over several (a tus upload's PATCHes, which may end anywhere: src/e2e/age-stream.ts). The
+ * bytes so far are kept as text (a header is printable ASCII and LF, and every byte kept has
+ * passed the grammar's checks), grown chunk by chunk until its `--- <mac>` line; what follows is
+ * the payload.
+ */
+export class AgeHeader {
+  #text: string;
+  #complete: boolean;
+  readonly #field: string;
+
+  /** `sofar`: the header bytes an earlier request kept (all of the header once complete). */
+  constructor(sofar = '', field = 'file') {
+    this.#text = sofar;
+    this.#complete = sofar.length > 0 && checkHeader(encoder.encode(sofar)).ok;
+    this.#field = field;
+  }
+
+  /** The header's bytes so far, as text (what the upload's object keeps). */
+  get text(): string {
+    return this.#text;
+  }
+
+  get complete(): boolean {
+    return this.#complete;
+  }
+
+  /** Bytes of the upload that are header: all of it once complete. */
+  get length(): number {
+    return this.#text.length;
+  }
+
+  /**
+   * Takes the header's bytes from the front of `chunk` (the next bytes of the upload) and returns
+   * the rest, the payload's first bytes (a view of `chunk`). 422 E2E_INVALID as soon as the bytes
+   * break the grammar or pass 16 KiB, or, when the upload's whole length is known
+   * (`uploadLength`), the header leaves a payload length no age file has.
+   */
+  take(chunk: Uint8Array, uploadLength?: number): Uint8Array {
+    if (this.#complete) return chunk;
+    const before = encoder.encode(this.#text);
+    const front = concat([before, chunk.subarray(0, Math.max(0, HEADER_MAX_BYTES + 1 - before.length))]);
+    const check = checkHeader(front);
+    if (check.ok) {
+      this.#text = decoder.decode(front.subarray(0, check.headerLength));
+      this.#complete = true;
+      if (uploadLength !== undefined) checkPayloadLength(uploadLength - check.headerLength);
+      return chunk.subarray(check.headerLength - before.length);
+    }
+    if (check.reason !== 'no_mac_line') throw invalid(this.#field, check.reason, check.detail);
+    this.#text = decoder.decode(front);
+    return EMPTY;
+  }
+
+  /** The whole header, at the upload's last byte: 422 E2E_INVALID when the bytes ended inside it. */
+  finished(): string {
+    if (!this.#complete) {
+      throw invalid(
+        this.#field,
+        'no_mac_line',
+        `the file's ${this.#text.length} bytes end before its "--- <mac>" line`,
+      );
+    }
+    return this.#text;
+  }
+}
+
+const EMPTY = new Uint8Array(0);
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/**
+ * The header at the front of an age file whose bytes arrive from `next` (an upload's): read up to
+ * its `--- <mac>` line, 16 KiB at most, and checked; `rest` is what the last chunk held past it
+ * (copied: a source may reuse its buffer). 422 E2E_INVALID naming `field` when the bytes break the
+ * header's grammar, or end before it does.
  */
 export async function splitHeader(
   next: () => Promise<Uint8Array | null>,
   field = 'file',
 ): Promise<{ header: string; rest: Uint8Array }> {
-  const parts: Uint8Array[] = [];
-  let have = 0;
+  const header = new AgeHeader('', field);
   for (;;) {
     const chunk = await next();
-    const before = have;
-    if (chunk !== null) {
-      // Only what may still be header is kept: at most one byte past the bound.
-      const kept = chunk.slice(0, Math.max(0, HEADER_MAX_BYTES + 1 - before));
-      parts.push(kept);
-      have += kept.length;
-    }
-    const front = concat(parts, have);
-    const check = checkHeader(front);
-    if (check.ok && chunk !== null) {
-      // The header ends in this chunk (it did not before it): the rest of the chunk is payload.
-      const rest = chunk.slice(check.headerLength - before);
-      return { header: new TextDecoder().decode(front.subarray(0, check.headerLength)), rest };
-    }
-    if (check.ok || check.reason !== 'no_mac_line' || chunk === null) {
-      const { reason, detail } = check.ok
-        ? { reason: 'no_mac_line' as const, detail: 'the file ends before its header does' }
-        : check;
-      throw invalid(field, reason, detail);
-    }
+    if (chunk === null) return { header: header.finished(), rest: EMPTY };
+    const rest = header.take(chunk);
+    if (header.complete) return { header: header.text, rest: rest.slice() };
   }
 }
 

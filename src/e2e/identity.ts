@@ -87,7 +87,7 @@ export async function setIdentity(
 ): Promise<{ identity: IdentityRecord; created: boolean }> {
   const recipient = checkRecipient(input.recipient);
   const backup = input.backup === undefined || input.backup === null ? input.backup : checkBackup(input.backup);
-  const row = await putIdentity(db, accountId, { recipient, backup, replace: input.replace === true }, isoNow(now));
-  if (!row) throw e2eIdentityExists();
-  return { identity: recordOf(row), created: row.created_at === row.updated_at && row.created_at === isoNow(now) };
+  const put = await putIdentity(db, accountId, { recipient, backup, replace: input.replace === true }, isoNow(now));
+  if (!put) throw e2eIdentityExists();
+  return { identity: recordOf(put.row), created: put.created };
 }

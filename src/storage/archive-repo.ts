@@ -88,9 +88,12 @@ export async function collectionArchive(
 }
 
 /**
- * The live members of each of the account's collections `ids`, in collection order, by collection
- * id (one statement, whatever the count): what their archives' versions are made from. A
- * collection without live members (or not the account's) is absent.
+ * The members the owner's archive serves of each of the account's collections `ids`, in collection
+ * order, by collection id (one statement, whatever the count): what the records' archiveUrl
+ * versions are made from, so that they name the archive the owner gets. Live, and in good
+ * standing: a quarantined or removed file is served to no one, its owner included
+ * (src/moderation/standing.ts), so the owner's archive leaves it out. A collection without such
+ * members (or not the account's) is absent.
  */
 export async function membersOfCollections(
   db: D1Database,
@@ -105,6 +108,7 @@ export async function membersOfCollections(
       `SELECT cf.collection_id, ${MEMBER_COLUMNS}, f.e2e_header AS header FROM collection_files cf JOIN files f ON f.id = cf.file_id
        JOIN collections c ON c.id = cf.collection_id
        WHERE cf.collection_id IN (SELECT value FROM json_each(?1)) AND c.account_id = ?2 AND ${live('?3')}
+         AND f.moderation_state IS NULL
        ORDER BY cf.collection_id, cf.position`,
     )
     .bind(JSON.stringify(ids), accountId, now)

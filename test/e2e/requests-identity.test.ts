@@ -3,7 +3,9 @@
 // kept as an encrypted file of the owner (header apart, payload stored, meta as sent). And the
 // account's identity: GET before and after, the first PUT 201, the same again 200, another
 // recipient 409 E2E_IDENTITY_EXISTS unless `replace`, the passphrase backup kept and restorable.
+import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
+import { setIdentity } from '../../src/e2e/identity';
 import { openIdentityBackup, sealIdentityBackup } from '../../src/lib/age/index';
 import { ageFile, newIdentity, openWith, sha256Hex } from '../helpers/age-files';
 import { json } from '../helpers/links';
@@ -122,6 +124,17 @@ describe('the account’s identity', () => {
     const now: Json = await (await call(path, { headers: owner.auth })).json();
     // The old backup was the old identity's: it does not stay with the new recipient.
     expect(now.data).toMatchObject({ recipient: second.recipient, backup: null });
+  });
+
+  it('a PUT in the same millisecond as the first is 200, not a second 201', async () => {
+    // Whether a PUT made the identity is read, not guessed from created_at = updated_at = now.
+    const accountId = `acc_same_ms_${crypto.randomUUID()}`;
+    const { recipient } = await newIdentity();
+    const at = Date.parse('2026-11-29T06:00:00.000Z');
+    expect((await setIdentity(env.DB, accountId, { recipient }, at)).created).toBe(true);
+    const again = await setIdentity(env.DB, accountId, { recipient }, at);
+    expect(again.created).toBe(false);
+    expect(again.identity).toMatchObject({ recipient, createdAt: '2026-11-29T06:00:00.000Z' });
   });
 
   it('a recipient that is not age1… is 400; a backup that is not a passphrase age file is 422 E2E_INVALID', async () => {

@@ -3,6 +3,12 @@
 // is shorter or full, and empty only when the whole plaintext is. Keyless: the Worker checks an
 // upload's payload length with it; clients size uploads and find where to resume.
 
+/**
+ * The longest `meta` (edgeshare's sealed name, type, size and SHA-256: meta.ts) the API stores, in
+ * characters: here, keyless, so the Worker checks uploads against the bound its clients seal to.
+ */
+export const META_MAX_LENGTH = 4096;
+
 export const NONCE_SIZE = 16;
 export const CHUNK_SIZE = 64 * 1024;
 export const TAG_SIZE = 16;

@@ -10,9 +10,11 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { base64urlnopad } from '@scure/base';
 import { concat } from '../bytes.ts';
 import { AgeError } from './errors.ts';
+import { META_MAX_LENGTH } from './length.ts';
 
-/** The longest `meta` the API stores, in characters. */
-export const META_MAX_LENGTH = 4096;
+/** The longest `meta` the API stores, in characters (length.ts: the Worker checks it too). */
+export { META_MAX_LENGTH };
+
 const META_LABEL = new TextEncoder().encode('edgeshare/v1/meta');
 const NONCE_SIZE = 12;
 const TAG_SIZE = 16;
