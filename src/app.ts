@@ -16,6 +16,7 @@ import { authenticate } from './middleware/auth';
 import { idempotency } from './middleware/idempotency';
 import { perf } from './middleware/perf';
 import { loadConfig, requestContext } from './middleware/request-context';
+import { createOAuthRouter } from './oauth/routes';
 import { createPagesRouter } from './pages/routes';
 import { createRequestPageRouter } from './requests/page-routes';
 import { createRequestPublicRouter, REQUEST_TUS_PATHS } from './requests/public-routes';
@@ -154,10 +155,13 @@ export function createApp() {
 
   // MCP (agents): POST /mcp with a key, counted once by the key's rate limit whatever it calls; other
   // methods are 405 without one. The protected-resource metadata its 401 points to is public.
-  const authenticateMcp = authenticate();
+  // An OAuth client's access token works there too (src/oauth/), as the key it was granted with.
+  const authenticateMcp = authenticate({ oauth: true });
   app.use(MCP_PATH, mcpRefusals());
   app.use(MCP_PATH, (c, next) => (c.req.method === 'POST' ? authenticateMcp(c, next) : next()));
   app.route('/', createMcpRouter());
+  // OAuth 2.1 for MCP clients: metadata, registration, token and the /authorize page, without a key.
+  app.route('/', createOAuthRouter());
 
   app.route('/share', createShareRouter());
   app.route('/r', createRequestPageRouter());

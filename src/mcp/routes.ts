@@ -8,6 +8,7 @@ import { methodNotAllowed } from '../http/fallbacks';
 import { origins } from '../http/request-deps';
 import { declared, PUBLIC, requires } from '../http/route-needs';
 import { SCOPES } from '../limiter/scopes';
+import { authorizationServer } from '../oauth/authorization-server';
 import { FILE_TOOLS } from './file-tools-routes';
 import { answerMcp } from './server';
 import { SHARING_TOOLS } from './sharing-tools-routes';
@@ -71,10 +72,12 @@ export function createMcpRouter() {
     }, PUBLIC),
   );
 
-  // RFC 9728: what the resource is and how to present its token (an API key, as a Bearer header).
+  // RFC 9728: what the resource is, who issues its OAuth tokens (where this origin can: see
+  // src/oauth/), and how to present a token or an API key (a Bearer header).
   const metadata = (resource: string, api: string) => ({
     resource,
     resource_name: 'edgeshare',
+    ...(authorizationServer(api) ? { authorization_servers: [api] } : {}),
     bearer_methods_supported: ['header'],
     scopes_supported: [...SCOPES],
     resource_documentation: `${api}/docs`,
