@@ -3,7 +3,11 @@
 // made). It keeps registered clients, grants and tokens in the OAUTH_KV namespace. A grant belongs
 // to an account and names the API key a person signed in with and the scopes they picked (never
 // more than that key holds); a token of it acts on /mcp as that key would, narrowed to those scopes.
-import { type GrantSummary, OAuthAuthorizationServer } from '@cloudflare/workers-oauth-provider';
+import {
+  type GrantSummary,
+  OAuthAuthorizationServer,
+  type ValidatedAccessToken,
+} from '@cloudflare/workers-oauth-provider';
 import { isScope, SCOPES, type Scope } from '../limiter/scopes';
 import { log } from '../log';
 
@@ -32,6 +36,8 @@ export type OAuthGrant = {
   expiresAt: number | null;
 };
 
+const resourcesOf = (origin: string) => [origin, `${origin}${MCP_RESOURCE_PATH}`];
+
 const servers = new Map<string, OAuthAuthorizationServer<Env> | null>();
 const MAX_SERVERS = 16;
 
@@ -46,7 +52,10 @@ export function authorizationServer(origin: string): OAuthAuthorizationServer<En
   try {
     server = new OAuthAuthorizationServer<Env>({
       issuer: origin,
-      resources: [`${origin}${MCP_RESOURCE_PATH}`],
+      // Both documents of RFC 9728 name a resource: the origin's (where /mcp's 401 points, so MCP
+      // clients ask for it) and /mcp's own. A token of either is taken on /mcp, and only there.
+      resources: resourcesOf(origin),
+      defaultResource: `${origin}${MCP_RESOURCE_PATH}`,
       authorizeEndpoint: AUTHORIZE_PATH,
       tokenEndpoint: TOKEN_PATH,
       clientRegistrationEndpoint: REGISTER_PATH,
@@ -73,7 +82,11 @@ export async function validateAccessToken(
 ): Promise<{ props: GrantProps; scopes: Scope[] } | null> {
   const server = authorizationServer(origin);
   if (!server) return null;
-  const validated = await server.validateToken<GrantProps>(`${origin}${MCP_RESOURCE_PATH}`, token, env);
+  let validated: ValidatedAccessToken<GrantProps> | null = null;
+  for (const resource of resourcesOf(origin)) {
+    validated = await server.validateToken<GrantProps>(resource, token, env);
+    if (validated) break;
+  }
   if (!validated) return null;
   return { props: validated.props, scopes: validated.scope.filter(isScope) };
 }
