@@ -126,7 +126,8 @@ describe.runIf(warnIfNoChromium('the MCP OAuth browser test'))('an MCP client co
     // …then only what it holds is granted, and the browser goes back to the client with a code.
     await authorize(page, readerKey, ['files:read']);
     await expect.poll(() => redirected?.searchParams.get('code') ?? null).not.toBeNull();
-    expect(problems).toEqual([]);
+    // No CSP violation or script error; the refusal's own 403 is the page working.
+    expect(problems.filter((problem) => !problem.includes('status of 403'))).toEqual([]);
 
     // 3. The SDK exchanges the code (PKCE) and connects with its token.
     await transport.finishAuth(redirected?.searchParams.get('code') ?? '');
