@@ -28,7 +28,7 @@ export const authorizePage = (view: AuthorizeView) =>
     title: `Authorize ${view.clientName} · edgeshare`,
     head: html`<meta name="robots" content="noindex">`,
     body: html`<h1>Let <span id="client-name">${view.clientName}</span> use your edgeshare account?</h1>
-${view.problem ? html`<p id="problem" class="message" role="alert">${view.problem}</p>` : ''}
+${view.problem ? html`<p id="problem" class="message error" role="alert">${view.problem}</p>` : ''}
 <section class="panel" aria-labelledby="authorize-heading">
 <h2 id="authorize-heading">Sign in and choose what it may do</h2>
 <p>This app registered itself: its name is not verified. Access will be sent to <strong id="redirect-host">${view.redirectHost}</strong>.</p>
@@ -44,7 +44,7 @@ ${
 <fieldset class="scopes"><legend>Scopes to grant</legend>
 ${SCOPES.map(
   (scope) =>
-    html`<label><input type="checkbox" name="scope" value="${scope}"${view.checked.includes(scope) ? ' checked' : ''}> ${scope}</label>`,
+    html`<div class="check"><input id="scope-${scope.replace(':', '-')}" type="checkbox" name="scope" value="${scope}"${view.checked.includes(scope) ? ' checked' : ''}><label for="scope-${scope.replace(':', '-')}"><code>${scope}</code></label></div>`,
 )}
 </fieldset>
 <div class="row"><button type="submit" name="decision" value="approve">Allow</button><button class="secondary" type="submit" name="decision" value="deny" formnovalidate>Deny</button></div>
@@ -58,6 +58,6 @@ export const authorizeErrorPage = (message: string) =>
     title: 'Authorization failed · edgeshare',
     head: html`<meta name="robots" content="noindex">`,
     body: html`<h1>This app cannot be authorized</h1>
-<p id="problem" class="message" role="alert">${message}</p>
+<p id="problem" class="message error" role="alert">${message}</p>
 <p>Start connecting again from the app.</p>`,
   });
