@@ -11,7 +11,7 @@ import { RAW_UPLOAD_HEADERS } from './files/raw-upload-routes';
 import { renderError } from './http/errors';
 import { notFound } from './http/fallbacks';
 import { createAdminRouter } from './keys/admin-routes';
-import { createMcpRouter, MCP_PATH, mcpRefusals } from './mcp/routes';
+import { createMcpRouter, MCP_PATH, mcpRefusals, RESOURCE_METADATA_PATHS } from './mcp/routes';
 import { authenticate } from './middleware/auth';
 import { idempotency } from './middleware/idempotency';
 import { perf } from './middleware/perf';
@@ -107,6 +107,9 @@ export function createApp() {
   app.use('*', requestContext());
   app.use('/api/*', corsHeaders);
   app.use(MCP_PATH, corsHeaders);
+  // The protected-resource documents, read by browser-based MCP clients (the authorization
+  // server's own endpoints answer CORS themselves, src/oauth/).
+  for (const path of RESOURCE_METADATA_PATHS) app.use(path, corsHeaders);
   app.use('/api/v2/*', perf());
   app.use('*', loadConfig());
   app.get('/health', (c) => c.json({ status: 'ok' }));
@@ -117,6 +120,7 @@ export function createApp() {
 
   app.use('/api/*', corsPreflight);
   app.use(MCP_PATH, corsPreflight);
+  for (const path of RESOURCE_METADATA_PATHS) app.use(path, corsPreflight);
 
   const v1 = createV1Router();
   const v2 = createV2Router();

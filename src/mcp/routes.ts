@@ -16,6 +16,8 @@ import type { McpTool } from './tool';
 
 export const MCP_PATH = '/mcp';
 export const RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource';
+/** The origin's document and /mcp's own (RFC 9728 §3.1: the resource's path after the well-known one). */
+export const RESOURCE_METADATA_PATHS = [RESOURCE_METADATA_PATH, `${RESOURCE_METADATA_PATH}${MCP_PATH}`] as const;
 
 /** Every tool, in the order tools/list shows them. */
 export const MCP_TOOLS: readonly McpTool[] = [...FILE_TOOLS, ...SHARING_TOOLS];
@@ -82,10 +84,8 @@ export function createMcpRouter() {
     scopes_supported: [...SCOPES],
     resource_documentation: `${api}/docs`,
   });
-  router.get(RESOURCE_METADATA_PATH, (c) => c.json(metadata(origins(c).api, origins(c).api)));
-  router.get(`${RESOURCE_METADATA_PATH}${MCP_PATH}`, (c) =>
-    c.json(metadata(`${origins(c).api}${MCP_PATH}`, origins(c).api)),
-  );
+  router.get(RESOURCE_METADATA_PATHS[0], (c) => c.json(metadata(origins(c).api, origins(c).api)));
+  router.get(RESOURCE_METADATA_PATHS[1], (c) => c.json(metadata(`${origins(c).api}${MCP_PATH}`, origins(c).api)));
   return router;
 }
 

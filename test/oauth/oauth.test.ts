@@ -60,11 +60,43 @@ describe('OAuth metadata', () => {
     for (const [path, resource] of [
       ['/.well-known/oauth-protected-resource', HTTPS_ORIGIN],
       ['/.well-known/oauth-protected-resource/mcp', `${HTTPS_ORIGIN}/mcp`],
-    ]) {
+    ] as const) {
       const response = await at(path);
       expect(response.status).toBe(200);
       expect(await response.json()).toMatchObject({ resource, authorization_servers: [HTTPS_ORIGIN] });
     }
+  });
+});
+
+describe('OAuth from a browser-based client (CORS)', () => {
+  it('lets another origin read the metadata documents and register, preflights included', async () => {
+    const origin = 'https://inspector.example';
+    for (const path of [
+      '/.well-known/oauth-protected-resource',
+      '/.well-known/oauth-protected-resource/mcp',
+      '/.well-known/oauth-authorization-server',
+    ]) {
+      const preflight = await at(path, {
+        method: 'OPTIONS',
+        headers: {
+          Origin: origin,
+          'Access-Control-Request-Method': 'GET',
+          'Access-Control-Request-Headers': 'mcp-protocol-version',
+        },
+      });
+      expect(preflight.status, path).toBeLessThan(300);
+      expect(preflight.headers.get('Access-Control-Allow-Origin'), path).toMatch(/^(\*|https:\/\/inspector\.example)$/);
+      const read = await at(path, { headers: { Origin: origin, 'MCP-Protocol-Version': '2025-06-18' } });
+      expect(read.status, path).toBe(200);
+      expect(read.headers.get('Access-Control-Allow-Origin'), path).toMatch(/^(\*|https:\/\/inspector\.example)$/);
+    }
+    const registered = await at('/oauth/register', {
+      method: 'POST',
+      headers: { Origin: origin, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ redirect_uris: ['https://inspector.example/cb'], token_endpoint_auth_method: 'none' }),
+    });
+    expect(registered.status).toBe(201);
+    expect(registered.headers.get('Access-Control-Allow-Origin')).toMatch(/^(\*|https:\/\/inspector\.example)$/);
   });
 });
 
