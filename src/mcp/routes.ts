@@ -8,7 +8,7 @@ import { methodNotAllowed } from '../http/fallbacks';
 import { origins } from '../http/request-deps';
 import { declared, PUBLIC, requires } from '../http/route-needs';
 import { SCOPES } from '../limiter/scopes';
-import { authorizationServer } from '../oauth/authorization-server';
+import { offersOAuth } from '../oauth/authorization-server';
 import { FILE_TOOLS } from './file-tools-routes';
 import { answerMcp } from './server';
 import { SHARING_TOOLS } from './sharing-tools-routes';
@@ -79,7 +79,7 @@ export function createMcpRouter() {
   const metadata = (resource: string, api: string) => ({
     resource,
     resource_name: 'edgeshare',
-    ...(authorizationServer(api) ? { authorization_servers: [api] } : {}),
+    ...(offersOAuth(api) ? { authorization_servers: [api] } : {}),
     bearer_methods_supported: ['header'],
     scopes_supported: [...SCOPES],
     resource_documentation: `${api}/docs`,

@@ -1,13 +1,9 @@
 // OAuth 2.1 for MCP clients: the authorization server of @cloudflare/workers-oauth-provider, one per
-// origin the API answers on (its issuer and its one resource, <origin>/mcp, are fixed when it is
-// made). It keeps registered clients, grants and tokens in the OAUTH_KV namespace. A grant belongs
+// origin the API answers on (its issuer and resources, the origin and <origin>/mcp, are fixed when
+// it is made). It keeps registered clients, grants and tokens in the OAUTH_KV namespace. A grant belongs
 // to an account and names the API key a person signed in with and the scopes they picked (never
 // more than that key holds); a token of it acts on /mcp as that key would, narrowed to those scopes.
-import {
-  type GrantSummary,
-  OAuthAuthorizationServer,
-  type ValidatedAccessToken,
-} from '@cloudflare/workers-oauth-provider';
+import type { GrantSummary, OAuthAuthorizationServer, ValidatedAccessToken } from '@cloudflare/workers-oauth-provider';
 import { isScope, SCOPES, type Scope } from '../limiter/scopes';
 import { log } from '../log';
 
@@ -38,16 +34,41 @@ export type OAuthGrant = {
 
 const resourcesOf = (origin: string) => [origin, `${origin}${MCP_RESOURCE_PATH}`];
 
+type Library = typeof import('@cloudflare/workers-oauth-provider');
+let library: Promise<Library> | undefined;
+
+/**
+ * The library, loaded on first use: it imports `cloudflare:workers`, which only workerd has, and
+ * the app's modules stay importable in Node (where the OpenAPI documents are checked).
+ */
+export const oauthLibrary = (): Promise<Library> => {
+  library ??= import('@cloudflare/workers-oauth-provider');
+  return library;
+};
+
 const servers = new Map<string, OAuthAuthorizationServer<Env> | null>();
 const MAX_SERVERS = 16;
+
+/** Whether the library takes this origin as an issuer: https, or http on a loopback host. */
+export function offersOAuth(origin: string): boolean {
+  try {
+    const url = new URL(origin);
+    if (url.protocol === 'https:') return true;
+    return url.protocol === 'http:' && /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/.test(url.hostname);
+  } catch {
+    return false;
+  }
+}
 
 /**
  * The authorization server of an origin, or null where OAuth cannot be offered: the library takes
  * only https origins, and http on a loopback host (local development).
  */
-export function authorizationServer(origin: string): OAuthAuthorizationServer<Env> | null {
+export async function authorizationServer(origin: string): Promise<OAuthAuthorizationServer<Env> | null> {
   const known = servers.get(origin);
   if (known !== undefined) return known;
+  if (!offersOAuth(origin)) return null;
+  const { OAuthAuthorizationServer } = await oauthLibrary();
   let server: OAuthAuthorizationServer<Env> | null;
   try {
     server = new OAuthAuthorizationServer<Env>({
@@ -80,7 +101,7 @@ export async function validateAccessToken(
   origin: string,
   token: string,
 ): Promise<{ props: GrantProps; scopes: Scope[] } | null> {
-  const server = authorizationServer(origin);
+  const server = await authorizationServer(origin);
   if (!server) return null;
   let validated: ValidatedAccessToken<GrantProps> | null = null;
   for (const resource of resourcesOf(origin)) {
@@ -108,7 +129,7 @@ const summary = (grant: GrantSummary): OAuthGrant => {
 
 /** The account's grants to OAuth clients, newest first. */
 export async function listGrants(env: Env, origin: string, accountId: string): Promise<OAuthGrant[]> {
-  const server = authorizationServer(origin);
+  const server = await authorizationServer(origin);
   if (!server) return [];
   const helpers = server.getOAuthApi(env);
   const grants: OAuthGrant[] = [];
@@ -123,7 +144,7 @@ export async function listGrants(env: Env, origin: string, accountId: string): P
 
 /** Revokes one of the account's grants and its tokens; false when the account has no such grant. */
 export async function revokeGrant(env: Env, origin: string, accountId: string, grantId: string): Promise<boolean> {
-  const server = authorizationServer(origin);
+  const server = await authorizationServer(origin);
   if (!server) return false;
   const grants = await listGrants(env, origin, accountId);
   if (!grants.some((grant) => grant.id === grantId)) return false;

@@ -2,13 +2,7 @@
 // metadata (RFC 8414), dynamic client registration (RFC 7591), the token endpoint with PKCE and
 // revocation (RFC 7009) — all answered by @cloudflare/workers-oauth-provider — and /authorize, our
 // page, where a person signs in with an API key of their account and picks the scopes to grant.
-import {
-  AuthorizationError,
-  type AuthRequest,
-  authorizationErrorRedirect,
-  CimdFetchError,
-  type OAuthHelpers,
-} from '@cloudflare/workers-oauth-provider';
+import type { AuthRequest, OAuthHelpers } from '@cloudflare/workers-oauth-provider';
 import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { AppEnv } from '../env';
@@ -24,6 +18,7 @@ import {
   authorizationServer,
   type GrantMetadata,
   grantUserId,
+  oauthLibrary,
   REGISTER_PATH,
   TOKEN_PATH,
 } from './authorization-server';
@@ -35,9 +30,10 @@ type Parsed = { helpers: OAuthHelpers; request: AuthRequest } | { answer: Respon
 
 /** The client's request, validated by the library (client, redirect URI, PKCE, resource), or the answer. */
 async function parseRequest(c: Context<AppEnv>): Promise<Parsed> {
-  const server = authorizationServer(origins(c).api);
+  const server = await authorizationServer(origins(c).api);
   if (!server) throw new ApiError('NOT_FOUND');
   const helpers = server.getOAuthApi(c.env);
+  const { AuthorizationError, CimdFetchError } = await oauthLibrary();
   try {
     return { helpers, request: await helpers.parseAuthRequest(c.req.raw) };
   } catch (error) {
@@ -57,8 +53,8 @@ export function createOAuthRouter() {
   const router = new Hono<AppEnv>();
 
   // The library's own endpoints (it answers CORS preflights and errors as OAuth wants them).
-  const served = (c: Context<AppEnv>) => {
-    const server = authorizationServer(origins(c).api);
+  const served = async (c: Context<AppEnv>) => {
+    const server = await authorizationServer(origins(c).api);
     if (!server) throw new ApiError('NOT_FOUND');
     // The library is typed against newer workers-types; the context is the runtime's own.
     return server.fetch(c.req.raw, c.env, c.executionCtx as unknown as Parameters<typeof server.fetch>[2]);
@@ -96,7 +92,10 @@ export function createOAuthRouter() {
       if ('answer' in parsed) return parsed.answer;
       const { helpers, request } = parsed;
       const form = await c.req.formData().catch(() => new FormData());
-      if (form.get('decision') === 'deny') return c.redirect(authorizationErrorRedirect(request, 'access_denied'), 302);
+      if (form.get('decision') === 'deny') {
+        const { authorizationErrorRedirect } = await oauthLibrary();
+        return c.redirect(authorizationErrorRedirect(request, 'access_denied'), 302);
+      }
 
       const details = await helpers.describeConsent(request);
       const picked = form.getAll('scope').filter((value): value is string => typeof value === 'string');
