@@ -11,11 +11,12 @@ import { RAW_UPLOAD_HEADERS } from './files/raw-upload-routes';
 import { renderError } from './http/errors';
 import { notFound } from './http/fallbacks';
 import { createAdminRouter } from './keys/admin-routes';
-import { createMcpRouter, MCP_PATH, mcpRefusals } from './mcp/routes';
+import { createMcpRouter, MCP_PATH, mcpRefusals, RESOURCE_METADATA_PATHS } from './mcp/routes';
 import { authenticate } from './middleware/auth';
 import { idempotency } from './middleware/idempotency';
 import { perf } from './middleware/perf';
 import { loadConfig, requestContext } from './middleware/request-context';
+import { createOAuthRouter } from './oauth/routes';
 import { createPagesRouter } from './pages/routes';
 import { createRequestPageRouter } from './requests/page-routes';
 import { createRequestPublicRouter, REQUEST_TUS_PATHS } from './requests/public-routes';
@@ -106,6 +107,9 @@ export function createApp() {
   app.use('*', requestContext());
   app.use('/api/*', corsHeaders);
   app.use(MCP_PATH, corsHeaders);
+  // The protected-resource documents, read by browser-based MCP clients (the authorization
+  // server's own endpoints answer CORS themselves, src/oauth/).
+  for (const path of RESOURCE_METADATA_PATHS) app.use(path, corsHeaders);
   app.use('/api/v2/*', perf());
   app.use('*', loadConfig());
   app.get('/health', (c) => c.json({ status: 'ok' }));
@@ -116,6 +120,7 @@ export function createApp() {
 
   app.use('/api/*', corsPreflight);
   app.use(MCP_PATH, corsPreflight);
+  for (const path of RESOURCE_METADATA_PATHS) app.use(path, corsPreflight);
 
   const v1 = createV1Router();
   const v2 = createV2Router();
@@ -154,10 +159,13 @@ export function createApp() {
 
   // MCP (agents): POST /mcp with a key, counted once by the key's rate limit whatever it calls; other
   // methods are 405 without one. The protected-resource metadata its 401 points to is public.
-  const authenticateMcp = authenticate();
+  // An OAuth client's access token works there too (src/oauth/), as the key it was granted with.
+  const authenticateMcp = authenticate({ oauth: true });
   app.use(MCP_PATH, mcpRefusals());
   app.use(MCP_PATH, (c, next) => (c.req.method === 'POST' ? authenticateMcp(c, next) : next()));
   app.route('/', createMcpRouter());
+  // OAuth 2.1 for MCP clients: metadata, registration, token and the /authorize page, without a key.
+  app.route('/', createOAuthRouter());
 
   app.route('/share', createShareRouter());
   app.route('/r', createRequestPageRouter());

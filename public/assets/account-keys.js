@@ -1,5 +1,5 @@
 // /keys, the account's own mode: an API key with keys:write manages its account's keys through
-// /api/v2/keys. The key lives in sessionStorage (this tab only, never in a URL); the DOM is built
+// /api/v2/keys, and the grants it gave OAuth (MCP) clients through /api/v2/oauth/grants. The key lives in sessionStorage (this tab only, never in a URL); the DOM is built
 // with textContent and attributes only, so no key name can become markup.
 // An IIFE: keys.js, a classic script on the same page, has its own top-level names.
 (() => {
@@ -13,10 +13,10 @@
     box.hidden = false;
   };
 
-  async function keysApi(method, path, body, key = sessionStorage.getItem(ACCOUNT_KEY)) {
+  async function keysApi(method, path, body, key = sessionStorage.getItem(ACCOUNT_KEY), base = '/api/v2/keys') {
     let response;
     try {
-      response = await fetch(`/api/v2/keys${path}`, {
+      response = await fetch(`${base}${path}`, {
         method,
         headers: {
           Authorization: `Bearer ${key ?? ''}`,
@@ -92,6 +92,62 @@
     render((await keysApi('GET', '')).keys);
   }
 
+  const grantsApi = (method, path) => keysApi(method, path, undefined, undefined, '/api/v2/oauth/grants');
+
+  function renderGrants(grants) {
+    const body = $('account-grants-body');
+    body.replaceChildren();
+    $('account-grants-caption').textContent = grants.length === 0 ? 'No app is connected.' : '';
+    for (const grant of grants) {
+      const tr = document.createElement('tr');
+      const name = document.createElement('th');
+      name.scope = 'row';
+      name.textContent = grant.clientName;
+      tr.append(name);
+      for (const [label, text] of [
+        ['Scopes', grant.scopes.join(', ')],
+        ['Connected', when(grant.createdAt)],
+      ]) {
+        const td = document.createElement('td');
+        td.dataset.label = label;
+        td.textContent = text;
+        tr.append(td);
+      }
+      const actions = document.createElement('td');
+      actions.className = 'actions';
+      actions.dataset.label = 'Actions';
+      const button = document.createElement('button');
+      button.type = 'button';
+      button.className = 'secondary';
+      button.textContent = 'Revoke';
+      button.setAttribute('aria-label', `Revoke ${grant.clientName}`);
+      button.addEventListener('click', () => revokeGrant(grant));
+      actions.append(button);
+      tr.append(actions);
+      body.append(tr);
+    }
+  }
+
+  async function refreshGrants() {
+    try {
+      renderGrants((await grantsApi('GET', '')).grants);
+    } catch (error) {
+      say(error.message);
+    }
+  }
+
+  async function revokeGrant(grant) {
+    if (!window.confirm(`Revoke “${grant.clientName}”? Its tokens are refused from their next request.`)) return;
+    try {
+      await grantsApi('DELETE', `/${encodeURIComponent(grant.id)}`);
+      say(`Revoked ${grant.clientName}.`, 'ok');
+      await refreshGrants();
+    } catch (error) {
+      if (error.status === 401) open(false);
+      say(error.message);
+    }
+  }
+
   async function revoke(key) {
     if (!window.confirm(`Revoke “${key.name}”? Clients using it are refused from their next request.`)) return;
     try {
@@ -112,6 +168,7 @@
       event.target.reset();
       box.hidden = true;
       open(true, key);
+      await refreshGrants();
     } catch (error) {
       say(error.message);
     }
@@ -153,6 +210,7 @@
       .then((data) => {
         open(true, saved);
         render(data.keys);
+        return refreshGrants();
       })
       .catch(() => open(false));
   }

@@ -13,6 +13,7 @@ import { versionRouter } from '../http/validation';
 import { addKeyRoutes } from '../keys/routes';
 import { addLinkAccessRoutes } from '../links/access-log-routes';
 import { addLinkRoutes } from '../links/routes';
+import { addOAuthGrantRoutes } from '../oauth/grants-routes';
 import { addPolicyRoutes } from '../policy/routes';
 import { addRequestAccessRoutes } from '../requests/access-log-routes';
 import { addRequestRoutes } from '../requests/routes';
@@ -33,6 +34,7 @@ export function createV2Router() {
   addCollectionRoutes(router);
   addArchiveRoutes(router);
   addKeyRoutes(router);
+  addOAuthGrantRoutes(router);
   addWebhookRoutes(router);
   // Access logs (who fetched what), before the file routes' /files/{id}.
   addLinkAccessRoutes(router);

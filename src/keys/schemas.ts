@@ -4,7 +4,7 @@ import { z } from '@hono/zod-openapi';
 import { SCOPES } from '../limiter/scopes.ts';
 import { KeyNameSchema } from './key-name.ts';
 
-const ScopeSchema = z.enum(SCOPES, { message: `must be one of ${SCOPES.join(', ')}` }).openapi('Scope');
+export const ScopeSchema = z.enum(SCOPES, { message: `must be one of ${SCOPES.join(', ')}` }).openapi('Scope');
 
 const keyFields = {
   id: z.string(),

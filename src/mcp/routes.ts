@@ -8,6 +8,7 @@ import { methodNotAllowed } from '../http/fallbacks';
 import { origins } from '../http/request-deps';
 import { declared, PUBLIC, requires } from '../http/route-needs';
 import { SCOPES } from '../limiter/scopes';
+import { offersOAuth } from '../oauth/authorization-server';
 import { FILE_TOOLS } from './file-tools-routes';
 import { answerMcp } from './server';
 import { SHARING_TOOLS } from './sharing-tools-routes';
@@ -16,6 +17,8 @@ import { UNDO_TOOLS } from './undo-tools-routes';
 
 export const MCP_PATH = '/mcp';
 export const RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource';
+/** The origin's document and /mcp's own (RFC 9728 §3.1: the resource's path after the well-known one). */
+export const RESOURCE_METADATA_PATHS = [RESOURCE_METADATA_PATH, `${RESOURCE_METADATA_PATH}${MCP_PATH}`] as const;
 
 /** Every tool, in the order tools/list shows them. */
 export const MCP_TOOLS: readonly McpTool[] = [...FILE_TOOLS, ...SHARING_TOOLS, ...UNDO_TOOLS];
@@ -72,18 +75,18 @@ export function createMcpRouter() {
     }, PUBLIC),
   );
 
-  // RFC 9728: what the resource is and how to present its token (an API key, as a Bearer header).
+  // RFC 9728: what the resource is, who issues its OAuth tokens (where this origin can: see
+  // src/oauth/), and how to present a token or an API key (a Bearer header).
   const metadata = (resource: string, api: string) => ({
     resource,
     resource_name: 'edgeshare',
+    ...(offersOAuth(api) ? { authorization_servers: [api] } : {}),
     bearer_methods_supported: ['header'],
     scopes_supported: [...SCOPES],
     resource_documentation: `${api}/docs`,
   });
-  router.get(RESOURCE_METADATA_PATH, (c) => c.json(metadata(origins(c).api, origins(c).api)));
-  router.get(`${RESOURCE_METADATA_PATH}${MCP_PATH}`, (c) =>
-    c.json(metadata(`${origins(c).api}${MCP_PATH}`, origins(c).api)),
-  );
+  router.get(RESOURCE_METADATA_PATHS[0], (c) => c.json(metadata(origins(c).api, origins(c).api)));
+  router.get(RESOURCE_METADATA_PATHS[1], (c) => c.json(metadata(`${origins(c).api}${MCP_PATH}`, origins(c).api)));
   return router;
 }
 

@@ -6,6 +6,7 @@ import { QuotaTicket } from '../accounts/account-storage-client';
 import type { AppEnv, RateLimitState } from '../env';
 import { ApiError, accountSuspended, forbidden, rateLimited, unauthorized } from '../errors';
 import { bearerToken } from '../http/bearer';
+import { origins } from '../http/request-deps';
 import { type RouteNeeds, routeNeeds } from '../http/route-needs';
 import { API_KEY_PATTERN } from '../keys/key-material';
 import { sha256Hex } from '../lib/crypto';
@@ -14,8 +15,9 @@ import { clientAddress, recordFailure, refuseIfBlocked } from '../limiter/auth-g
 import { authorizeKey, rateLimitHeaders, storageOwnerOf } from '../limiter/key-limiter-client';
 import type { AuthorizedKey, KeyLimits } from '../limiter/key-limiter-contract';
 import { effectiveLimits, keyDefaults } from '../limiter/limits';
-import { hasScope, parseScopes } from '../limiter/scopes';
+import { hasScope, parseScopes, type Scope } from '../limiter/scopes';
 import { log } from '../log';
+import { validateAccessToken } from '../oauth/authorization-server';
 import { findActiveKeyByHash, findActiveKeyIdByHash, overridesOf } from '../storage/keys-repo';
 import { isoNow } from '../time';
 
@@ -51,6 +53,10 @@ function announcedUpload(c: Context<AppEnv>, needs: RouteNeeds): { bytes: number
 const wantsUsage = (c: Context<AppEnv>, needs: RouteNeeds) =>
   needs.readsUsage === true && (c.req.method === 'GET' || c.req.method === 'HEAD');
 
+/** A grant's scopes that its key still holds (a key's scopes can only be narrowed, but be sure). */
+const scopesWithin = (keyScopes: Scope[] | null, granted: Scope[]): Scope[] =>
+  granted.filter((scope) => hasScope(keyScopes, scope));
+
 /**
  * Bearer API-key auth, the route's scope, and the per-key rate limit. Every failure (missing,
  * malformed, unknown, revoked, expired) gets the same 401, so the answer says nothing about
@@ -61,8 +67,10 @@ const wantsUsage = (c: Context<AppEnv>, needs: RouteNeeds) =>
  * headers go on whatever response follows, errors included. If the key's object cannot be
  * reached, the key is checked in D1 and the request let through unlimited (fail open, logged):
  * an outage of one object must not take the API down for reads (uploads then get 503).
+ * With `oauth` (on /mcp), an OAuth access token of this origin's authorization server works too,
+ * as the key a person signed in with to grant it, with only the scopes granted (src/oauth/).
  */
-export const authenticate = () =>
+export const authenticate = (options: { oauth?: boolean } = {}) =>
   createMiddleware<AppEnv>(async function authenticate(c, next) {
     const header = c.req.header('authorization');
     // No credentials at all costs nothing and guesses nothing: a plain 401.
@@ -86,10 +94,21 @@ export const authenticate = () =>
     };
 
     const token = bearerToken(header);
-    const hash = token && API_KEY_PATTERN.test(token) ? await sha256Hex(token) : undefined;
-    if (!hash) return refuse();
-    const keyId = await measure(timings, 'auth', () => keyIdOf(c.env.DB, hash));
-    if (!keyId) return refuse();
+    let hash: string | undefined;
+    let keyId: string | undefined;
+    // An OAuth token (where the route takes them, /mcp) acts as the key it was granted with, narrowed to its scopes.
+    let granted: Scope[] | undefined;
+    if (token && API_KEY_PATTERN.test(token)) {
+      const keyHash = await sha256Hex(token);
+      hash = keyHash;
+      keyId = await measure(timings, 'auth', () => keyIdOf(c.env.DB, keyHash));
+    } else if (token && options.oauth) {
+      const grant = await measure(timings, 'auth', () => validateAccessToken(c.env, origins(c).api, token));
+      hash = grant?.props.keyHash;
+      keyId = grant?.props.keyId;
+      granted = grant?.scopes;
+    }
+    if (!hash || !keyId) return refuse();
 
     let limits: KeyLimits;
     let key: AuthorizedKey;
@@ -109,13 +128,14 @@ export const authenticate = () =>
       if (result.suspended) throw accountSuspended(result.suspended.statement);
       if (!result.limits || !result.admission || !result.key) return refuse(hash);
       limits = result.limits;
-      key = result.key;
+      key = granted ? { ...result.key, scopes: scopesWithin(result.key.scopes, granted) } : result.key;
       const { admission } = result;
       state = { limit: admission.limit, remaining: admission.remaining, reset: admission.reset };
       if (admission.grant) c.set('grant', admission.grant);
       if (result.usage) c.set('usage', result.usage);
       if (!admission.allowed) throw rateLimited(state.reset, undefined, rateLimitHeaders(state));
-      if (result.forbidden) throw forbidden(result.forbidden, rateLimitHeaders(state));
+      const missing = result.forbidden ?? (needs.scope && !hasScope(key.scopes, needs.scope) ? needs.scope : undefined);
+      if (missing) throw forbidden(missing, rateLimitHeaders(state));
     } catch (error) {
       if (error instanceof ApiError) throw error;
       log('error', 'rate limiter unreachable', { keyId, error: String(error) });
@@ -123,10 +143,11 @@ export const authenticate = () =>
       if (!row || (row.expires_at !== null && row.expires_at <= isoNow())) return refuse(hash);
       if (row.suspension_statement) throw accountSuspended(row.suspension_statement);
       limits = effectiveLimits(overridesOf(row), keyDefaults(config));
+      const scopes = parseScopes(row.scopes);
       key = {
         id: row.id,
         accountId: row.account_id,
-        scopes: parseScopes(row.scopes),
+        scopes: granted ? scopesWithin(scopes, granted) : scopes,
         expiresAt: row.expires_at === null ? null : Date.parse(row.expires_at),
         policy: row.policy,
       };

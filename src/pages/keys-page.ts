@@ -55,6 +55,17 @@ ${SCOPES.map((scope) => html`<label><input type="checkbox" name="scope" value="$
 </table>
 </div>
 </section>
+<section aria-labelledby="account-grants-heading">
+<h2 id="account-grants-heading">Connected apps (OAuth)</h2>
+<p class="muted">MCP clients let in on the authorize page. Each acts as the key it was granted with, with only the scopes granted; revoked, its tokens are refused from their next request.</p>
+<div class="table-wrap">
+<table class="cards">
+<caption id="account-grants-caption">No app is connected.</caption>
+<thead><tr><th scope="col">App</th><th scope="col">Scopes</th><th scope="col">Connected</th><th scope="col">Actions</th></tr></thead>
+<tbody id="account-grants-body"></tbody>
+</table>
+</div>
+</section>
 </div>
 
 `;
