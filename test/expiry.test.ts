@@ -48,6 +48,8 @@ const lifetimeSeconds = (record: FileRecord) =>
   record.expiresAt === null ? null : (Date.parse(record.expiresAt) - Date.parse(record.uploadedAt)) / 1000;
 
 const ago = (ms: number) => new Date(Date.now() - ms).toISOString();
+/** `ms` from a fixed `now` (the sweep tests judge every row against that one instant). */
+const at = (now: number, ms: number) => new Date(now + ms).toISOString();
 
 describe('expiresAt', () => {
   for (const version of ['v1', 'v2'] as const) {
@@ -142,7 +144,9 @@ describe('an expired file', () => {
     await uploadSizedOk(key.auth, 300);
     // Full: 600 + 300 of 1,000 bytes, and 2 of 2 files.
     await expectError(await uploadSized(key.auth, 200), 413, 'STORAGE_EXCEEDED');
-    expect(await usage(key.id, Date.now() + 59_000)).toMatchObject({ usedBytes: 900, files: 2 });
+    // A second before its expiry (counted from its own upload time, not from now: under load the
+    // uploads above can take longer than that second).
+    expect(await usage(key.id, Date.parse(soon.uploadedAt) + 59_000)).toMatchObject({ usedBytes: 900, files: 2 });
     // Once its expiry has passed the key's object has taken it off: no sweep has run.
     await setExpiresAt([soon.id], ago(1));
     expect(await usage(key.id)).toMatchObject({ usedBytes: 300, files: 1 });
@@ -182,8 +186,11 @@ describe('the expiry cron', () => {
   });
 
   it('keeps up: one run clears every expired file of every key, oldest expiry first, in batches', async () => {
-    // Start from a bucket and database with nothing left to sweep from earlier tests.
-    await sweepUntilQuiet(Date.now());
+    // Start from a bucket and database with nothing left to sweep from earlier tests, up to a
+    // minute past `now` (their files with expiresIn 60), and sweep at `now` below: no earlier
+    // file can expire in between, however long the seeding takes.
+    const now = Date.now();
+    await sweepUntilQuiet(now + 120_000);
     const busy = await newKey('many expired');
     const quiet = await newKey('few expired');
     // One key's backlog (more than two batches) expired before the other key's few files.
@@ -191,19 +198,19 @@ describe('the expiry cron', () => {
       busy.id,
       Array.from({ length: 1_205 }, (_, index) => ({
         size: 10,
-        uploadedAt: ago(300_000),
-        expiresAt: ago(120_000 - index),
+        uploadedAt: at(now, -300_000),
+        expiresAt: at(now, -(120_000 - index)),
       })),
     );
     await seedFiles(
       quiet.id,
-      Array.from({ length: 5 }, () => ({ size: 10, uploadedAt: ago(300_000), expiresAt: ago(1_000) })),
+      Array.from({ length: 5 }, () => ({ size: 10, uploadedAt: at(now, -300_000), expiresAt: at(now, -1_000) })),
     );
-    const [kept] = await seedFiles(busy.id, [{ size: 100, expiresAt: new Date(Date.now() + 3_600_000).toISOString() }]);
+    const [kept] = await seedFiles(busy.id, [{ size: 100, expiresAt: at(now, 3_600_000) }]);
     // The accounts start from the live rows: expired files never counted.
     expect(await usage(busy.id)).toMatchObject({ usedBytes: 100, files: 1 });
 
-    const report = await sweepAt(Date.now());
+    const report = await sweepAt(now);
     expect(report).toMatchObject({ expired: 1_210, expiredLeft: false });
     await expectStored(busy.id, [kept?.id ?? '']);
     await expectStored(quiet.id, []);
@@ -211,21 +218,22 @@ describe('the expiry cron', () => {
   });
 
   it('stops at its time budget and leaves the rest, oldest first, for the next run', async () => {
-    await sweepUntilQuiet(Date.now());
+    const now = Date.now();
+    await sweepUntilQuiet(now + 120_000);
     const key = await newKey('budget');
     await seedFiles(
       key.id,
       Array.from({ length: 600 }, (_, index) => ({
         size: 1,
-        uploadedAt: ago(300_000),
-        expiresAt: ago(120_000 - index),
+        uploadedAt: at(now, -300_000),
+        expiresAt: at(now, -(120_000 - index)),
       })),
     );
     // A budget already spent: not one batch.
-    expect(await sweepAt(Date.now(), undefined, -1)).toMatchObject({ expired: 0, expiredLeft: true });
+    expect(await sweepAt(now, undefined, -1)).toMatchObject({ expired: 0, expiredLeft: true });
     expect(await rowIds(key.id)).toHaveLength(600);
     // A normal run takes the first batch (500, the oldest expiries) and the rest in a second.
-    const report = await sweepAt(Date.now());
+    const report = await sweepAt(now);
     expect(report).toMatchObject({ expired: 600, expiredLeft: false });
     await expectStored(key.id, []);
   });

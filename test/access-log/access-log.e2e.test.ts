@@ -51,9 +51,10 @@ function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: st
 
 /** Waits until the log has `count` events (recording runs after each answer). */
 async function logOf(of: Parameters<EdgeshareClient['accessLog']>[0], count: number) {
-  for (let tries = 0; ; tries++) {
+  // Polled to a deadline, not a count of tries: a loaded machine records late.
+  for (const deadline = Date.now() + 30_000; ; ) {
     const page = await client.accessLog(of, { limit: 100 });
-    if (page.events.length >= count || tries >= 50) return page;
+    if (page.events.length >= count || Date.now() > deadline) return page;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }

@@ -77,7 +77,7 @@ describe('a file’s default link', () => {
     await waitOnExecutionContext(ctx);
     // The event follows the cancel (no request signal here to hand it to waitUntil at once).
     let events = (await accessLog(auth, `/files/${fileId}`)).events;
-    for (let tries = 0; tries < 50 && events.length === 0; tries++) {
+    for (const deadline = Date.now() + 30_000; events.length === 0 && Date.now() < deadline; ) {
       await new Promise((resolve) => setTimeout(resolve, 20));
       events = (await accessLog(auth, `/files/${fileId}`)).events;
     }

@@ -214,9 +214,10 @@ describe('PUT /api/v2/upload/{filename} storage hold', () => {
       body: stream,
       duplex: 'half',
     } as RequestInit);
-    // While the body waits at the gate, the whole declared length is already held.
+    // While the body waits at the gate, the whole declared length is already held (polled to a
+    // deadline: a loaded machine may admit the request late).
     let held = await usageOf(auth);
-    for (let tries = 0; held.reservedBytes === 0 && tries < 40; tries++) {
+    for (const deadline = Date.now() + 30_000; held.reservedBytes === 0 && Date.now() < deadline; ) {
       await new Promise((resolve) => setTimeout(resolve, 50));
       held = await usageOf(auth);
     }

@@ -148,6 +148,22 @@ export async function multipartAlive(state: Pick<StoredState, 'r2Key' | 'multipa
   }
 }
 
+/**
+ * Waits until a PATCH holds the upload's lease (it has begun: the point where a test's paused or
+ * aborted body means something), polling to a deadline: a fixed sleep is too short under load.
+ */
+export async function leaseHeld(id: string, ms = 30_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const stored = await runInDurableObject(uploadStub(id), (_instance, state) =>
+      state.storage.kv.get<{ lease: unknown }>('upload'),
+    );
+    if (stored?.lease) return;
+    if (Date.now() > deadline) throw new Error(`no PATCH took the lease of ${id} within ${ms} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 /** Rewrites the upload's stored state (e.g. its expiry) and runs its alarm. */
 export async function expireNow(id: string): Promise<void> {
   const stub = uploadStub(id);
@@ -187,23 +203,33 @@ export function breakingBody(bytes: Uint8Array, breakAt: number, chunk = 256 * 1
   });
 }
 
-/** A body that sends `bytes` up to `pauseAt`, then waits for `open()` before the rest. */
+/**
+ * A body that sends `bytes` up to `pauseAt`, then waits for `open()` before the rest. `paused`
+ * resolves once its reader has taken the bytes before `pauseAt` and asks for more.
+ */
 export function pausedBody(bytes: Uint8Array, pauseAt: number) {
   let open: () => void = () => undefined;
   const gate = new Promise<void>((resolve) => {
     open = resolve;
   });
+  let reachedPause: () => void = () => undefined;
+  const paused = new Promise<void>((resolve) => {
+    reachedPause = resolve;
+  });
   let sent = 0;
   const stream = new ReadableStream<Uint8Array>({
     async pull(controller) {
       if (sent >= bytes.length) return controller.close();
-      if (sent >= pauseAt) await gate;
+      if (sent >= pauseAt) {
+        reachedPause();
+        await gate;
+      }
       const end = sent < pauseAt ? pauseAt : bytes.length;
       controller.enqueue(bytes.slice(sent, end));
       sent = end;
     },
   });
-  return { stream, open: () => open() };
+  return { stream, open: () => open(), paused };
 }
 
 // ---- tus concatenation (test/tus/concat*.test.ts) ----

@@ -1,3 +1,55 @@
-import { applyD1Migrations, env } from 'cloudflare:test';
+// Runs before each test file of the worker project. Files take turns in a few workerd processes
+// (vitest.config.ts: isolate false; a process per file cost about 5 s of CPU each), so each file
+// starts here from empty storage: reset() deletes the storage of every Durable Object, which in
+// workerd holds D1, R2 and the queues as well as our own objects; then the migrations are applied.
+import { applyD1Migrations, env, listDurableObjectIds, reset, runInDurableObject } from 'cloudflare:test';
+import { afterAll, vi } from 'vitest';
 
+const isNamespace = (value: unknown): value is DurableObjectNamespace =>
+  value instanceof Object &&
+  /^(?:Loopback)?DurableObjectNamespace$/.test(value.constructor.name) &&
+  'idFromName' in value &&
+  'newUniqueId' in value;
+
+// reset() reaches only the objects workerd holds open, and it lets go of one idle for 10 s (its
+// data stays): so every object is woken first, ours through their ids, then D1's and R2's by a
+// call right before it (waking ours can take seconds when the machine is busy).
+async function wakeEveryObject() {
+  await Promise.all(
+    Object.values(env)
+      .filter(isNamespace)
+      .map(async (namespace) => {
+        const ids = await listDurableObjectIds(namespace);
+        await Promise.all(ids.map((id) => runInDurableObject(namespace.get(id), () => undefined)));
+      }),
+  );
+  await Promise.all([env.DB.prepare('SELECT 1').first(), env.FILES.head('wake')]);
+}
+
+/** What the files before left in D1 and R2. */
+async function leftovers() {
+  const tables = await env.DB.prepare(
+    "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_%' ESCAPE '\\'",
+  ).all<{ name: string }>();
+  return [
+    ...(await env.FILES.list({ limit: 1 })).objects.map((object) => `R2 object ${object.key}`),
+    ...tables.results.map((row) => `D1 table ${row.name}`),
+  ];
+}
+
+// The guard: a file that found anything left would not be isolated. An object that went idle
+// between its wake-up and reset() keeps its data, so the whole is tried again before giving up.
+for (let attempt = 1; ; attempt++) {
+  await wakeEveryObject();
+  await reset();
+  const left = await leftovers();
+  if (left.length === 0) break;
+  if (attempt === 5) throw new Error(`storage not empty at the start of a test file: ${left.join(', ')}`);
+}
 await applyD1Migrations(env.DB, env.TEST_MIGRATIONS);
+
+// What a file changed of the shared isolate goes with it: spies (fetch, console) and fake timers.
+afterAll(() => {
+  vi.restoreAllMocks();
+  vi.useRealTimers();
+});

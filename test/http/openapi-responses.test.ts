@@ -323,7 +323,7 @@ describe('every webhook operation answers as the v2 document says', () => {
     await expectDocumented('v2', 'updateWebhook', await send(`/webhooks/${unknown}`, 'PATCH', { events: ['*'] }));
     await upload('v2', auth);
     let deliveryId: string | undefined;
-    for (let tries = 0; tries < 100 && !deliveryId; tries++) {
+    for (const deadline = Date.now() + 30_000; !deliveryId && Date.now() < deadline; ) {
       const listed = await send(`/webhooks/${id}/deliveries`, 'GET');
       deliveryId = ((await listed.json()) as { data: { deliveries: { id: string }[] } }).data.deliveries[0]?.id;
       if (!deliveryId) await new Promise((resolve) => setTimeout(resolve, 100));

@@ -133,10 +133,10 @@ function blobCount(): number {
 
 /** The account's usage once its holds are released (cleanup runs after the answer). */
 async function settledUsage(client: Client) {
-  for (let attempt = 0; ; attempt++) {
+  for (const deadline = Date.now() + 30_000; ; ) {
     const result = (await client.callTool({ name: 'get_usage', arguments: {} })) as Result;
     const usage = result.structuredContent as { usedBytes: number; reservedBytes: number; files: number };
-    if (usage.reservedBytes === 0 || attempt > 20) return usage;
+    if (usage.reservedBytes === 0 || Date.now() > deadline) return usage;
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
 }

@@ -10,6 +10,7 @@ import {
   created,
   createUpload,
   head,
+  leaseHeld,
   MIB,
   newKey,
   OCTETS,
@@ -193,7 +194,7 @@ describe('a key revoked or expired while the last PATCH streams', () => {
         headers: { ...TUS, ...auth, ...OCTETS, 'Upload-Offset': '0' },
         body: body.stream,
       });
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await leaseHeld(id);
       await ends[how](keyId);
       body.open();
       const response = await pending;

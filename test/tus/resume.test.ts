@@ -12,6 +12,7 @@ import {
   binaryBytes,
   breakingBody,
   created,
+  leaseHeld,
   MIB,
   newKey,
   OCTETS,
@@ -112,7 +113,7 @@ describe('resuming', () => {
     const { auth } = await newKey('client gone');
     const bytes = binaryBytes(3 * MIB, 22);
     const { path, id } = await created(auth, bytes.length, { filename: 'gone.bin' });
-    const { stream } = pausedBody(bytes, MIB);
+    const { stream, paused } = pausedBody(bytes, MIB);
     const controller = new AbortController();
     const request = new Request(`${ORIGIN}${path}`, {
       method: 'PATCH',
@@ -123,7 +124,7 @@ describe('resuming', () => {
     const ctx = createExecutionContext();
     const pending = worker.fetch(request, env, ctx);
     // The first MiB is in (the PATCH holds the lease): another PATCH is refused meanwhile.
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await Promise.all([leaseHeld(id), paused]);
     await expectError(await patch(auth, path, 0, bytes), 409, 'UPLOAD_CONFLICT');
 
     controller.abort();
@@ -138,8 +139,8 @@ describe('resuming', () => {
   it('logs a PATCH whose client went away as a client abort (info), not as an error', async () => {
     const { auth } = await newKey('abort logged');
     const bytes = binaryBytes(2 * MIB, 24);
-    const { path } = await created(auth, bytes.length, { filename: 'abort.bin' });
-    const { stream } = pausedBody(bytes, MIB);
+    const { path, id } = await created(auth, bytes.length, { filename: 'abort.bin' });
+    const { stream, paused } = pausedBody(bytes, MIB);
     const controller = new AbortController();
     // With a checksum nothing of a cut-off body is kept: the answer is a 4xx nobody reads.
     const digest = await crypto.subtle.digest('SHA-256', bytes);
@@ -155,7 +156,7 @@ describe('resuming', () => {
     try {
       const ctx = createExecutionContext();
       const pending = worker.fetch(request, env, ctx);
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await Promise.all([leaseHeld(id), paused]);
       controller.abort();
       await Promise.resolve(pending).catch(() => undefined);
       await waitOnExecutionContext(ctx);
@@ -212,7 +213,7 @@ describe('resuming', () => {
       headers: { ...TUS, ...auth, ...OCTETS, 'Upload-Offset': '0' },
       body: first.stream,
     });
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await leaseHeld(id);
     const second = await patch(auth, path, 0, binaryBytes(2 * MIB, 99));
     await expectError(second, 409, 'UPLOAD_CONFLICT');
     first.open();
@@ -235,7 +236,7 @@ describe('resuming', () => {
 });
 
 /** Polls `read` until it returns `want` or `ms` pass; returns what it read last. */
-async function eventually<T>(read: () => Promise<T>, want: T, ms = 5_000): Promise<T> {
+async function eventually<T>(read: () => Promise<T>, want: T, ms = 30_000): Promise<T> {
   const until = Date.now() + ms;
   let value = await read();
   while (value !== want && Date.now() < until) {
