@@ -245,10 +245,11 @@ describe('a multipart upload to uploadUrl', () => {
     expect(await receivedRows(request.id)).toHaveLength(3);
   });
 
+  // Each write held for half a second, so that writes meant to overlap do, however late a loaded machine reads.
   it('overlaps the R2 writes of six files, at most three at a time, like a bulk upload', async () => {
     const owner = await newOwner();
     const request = await makeRequest(owner.auth, { maxFiles: 6 });
-    const { bucket, stats } = instrumentedBucket(env.FILES, { delayMs: 20 });
+    const { bucket, stats } = instrumentedBucket(env.FILES, { delayMs: 500 });
     const six = Array.from({ length: 6 }, (_, index) => textFile(`p${index}.txt`, 100 + index));
     const response = await send(request, six, { env: { FILES: bucket } });
     expect(response.status, await response.clone().text()).toBe(201);
