@@ -19,6 +19,7 @@ import {
 import { api, VERSIONS } from '../helpers/responses';
 import { form } from '../helpers/upload';
 import { call, createKey } from '../helpers/worker';
+import { at, grantTokens } from '../oauth/oauth-helpers';
 
 type Version = (typeof VERSIONS)[number];
 type Checker = ReturnType<typeof schemaCompiler>;
@@ -761,6 +762,22 @@ describe('the report operation answers as the v2 document says', () => {
     const throttled = await report(ok, 'application/json', { REPORTS_PER_ADDRESS: '2' }, address);
     expect(throttled.status).toBe(429);
     await expectDocumented('v2', 'reportAbuse', throttled);
+  });
+});
+
+describe('the OAuth grant operations answer as the v2 document says', () => {
+  it('listOAuthGrants, revokeOAuthGrant: 200, 404', async () => {
+    const { key, auth } = await createKey('openapi oauth', { rateLimitRequests: 100_000 });
+    // Grants belong to an https origin (the library serves no other but loopback): asked there.
+    const { tokens } = await grantTokens(key, ['files:read']);
+    expect(tokens.access_token).toBeTruthy();
+    const list = await at('/api/v2/oauth/grants', { headers: auth });
+    expect(list.status).toBe(200);
+    const [grant] = ((await list.clone().json()) as { data: { grants: { id: string }[] } }).data.grants;
+    await expectDocumented('v2', 'listOAuthGrants', list);
+    const revoke = (id: string) => at(`/api/v2/oauth/grants/${id}`, { method: 'DELETE', headers: auth });
+    await expectDocumented('v2', 'revokeOAuthGrant', await revoke(grant?.id ?? ''));
+    await expectDocumented('v2', 'revokeOAuthGrant', await revoke(grant?.id ?? ''));
   });
 });
 
