@@ -75,6 +75,12 @@ export const TAGS: readonly Tag[] = [
     guide: 'abuse.md',
   },
   {
+    name: 'OAuth grants (MCP)',
+    description: 'What the account granted MCP clients that connect through OAuth 2.1, and revoking it.',
+    guide: 'mcp.md',
+    paths: /^\/oauth\/grants(\/|$)/,
+  },
+  {
     name: 'End-to-end encryption',
     description: 'Files in the age format, encrypted before they leave the sender: the account’s identity.',
     guide: 'e2e.md',
