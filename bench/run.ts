@@ -162,7 +162,8 @@ async function main(): Promise<void> {
     if (id === 'clamdStream') return { CLAMD: `127.0.0.1:${clamd?.port}` };
     if (!(id in SERVICE_NAMES)) return {};
     return {
-      MAX_FILE_SIZE: String(2 ** 30),
+      // 2 GiB: the memory case's encrypted 1 GiB is a little over 1 GiB.
+      MAX_FILE_SIZE: String(2 ** 31),
       ADMIN_TOKEN: adminToken,
       ...(id === 'serviceNoAccessLog' ? { ACCESS_LOG: 'off' } : {}),
       // Scanned after the upload (async): the file is served at once, and scanned by the queue's consumer.
