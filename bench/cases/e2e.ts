@@ -239,14 +239,7 @@ export function cliDownloadCase(id: string, sizeMiB: number, reps: number): Benc
       const shared = await runCli(['share', encryptedId, '--json'], env, dir);
       const { url } = JSON.parse(shared.stdout) as { url: string };
       if (!url.includes('#k=')) throw new Error(`share: ${shared.stdout.slice(0, 300)}`);
-      const downloader = (source: string) => async (): Promise<Rep> => {
-        const target = join(dir, `out-${id}.bin`);
-        const run = await runCli(['download', source, '-o', target], env, dir);
-        const saved = statSync(target).size;
-        rmSync(target, { force: true });
-        if (saved !== size) throw new Error(`download ${source}: ${saved} bytes saved, not ${size}`);
-        return { metrics: cliMetrics(run, size, restingMiB) };
-      };
+      const downloader = cliDownloader(id, dir, env, size, restingMiB);
       return [
         {
           id: 'cli-plain',
@@ -273,5 +266,77 @@ export function cliDownloadCase(id: string, sizeMiB: number, reps: number): Benc
         },
       ];
     },
+  };
+}
+
+/**
+ * Memory while the CLI decrypts a large file through its link (`download URL#k=…`), against its
+ * plain `download ID` of a file of the same size. The files are stored through the API (the
+ * encrypted one made by `age -r` to the CLI's recipient): only the downloads run the CLI.
+ */
+export function cliMemoryCase(id: string, sizeMiB: number, reps: number): BenchCase {
+  return {
+    id,
+    title: `The CLI decrypts ${sizeMiB} MiB through a link: its memory`,
+    description: [
+      `${sizeMiB} MiB stored twice through the API (untimed): plain (a form upload), and as an age file made by ` +
+        '`age -r` to the CLI’s recipient (raw PUT); `npm run cli -- share` gives the encrypted one a `#k=` link.',
+      '`download URL#k=… -o FILE` decrypts as it streams; `download ID -o FILE` of the plain file is the baseline.',
+      'CLI peak RSS is the process’s VmHWM read every 20 ms; growth is that minus the peak of a command that moves ' +
+        'no file (`identity show`). Flat: the growth does not scale with the file.',
+    ],
+    reps,
+    metrics: CLI_METRICS,
+    async prepare(ctx) {
+      const { dir, env, restingMiB } = await cliSetup(ctx);
+      const { service } = ctx.workers;
+      const size = sizeMiB * MIB;
+      const path = makeFile(ctx.tmpDir, size);
+      const { id: plainId } = await uploadFile(service.url, ctx.apiKey, path);
+      const recipient = execFileSync('age-keygen', ['-y', join(dir, 'identity.txt')], { encoding: 'utf8' }).trim();
+      const agePath = join(dir, `memory-${sizeMiB}.age`);
+      execFileSync('age', ['-r', recipient, '-o', agePath, path]);
+      const reply = await send(new URL(`/api/v2/upload/memory.age?encryption=age`, service.url), {
+        method: 'PUT',
+        headers: bearer(ctx.apiKey),
+        ...fileBody(agePath),
+      });
+      rmSync(agePath, { force: true });
+      if (reply.status !== 201) throw new Error(`age upload: ${reply.status} ${reply.body.slice(0, 300)}`);
+      const encryptedId = (JSON.parse(reply.body) as { data: { id: string } }).data.id;
+      const shared = await runCli(['share', encryptedId, '--json'], env, dir);
+      const { url } = JSON.parse(shared.stdout) as { url: string };
+      if (!url.includes('#k=')) throw new Error(`share: ${shared.stdout.slice(0, 300)}`);
+      const downloader = cliDownloader(id, dir, env, size, restingMiB);
+      return [
+        {
+          id: 'cli-plain',
+          label: 'CLI download ID (plain)',
+          role: 'baseline',
+          worker: 'service',
+          run: downloader(plainId),
+        },
+        {
+          id: 'service',
+          label: 'CLI download URL#k=… (encrypted, the link’s key)',
+          role: 'service',
+          worker: 'service',
+          versus: 'cli-plain',
+          run: downloader(url),
+        },
+      ];
+    },
+  };
+}
+
+/** A run that downloads `source` (an id, or a link) with the CLI to a file, checks its size, and removes it. */
+function cliDownloader(id: string, dir: string, env: Record<string, string>, size: number, restingMiB: number) {
+  return (source: string) => async (): Promise<Rep> => {
+    const target = join(dir, `out-${id}.bin`);
+    const run = await runCli(['download', source, '-o', target], env, dir);
+    const saved = statSync(target).size;
+    rmSync(target, { force: true });
+    if (saved !== size) throw new Error(`download ${source}: ${saved} bytes saved, not ${size}`);
+    return { metrics: cliMetrics(run, size, restingMiB) };
   };
 }
