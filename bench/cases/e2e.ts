@@ -26,7 +26,14 @@ export const CLI_GROWTH: MetricSpec = {
   better: 'lower',
   digits: 1,
 };
-const CLI_METRICS = [THROUGHPUT, CLI_TIME, CLI_PEAK, CLI_GROWTH];
+export const CLI_CPU: MetricSpec = {
+  name: 'cliCpuMs',
+  label: 'CLI CPU (all threads)',
+  unit: 'ms',
+  better: 'lower',
+  digits: 0,
+};
+const CLI_METRICS = [THROUGHPUT, CLI_TIME, CLI_PEAK, CLI_GROWTH, CLI_CPU];
 
 /** The size of the CLI cases' file: `fallback` MiB, or what the environment variable says (a quick look). */
 export function sizeFromEnv(name: string, fallback: number): number {
@@ -150,6 +157,7 @@ const cliMetrics = (run: CliRun, bytes: number, restingMiB: number) => ({
   ...transferred(run.ms, bytes),
   cliPeakMiB: run.peakMiB,
   cliGrowthMiB: run.peakMiB - restingMiB,
+  cliCpuMs: run.cpuMs,
 });
 
 /** `upload FILE` against `upload --e2e FILE` of the same file (tus from 64 MiB), each deleted after. */

@@ -4,11 +4,12 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from '../../scripts/wrangler.ts';
+import { cpuMs } from './proc.ts';
 import { median } from './stats.ts';
 
 const CLI = join(ROOT, 'scripts/cli.ts');
 
-export type CliRun = { ms: number; peakMiB: number; stdout: string; stderr: string };
+export type CliRun = { ms: number; peakMiB: number; cpuMs: number; stdout: string; stderr: string };
 
 /** VmHWM (the kernel's peak RSS mark of the process so far) in KiB; 0 once the process is gone. */
 function peakKiB(pid: number): number {
@@ -23,7 +24,8 @@ function peakKiB(pid: number): number {
 /**
  * Runs `npm run cli -- …args` (the pinned Node running scripts/cli.ts) with `env` added, in `cwd`;
  * throws with its stderr unless it exits 0. The peak is the last VmHWM read while it lived
- * (sampled every 20 ms: the mark only grows, so only the last few milliseconds can be missed).
+ * (sampled every 20 ms: the mark only grows, so only the last few milliseconds can be missed);
+ * its CPU time likewise the last reading (all its threads).
  */
 export function runCli(args: string[], env: Record<string, string>, cwd: string): Promise<CliRun> {
   const started = performance.now();
@@ -35,8 +37,14 @@ export function runCli(args: string[], env: Record<string, string>, cwd: string)
     });
     const pid = child.pid ?? 0;
     let peak = 0;
+    let cpu = 0;
     const timer = setInterval(() => {
       peak = Math.max(peak, peakKiB(pid));
+      try {
+        cpu = cpuMs(pid);
+      } catch {
+        // it has just ended: the last reading stands
+      }
     }, 20);
     let stdout = '';
     let stderr = '';
@@ -56,7 +64,7 @@ export function runCli(args: string[], env: Record<string, string>, cwd: string)
       clearInterval(timer);
       const ms = performance.now() - started;
       if (code !== 0) reject(new Error(`cli ${args.join(' ')}: exit ${code}\n${stderr}`));
-      else resolve({ ms, peakMiB: peak / 1024, stdout, stderr });
+      else resolve({ ms, peakMiB: peak / 1024, cpuMs: cpu, stdout, stderr });
     });
   });
 }
