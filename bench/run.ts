@@ -26,8 +26,9 @@ import {
   type WorkerId,
 } from './lib/case.ts';
 import { machine } from './lib/machine.ts';
+import { mergeResults } from './lib/merge.ts';
 import { renderReport } from './lib/report.ts';
-import { type BenchResults, mergeResults } from './lib/results.ts';
+import type { BenchResults } from './lib/results.ts';
 import { aliasedConfig, applyMigrations, type BenchWorker, bundle, startWorker } from './lib/runtime.ts';
 import { send } from './lib/transfer.ts';
 import { readZipCheck } from './lib/zip-check.ts';

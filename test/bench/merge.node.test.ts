@@ -1,15 +1,23 @@
 // `npm run bench -- --render --merge FILE`: a partial run's cases and targets take the place of
 // those of the same id in the full run's results, in the case list's order, and the run is noted.
 import { expect, it } from 'vitest';
-import type { CaseResult } from '../../bench/lib/case.ts';
-import { type BenchResults, mergeResults } from '../../bench/lib/results.ts';
-import type { Outcome } from '../../bench/targets.ts';
+import { type MergedRun, mergeResults } from '../../bench/lib/merge.ts';
 
-const caseOf = (id: string, seconds: number) => ({ id, seconds }) as unknown as CaseResult;
-const targetOf = (id: string, value: number) =>
-  ({ id, text: id, value }) as unknown as Outcome & { id: string; text: string };
+type Results = {
+  generatedAt: string;
+  quick: boolean;
+  only: string[] | null;
+  seconds: number;
+  loadAverageAtEnd: number[];
+  facts: Record<string, number | string>;
+  cases: { id: string; seconds: number }[];
+  targets: { id: string; value: number }[];
+  merged?: MergedRun[];
+};
+const caseOf = (id: string, seconds: number) => ({ id, seconds });
+const targetOf = (id: string, value: number) => ({ id, value });
 
-function results(fields: Partial<BenchResults>): BenchResults {
+function results(fields: Partial<Results>): Results {
   return {
     generatedAt: '2026-11-01T00:00:00.000Z',
     quick: false,
@@ -20,7 +28,7 @@ function results(fields: Partial<BenchResults>): BenchResults {
     cases: [],
     targets: [],
     ...fields,
-  } as BenchResults;
+  };
 }
 
 it('replaces the cases and targets of the same id, adds new ones in the case list’s order, and notes the run', () => {
@@ -36,7 +44,7 @@ it('replaces the cases and targets of the same id, adds new ones in the case lis
     cases: [caseOf('download', 20), caseOf('e2e', 30)],
     targets: [targetOf('download.throughput', 20), targetOf('e2e.throughput', 30)],
   });
-  const merged = mergeResults(full, partial, ['upload', 'download', 'e2e', 'list']);
+  const merged = mergeResults<Results>(full, partial, ['upload', 'download', 'e2e', 'list']);
   expect(merged.cases.map((entry) => [entry.id, entry.seconds])).toEqual([
     ['upload', 1],
     ['download', 20],
