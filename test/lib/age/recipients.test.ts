@@ -78,7 +78,13 @@ describe('makeHeader', () => {
 
   it('refuses what is not an X25519 recipient, and a low-order one', async () => {
     const fileKey = newFileKey();
-    for (const bad of [alice, aliceR.toUpperCase(), `${aliceR.slice(0, -1)}${aliceR.endsWith('q') ? 'p' : 'q'}`, 'age1', '']) {
+    for (const bad of [
+      alice,
+      aliceR.toUpperCase(),
+      `${aliceR.slice(0, -1)}${aliceR.endsWith('q') ? 'p' : 'q'}`,
+      'age1',
+      '',
+    ]) {
       expect(() => parseRecipient(bad), bad).toThrow(TypeError);
     }
     // The all-zero point: the shared secret would be zero, which the spec forbids.
