@@ -14,6 +14,31 @@
 // each, about two lines at most; the first says the conclusion ("At the floor: …", "Out of reach
 // on this runtime: …"). Cut repetition and connective prose, never a figure or a comparison.
 export const FINDINGS: Record<string, string[]> = {
+  // Issue 40's rows: merged in from the run of 2026-11-29 (`--only e2e-link,e2e-cli-upload,e2e-cli-download`,
+  // load average 16–20 on 2 cores: absolute figures are ~15× below the rest of this report, ratios stand).
+  'e2e-link-download.throughput': [
+    'Met: the link’s header is written first, then the payload’s chunks pumped in JavaScript into a ' +
+      'FixedLengthStream; at 100 MiB that costs nothing measurable.',
+  ],
+  'e2e-cli-upload.throughput': [
+    'Measured before the CLI hashed with node:crypto: the JavaScript SHA-256 read the file once for `meta` ' +
+      '(18 MiB/s on the loaded machine) before the encrypting read.',
+    '`meta` goes with the upload’s first request (tus metadata, raw PUT header), so the two reads cannot be one.',
+    'With the native hash (a later run, same load, not merged: its memory case was cut short): 3.2 against ' +
+      '4.2 MiB/s, 0.76× of medians; rounds 1.03×, 0.60×, 0.60×.',
+    'The rest is ChaCha20-Poly1305 in JavaScript (@noble/ciphers, 11 MiB/s here) on the one Node thread that ' +
+      'also sends; node:crypto’s chacha20-poly1305 would be the next step.',
+  ],
+  'e2e-cli-upload.memory': [
+    'Missed: through tus the encrypted file is read as `EncryptedBlob.slice`, one 50 MiB chunk made whole ' +
+      'in memory per PATCH (129 MiB growth against the plain stream’s 41).',
+    'A smaller `--chunk-size` bounds it; a slice that streams its chunks would make it flat.',
+  ],
+  'e2e-cli-download.throughput': [
+    'The owner’s decrypting download (0.48×) is slower than the same decryption through a link ' +
+      '(`cli-link`, 0.91×): same cipher, same check of `meta`; not yet explained.',
+    'Decryption is ChaCha20-Poly1305 in JavaScript (@noble/ciphers) on the CLI’s one thread.',
+  ],
   'upload-1mib.throughput': [
     'Out of reach on this runtime: at 1 MiB no upload that is authenticated, hashed (SHA-256, issue 18) and ' +
       'recorded reaches 0.8×, ours or not. The nearest achievable figure is their floor.',

@@ -29,8 +29,15 @@ export type Target = {
 /** Memory growth under 1 MiB is sampling noise: count it as 1 MiB in memory ratios. */
 export const MEMORY_FLOOR_MIB = 1;
 
+/**
+ * A Node process's RSS moves by a few MiB with its garbage collector's timing alone: CLI memory
+ * growth under this counts as this in memory ratios.
+ */
+export const CLI_MEMORY_FLOOR_MIB = 8;
+
 const UNITS: Record<string, string> = {
   mibPerS: 'MiB/s',
+  cliGrowthMiB: 'MiB',
   memGrowthMiB: 'MiB',
   rps: 'req/s',
   p50: 'ms',
@@ -318,6 +325,46 @@ export const TARGETS: Target[] = [
     evaluate: (results) => {
       const pair = serviceVersus(results, 'access-log');
       return pair && compare(pair.service, pair.baseline, 'mibPerS', 0.97, '>=');
+    },
+  },
+  {
+    id: 'e2e-link-download.throughput',
+    text: 'e2e-link-download: a download through an encrypted file’s link ≥ 0.97× a plain link’s download of a file of the payload’s size',
+    evaluate: (results) => {
+      const pair = serviceVersus(results, 'e2e-link-download');
+      return pair && compare(pair.service, pair.baseline, 'mibPerS', 0.97, '>=');
+    },
+  },
+  ...(
+    [
+      ['e2e-cli-upload', 'the CLI’s `upload --e2e`', 'its plain upload'],
+      ['e2e-cli-download', 'the CLI’s decrypting `download`', 'its plain download'],
+    ] as const
+  ).flatMap(([caseId, what, plain]): Target[] => [
+    {
+      id: `${caseId}.throughput`,
+      text: `${caseId}: ${what} ≥ 0.8× ${plain} of the same file`,
+      evaluate: (results) => {
+        const pair = serviceVersus(results, caseId);
+        return pair && compare(pair.service, pair.baseline, 'mibPerS', 0.8, '>=');
+      },
+    },
+    {
+      id: `${caseId}.memory`,
+      text: `${caseId}: ${what}, Node’s RSS growth ≤ 1.2× ${plain}’s`,
+      evaluate: (results) => {
+        const pair = serviceVersus(results, caseId);
+        return pair && compare(pair.service, pair.baseline, 'cliGrowthMiB', 1.2, '<=', CLI_MEMORY_FLOOR_MIB);
+      },
+    },
+  ]),
+  // Flat memory for a large decrypting download through a link (URL#k=), against the plain download.
+  {
+    id: 'e2e-cli-memory.memory',
+    text: 'e2e-cli-memory: the CLI’s `download URL#k=…` of the large file, Node’s RSS growth ≤ 1.2× its plain download’s',
+    evaluate: (results) => {
+      const pair = serviceVersus(results, 'e2e-cli-memory');
+      return pair && compare(pair.service, pair.baseline, 'cliGrowthMiB', 1.2, '<=', CLI_MEMORY_FLOOR_MIB);
     },
   },
   ...['get-c10', 'get-c50'].map(

@@ -397,9 +397,15 @@ async function uploadEncryptedFile(
       )
     : undefined;
   const blob = await openAsBlob(path);
+  // `meta` (with the plaintext's SHA-256) goes with the first request, so the file is read once
+  // before it is encrypted: by node:crypto's native SHA-256, not the typed client's own.
+  const hash = createHash('sha256');
+  await pipeline(createReadStream(path), hash);
+  const plaintextSha256 = hash.digest('hex');
   const { file } = await untilInterrupted(name, (signal) =>
     api.uploadEncrypted(blob, {
       name,
+      plaintextSha256,
       isPublic: options.isPublic,
       expiresIn: options.expiresIn,
       resumable,

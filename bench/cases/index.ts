@@ -10,6 +10,7 @@ import { costsCase } from './costs.ts';
 import { crcCase } from './crc.ts';
 import { digestCase } from './digests.ts';
 import { downloadCase } from './downloads.ts';
+import { cliDownloadCase, cliMemoryCase, cliUploadCase, e2eLinkDownloadCase, sizeFromEnv } from './e2e.ts';
 import { eventsCase } from './events.ts';
 import { listCase } from './list.ts';
 import { readCase } from './reads.ts';
@@ -47,6 +48,13 @@ export function benchCases(quick: boolean): BenchCase[] {
     // A lookup's fraction of a millisecond is within a round's swing: more rounds, compared round by round.
     blocklistCase('blocklist', quick ? 20_000 : 100_000, 1, reps(9)),
     costsCase('costs', quick ? 50 : 200, reps(3)),
+    // End-to-end encryption (issue 40). The CLI's file: BENCH_E2E_MIB (default 300 MiB, 24 quick);
+    // the memory case's: BENCH_E2E_LARGE_MIB (default 1 GiB, 32 MiB quick).
+    e2eLinkDownloadCase('e2e-link-download', quick ? 8 : 100, reps(7)),
+    cliUploadCase('e2e-cli-upload', sizeFromEnv('BENCH_E2E_MIB', quick ? 24 : 300), reps(3)),
+    cliDownloadCase('e2e-cli-download', sizeFromEnv('BENCH_E2E_MIB', quick ? 24 : 300), reps(3)),
+    // One round: a GiB each way takes minutes; memory, not time, is the figure here.
+    cliMemoryCase('e2e-cli-memory', sizeFromEnv('BENCH_E2E_LARGE_MIB', quick ? 32 : 1024), 1),
     // The ZIP cases share one set of members per size, uploaded by the first case that needs them:
     // the 320 MiB, 1 GiB and 3 GiB archives are the first 20, 64 and 192 files of 16 MiB (1 MiB quick).
     zipThroughputCase('zip-20x16mib', 20, (quick ? 1 : 16) * MIB, reps(5)),

@@ -280,7 +280,12 @@ Run on ${results.generatedAt.slice(0, 10)} (${results.generatedAt}).${results.qu
 
 Load average (1, 5, 15 min) at the start: ${m.loadAverageAtStart.join(', ')}; at the end: ${results.loadAverageAtEnd.join(', ')}
 (anything above 0 is other work on the same ${m.cores} cores: ratios within a run stay comparable, absolute figures less so).
-
+${(results.merged ?? [])
+  .map(
+    (run) =>
+      `\nMerged in from a later run (\`--only\`, then \`--render --merge\`) on ${run.generatedAt}: ${run.cases.map((id) => `\`${id}\``).join(', ')} (its load average at the end: ${run.loadAverageAtEnd.join(', ')}); their targets are that run's.\n`,
+  )
+  .join('')}
 ## How the figures are made
 
 ${bullets(method(m))}

@@ -2,6 +2,7 @@
 import type { Outcome } from '../targets.ts';
 import type { CaseResult } from './case.ts';
 import type { Machine } from './machine.ts';
+import type { MergedRun } from './merge.ts';
 
 export type TargetResult = Outcome & { id: string; text: string };
 
@@ -18,4 +19,9 @@ export type BenchResults = {
   facts: Record<string, number | string>;
   cases: CaseResult[];
   targets: TargetResult[];
+  /**
+   * Partial runs merged in afterwards (`--render --merge FILE`): their cases replaced those of the
+   * same id (or were added), and their targets likewise.
+   */
+  merged?: MergedRun[];
 };

@@ -116,6 +116,12 @@ export type EncryptedUploadOptions = Omit<ResumableOptions, 'filename' | 'sha256
   /** Through tus (resumable) rather than one raw PUT; default from RESUMABLE_THRESHOLD on. */
   resumable?: boolean;
   /**
+   * The plaintext's SHA-256 (lowercase hex) for `meta`, when the caller has it (the CLI hashes with
+   * node:crypto): `meta` goes with the upload's first request, so without it the file is read once
+   * for its hash before it is read again to encrypt.
+   */
+  plaintextSha256?: string;
+  /**
    * An earlier attempt's state (its header and nonce, the file key recovered with `resumedEncryption`):
    * the same age file is made again, so tus resumes it where the server's copy ends.
    */
@@ -427,7 +433,7 @@ export class EdgeshareClient {
       name: options.name ?? fileName(file),
       type: options.type ?? (file.type || 'application/octet-stream'),
       size: file.size,
-      sha256: await sha256OfBlob(file),
+      sha256: options.plaintextSha256 ?? (await sha256OfBlob(file)),
     });
     await options.onState?.(state);
     const encrypted = new EncryptedBlob(file, state);
@@ -435,7 +441,16 @@ export class EdgeshareClient {
     const resumable = options.resumable ?? file.size >= RESUMABLE_THRESHOLD;
     let record: FileRecord;
     if (resumable) {
-      const { to: _to, name: _name, type: _type, resumable: _r, state: _s, onState: _o, ...rest } = options;
+      const {
+        to: _to,
+        name: _name,
+        type: _type,
+        resumable: _r,
+        state: _s,
+        onState: _o,
+        plaintextSha256: _h,
+        ...rest
+      } = options;
       record = await this.uploadResumable(encrypted, {
         ...rest,
         ...common,

@@ -1,6 +1,8 @@
 // End-to-end encryption against a real `wrangler dev` with Debian's `age` and `age-keygen`, curl
 // and unzip: a file made with `age -r <owner's recipient>` goes in with curl (raw PUT, multipart)
-// and the owner's download opens with `age -d`; a link's download opens with
+// and the owner's download opens with `age -d`; one goes in with curl through tus (creation, a
+// PATCH cut part-way, HEAD for the offset, PATCH the rest), is listed as encrypted, and the owner's
+// CLI (`npm run cli -- download`) decrypts it to the same SHA-256; a link's download opens with
 // `curl -s <link>/download | age -d -i <the link's key>`; a collection link's ZIP passes
 // `unzip -t`, each encrypted entry opens with `age -d` and that link's key, its length is exact and
 // 20 random ranges match; a member added after the link was made is absent from that link's ZIP
@@ -11,9 +13,11 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT } from '../../scripts/wrangler.ts';
 import { addRecipientHeader, recoverFileKey } from '../../src/lib/age/index.ts';
 import { ageFile } from '../helpers/age-files.ts';
 import { type SharedDevServer, sharedDevServer } from '../helpers/dev-server.ts';
+import { settledOffset } from '../helpers/tus-offset.ts';
 
 let server: SharedDevServer;
 let auth: Record<string, string>;
@@ -143,6 +147,80 @@ describe('with the age command line', () => {
     const opened = shell(`age -d -i ${key.path} part.age`);
     expect(sha256(opened)).toBe(sha256(made.plaintext));
   });
+});
+
+describe('tus with curl, resumed after a cut', () => {
+  it('a file made with age -r: created, a PATCH cut part-way, HEAD, the rest; listed as encrypted; the owner’s CLI decrypts it', async () => {
+    const made = ageMade('tus.age', 21, 300_000);
+    const total = made.bytes.length;
+    const meta = (pairs: Record<string, string>) =>
+      Object.entries(pairs)
+        .map(([name, value]) => `${name} ${Buffer.from(value).toString('base64')}`)
+        .join(',');
+    const tus = `-H 'Authorization: ${auth.Authorization}' -H 'Tus-Resumable: 1.0.0'`;
+    // Creation: the whole age file's length, `encryption age` in the metadata.
+    const created = shell(
+      `curl -sS --fail-with-body -D - -o /dev/null -X POST ${tus} -H 'Upload-Length: ${total}' ` +
+        `-H 'Upload-Metadata: ${meta({ filename: 'tus.age', encryption: 'age' })}' '${server.origin}/api/v2/uploads'`,
+    ).toString();
+    expect(created).toMatch(/^HTTP\/1\.1 201/);
+    const url = (/^location: (\S+)\r?$/im.exec(created) ?? [])[1] ?? '';
+    expect(url).toMatch(/\/api\/v2\/uploads\/[A-Za-z0-9_-]{22}$/);
+    // A PATCH that announces every byte, sends the first 120,000 (the header and the payload's
+    // start), and is cut: curl waits for an answer the server cannot give yet, until --max-time.
+    const sent = 120_000;
+    writeFileSync(at('tus.first'), made.bytes.subarray(0, sent));
+    const cut = spawnSync(
+      'sh',
+      [
+        '-c',
+        `curl -sS -X PATCH ${tus} -H 'Content-Type: application/offset+octet-stream' -H 'Upload-Offset: 0' ` +
+          `-H 'Content-Length: ${total}' --data-binary @tus.first --max-time 3 '${url}'`,
+      ],
+      { cwd: work },
+    );
+    expect(cut.status, cut.stderr.toString()).toBe(28); // curl's "operation timed out": the cut
+    // HEAD for the offset: the bytes that arrived are kept (the header's among them).
+    const offset = await settledOffset(url, auth);
+    expect(offset).toBeGreaterThan(0);
+    expect(offset).toBeLessThanOrEqual(sent);
+    const headed = shell(`curl -sS --fail -I ${tus} '${url}'`).toString();
+    expect(headed).toMatch(new RegExp(`^upload-offset: ${offset}\\r?$`, 'im'));
+    // The rest from that offset, in one PATCH: the upload completes into the file.
+    writeFileSync(at('tus.rest'), made.bytes.subarray(offset));
+    const rest = shell(
+      `curl -sS --fail-with-body -D - -o /dev/null -X PATCH ${tus} -H 'Content-Type: application/offset+octet-stream' ` +
+        `-H 'Upload-Offset: ${offset}' --data-binary @tus.rest '${url}'`,
+    ).toString();
+    expect(rest).toMatch(/^HTTP\/1\.1 204/);
+    expect(rest).toMatch(new RegExp(`^upload-offset: ${total}\\r?$`, 'im'));
+    const id = url.split('/').pop() ?? '';
+
+    // Listed as encrypted, with the payload's size.
+    const cliEnv = {
+      ...process.env,
+      EDGESHARE_URL: server.origin,
+      EDGESHARE_KEY: auth.Authorization?.slice('Bearer '.length),
+      EDGESHARE_IDENTITY: owner.path,
+      EDGESHARE_STATE: at('cli-state.json'),
+    };
+    const cli = (args: string[]) =>
+      spawnSync(process.execPath, [join(ROOT, 'scripts/cli.ts'), ...args], { cwd: work, env: cliEnv });
+    const listed = cli(['list', '--json']);
+    expect(listed.status, listed.stderr.toString()).toBe(0);
+    const files = (
+      JSON.parse(listed.stdout.toString()) as { files: { id: string; encryption: string; size: number }[] }
+    ).files;
+    expect(files.find((file) => file.id === id)).toMatchObject({
+      encryption: 'age',
+      size: total - headerOf(made.bytes).length,
+    });
+    // The owner's CLI decrypts it (with the identity age-keygen made) to the same SHA-256.
+    const opened = cli(['download', id, '-o', 'tus.out']);
+    expect(opened.status, opened.stderr.toString()).toBe(0);
+    expect(opened.stdout.toString()).toContain('decrypted');
+    expect(sha256(readFileSync(at('tus.out')))).toBe(sha256(made.plaintext));
+  }, 120_000);
 });
 
 describe('a collection link with encrypted members', () => {
