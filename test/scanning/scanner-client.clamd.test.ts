@@ -70,17 +70,24 @@ describe.skipIf(!clamdRunning())('scanning a stream with clamd (INSTREAM over co
   });
 
   it('is too_large when clamd refuses a stream past its StreamMaxLength, and stops reading the file', async () => {
-    let pulled = 0;
-    const body = new ReadableStream<Uint8Array>({
-      pull(controller) {
-        pulled += 256 * 1024;
-        if (pulled > 8 * MIB) controller.close();
-        else controller.enqueue(new Uint8Array(256 * 1024));
-      },
-    });
-    const verdict = await scanStream(live(), body);
-    expect(verdict).toMatchObject({ status: 'too_large', reason: expect.stringMatching(/size limit exceeded/i) });
-    expect(pulled).toBeLessThan(8 * MIB);
+    // clamd answers and closes while bytes are still coming; now and then workerd drops the
+    // connection (and the answer in it) on the next write. That is an error, never clean, and the
+    // scan is retried; so here too, a few times, until clamd's answer is read.
+    for (let attempt = 1; ; attempt++) {
+      let pulled = 0;
+      const body = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          pulled += 256 * 1024;
+          if (pulled > 8 * MIB) controller.close();
+          else controller.enqueue(new Uint8Array(256 * 1024));
+        },
+      });
+      const verdict = await scanStream(live(), body);
+      expect(pulled).toBeLessThan(8 * MIB);
+      if (attempt < 5 && verdict.status === 'error' && /connection lost/i.test(verdict.reason)) continue;
+      expect(verdict).toMatchObject({ status: 'too_large', reason: expect.stringMatching(/size limit exceeded/i) });
+      break;
+    }
   });
 
   it('is an error, not clean, when clamd is stopped', async () => {
