@@ -45,7 +45,12 @@ import {
   openIdentityBackup,
   sealIdentityBackup,
   type Unlock,
+  useChunkCipher,
 } from '../src/lib/age/index.ts';
+import { NODE_CIPHER } from './age-native.ts';
+
+// Every STREAM chunk (encrypting uploads, decrypting downloads) through Node's native ChaCha20-Poly1305.
+useChunkCipher(NODE_CIPHER);
 
 const USAGE = `usage: npm run cli -- <command> [options]
 
