@@ -28,7 +28,7 @@ import {
 } from '../lib/age/index.ts';
 import { concat } from '../lib/bytes.ts';
 import { toHex } from '../lib/encoding.ts';
-import { Sha256 } from '../lib/sha256.ts';
+import { newSha256 } from './hash.ts';
 
 /**
  * What makes an upload's age file again, byte for byte: its header, the payload's nonce and the
@@ -138,7 +138,7 @@ export class EncryptedBlob {
 
 /** The SHA-256 (lowercase hex) of a Blob, read as a stream. */
 export async function sha256OfBlob(blob: Blob): Promise<string> {
-  const hash = new Sha256();
+  const hash = newSha256();
   const reader = blob.stream().getReader();
   for (let read = await reader.read(); !read.done; read = await reader.read()) hash.update(read.value);
   return toHex(hash.digest());
@@ -214,7 +214,7 @@ export async function openAgeStream(
   const opened = await decrypt(file, unlock);
   if (!meta) return opened;
   const stated = openMeta(opened.fileKey, meta);
-  const hash = new Sha256();
+  const hash = newSha256();
   let size = 0;
   const plaintext = opened.plaintext.pipeThrough(
     new TransformStream<Uint8Array, Uint8Array>({

@@ -18,7 +18,6 @@ import type { CreateKeySchema, KeyRecordSchema } from '../keys/schemas.ts';
 import { isRecipient, recoverFileKey, sealMeta, type To, type Unlock } from '../lib/age/index.ts';
 import { parseDigestField, reprDigest } from '../lib/digest.ts';
 import { toHex } from '../lib/encoding.ts';
-import { Sha256 } from '../lib/sha256.ts';
 import type {
   CollectionLinkCreateSchema,
   LinkCreateSchema,
@@ -50,6 +49,7 @@ import {
   openAgeStream,
   sha256OfBlob,
 } from './e2e.ts';
+import { newSha256 } from './hash.ts';
 
 export {
   dispositionName,
@@ -64,6 +64,7 @@ export {
   resumedEncryption,
   sha256OfBlob,
 } from './e2e.ts';
+export { type Hasher, useSha256 } from './hash.ts';
 
 export type FileRecord = z.infer<typeof FileRecordV2>;
 export type UploadRecord = z.infer<typeof UploadRecordV2>;
@@ -1246,7 +1247,7 @@ export function sha256OfReprDigest(value: string | null): string | undefined {
 function verifiedResponse(response: Response): Response & { sha256?: string } {
   const expected = sha256OfReprDigest(response.headers.get('repr-digest'));
   if (!expected || !response.body) return response;
-  const hash = new Sha256();
+  const hash = newSha256();
   const checked = response.body.pipeThrough(
     new TransformStream<Uint8Array, Uint8Array>({
       transform(chunk, controller) {
