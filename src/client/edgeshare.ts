@@ -534,15 +534,13 @@ export class EdgeshareClient {
 
   /**
    * An encrypted file of the account, decrypted as it downloads: the owner's header opened with
-   * `unlock`, every chunk authenticated, and the plaintext checked against the SHA-256 and size in
-   * the file's `meta` (without `meta`, the bytes against Repr-Digest). `meta` gives its real name and type.
+   * `unlock`, every chunk authenticated, and, when the file has `meta`, the plaintext checked
+   * against its SHA-256 and size. `meta` gives its real name and type.
    */
   async downloadDecrypted(id: string, unlock: Unlock, options: { signal?: AbortSignal } = {}): Promise<Opened> {
     const file = await this.get(id);
     if (file.encryption !== 'age') throw new TypeError(`${id} is not end-to-end encrypted`);
-    // With `meta`, the ciphertext is not hashed against Repr-Digest too: meta's SHA-256 of the
-    // plaintext is the stronger check, and a second SHA-256 of every byte cost half the speed.
-    const response = await this.download(id, { signal: options.signal, verify: !file.meta });
+    const response = await this.download(id, { signal: options.signal });
     if (!response.body) throw new Error('the download has no body');
     return openAgeStream(response.body, unlock, file.meta);
   }
