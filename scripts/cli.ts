@@ -34,6 +34,7 @@ import {
   requestUrlWithRecipient,
   resumedEncryption,
   uploadToRequest,
+  useSha256,
 } from '../src/client/edgeshare.ts';
 import { FILE_ID_PATTERN } from '../src/files/ids.ts';
 import {
@@ -45,7 +46,14 @@ import {
   openIdentityBackup,
   sealIdentityBackup,
   type Unlock,
+  useChunkCipher,
 } from '../src/lib/age/index.ts';
+import { NODE_CIPHER } from './age-native.ts';
+
+// Every STREAM chunk (encrypting uploads, decrypting downloads) through Node's native ChaCha20-Poly1305,
+// and the downloads' checks (Repr-Digest, meta's SHA-256) through node:crypto's SHA-256.
+useChunkCipher(NODE_CIPHER);
+useSha256(() => createHash('sha256'));
 
 const USAGE = `usage: npm run cli -- <command> [options]
 

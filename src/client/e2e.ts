@@ -21,13 +21,14 @@ import {
   openMeta,
   payloadKey,
   payloadLength,
+  readAll,
   recoverFileKey,
   type To,
   type Unlock,
 } from '../lib/age/index.ts';
 import { concat } from '../lib/bytes.ts';
 import { toHex } from '../lib/encoding.ts';
-import { Sha256 } from '../lib/sha256.ts';
+import { newSha256 } from './hash.ts';
 
 /**
  * What makes an upload's age file again, byte for byte: its header, the payload's nonce and the
@@ -54,9 +55,12 @@ export async function resumedEncryption(
   return { ...saved, fileKey: await recoverFileKey(saved.header, unlock) };
 }
 
+/** The 64 KiB chunks of plaintext read from the Blob at once by EncryptedBlob.sliceStream (1 MiB). */
+const READ_CHUNKS = 16;
+
 /**
  * A plaintext Blob (a File, or `fs.openAsBlob` in Node: read from disk, never whole) seen as its
- * age file, `header ‖ nonce ‖ chunks`: `slice` makes any byte range alone (each 64 KiB chunk is
+ * age file, `header ‖ nonce ‖ chunks`: `slice` and `sliceStream` make any byte range alone (each 64 KiB chunk is
  * encrypted at its own index), `stream` makes it all in order. Both equal the same bytes.
  */
 export class EncryptedBlob {
@@ -72,27 +76,52 @@ export class EncryptedBlob {
     this.#key = payloadKey(state.fileKey, state.nonce);
   }
 
-  /** Bytes `start` (inclusive) to `end` (exclusive) of the age file; only the chunks they touch are read. */
+  /** Bytes `start` (inclusive) to `end` (exclusive) of the age file, in one array (see sliceStream). */
   async slice(start: number, end: number): Promise<Uint8Array> {
+    return readAll(this.sliceStream(start, end));
+  }
+
+  /**
+   * Bytes `start` (inclusive) to `end` (exclusive) of the age file as a stream, made as it is read:
+   * only the chunks the range touches are read and encrypted, each at its own index, up to
+   * READ_CHUNKS of them held at a time, so a 50 MiB PATCH body never sits in memory.
+   */
+  sliceStream(start: number, end: number): ReadableStream<Uint8Array> {
     const to = Math.min(end, this.size);
-    const out = new Uint8Array(Math.max(0, to - start));
-    const put = (bytes: Uint8Array, at: number) => {
-      const from = Math.max(start, at);
-      const until = Math.min(to, at + bytes.length);
-      if (until > from) out.set(bytes.subarray(from - at, until - at), from - start);
-    };
     const base = this.state.header.length;
-    put(this.state.header, 0);
-    put(this.state.nonce, base);
+    const front = concat([this.state.header, this.state.nonce]);
     const count = chunkCount(this.plaintext.size);
-    const first = Math.max(0, Math.floor((start - base - NONCE_SIZE) / ENCRYPTED_CHUNK_SIZE));
+    let index = Math.max(0, Math.floor((start - base - NONCE_SIZE) / ENCRYPTED_CHUNK_SIZE));
     const last = Math.min(count - 1, Math.floor((to - 1 - base - NONCE_SIZE) / ENCRYPTED_CHUNK_SIZE));
-    for (let index = first; index <= last; index++) {
-      const plain = this.plaintext.slice(index * CHUNK_SIZE, Math.min((index + 1) * CHUNK_SIZE, this.plaintext.size));
-      const bytes = new Uint8Array(await plain.arrayBuffer());
-      put(encryptChunk(this.#key, index, bytes, index === count - 1), base + chunkOffset(index));
-    }
-    return out;
+    let frontGiven = start >= front.length;
+    /** The part of `bytes` (at `at` in the age file) inside the range. */
+    const within = (bytes: Uint8Array, at: number) =>
+      bytes.subarray(Math.max(0, start - at), Math.max(0, Math.min(bytes.length, to - at)));
+    return new ReadableStream<Uint8Array>(
+      {
+        pull: async (controller) => {
+          if (!frontGiven) {
+            frontGiven = true;
+            const part = within(front, 0);
+            if (part.length > 0) return controller.enqueue(part);
+          }
+          if (index > last || start >= to) return controller.close();
+          // Several chunks' plaintext in one read of the Blob, then each encrypted at its index.
+          const until = Math.min(last + 1, index + READ_CHUNKS);
+          const from = index * CHUNK_SIZE;
+          const plain = new Uint8Array(
+            await this.plaintext.slice(from, Math.min(until * CHUNK_SIZE, this.plaintext.size)).arrayBuffer(),
+          );
+          for (; index < until; index++) {
+            const bytes = plain.subarray(index * CHUNK_SIZE - from, (index + 1) * CHUNK_SIZE - from);
+            const sealed = encryptChunk(this.#key, index, bytes, index === count - 1);
+            const part = within(sealed, base + chunkOffset(index));
+            if (part.length > 0) controller.enqueue(part);
+          }
+        },
+      },
+      { highWaterMark: 0 },
+    );
   }
 
   /** The whole age file, encrypted as it is read (one chunk held at a time). */
@@ -109,7 +138,7 @@ export class EncryptedBlob {
 
 /** The SHA-256 (lowercase hex) of a Blob, read as a stream. */
 export async function sha256OfBlob(blob: Blob): Promise<string> {
-  const hash = new Sha256();
+  const hash = newSha256();
   const reader = blob.stream().getReader();
   for (let read = await reader.read(); !read.done; read = await reader.read()) hash.update(read.value);
   return toHex(hash.digest());
@@ -185,7 +214,7 @@ export async function openAgeStream(
   const opened = await decrypt(file, unlock);
   if (!meta) return opened;
   const stated = openMeta(opened.fileKey, meta);
-  const hash = new Sha256();
+  const hash = newSha256();
   let size = 0;
   const plaintext = opened.plaintext.pipeThrough(
     new TransformStream<Uint8Array, Uint8Array>({

@@ -18,7 +18,6 @@ import type { CreateKeySchema, KeyRecordSchema } from '../keys/schemas.ts';
 import { isRecipient, recoverFileKey, sealMeta, type To, type Unlock } from '../lib/age/index.ts';
 import { parseDigestField, reprDigest } from '../lib/digest.ts';
 import { toHex } from '../lib/encoding.ts';
-import { Sha256 } from '../lib/sha256.ts';
 import type {
   CollectionLinkCreateSchema,
   LinkCreateSchema,
@@ -50,6 +49,7 @@ import {
   openAgeStream,
   sha256OfBlob,
 } from './e2e.ts';
+import { newSha256 } from './hash.ts';
 
 export {
   dispositionName,
@@ -64,6 +64,7 @@ export {
   resumedEncryption,
   sha256OfBlob,
 } from './e2e.ts';
+export { type Hasher, useSha256 } from './hash.ts';
 
 export type FileRecord = z.infer<typeof FileRecordV2>;
 export type UploadRecord = z.infer<typeof UploadRecordV2>;
@@ -533,7 +534,7 @@ export class EdgeshareClient {
 
   /**
    * An encrypted file of the account, decrypted as it downloads: the owner's header opened with
-   * `unlock`, the bytes checked against Repr-Digest and, when the file has `meta`, the plaintext
+   * `unlock`, every chunk authenticated, and, when the file has `meta`, the plaintext checked
    * against its SHA-256 and size. `meta` gives its real name and type.
    */
   async downloadDecrypted(id: string, unlock: Unlock, options: { signal?: AbortSignal } = {}): Promise<Opened> {
@@ -1179,21 +1180,42 @@ const BLOB_READER = {
   },
 };
 
-/** An EncryptedBlob as a tus-js-client file source: each PATCH's bytes made from the plaintext it covers. */
+/**
+ * An EncryptedBlob as a tus-js-client file source: each PATCH's bytes made from the plaintext it
+ * covers. In Node, a stream encrypted as the request sends it (tus-js-client's Node build pipes a
+ * `Readable` body, its Content-Length from `size`), so memory stays flat whatever the chunk size;
+ * elsewhere (browsers send Blobs and arrays), the slice as one array.
+ */
 const ENCRYPTED_READER = {
   openFile: (input: unknown) => {
     const encrypted = input as EncryptedBlob;
+    const nodeStream = isNode() ? nodeReadable() : undefined;
     return Promise.resolve({
       size: encrypted.size,
       slice: async (start: number, end: number) => {
-        const value: Uint8Array & { size?: number } = await encrypted.slice(start, end);
-        value.size = value.length;
+        const size = Math.max(0, Math.min(end, encrypted.size) - start);
+        const value: { size?: number } = nodeStream
+          ? nodeStream.fromWeb(encrypted.sliceStream(start, end))
+          : await encrypted.slice(start, end);
+        value.size = size;
         return { value, done: end >= encrypted.size };
       },
       close: () => undefined,
     });
   },
 };
+
+/**
+ * Node's `Readable` (node:stream), looked up at run time so the typed client imports nothing of
+ * Node's and still bundles for browsers; undefined where the runtime has no getBuiltinModule.
+ */
+function nodeReadable(): { fromWeb(stream: ReadableStream<Uint8Array>): object } | undefined {
+  const node = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
+  const module = node?.getBuiltinModule?.('node:stream') as
+    | { Readable?: { fromWeb(stream: ReadableStream<Uint8Array>): object } }
+    | undefined;
+  return module?.Readable;
+}
 
 function fileName(input: unknown): string {
   if (typeof File !== 'undefined' && input instanceof File && input.name) return input.name;
@@ -1223,7 +1245,7 @@ export function sha256OfReprDigest(value: string | null): string | undefined {
 function verifiedResponse(response: Response): Response & { sha256?: string } {
   const expected = sha256OfReprDigest(response.headers.get('repr-digest'));
   if (!expected || !response.body) return response;
-  const hash = new Sha256();
+  const hash = newSha256();
   const checked = response.body.pipeThrough(
     new TransformStream<Uint8Array, Uint8Array>({
       transform(chunk, controller) {

@@ -60,6 +60,44 @@ describe('EncryptedBlob', () => {
     expect(sha256(await readAll(plaintext))).toBe(sha256(plain));
   });
 
+  it('streams a slice (a tus PATCH body) a chunk at a time, equal to the same bytes, across the reads of the file', async () => {
+    const identity = await generateIdentity();
+    // 40 chunks: the Blob is read 16 chunks at a time, so slices cross those reads too.
+    const plain = bytesOf(40 * 65_536 - 77, 11);
+    const state = await newEncryption({ recipients: [await identityToRecipient(identity)] });
+    const encrypted = new EncryptedBlob(new Blob([plain]), state);
+    const whole = await readAll(encrypted.stream());
+    const at = (chunk: number) => state.header.length + 16 + chunk * 65_552;
+    const ranges = [
+      [0, whole.length],
+      [3, at(16) + 1],
+      [at(15) - 9, at(33) + 4],
+      [at(16), at(32)],
+      [at(39) + 2, whole.length + 100],
+      [whole.length, whole.length + 5],
+    ];
+    for (let i = 0; i < 10; i++) {
+      const start = Math.floor(Math.random() * whole.length);
+      ranges.push([start, start + Math.floor(Math.random() * 3_000_000)]);
+    }
+    for (const [start = 0, end = 0] of ranges) {
+      const reader = encrypted.sliceStream(start, end).getReader();
+      const pieces: Uint8Array[] = [];
+      for (let read = await reader.read(); !read.done; read = await reader.read()) pieces.push(read.value);
+      // Never more than one encrypted chunk (or the header and nonce) in a piece.
+      expect(Math.max(0, ...pieces.map((piece) => piece.length))).toBeLessThanOrEqual(
+        Math.max(65_552, state.header.length + 16),
+      );
+      const got = new Uint8Array(pieces.reduce((sum, piece) => sum + piece.length, 0));
+      let offset = 0;
+      for (const piece of pieces) {
+        got.set(piece, offset);
+        offset += piece.length;
+      }
+      expect(sha256(got), `${start}-${end}`).toBe(sha256(whole.subarray(start, end)));
+    }
+  });
+
   it('makes the same bytes again from the saved header and nonce, the key recovered with the identity', async () => {
     const identity = await generateIdentity();
     const plain = new Blob([bytesOf(100_000, 8)]);

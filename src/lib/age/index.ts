@@ -67,7 +67,17 @@ export {
   type Unlock,
   x25519Stanza,
 } from './recipients.ts';
-export { decryptChunk, decryptReader, decryptStream, encryptChunk, encryptStream, payloadKey } from './stream.ts';
+export {
+  type ChunkCipher,
+  decryptChunk,
+  decryptReader,
+  decryptStream,
+  encryptChunk,
+  encryptStream,
+  NOBLE_CIPHER,
+  payloadKey,
+  useChunkCipher,
+} from './stream.ts';
 
 /** A new encrypted file: its header, its payload (nonce first) as it is encrypted, and its keys. */
 export type EncryptedFile = {

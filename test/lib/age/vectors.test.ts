@@ -22,7 +22,7 @@ import {
 } from '../../../src/lib/age/index';
 import { toHex } from '../../../src/lib/encoding';
 import { piecewise, settle } from '../../helpers/age';
-import { sha256Hex } from '../../helpers/digests';
+import { sha256Hex } from '../../helpers/age-files';
 
 type Vector = { name: string; fields: Map<string, string[]>; file: Uint8Array };
 type Expect = 'success' | 'header failure' | 'no match' | 'HMAC failure' | 'payload failure' | 'armor failure';
