@@ -244,9 +244,7 @@ export function cliDownloadCase(id: string, sizeMiB: number, reps: number): Benc
       };
       const plainId = await uploaded(false);
       const encryptedId = await uploaded(true);
-      const shared = await runCli(['share', encryptedId, '--json'], env, dir);
-      const { url } = JSON.parse(shared.stdout) as { url: string };
-      if (!url.includes('#k=')) throw new Error(`share: ${shared.stdout.slice(0, 300)}`);
+      const url = await keyedLink(encryptedId, env, dir);
       const downloader = cliDownloader(id, dir, env, size, restingMiB);
       return [
         {
@@ -312,9 +310,7 @@ export function cliMemoryCase(id: string, sizeMiB: number, reps: number): BenchC
       rmSync(agePath, { force: true });
       if (reply.status !== 201) throw new Error(`age upload: ${reply.status} ${reply.body.slice(0, 300)}`);
       const encryptedId = (JSON.parse(reply.body) as { data: { id: string } }).data.id;
-      const shared = await runCli(['share', encryptedId, '--json'], env, dir);
-      const { url } = JSON.parse(shared.stdout) as { url: string };
-      if (!url.includes('#k=')) throw new Error(`share: ${shared.stdout.slice(0, 300)}`);
+      const url = await keyedLink(encryptedId, env, dir);
       const downloader = cliDownloader(id, dir, env, size, restingMiB);
       return [
         {
@@ -338,6 +334,14 @@ export function cliMemoryCase(id: string, sizeMiB: number, reps: number): BenchC
 }
 
 /** A run that downloads `source` (an id, or a link) with the CLI to a file, checks its size, and removes it. */
+/** A keyed link to an encrypted file, made as its owner makes one: `npm run cli -- share ID`. */
+async function keyedLink(fileId: string, env: Record<string, string>, dir: string): Promise<string> {
+  const shared = await runCli(['share', fileId, '--json'], env, dir);
+  const { url } = JSON.parse(shared.stdout) as { url: string };
+  if (!url.includes('#k=')) throw new Error(`share: ${shared.stdout.slice(0, 300)}`);
+  return url;
+}
+
 function cliDownloader(id: string, dir: string, env: Record<string, string>, size: number, restingMiB: number) {
   return (source: string) => async (): Promise<Rep> => {
     const target = join(dir, `out-${id}.bin`);
