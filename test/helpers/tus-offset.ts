@@ -1,4 +1,6 @@
 // Reading a tus upload's offset after a client aborted a PATCH, for the e2e resume tests.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 /** The upload's offset (HEAD), as the server reports it now. */
 export async function offsetOf(url: string, headers: Record<string, string>): Promise<number> {
@@ -22,4 +24,10 @@ export async function settledOffset(url: string, headers: Record<string, string>
     if (now !== offset) [offset, since] = [now, Date.now()];
   }
   return offset;
+}
+
+/** The upload the CLI keeps to resume (its `uploads.json` in `dir`, one entry): its URL. */
+export function savedUploadUrl(dir: string): string {
+  const saved = JSON.parse(readFileSync(join(dir, 'uploads.json'), 'utf8')) as Record<string, { uploadUrl: string }>;
+  return Object.values(saved)[0]?.uploadUrl ?? '';
 }

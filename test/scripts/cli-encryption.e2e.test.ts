@@ -12,6 +12,7 @@ import { Decrypter } from 'age-encryption';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../../scripts/wrangler.ts';
 import { type SharedDevServer, sharedDevServer } from '../helpers/dev-server.ts';
+import { offsetOf, savedUploadUrl } from '../helpers/tus-offset.ts';
 
 const CLI = join(ROOT, 'scripts/cli.ts');
 let server: SharedDevServer;
@@ -222,16 +223,8 @@ describe('npm run cli: end-to-end encryption', () => {
       /^age-encryption\.org\/v1\n/,
     );
 
-    const tusState = JSON.parse(readFileSync(join(work, 'uploads.json'), 'utf8')) as Record<
-      string,
-      { uploadUrl: string }
-    >;
-    const uploadUrl = Object.values(tusState)[0]?.uploadUrl ?? '';
-    const head = await fetch(uploadUrl, {
-      method: 'HEAD',
-      headers: { Authorization: `Bearer ${env.EDGESHARE_KEY}`, 'Tus-Resumable': '1.0.0' },
-    });
-    const offset = Number(head.headers.get('upload-offset'));
+    const uploadUrl = savedUploadUrl(work);
+    const offset = await offsetOf(uploadUrl, { Authorization: `Bearer ${env.EDGESHARE_KEY}` });
     expect(offset).toBeGreaterThan(0);
     expect(offset).toBeLessThan(plain.length);
 

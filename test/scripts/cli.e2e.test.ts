@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../../scripts/wrangler.ts';
 import { type SharedDevServer, sharedDevServer } from '../helpers/dev-server.ts';
+import { offsetOf, savedUploadUrl } from '../helpers/tus-offset.ts';
 
 const CLI = join(ROOT, 'scripts/cli.ts');
 let server: SharedDevServer;
@@ -150,16 +151,8 @@ describe('npm run cli', () => {
     });
     expect(await interrupted).toBe(130);
     expect(stderr).toContain('run the same command again to resume');
-    const stored = JSON.parse(readFileSync(join(work, 'uploads.json'), 'utf8')) as Record<
-      string,
-      { uploadUrl: string }
-    >;
-    const uploadUrl = Object.values(stored)[0]?.uploadUrl ?? '';
-    const head = await fetch(uploadUrl, {
-      method: 'HEAD',
-      headers: { Authorization: `Bearer ${env.EDGESHARE_KEY}`, 'Tus-Resumable': '1.0.0' },
-    });
-    const offset = Number(head.headers.get('upload-offset'));
+    const uploadUrl = savedUploadUrl(work);
+    const offset = await offsetOf(uploadUrl, { Authorization: `Bearer ${env.EDGESHARE_KEY}` });
     expect(offset).toBeGreaterThan(0);
     expect(offset).toBeLessThan(bytes.length);
 
