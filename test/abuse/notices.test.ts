@@ -88,7 +88,7 @@ describe('notices', () => {
     const delivery = await waitFor(
       () =>
         callsTo('operator.hooks.test').find(
-          (call) => payloadOf(call).data && payloadOf(call).type === 'report.received',
+          (call) => payloadOf(call).type === 'report.received' && call.body.includes(reportId),
         ),
       'the operator’s report',
     );

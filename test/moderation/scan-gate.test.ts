@@ -173,10 +173,13 @@ describe('an infected file', () => {
     await expect451(await call(`/share/${file.token}/download`), statement);
     await expect451(await call(`/api/v2/files/${file.id}/download`, { headers: owner.auth }), statement);
 
-    // Both types, not a count: a delivery the queue retried arrives twice.
-    const scannedNotice = await waitFor(() => ofType(hook.calls(), 'file.scanned')[0], 'the owner’s file.scanned');
+    // This file's, by type: the owner's earlier files' notices may still be on their way.
+    const scannedNotice = await waitFor(
+      () => ofType(hook.calls(), 'file.scanned').find((c) => payloadOf(c).data.file?.id === file.id),
+      'the owner’s file.scanned',
+    );
     const quarantined = await waitFor(
-      () => ofType(hook.calls(), 'file.quarantined')[0],
+      () => ofType(hook.calls(), 'file.quarantined').find((c) => payloadOf(c).data.file?.id === file.id),
       'the owner’s file.quarantined',
     );
     const scan = { status: 'infected', signature: 'Eicar-Test-Signature', at: expect.any(String) };
