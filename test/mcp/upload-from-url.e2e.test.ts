@@ -184,9 +184,16 @@ describe('upload_from_url', () => {
 
   it('answers a closed port, a port that speaks no HTTP and one that says nothing alike: "could not be fetched"', async () => {
     const client = await connect(await server.createKey('ports'));
-    const greeting = createTcpServer((socket) => socket.end('SSH-2.0-OpenSSH_9.6\r\n'));
+    // A server closes once its last connection has, so every one is ended at the close, and one the
+    // runtime opens late (after its answer) at once. (The greeting's ended only its own half.)
     const held: import('node:net').Socket[] = [];
-    const silent = createTcpServer((socket) => held.push(socket));
+    let closing = false;
+    const keep = (socket: import('node:net').Socket) => (closing ? socket.destroy() : held.push(socket));
+    const greeting = createTcpServer((socket) => {
+      keep(socket);
+      socket.end('SSH-2.0-OpenSSH_9.6\r\n');
+    });
+    const silent = createTcpServer(keep);
     const listening: import('node:net').Server[] = [greeting, silent];
     const ports: number[] = [];
     for (const tcp of listening) {
@@ -209,6 +216,7 @@ describe('upload_from_url', () => {
       expect(answers[1]).toEqual(answers[0]);
       expect(answers[2]).toEqual(answers[0]);
     } finally {
+      closing = true;
       for (const socket of held) socket.destroy();
       for (const tcp of listening) await new Promise((resolve) => tcp.close(resolve));
     }
