@@ -4,8 +4,10 @@
 // comes from the link's fragment and never leaves the browser; the page shows the real name from
 // `meta`, decrypts while it downloads and saves through its Service Worker (kept alive past a
 // minute); a download cut short or with a flipped byte near its end is an error on the page and
-// never a complete file; a passphrase link asks for the phrase, and one that asks too much scrypt
-// work is refused; no CSP violation at 1280 or 390 px.
+// never a complete file; without a Service Worker it saves through the File System Access API (a
+// picker backed by the origin private file system; a cut or altered download commits nothing) or a
+// Blob (refused, with a clear message, above its stated limit); a passphrase link asks for the
+// phrase, and one that asks too much scrypt work is refused; no CSP violation at 1280 or 390 px.
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { Browser, BrowserContext, Download, Page } from 'playwright-core';

@@ -5,9 +5,11 @@
 // copy ends and completes; the stored bytes are not the plaintext and Debian's `age -d` opens them
 // with the identity the app exports; the identity made on first use, its passphrase backup saved
 // before the upload finishes, and restored in a fresh browser context; the file list's real names,
-// a keyed link whose whole URL opens with `age`, a decrypting download; a guest's encrypted upload
-// through an `e2e` file request (refused without `#r=`), opened by the owner; the pages at 1280
-// and 390 px without CSP violations.
+// a keyed link whose whole URL opens with `age`, and one from the Links dialog, a decrypting
+// download; a guest's encrypted upload through an `e2e` file request (refused without `#r=`),
+// opened by the owner; a collection link from the web app that the collection page decrypts; an
+// encrypted upload cancelled or refused leaving no key behind; the pages at 1280 and 390 px
+// without CSP violations.
 import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
