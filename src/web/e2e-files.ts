@@ -158,6 +158,7 @@ export type LinkWay = {
  */
 export function linkWayChoice(id: string): LinkWay {
   const keyed = h('input', { attrs: { type: 'radio', name: `e2e-way-${id}`, id: `e2e-keyed-${id}` } });
+  keyed.defaultChecked = true; // (kept by a form.reset() too)
   keyed.checked = true;
   const phrased = h('input', { attrs: { type: 'radio', name: `e2e-way-${id}`, id: `e2e-phrase-${id}` } });
   const phrase = h('input', {

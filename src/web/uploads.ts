@@ -1,7 +1,6 @@
 // The upload queue: one list item per file with its own progress bar, status, and afterwards its
 // share link and a copy button. Small files go in one multipart request, large ones through tus.
-import type { EdgeshareClient } from '../client/edgeshare.ts';
-import { EdgeshareError } from '../client/edgeshare.ts';
+import { type EdgeshareClient, EdgeshareError } from '../client/edgeshare.ts';
 import { TUS_CHUNK_BYTES, TUS_FROM_BYTES, UPLOAD_CONCURRENCY } from '../lib/web-settings.ts';
 import { button, copyText, h } from './dom.ts';
 import { E2E_TUS_CHUNK_BYTES, type PreparedUpload, prepareEncryptedUpload, refusedForGood } from './e2e-upload.ts';
@@ -137,9 +136,9 @@ function uploadItem(file: File, hooks: Hooks, encrypt: boolean): Job {
       // An encrypted upload keeps its keys only to resume after a cut: cancelled or refused, they go.
       const forGood = cancelled || (error instanceof EdgeshareError && refusedForGood(error.status));
       if (encrypt && forGood) await abandon();
-      const text = cancelled
-        ? `Cancelled.${encrypt ? ' Its keys are deleted from this browser: adding it again starts over.' : resumable ? ' Add the same file again to resume where it stopped.' : ''}`
-        : describeError(error);
+      let after = resumable ? ' Add the same file again to resume where it stopped.' : '';
+      if (encrypt) after = ' Its keys are deleted from this browser: adding it again starts over.';
+      const text = cancelled ? `Cancelled.${after}` : describeError(error);
       finish('error', text);
       if (!cancelled && isUnauthorized(error)) hooks.onError(error);
     }
