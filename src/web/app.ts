@@ -55,7 +55,14 @@ function fail(error: unknown): void {
   showBanner(describeError(error));
 }
 
-const links = createLinksView({ client: () => client, onError: fail, announce, policy: () => policy });
+const links = createLinksView({
+  client: () => client,
+  onError: fail,
+  announce,
+  policy: () => policy,
+  // (Called on a click only, once e2e and e2eFiles below exist.)
+  e2e: { keyOf: (file) => e2eFiles.keyOf(file), identity: () => e2e.current() },
+});
 
 const collections = createCollectionsView({
   client: () => client,

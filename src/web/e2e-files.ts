@@ -66,23 +66,7 @@ export function createE2eFiles(hooks: Hooks) {
     const name = file.originalName;
     const wrap = h('div', { class: 'cell-stack e2e-share' });
     const panel = h('div', { class: 'e2e-share-panel', attrs: { hidden: '' } });
-    const keyed = h('input', { attrs: { type: 'radio', name: `e2e-way-${file.id}`, id: `e2e-keyed-${file.id}` } });
-    keyed.checked = true;
-    const phrased = h('input', { attrs: { type: 'radio', name: `e2e-way-${file.id}`, id: `e2e-phrase-${file.id}` } });
-    const phrase = h('input', {
-      attrs: { type: 'password', id: `e2e-link-phrase-${file.id}`, autocomplete: 'new-password', minlength: '10' },
-    });
-    const phraseField = h(
-      'span',
-      { class: 'inline-field', attrs: { hidden: '' } },
-      h('label', { text: 'Passphrase for the link', attrs: { for: phrase.id } }),
-      phrase,
-    );
-    const toggle = () => {
-      phraseField.hidden = !phrased.checked;
-    };
-    keyed.addEventListener('change', toggle);
-    phrased.addEventListener('change', toggle);
+    const way = linkWayChoice(file.id);
     const result = h('div', { class: 'e2e-share-result' });
     const make = button('Make link', {
       attrs: { 'aria-label': `Make an encrypted link to ${name}` },
@@ -91,49 +75,22 @@ export function createE2eFiles(hooks: Hooks) {
         const identity = await hooks.identity();
         if (!client) return;
         const known = identity ? await open(file, identity) : undefined;
-        if (!known) {
-          result.replaceChildren(
-            h('p', {
-              class: 'error-text',
-              text: 'This browser cannot open this file: restore or import your identity first.',
-            }),
-          );
-          return;
-        }
-        if (phrased.checked && phrase.value.length < 10) {
-          result.replaceChildren(h('p', { class: 'error-text', text: 'Use a passphrase of at least 10 characters.' }));
-          return;
-        }
+        if (!known) return result.replaceChildren(errorLine(NO_IDENTITY_TEXT));
+        const chosen = way.read();
+        if (chosen instanceof Error) return result.replaceChildren(errorLine(chosen.message));
         make.disabled = true;
         try {
-          const made = await client.createEncryptedLink(
-            file.id,
-            { fileKey: known.fileKey },
-            phrased.checked ? { passphrase: phrase.value } : {},
-          );
-          const hint = phrased.checked
-            ? 'Send the passphrase another way: the link alone does not open the file.'
-            : 'The key is the part after #k=: anyone with the whole link can open the file; the service never sees the key.';
-          result.replaceChildren(shareLink(name, made.url), h('p', { class: 'hint', text: hint }));
+          const made = await client.createEncryptedLink(file.id, { fileKey: known.fileKey }, chosen);
+          result.replaceChildren(...madeLink(name, made.url, chosen.passphrase !== undefined));
           hooks.announce(`Encrypted link to “${name}” made.`);
         } catch (error) {
-          result.replaceChildren(h('p', { class: 'error-text', text: describeError(error) }));
+          result.replaceChildren(errorLine(describeError(error)));
         } finally {
           make.disabled = false;
         }
       },
     });
-    panel.append(
-      h(
-        'div',
-        { class: 'row compact' },
-        h('span', { class: 'check' }, keyed, h('label', { text: 'Key in the link', attrs: { for: keyed.id } })),
-        h('span', { class: 'check' }, phrased, h('label', { text: 'Passphrase', attrs: { for: phrased.id } })),
-      ),
-      phraseField,
-      make,
-      result,
-    );
+    panel.append(way.element, make, result);
     const open_ = button('Share', {
       class: 'secondary',
       attrs: { 'aria-label': `Share ${name} (encrypted)`, 'aria-expanded': 'false' },
@@ -172,5 +129,82 @@ export function createE2eFiles(hooks: Hooks) {
     return control;
   }
 
-  return { reveal, share, download };
+  /** The file key of an encrypted file, when this browser's identity opens it. */
+  async function keyOf(file: FileRecord): Promise<Uint8Array | undefined> {
+    const identity = await hooks.identity();
+    return identity ? (await open(file, identity))?.fileKey : undefined;
+  }
+
+  return { reveal, share, download, keyOf };
+}
+
+/** Said when this browser holds no identity that opens the file. */
+export const NO_IDENTITY_TEXT = 'This browser cannot open this file: restore or import your identity first.';
+
+const errorLine = (text: string) => h('p', { class: 'error-text', text });
+
+/** How an encrypted link opens, chosen by the owner: what `read` gives to `createEncrypted…Link`. */
+export type LinkWay = {
+  element: HTMLElement;
+  /** `{}` for a key in the link, `{ passphrase }` for a passphrase link, or why the passphrase is refused. */
+  read: () => { passphrase?: string } | Error;
+  /** Back to a key in the link, the passphrase cleared. */
+  reset: () => void;
+};
+
+/**
+ * The choice of an encrypted link's way in ("Key in the link", or "Passphrase" with its field),
+ * for "Share" and for the Links dialog; `id` keeps its controls' ids unique on the page.
+ */
+export function linkWayChoice(id: string): LinkWay {
+  const keyed = h('input', { attrs: { type: 'radio', name: `e2e-way-${id}`, id: `e2e-keyed-${id}` } });
+  keyed.defaultChecked = true; // (kept by a form.reset() too)
+  keyed.checked = true;
+  const phrased = h('input', { attrs: { type: 'radio', name: `e2e-way-${id}`, id: `e2e-phrase-${id}` } });
+  const phrase = h('input', {
+    attrs: { type: 'password', id: `e2e-link-phrase-${id}`, autocomplete: 'new-password', minlength: '10' },
+  });
+  const phraseField = h(
+    'span',
+    { class: 'inline-field', attrs: { hidden: '' } },
+    h('label', { text: 'Passphrase for the link', attrs: { for: phrase.id } }),
+    phrase,
+  );
+  const toggle = () => {
+    phraseField.hidden = !phrased.checked;
+  };
+  keyed.addEventListener('change', toggle);
+  phrased.addEventListener('change', toggle);
+  const element = h(
+    'div',
+    { class: 'e2e-way' },
+    h(
+      'div',
+      { class: 'row compact' },
+      h('span', { class: 'check' }, keyed, h('label', { text: 'Key in the link', attrs: { for: keyed.id } })),
+      h('span', { class: 'check' }, phrased, h('label', { text: 'Passphrase', attrs: { for: phrased.id } })),
+    ),
+    phraseField,
+  );
+  return {
+    element,
+    read: () => {
+      if (!phrased.checked) return {};
+      if (phrase.value.length < 10) return new Error('Use a passphrase of at least 10 characters.');
+      return { passphrase: phrase.value };
+    },
+    reset: () => {
+      keyed.checked = true;
+      phrase.value = '';
+      toggle();
+    },
+  };
+}
+
+/** A made encrypted link: its whole URL (with `#k=…` for a keyed one) with a copy button, and what to do with it. */
+export function madeLink(name: string, url: string, phrased: boolean): HTMLElement[] {
+  const hint = phrased
+    ? 'Send the passphrase another way: the link alone does not open the file.'
+    : 'The key is the part after #k=: anyone with the whole link can open the file; the service never sees the key. It is shown only now.';
+  return [shareLink(name, url), h('p', { class: 'hint', text: hint })];
 }

@@ -4,8 +4,9 @@
 // payload's nonce and the file key) and its `meta` are kept in localStorage under the upload's tus
 // fingerprint until it completes, so after a reload or a cut network the same file chosen again
 // resumes where the server's copy ends: tus-js-client asks for any range and the worker encrypts
-// the chunks it touches at their own index.
-import type { UploadOptions } from 'tus-js-client';
+// the chunks it touches at their own index. An upload that fails for good (refused by the server,
+// or cancelled) drops them, and tus's stored address with them: nothing is left to resume.
+import { defaultOptions, type UploadOptions } from 'tus-js-client';
 import { neutralName, newEncryption } from '../client/e2e.ts';
 import { openMeta, payloadLength, sealMeta } from '../lib/age/index.ts';
 import { fromBase64, toBase64 } from '../lib/encoding.ts';
@@ -72,6 +73,11 @@ export type PreparedUpload = {
   tus: Pick<UploadOptions, 'fileReader' | 'fingerprint' | 'uploadSize'>;
   /** Drops what was kept for the resume (after the upload completes). */
   forget: () => void;
+  /**
+   * Drops what was kept for the resume and tus's stored address of the upload (after it failed for
+   * good: refused, or cancelled), so no key stays behind and the same file chosen again starts over.
+   */
+  abandon: () => Promise<void>;
   /** Whether this upload was begun earlier (a resume). */
   resumed: boolean;
 };
@@ -147,8 +153,26 @@ export async function prepareEncryptedUpload(
     sha256: openMeta(fileKey, saved.meta).sha256,
     tus: { fileReader, fingerprint: () => Promise.resolve(fingerprint), uploadSize: size },
     forget: () => localStorage.removeItem(key),
+    abandon: async () => {
+      localStorage.removeItem(key);
+      const storage = defaultOptions.urlStorage;
+      const stored = await storage.findUploadsByFingerprint(fingerprint).catch(() => []);
+      await Promise.all(
+        stored.map((entry) => (entry.urlStorageKey ? storage.removeUpload(entry.urlStorageKey) : undefined)),
+      );
+    },
     resumed,
   };
+}
+
+/**
+ * Whether an upload's failure is for good (its keys are then dropped): the server refused it (a
+ * 4xx status other than a timeout, a conflict, a lock, a rate limit or a refused key, after which
+ * the same file resumes once the key works again). A cut network or a 5xx is not: it resumes.
+ */
+export function refusedForGood(status: number | undefined): boolean {
+  if (status === undefined || status < 400 || status >= 500) return false;
+  return ![401, 408, 409, 423, 429].includes(status);
 }
 
 function readSaved(text: string | null): Saved | undefined {

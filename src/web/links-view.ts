@@ -1,7 +1,10 @@
 // The share links of a file or of a collection, in a dialog: each link with its state and counts
 // (downloads, last access, distinct visitors), its access log, copy and revoke; the access log of
 // all its links together; and a form to make one (label, password, download limit, expiry),
-// offering only what the account's policy allows. Through the typed client only.
+// offering only what the account's policy allows. A link to an end-to-end encrypted file, or to a
+// collection with encrypted members, carries a header of its own for each (a fresh key shown once
+// in the whole URL after `#k=`, or a passphrase): the API refuses a plain one. Through the typed
+// client only.
 import type {
   Collection,
   EdgeshareClient,
@@ -12,7 +15,8 @@ import type {
 } from '../client/edgeshare.ts';
 import { accessPanel } from './access-view.ts';
 import { button, byId, copyText, h, labelOf } from './dom.ts';
-import { formatDate } from './format.ts';
+import { isEncrypted, linkWayChoice, madeLink, NO_IDENTITY_TEXT } from './e2e-files.ts';
+import { describeError, formatDate, isUnauthorized } from './format.ts';
 import { boundPassword, expiryChoices, fillExpirySelect, neverAllowed } from './policy-choices.ts';
 
 type Hooks = {
@@ -21,10 +25,22 @@ type Hooks = {
   announce: (text: string) => void;
   /** The account's bounds: the form offers only links they allow. */
   policy: () => Policy;
+  /** Encrypted files' keys and this browser's identity (e2e-files.ts), for links with headers. */
+  e2e: {
+    keyOf: (file: FileRecord) => Promise<Uint8Array | undefined>;
+    identity: () => Promise<string | undefined>;
+  };
 };
 
-/** What the dialog shows the links of. */
-type Target = { kind: 'file' | 'collection'; id: string; name: string };
+/** What the dialog shows the links of (`file`: its record, which says whether it is encrypted). */
+type Target = { kind: 'file' | 'collection'; id: string; name: string; file?: FileRecord };
+
+/** What the way-in choice says, for an encrypted file and for a collection (whose encrypted members it concerns). */
+const WAY_HINTS: Record<Target['kind'], string> = {
+  file: 'End-to-end encrypted: the link gets a key of its own, in the whole URL after #k= (shown once, here, when it is made), or opens with a passphrase. The addresses listed above have no key.',
+  collection:
+    'For its end-to-end encrypted files, if any: one key in the whole URL after #k= (shown once, here, when it is made), or one passphrase, opens them all. The addresses listed above have no key.',
+};
 
 /** What the dialog says of its links, by what they share. */
 const HINTS: Record<Target['kind'], { access: string; form: string }> = {
@@ -62,6 +78,13 @@ export function createLinksView(hooks: Hooks) {
   const passwordLabel = labelOf('link-password');
   const maxLabel = labelOf('link-max');
   let target: Target | null = null;
+  // How an encrypted link opens, shown for an encrypted file and a collection; the made link's whole URL below the form.
+  const way = linkWayChoice('link-form');
+  const wayHint = h('p', { class: 'hint' });
+  const wayBox = h('div', { class: 'link-e2e', attrs: { id: 'link-e2e', hidden: '' } }, wayHint, way.element);
+  form.querySelector('button[type="submit"]')?.before(wayBox);
+  const made = h('div', { class: 'e2e-share-result', attrs: { id: 'link-made', 'aria-live': 'polite' } });
+  form.append(made);
 
   /** Shows or hides an access log in `holder`, loading it (again) when shown. */
   function toggleLog(
@@ -178,25 +201,67 @@ export function createLinksView(hooks: Hooks) {
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     const client = hooks.client();
-    if (!client || !target) return;
+    const shown = target;
+    if (!client || !shown) return;
     const options: ShareLinkCreate = {};
     if (label.value.trim()) options.label = label.value.trim();
     if (password.value) options.password = password.value;
     if (max.value) options.maxDownloads = Number(max.value);
     if (expiry.value) options.expiresIn = Number(expiry.value);
+    made.replaceChildren();
     try {
-      const link =
-        target.kind === 'file'
-          ? await client.createLink(target.id, options)
-          : await client.createCollectionLink(target.id, options);
+      const link = await makeLink(client, shown, options);
       form.reset();
-      const copied = await copyText(link.url).catch(() => false);
-      hooks.announce(copied ? 'Link made and copied.' : 'Link made.');
+      way.reset();
+      if (link.encrypted) {
+        made.replaceChildren(...madeLink(shown.name, link.url, link.passphrase));
+        hooks.announce('Encrypted link made: copy its whole URL now, its key is not kept.');
+      } else {
+        const copied = await copyText(link.url).catch(() => false);
+        hooks.announce(copied ? 'Link made and copied.' : 'Link made.');
+      }
       await load();
     } catch (error) {
-      hooks.onError(error);
+      if (isUnauthorized(error)) hooks.onError(error);
+      else made.replaceChildren(h('p', { class: 'error-text', text: describeError(error) }));
     }
   });
+
+  /**
+   * A link to the file or collection: for an encrypted file, or a collection's encrypted members,
+   * with a header of its own for each, opened by a fresh key (in the returned URL after `#k=`) or
+   * by a passphrase. `encrypted`: whether it has any header.
+   */
+  async function makeLink(
+    client: EdgeshareClient,
+    shown: Target,
+    options: ShareLinkCreate,
+  ): Promise<{ url: string; encrypted: boolean; passphrase: boolean }> {
+    const encryptedFile = shown.file !== undefined && isEncrypted(shown.file);
+    if (shown.kind === 'file' && !encryptedFile) {
+      return { url: (await client.createLink(shown.id, options)).url, encrypted: false, passphrase: false };
+    }
+    const chosen = way.read();
+    if (chosen instanceof Error) throw chosen;
+    const passphrase = chosen.passphrase !== undefined;
+    if (shown.file && encryptedFile) {
+      const fileKey = await hooks.e2e.keyOf(shown.file);
+      if (!fileKey) throw new Error(NO_IDENTITY_TEXT);
+      const link = await client.createEncryptedLink(shown.id, { fileKey }, { ...options, ...chosen });
+      return { url: link.url, encrypted: true, passphrase };
+    }
+    // A collection: its encrypted members' keys come from this browser's identity (asked only if there are any).
+    const identity = await hooks.e2e.identity();
+    const opener = () => {
+      if (!identity)
+        throw new Error(
+          'This browser cannot open this collection’s encrypted files: restore or import your identity first.',
+        );
+      return { identity };
+    };
+    const link = await client.createEncryptedCollectionLink(shown.id, opener, { ...options, ...chosen });
+    return { url: link.url, encrypted: link.encryptedMembers > 0, passphrase };
+  }
 
   fileAccess.addEventListener('click', () => {
     if (!target) return;
@@ -211,6 +276,8 @@ export function createLinksView(hooks: Hooks) {
     fileLog.replaceChildren();
     fileAccess.setAttribute('aria-expanded', 'false');
     form.reset();
+    way.reset();
+    made.replaceChildren();
   });
 
   function show(shown: Target): void {
@@ -220,6 +287,11 @@ export function createLinksView(hooks: Hooks) {
     byId('links-access-hint').textContent = HINTS[shown.kind].access;
     byId('link-form-hint').textContent = HINTS[shown.kind].form;
     list.setAttribute('aria-label', `Links to this ${shown.kind}`);
+    const withHeaders = shown.kind === 'collection' || (shown.file !== undefined && isEncrypted(shown.file));
+    wayBox.hidden = !withHeaders;
+    wayHint.textContent = WAY_HINTS[shown.kind];
+    way.reset();
+    made.replaceChildren();
     caption.textContent = 'Loading…';
     list.replaceChildren();
     dialog.showModal();
@@ -229,7 +301,7 @@ export function createLinksView(hooks: Hooks) {
   return {
     /** Opens the dialog for one file and loads its links. */
     open(file: FileRecord): void {
-      show({ kind: 'file', id: file.id, name: file.originalName });
+      show({ kind: 'file', id: file.id, name: file.originalName, file });
     },
     /** Opens the dialog for a collection and loads its links. */
     openCollection(collection: Collection): void {

@@ -6,7 +6,7 @@ import { Upload, type UploadOptions } from 'tus-js-client';
 import { isRecipient } from '../lib/age/index.ts';
 import { toBase64 } from '../lib/encoding.ts';
 import { byId, h } from './dom.ts';
-import { E2E_TUS_CHUNK_BYTES, prepareEncryptedUpload } from './e2e-upload.ts';
+import { E2E_TUS_CHUNK_BYTES, prepareEncryptedUpload, refusedForGood } from './e2e-upload.ts';
 import { formatBytes, formatDate, formatExactBytes } from './format.ts';
 import { uploadItem } from './upload-item.ts';
 
@@ -224,11 +224,17 @@ async function sendEncrypted(
   onProgress: (sent: number, total: number) => void,
 ): Promise<Receipt> {
   const prepared = await prepareEncryptedUpload(file, recipient() ?? '', request.tusUrl);
-  await sendResumable(file, request, onProgress, {
-    metadata: prepared.metadata,
-    chunkSize: E2E_TUS_CHUNK_BYTES,
-    ...prepared.tus,
-  });
+  try {
+    await sendResumable(file, request, onProgress, {
+      metadata: prepared.metadata,
+      chunkSize: E2E_TUS_CHUNK_BYTES,
+      ...prepared.tus,
+    });
+  } catch (error) {
+    // Refused for good (the request closed, full, a file too large…): its keys are not kept.
+    if (refusedForGood((error as { status?: number }).status)) await prepared.abandon();
+    throw error;
+  }
   prepared.forget();
   return {
     name: file.name || 'file',
@@ -265,7 +271,7 @@ function sendResumable(
         } catch {
           // HEAD answers have no body.
         }
-        reject(new Error(describe(response.getStatus(), body)));
+        reject(Object.assign(new Error(describe(response.getStatus(), body)), { status: response.getStatus() }));
       },
       onSuccess: async () => {
         const response = upload.url ? await fetch(upload.url, { headers: authHeaders() }) : undefined;

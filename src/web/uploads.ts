@@ -1,9 +1,9 @@
 // The upload queue: one list item per file with its own progress bar, status, and afterwards its
 // share link and a copy button. Small files go in one multipart request, large ones through tus.
-import type { EdgeshareClient } from '../client/edgeshare.ts';
+import { type EdgeshareClient, EdgeshareError } from '../client/edgeshare.ts';
 import { TUS_CHUNK_BYTES, TUS_FROM_BYTES, UPLOAD_CONCURRENCY } from '../lib/web-settings.ts';
 import { button, copyText, h } from './dom.ts';
-import { E2E_TUS_CHUNK_BYTES, prepareEncryptedUpload } from './e2e-upload.ts';
+import { E2E_TUS_CHUNK_BYTES, type PreparedUpload, prepareEncryptedUpload, refusedForGood } from './e2e-upload.ts';
 import type { OwnIdentity } from './e2e-view.ts';
 import { describeError, formatBytes, isUnauthorized } from './format.ts';
 import { uploadItem as listItem } from './upload-item.ts';
@@ -28,19 +28,25 @@ type Hooks = {
   onError: (error: unknown) => void;
 };
 
-type Job = { file: File; item: HTMLLIElement; run: () => Promise<void> };
+/** `discard`: the item leaves the list (an encrypted upload that did not complete drops its keys). */
+type Job = { file: File; item: HTMLLIElement; run: () => Promise<void>; discard: () => Promise<void> };
 
 export function createUploader(list: HTMLUListElement, clear: HTMLButtonElement, hooks: Hooks) {
   const waiting: Job[] = [];
   let running = 0;
+  const discards = new WeakMap<Element, Job['discard']>();
 
-  // "Clear finished" removes the items of uploads that are done or failed.
+  // "Clear finished" removes the items of uploads that are done or failed (a failed encrypted
+  // upload's keys with them: removed, it is not resumed).
   const finished = () => list.querySelectorAll('li[data-state="done"], li[data-state="error"]');
   const updateClear = () => {
     clear.hidden = finished().length === 0;
   };
   clear.addEventListener('click', () => {
-    for (const item of finished()) item.remove();
+    for (const item of finished()) {
+      void discards.get(item)?.();
+      item.remove();
+    }
     updateClear();
   });
   new MutationObserver(updateClear).observe(list, { subtree: true, attributes: true, attributeFilter: ['data-state'] });
@@ -60,6 +66,7 @@ export function createUploader(list: HTMLUListElement, clear: HTMLButtonElement,
     for (const file of files) {
       const job = uploadItem(file, hooks, hooks.settings().encrypt);
       list.prepend(job.item);
+      discards.set(job.item, job.discard);
       waiting.push(job);
     }
     next();
@@ -79,6 +86,14 @@ function uploadItem(file: File, hooks: Hooks, encrypt: boolean): Job {
     onClick: () => controller.abort(new DOMException('cancelled', 'AbortError')),
   });
   const result = h('div', { class: 'upload-result' });
+  /** An encrypted upload's kept keys, while it has not completed. */
+  let prepared: PreparedUpload | undefined;
+  /** Drops them: the upload failed for good, was cancelled, or its item was removed. */
+  const abandon = async () => {
+    const kept = prepared;
+    prepared = undefined;
+    await kept?.abandon();
+  };
   const {
     item,
     status,
@@ -118,9 +133,12 @@ function uploadItem(file: File, hooks: Hooks, encrypt: boolean): Job {
       hooks.onUploaded();
     } catch (error) {
       const cancelled = controller.signal.aborted;
-      const text = cancelled
-        ? `Cancelled.${resumable ? ' Add the same file again to resume where it stopped.' : ''}`
-        : describeError(error);
+      // An encrypted upload keeps its keys only to resume after a cut: cancelled or refused, they go.
+      const forGood = cancelled || (error instanceof EdgeshareError && refusedForGood(error.status));
+      if (encrypt && forGood) await abandon();
+      let after = resumable ? ' Add the same file again to resume where it stopped.' : '';
+      if (encrypt) after = ' Its keys are deleted from this browser: adding it again starts over.';
+      const text = cancelled ? `Cancelled.${after}` : describeError(error);
       finish('error', text);
       if (!cancelled && isUnauthorized(error)) hooks.onError(error);
     }
@@ -133,23 +151,27 @@ function uploadItem(file: File, hooks: Hooks, encrypt: boolean): Job {
   ): Promise<void> {
     status.textContent = 'Preparing the encryption…';
     const own = await hooks.identity();
-    const prepared = await prepareEncryptedUpload(file, own.recipient, client.api('/uploads'), (text) => {
+    const ready = await prepareEncryptedUpload(file, own.recipient, client.api('/uploads'), (text) => {
       status.textContent = text;
     });
-    status.textContent = prepared.resumed ? 'Resuming…' : 'Encrypting and uploading…';
+    prepared = ready;
+    // Cancelled while it was read: nothing is sent, and its keys go at once.
+    if (options.signal.aborted) throw options.signal.reason;
+    status.textContent = ready.resumed ? 'Resuming…' : 'Encrypting and uploading…';
     await client.uploadResumable(file, {
       ...options,
-      filename: prepared.metadata.filename,
+      filename: ready.metadata.filename,
       type: 'application/octet-stream',
       encryption: 'age',
-      meta: prepared.metadata.meta,
-      size: prepared.size,
+      meta: ready.metadata.meta,
+      size: ready.size,
       chunkSize: E2E_TUS_CHUNK_BYTES,
       onProgress: show,
-      tus: prepared.tus,
+      tus: ready.tus,
     });
-    show(prepared.size, prepared.size);
-    prepared.forget();
+    show(ready.size, ready.size);
+    ready.forget();
+    prepared = undefined;
   }
 
   function finish(state: 'done' | 'error', text: string) {
@@ -157,7 +179,7 @@ function uploadItem(file: File, hooks: Hooks, encrypt: boolean): Job {
     cancel.remove();
   }
 
-  return { file, item, run };
+  return { file, item, run, discard: abandon };
 }
 
 /** A read-only field with the link, a copy button and a status line. */

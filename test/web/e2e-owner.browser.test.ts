@@ -5,9 +5,11 @@
 // copy ends and completes; the stored bytes are not the plaintext and Debian's `age -d` opens them
 // with the identity the app exports; the identity made on first use, its passphrase backup saved
 // before the upload finishes, and restored in a fresh browser context; the file list's real names,
-// a keyed link whose whole URL opens with `age`, a decrypting download; a guest's encrypted upload
-// through an `e2e` file request (refused without `#r=`), opened by the owner; the pages at 1280
-// and 390 px without CSP violations.
+// a keyed link whose whole URL opens with `age`, and one from the Links dialog, a decrypting
+// download; a guest's encrypted upload through an `e2e` file request (refused without `#r=`),
+// opened by the owner; a collection link from the web app that the collection page decrypts; an
+// encrypted upload cancelled or refused leaving no key behind; the pages at 1280 and 390 px
+// without CSP violations.
 import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Download, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateIdentity, payloadLength } from '../../src/lib/age/index.ts';
+import { generateIdentity, openMeta, payloadLength, recoverFileKey } from '../../src/lib/age/index.ts';
 import { E2E_TUS_CHUNK_BYTES } from '../../src/lib/web-settings.ts';
 import {
   api,
@@ -81,6 +83,12 @@ async function until(check: () => boolean | Promise<boolean>, what: string, ms =
   }
 }
 
+/** What this origin's localStorage keeps of uploads: the e2e keys (e2e-upload.ts), and tus's addresses. */
+const keptUploads = (page: Page) =>
+  page.evaluate(() =>
+    Object.keys(localStorage).filter((name) => name.startsWith('edgeshare.e2e.upload.') || name.startsWith('tus::')),
+  );
+
 const savedBytes = async (download: Download) => readFileSync((await download.path()) as string);
 
 describe.runIf(warnIfNoChromium('the end-to-end encryption browser tests (owner)'))(
@@ -92,6 +100,9 @@ describe.runIf(warnIfNoChromium('the end-to-end encryption browser tests (owner)
     let key: string;
     const plaintext = randomBytes(BIG_SIZE);
     const bigName = 'holiday footage.bin';
+    // A guest's file through an e2e request; then a member of a collection.
+    const scanName = 'passport scan.pdf';
+    const scan = randomBytes(3 * MiB + 12_345);
     let identityPath: string;
 
     beforeAll(async () => {
@@ -237,6 +248,46 @@ describe.runIf(warnIfNoChromium('the end-to-end encryption browser tests (owner)
       await page.close();
     }, 120_000);
 
+    it('the Links dialog of an encrypted file makes only links that open it: a key in the whole URL, shown with a copy button', async () => {
+      const { page, problems } = await newPage(context);
+      await signIn(page, key);
+      const row = fileRow(page, bigName);
+      await row.getByRole('button', { name: `Share links of ${bigName}` }).click();
+      const dialog = page.locator('#links-dialog');
+      // The way in is asked (a plain link would be refused: the API wants a header for it).
+      await expect.poll(() => dialog.getByLabel('Key in the link').isChecked()).toBe(true);
+      expect(await dialog.getByLabel('Passphrase', { exact: true }).isVisible()).toBe(true);
+      await dialog.getByLabel('Label (only you see it)').fill('For the accountant');
+      await dialog.getByRole('button', { name: 'Make link' }).click();
+      const field = dialog.locator('input.share-url');
+      await field.waitFor();
+      const url = await field.inputValue();
+      expect(url).toMatch(/\/share\/[^#]+#k=AGE-SECRET-KEY-1[0-9A-Z]+$/);
+      expect(await dialog.getByRole('button', { name: `Copy the share link of ${bigName}` }).count()).toBe(1);
+      await dialog.getByText('For the accountant').waitFor();
+      // The link's own header opens with the key in its URL: the file key, whose meta holds the plaintext's SHA-256.
+      const [address, secret] = url.split('#k=') as [string, string];
+      const [file] = (await listed(key)).filter((record) => record.meta && record.size === payloadLength(BIG_SIZE));
+      const links = await api<{ data: { links: { id: string; url: string; label: string | null }[] } }>(
+        server().origin,
+        key,
+        `/api/v2/files/${file?.id}/links`,
+      );
+      const made = links.body.data.links.find((link) => link.url === address);
+      expect(made?.label).toBe('For the accountant');
+      const headers = await api<{ data: { headers: { fileId: string; header: string }[] } }>(
+        server().origin,
+        key,
+        `/api/v2/links/${made?.id}/headers`,
+      );
+      const header = headers.body.data.headers[0]?.header ?? '';
+      const fileKey = await recoverFileKey(new TextEncoder().encode(header), { identity: secret });
+      expect(openMeta(fileKey, file?.meta ?? '').sha256).toBe(sha256(plaintext));
+      await dialog.getByRole('button', { name: 'Close' }).click();
+      expect(problems).toEqual([]);
+      await page.close();
+    }, 60_000);
+
     it('restores the identity in a fresh browser from its passphrase backup', async () => {
       const fresh = await browser.newContext({ viewport: DESKTOP });
       try {
@@ -311,8 +362,6 @@ describe.runIf(warnIfNoChromium('the end-to-end encryption browser tests (owner)
       const made = requests.body.data.requests.find((request) => link.startsWith(request.url));
       expect(made?.e2e).toBe(true);
       const created = { body: { data: { id: made?.id as string, url: link.split('#')[0] as string } } };
-      const scanName = 'passport scan.pdf';
-      const scan = randomBytes(3 * MiB + 12_345);
       const scanPath = join(dir, scanName);
       writeFileSync(scanPath, scan);
 
@@ -373,5 +422,97 @@ describe.runIf(warnIfNoChromium('the end-to-end encryption browser tests (owner)
       expect(problems).toEqual([]);
       await page.close();
     }, 180_000);
+    it('a collection link made in the web app carries each encrypted member’s header: the collection page decrypts the member', async () => {
+      const { origin } = server();
+      const received = (await listed(key)).find((file) => file.requestId);
+      const made = await api<{ data: { id: string } }>(origin, key, '/api/v2/collections', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ name: 'Papers', fileIds: [received?.id] }),
+      });
+      expect(made.status).toBe(201);
+      const { page, problems } = await newPage(context);
+      await signIn(page, key);
+      await page.goto(`${origin}/#collections`);
+      await page.getByRole('button', { name: 'Share links of Papers' }).click();
+      const dialog = page.locator('#links-dialog');
+      await dialog.getByText('No links made to this collection yet.').waitFor();
+      await dialog.getByRole('button', { name: 'Make link' }).click();
+      const field = dialog.locator('input.share-url');
+      await field.waitFor();
+      const url = await field.inputValue();
+      expect(url).toMatch(/\/share\/[^#]+#k=AGE-SECRET-KEY-1[0-9A-Z]+$/);
+      expect(problems).toEqual([]);
+
+      // The collection page: the member by its real name, saved decrypted.
+      await page.goto(url);
+      await expect.poll(() => page.locator('.e2e-status').getAttribute('data-state')).toBe('ready');
+      expect(await page.locator('.file-name').allTextContents()).toEqual([scanName]);
+      await page.evaluate(() => navigator.serviceWorker.ready);
+      const [download] = await Promise.all([
+        page.waitForEvent('download', { timeout: 30_000 }),
+        page.getByRole('link', { name: new RegExp(`^Download ${scanName}`) }).click(),
+      ]);
+      await expect.poll(() => page.locator('.e2e-status').getAttribute('data-state'), { timeout: 30_000 }).toBe('done');
+      expect(sha256(await savedBytes(download))).toBe(sha256(scan));
+      expect(problems).toEqual([]);
+      await page.close();
+    }, 90_000);
+
+    it('an encrypted upload cancelled, or refused by the server, leaves no key in the browser', async () => {
+      const { origin, adminToken } = server();
+      const small = join(dir, 'draft contract.bin');
+      writeFileSync(small, randomBytes(MiB));
+      const { page, problems } = await newPage(context);
+      const kept = () => keptUploads(page);
+      await signIn(page, key);
+      await page.getByLabel('Encrypt end to end').check();
+
+      // Cancelled while its first PATCH is under way (held here until then).
+      let release = () => {};
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      let patching = false;
+      await page.route('**/api/v2/uploads/**', async (route) => {
+        if (route.request().method() !== 'PATCH') return route.fallback();
+        patching = true;
+        await held;
+        await route.abort('aborted').catch(() => {});
+      });
+      await page.locator('#file-input').setInputFiles(small);
+      await until(() => patching, 'the first PATCH');
+      // The keys are kept while it runs (what a resume needs), and tus's address of it.
+      await expect.poll(kept).toHaveLength(2);
+      await page.getByRole('button', { name: 'Cancel the upload of draft contract.bin' }).click();
+      const item = page.locator('#uploads li').filter({ hasText: 'draft contract.bin' });
+      await expect.poll(() => item.getAttribute('data-state')).toBe('error');
+      expect(await item.textContent()).toContain('Its keys are deleted from this browser');
+      await expect.poll(kept).toEqual([]);
+      release();
+      await page.unrouteAll();
+
+      // Refused by the server: an account whose quota the file does not fit in (413 at creation).
+      const response = await fetch(`${origin}/admin/keys`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${adminToken}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ name: 'e2e owner, small quota', storageQuotaBytes: 256 * 1024 }),
+      });
+      expect(response.status).toBe(201);
+      const { data } = (await response.json()) as { data: { key: string } };
+      expect(problems).toEqual([]);
+      await page.close();
+      // (Another tab: this one keeps the first key for its session.)
+      const other = await newPage(context);
+      await signIn(other.page, data.key);
+      await other.page.getByLabel('Encrypt end to end').check();
+      await other.page.locator('#file-input').setInputFiles(small);
+      const refused = other.page.locator('#uploads li').filter({ hasText: 'draft contract.bin' });
+      await expect.poll(() => refused.getAttribute('data-state'), { timeout: 30_000 }).toBe('error');
+      expect(await refused.textContent()).toMatch(/quota|storage|space/i);
+      expect(await keptUploads(other.page)).toEqual([]);
+      expect(other.problems.filter((problem) => !problem.includes('status of 413'))).toEqual([]);
+      await other.page.close();
+    }, 90_000);
   },
 );
