@@ -4,7 +4,7 @@ import { sha256Hex } from '../lib/crypto';
 import { reprDigest } from '../lib/digest';
 import { log } from '../log';
 import type { FileRow } from '../storage/files-repo';
-import { type BlobStore, openBlob } from '../storage/segments';
+import { type BlobStore, isSegmented, openBlob } from '../storage/segments';
 import { normalizeMediaType } from './file-type';
 import { contentDisposition } from './names';
 
@@ -70,10 +70,19 @@ export async function openServed(
   // One stream of exactly the length announced (the runtime sends it with its Content-Length).
   const out = new FixedLengthStream(head.length + Math.max(0, to - from));
   const writer = out.writable.getWriter();
-  // Chunk by chunk (the payload of a file stored in segments is itself a FixedLengthStream, which
-  // the runtime does not pipe into another); each write waits for the reader, so memory stays flat.
+  // After the header, an R2 object's body is piped by the runtime itself (no JavaScript per chunk:
+  // that cost the owner's download of an encrypted file 80% more CPU than a plain one). The payload
+  // of a file stored in segments is itself a FixedLengthStream, which the runtime does not pipe into
+  // another: that one goes chunk by chunk. Either way each write waits for the reader, so memory
+  // stays flat.
+  const native = payload !== null && !isSegmented(file.r2_key);
   const pump = async () => {
     if (head.length > 0) await writer.write(head.slice());
+    if (native) {
+      writer.releaseLock();
+      await payload.pipeTo(out.writable);
+      return;
+    }
     const reader = payload?.getReader();
     for (let next = await reader?.read(); next && !next.done; next = await reader?.read())
       await writer.write(next.value);
@@ -81,7 +90,8 @@ export async function openServed(
   };
   pump().catch(async (error: unknown) => {
     await payload?.cancel(error).catch(() => undefined);
-    await writer.abort(error).catch(() => undefined);
+    // Through the writer while it holds the stream, else (once piping) the stream itself.
+    await writer.abort(error).catch(() => out.writable.abort(error).catch(() => undefined));
   });
   return out.readable;
 }
