@@ -49,42 +49,50 @@
   // Every page's times (src/lib/format.ts), from /assets/format.js, loaded first.
   const when = (iso) => (iso ? globalThis.edgeshareFormat.formatDate(iso) : 'never');
 
+  /**
+   * A table row: its name as the row header, each cell labelled with its column (for the narrow
+   * screen's cards), and a Revoke button calling `onRevoke` unless it is null.
+   */
+  function row(name, cells, onRevoke) {
+    const tr = document.createElement('tr');
+    const header = document.createElement('th');
+    header.scope = 'row';
+    header.textContent = name;
+    tr.append(header);
+    for (const [label, text] of cells) {
+      const td = document.createElement('td');
+      td.dataset.label = label;
+      td.textContent = text;
+      tr.append(td);
+    }
+    const actions = document.createElement('td');
+    actions.className = 'actions';
+    actions.dataset.label = 'Actions';
+    if (onRevoke) {
+      const button = document.createElement('button');
+      button.type = 'button';
+      button.className = 'secondary';
+      button.textContent = 'Revoke';
+      button.setAttribute('aria-label', `Revoke ${name}`);
+      button.addEventListener('click', onRevoke);
+      actions.append(button);
+    }
+    tr.append(actions);
+    return tr;
+  }
+
   function render(keys) {
     const body = $('account-keys-body');
     body.replaceChildren();
     for (const key of keys) {
-      const tr = document.createElement('tr');
-      const name = document.createElement('th');
-      name.scope = 'row';
-      name.textContent = key.name;
-      tr.append(name);
-      // Each cell labelled with its column, for the narrow screen's cards.
-      for (const [label, text] of [
+      const cells = [
         ['Prefix', `${key.prefix}…`],
         ['Scopes', key.scopes.join(', ')],
         ['Status', key.status],
         ['Expires', when(key.expiresAt)],
         ['Last used', key.lastUsedAt ? when(key.lastUsedAt) : 'not yet'],
-      ]) {
-        const td = document.createElement('td');
-        td.dataset.label = label;
-        td.textContent = text;
-        tr.append(td);
-      }
-      const actions = document.createElement('td');
-      actions.className = 'actions';
-      actions.dataset.label = 'Actions';
-      if (key.status === 'active') {
-        const button = document.createElement('button');
-        button.type = 'button';
-        button.className = 'secondary';
-        button.textContent = 'Revoke';
-        button.setAttribute('aria-label', `Revoke ${key.name}`);
-        button.addEventListener('click', () => revoke(key));
-        actions.append(button);
-      }
-      tr.append(actions);
-      body.append(tr);
+      ];
+      body.append(row(key.name, cells, key.status === 'active' ? () => revoke(key) : null));
     }
   }
 
@@ -99,32 +107,11 @@
     body.replaceChildren();
     $('account-grants-caption').textContent = grants.length === 0 ? 'No app is connected.' : '';
     for (const grant of grants) {
-      const tr = document.createElement('tr');
-      const name = document.createElement('th');
-      name.scope = 'row';
-      name.textContent = grant.clientName;
-      tr.append(name);
-      for (const [label, text] of [
+      const cells = [
         ['Scopes', grant.scopes.join(', ')],
         ['Connected', when(grant.createdAt)],
-      ]) {
-        const td = document.createElement('td');
-        td.dataset.label = label;
-        td.textContent = text;
-        tr.append(td);
-      }
-      const actions = document.createElement('td');
-      actions.className = 'actions';
-      actions.dataset.label = 'Actions';
-      const button = document.createElement('button');
-      button.type = 'button';
-      button.className = 'secondary';
-      button.textContent = 'Revoke';
-      button.setAttribute('aria-label', `Revoke ${grant.clientName}`);
-      button.addEventListener('click', () => revokeGrant(grant));
-      actions.append(button);
-      tr.append(actions);
-      body.append(tr);
+      ];
+      body.append(row(grant.clientName, cells, () => revokeGrant(grant)));
     }
   }
 
