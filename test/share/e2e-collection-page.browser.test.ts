@@ -37,6 +37,19 @@ describe.runIf(warnIfNoChromium('the encrypted collection page browser tests'))(
     let url: string;
     let link: Identity;
     let secrets: AgeFile[];
+
+    /** Opens the collection page with its key, once ready, and clicks "Download all": the download begun. */
+    async function downloadAll(page: Page) {
+      await page.goto(`${url}#k=${link.identity}`);
+      await expect.poll(() => status(page).getAttribute('data-state')).toBe('ready');
+      await page.evaluate(() => navigator.serviceWorker.ready);
+      const [download] = await Promise.all([
+        page.waitForEvent('download', { timeout: 30_000 }),
+        page.getByRole('link', { name: /^Download all/ }).click(),
+      ]);
+      return download;
+    }
+
     const plain = 'Meet at the harbour at nine.\n';
 
     beforeAll(async () => {
@@ -107,13 +120,7 @@ describe.runIf(warnIfNoChromium('the encrypted collection page browser tests'))(
     it('"Download all" saves a ZIP of the plaintext built in the browser', async () => {
       const context = await browser.newContext({ acceptDownloads: true });
       const { page, problems } = await newPage(context);
-      await page.goto(`${url}#k=${link.identity}`);
-      await expect.poll(() => status(page).getAttribute('data-state')).toBe('ready');
-      await page.evaluate(() => navigator.serviceWorker.ready);
-      const [download] = await Promise.all([
-        page.waitForEvent('download', { timeout: 30_000 }),
-        page.getByRole('link', { name: /^Download all/ }).click(),
-      ]);
+      const download = await downloadAll(page);
       expect(new URL(download.url()).pathname).toMatch(/^\/share\/_e2e-save\//);
       expect(download.suggestedFilename()).toBe('Moving abroad.zip');
       await expect.poll(() => status(page).getAttribute('data-state'), { timeout: 30_000 }).toBe('done');
@@ -144,13 +151,7 @@ describe.runIf(warnIfNoChromium('the encrypted collection page browser tests'))(
           await route.fulfill({ status: response.status(), headers, body });
         },
       );
-      await page.goto(`${url}#k=${link.identity}`);
-      await expect.poll(() => status(page).getAttribute('data-state')).toBe('ready');
-      await page.evaluate(() => navigator.serviceWorker.ready);
-      const [download] = await Promise.all([
-        page.waitForEvent('download', { timeout: 30_000 }),
-        page.getByRole('link', { name: /^Download all/ }).click(),
-      ]);
+      const download = await downloadAll(page);
       await expect.poll(() => status(page).getAttribute('data-state'), { timeout: 30_000 }).toBe('error');
       expect(await status(page).textContent()).toContain('cut short or altered');
       expect(await download.failure()).not.toBeNull();
