@@ -32,6 +32,8 @@ function cli(args: string[], stdin?: string): Promise<{ code: number; stdout: st
     const child = execFile(process.execPath, [CLI, ...args], { cwd: work, env }, (error, stdout, stderr) => {
       resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
     });
+    // A command that exits before reading its input (`ls`) closes the pipe: EPIPE, not a failure.
+    child.stdin?.on('error', () => undefined);
     child.stdin?.end(stdin ?? '');
   });
 }

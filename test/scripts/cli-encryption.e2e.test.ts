@@ -33,6 +33,8 @@ function run(file: string, args: string[], extraEnv: NodeJS.ProcessEnv = {}, inp
         resolve({ code, stdout: stdout.toString('latin1'), stderr: stderr.toString() });
       },
     );
+    // A command that exits before reading its input (`ls`) closes the pipe: EPIPE, not a failure.
+    child.stdin?.on('error', () => undefined);
     child.stdin?.end(input ?? '');
   });
 }
