@@ -136,6 +136,15 @@ export class EncryptedBlob {
   }
 }
 
+/**
+ * Where a tus PATCH of an age file from `start` should end, asked for up to `end`: at the header's
+ * end while the header is not all sent. The header goes alone in the first PATCH, so the server
+ * sizes its parts by the payload's chunks that follow (src/tus/part-writer.ts) and never rewrites
+ * a tail between PATCHes; tus-js-client takes a shorter slice and goes on from the server's offset.
+ */
+export const patchEnd = (headerLength: number, start: number, end: number): number =>
+  start < headerLength ? Math.min(end, headerLength) : end;
+
 /** The SHA-256 (lowercase hex) of a Blob, read as a stream. */
 export async function sha256OfBlob(blob: Blob): Promise<string> {
   const hash = newSha256();

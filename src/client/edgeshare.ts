@@ -47,6 +47,7 @@ import {
   newEncryption,
   type Opened,
   openAgeStream,
+  patchEnd,
   sha256OfBlob,
 } from './e2e.ts';
 import { newSha256 } from './hash.ts';
@@ -226,8 +227,10 @@ export type ResumableOptions = UploadOptionsBase & {
   /** The file's media type (Upload-Metadata filetype). */
   type?: string;
   onProgress?: (sent: number, total: number) => void;
-  /** Aborts the upload (it stays resumable from where it stopped). */
+  /** Aborts the upload (it stays resumable from where it stopped, unless `terminateOnAbort`). */
   signal?: AbortSignal;
+  /** On abort, also deletes what the server holds of the upload (tus termination): nothing is left to resume. */
+  terminateOnAbort?: boolean;
   /** Passed through to tus-js-client: fingerprint, urlStorage, retryDelays, uploadUrl, … */
   tus?: Partial<UploadOptions>;
   /** `age`: the input is an age file (tus metadata `encryption age`); `uploadEncrypted` makes one. */
@@ -383,7 +386,10 @@ export class EdgeshareClient {
         },
       });
       options.signal?.addEventListener('abort', () => {
-        upload.abort().then(() => reject(options.signal?.reason ?? new Error('aborted')), reject);
+        const stopped = upload.abort(options.terminateOnAbort === true).catch(() => {
+          // Not terminated (the server could not be reached): its expiry sweeps it.
+        });
+        stopped.then(() => reject(options.signal?.reason ?? new Error('aborted')));
       });
       upload
         .findPreviousUploads()
@@ -1192,7 +1198,8 @@ const ENCRYPTED_READER = {
     const nodeStream = isNode() ? nodeReadable() : undefined;
     return Promise.resolve({
       size: encrypted.size,
-      slice: async (start: number, end: number) => {
+      slice: async (start: number, asked: number) => {
+        const end = patchEnd(encrypted.state.header.length, start, asked);
         const size = Math.max(0, Math.min(end, encrypted.size) - start);
         const value: { size?: number } = nodeStream
           ? nodeStream.fromWeb(encrypted.sliceStream(start, end))

@@ -155,8 +155,9 @@ export class TusUpload extends DurableObject<Env> {
       progress.part.partNumber,
       progress.part.etag,
     );
-    // Set by the PATCH that stored the first bytes; once parts exist their size never changes.
-    if (state.offset === 0) state.partSize = progress.partSize;
+    // Set by the PATCH that stored the first part's bytes (an age upload's header is in no part);
+    // once parts or a tail exist their size never changes.
+    if (state.partCount === 0 && !state.tail) state.partSize = progress.partSize;
     state.partCount = Math.max(state.partCount, progress.part.partNumber);
     state.offset = progress.offset;
     // A stored tail went into the part (the first one this PATCH wrote).
@@ -204,8 +205,10 @@ export class TusUpload extends DurableObject<Env> {
         part.etag,
       );
     }
-    // Set by the PATCH that stored the first bytes; once parts exist their size never changes.
-    if (state.offset === 0 && progress.partSize !== undefined) state.partSize = progress.partSize;
+    // Set by the PATCH that stored the first part's bytes (see recordPart).
+    if (state.partCount === 0 && !state.tail && progress.partSize !== undefined) {
+      state.partSize = progress.partSize;
+    }
     state.partCount = Math.max(state.partCount, ...progress.parts.map((part) => part.partNumber));
     state.offset = progress.offset;
     state.tail = progress.tail;

@@ -7,7 +7,7 @@
 // the chunks it touches at their own index. An upload that fails for good (refused by the server,
 // or cancelled) drops them, and tus's stored address with them: nothing is left to resume.
 import { defaultOptions, type UploadOptions } from 'tus-js-client';
-import { neutralName, newEncryption } from '../client/e2e.ts';
+import { neutralName, newEncryption, patchEnd } from '../client/e2e.ts';
 import { openMeta, payloadLength, sealMeta } from '../lib/age/index.ts';
 import { fromBase64, toBase64 } from '../lib/encoding.ts';
 import { CRYPTO_WORKER_URL, type CryptoReply, type CryptoRequest } from './e2e-protocol.ts';
@@ -120,24 +120,42 @@ export async function prepareEncryptedUpload(
   const nonce = fromBase64(saved.nonce) as Uint8Array;
   const fileKey = fromBase64(saved.fileKey) as Uint8Array;
   const size = header.length + payloadLength(file.size);
+  const encrypted = (start: number, end: number) =>
+    cryptoWorker().call({
+      kind: 'slice',
+      file,
+      header: header.slice(),
+      nonce: nonce.slice(),
+      fileKey: fileKey.slice(),
+      start,
+      end,
+    }) as Promise<Uint8Array<ArrayBuffer>>;
+  /**
+   * The next slice, asked of the worker while tus sends this one: encrypting overlaps the network
+   * (one slice more held). tus asks for slices in order, each `chunkSize` long but the last.
+   */
+  let ahead: { start: number; end: number; value: Promise<Uint8Array<ArrayBuffer>> } | undefined;
   const fileReader = {
     openFile: () =>
       Promise.resolve({
         size,
-        slice: async (start: number, end: number) => {
-          const value = (await cryptoWorker().call({
-            kind: 'slice',
-            file,
-            header: header.slice(),
-            nonce: nonce.slice(),
-            fileKey: fileKey.slice(),
-            start,
-            end,
-          })) as Uint8Array & { size?: number };
-          value.size = value.length;
-          return { value, done: end >= size };
+        slice: async (start: number, asked: number) => {
+          const end = patchEnd(header.length, start, asked);
+          const next = ahead?.start === start && ahead.end === end ? ahead.value : encrypted(start, end);
+          ahead = undefined;
+          if (end < size) {
+            const following = { start: end, end: Math.min(size, end + (asked - start)) };
+            ahead = { ...following, value: encrypted(following.start, following.end) };
+            // Unused (a resume asks elsewhere) or failed: the slice asked for reports its own error.
+            ahead.value.catch(() => undefined);
+          }
+          // A Blob, as tus-js-client's own reader gives: the browser sends it as it sends a File's
+          // slice (DevTools, which copies an array body into its own records, leaves a Blob alone).
+          return { value: new Blob([await next]), done: end >= size };
         },
-        close: () => undefined,
+        close: () => {
+          ahead = undefined;
+        },
       }),
   } as unknown as UploadOptions['fileReader'];
   return {

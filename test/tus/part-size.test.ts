@@ -1,12 +1,14 @@
 // The upload's R2 part size, chosen by its first PATCH: a client sending chunks of one size (5 MiB
 // or more, with their Content-Length) has each chunk stored as one part, with no tail object to
-// rewrite between PATCHes; a small or chunked first PATCH keeps 8 MiB parts. Resuming after a
+// rewrite between PATCHes; so does an age upload's payload after a first PATCH holding its header
+// alone. A small or chunked first PATCH keeps 8 MiB parts. Resuming after a
 // broken PATCH and a checksum refusal keep working with the chosen size.
 import { env, runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { PART_SIZE } from '../../src/storage/blobs';
 import { CHUNK_PART_MAX, chunkPartSize, MIN_PART_SIZE } from '../../src/tus/part-writer';
 import { MAX_PART_SIZE } from '../../src/tus/protocol';
+import { ageFile, newIdentity } from '../helpers/age-files';
 import { sha256Hex } from '../helpers/digests';
 import { expectError } from '../helpers/responses';
 import {
@@ -73,6 +75,32 @@ describe('the part size chosen by the first PATCH', () => {
     expect(stored.sha).toBe(await sha256Hex(bytes));
     const record = await call(`/api/v2/files/${id}`, { headers: auth });
     expect(((await record.json()) as { data: { sha256: string } }).data.sha256).toBe(await sha256Hex(bytes));
+  });
+
+  it('sizes an age upload’s parts by the payload chunks that follow a first PATCH holding the header alone', async () => {
+    const { id: keyId, auth } = await newKey('age header first');
+    const file = await ageFile(await newIdentity(), 13 * MIB, 7);
+    const header = file.header.length;
+    const meta = { filename: 'f.age', encryption: 'age', meta: file.meta };
+    const { path, id } = await created(auth, file.bytes.length, meta);
+
+    // The header alone: no byte of a part yet, so the next PATCH still chooses.
+    expect(await sizedOk(auth, path, 0, file.bytes.slice(0, header))).toBe(header);
+    expect(await tailObjects(id)).toEqual([]);
+    for (const [at, count] of [
+      [header, 1],
+      [header + 6 * MIB, 2],
+    ] as const) {
+      expect(await sizedOk(auth, path, at, file.bytes.slice(at, at + 6 * MIB))).toBe(at + 6 * MIB);
+      // Each 6 MiB of payload is one whole part: no tail to write now and read back next time.
+      expect(await partsOf(id)).toEqual({ partSize: 6 * MIB, partCount: count });
+      expect(await tailObjects(id)).toEqual([]);
+    }
+    const last = await sized(auth, path, header + 12 * MIB, file.bytes.slice(header + 12 * MIB));
+    expect(last.headers.get('x-file-id')).toBe(id);
+    const stored = await storedSha(keyId, id);
+    expect(stored.etag).toMatch(/-3"$/);
+    expect(stored.sha).toBe(await sha256Hex(file.payload));
   });
 
   it('keeps 8 MiB parts when the first PATCH is under 5 MiB, even if larger chunks follow', async () => {
