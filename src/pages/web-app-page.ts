@@ -6,8 +6,11 @@ import { EVENT_TYPES } from '../events/event-types';
 import { DEFAULT_REQUEST_EXPIRY_SECONDS, EXPIRY_CHOICES, TUS_CHUNK_BYTES, TUS_FROM_BYTES } from '../lib/web-settings';
 import { layout, pageCsp } from './layout';
 
-/** The app talks only to this origin's API (fetch, XMLHttpRequest, tus). */
-export const WEB_APP_CSP = pageCsp({ connect: "'self'", worker: "'self'" });
+/**
+ * The app talks only to this origin's API (fetch, XMLHttpRequest, tus); its Web Worker and the
+ * hidden frame that saves a decrypted download through the Service Worker are this origin's too.
+ */
+export const WEB_APP_CSP = pageCsp({ connect: "'self'", worker: "'self'", frame: "'self'" });
 
 export const WEB_APP_SCRIPT = '/assets/app.js';
 

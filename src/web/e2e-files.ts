@@ -1,10 +1,12 @@
 // Encrypted files in "Your files": their real names and types, read from each file's `meta` with
 // the file key that the owner's header gives up to this browser's identity; "Share" making a link
 // with a header of its own (a fresh identity whose secret key ends the URL as `#k=…`, or a
-// passphrase); and a download that decrypts in the page and checks the plaintext against `meta`.
+// passphrase); and a download that decrypts in the page, checks the plaintext against `meta` and
+// saves it as the share pages do.
 import type { EdgeshareClient, FileRecord } from '../client/edgeshare.ts';
 import { type FileMeta, openMeta, recoverFileKey } from '../lib/age/index.ts';
-import { button, h, saveBlob } from './dom.ts';
+import { button, h } from './dom.ts';
+import { chooseSaver, prepareSaver, type Saver } from './e2e-save.ts';
 import { describeError } from './format.ts';
 import { shareLink } from './uploads.ts';
 
@@ -23,10 +25,16 @@ export const isEncrypted = (file: FileRecord): boolean => file.encryption === 'a
 
 export function createE2eFiles(hooks: Hooks) {
   const opened = new Map<string, Opened>();
+  let saverAsked = false;
 
   /** The files as the list shows them: an encrypted one with its real name, type and size where this browser can open it. */
   async function reveal(files: FileRecord[]): Promise<FileRecord[]> {
     if (!files.some(isEncrypted)) return files;
+    // The saving Service Worker, registered once there is an encrypted file to save.
+    if (!saverAsked) {
+      saverAsked = true;
+      void prepareSaver();
+    }
     const identity = await hooks.identity();
     return Promise.all(
       files.map(async (file) => {
@@ -103,7 +111,11 @@ export function createE2eFiles(hooks: Hooks) {
     return wrap;
   }
 
-  /** Downloads through the API, decrypts in the page (checked against `meta`), and saves the plaintext. */
+  /**
+   * Downloads through the API, decrypts in the page (checked against `meta`), and saves the
+   * plaintext the way the share pages do (e2e-save.ts): through the Service Worker, else the File
+   * System Access API, else a Blob below its limit; a download that fails leaves no complete file.
+   */
   function download(file: FileRecord): HTMLElement {
     const control = button('Download', {
       class: 'secondary',
@@ -113,12 +125,19 @@ export function createE2eFiles(hooks: Hooks) {
         const identity = await hooks.identity();
         if (!client) return;
         if (!identity) return hooks.onError(new Error('Restore or import your identity to open encrypted files.'));
+        const meta = opened.get(file.id)?.meta;
+        const name = meta?.name ?? file.originalName.replace(/\.age$/, '');
+        let saver: Saver;
+        try {
+          saver = chooseSaver({ name, type: meta?.type ?? 'application/octet-stream', size: meta?.size });
+        } catch (error) {
+          return hooks.onError(error);
+        }
         control.disabled = true;
         try {
           const result = await client.downloadDecrypted(file.id, { identity });
-          const blob = await new Response(result.plaintext).blob();
-          saveBlob(blob, result.meta?.name ?? file.originalName.replace(/\.age$/, ''));
-          hooks.announce(`“${file.originalName}” decrypted and saved.`);
+          await saver.save(result.plaintext);
+          hooks.announce(`“${name}” decrypted and saved.`);
         } catch (error) {
           hooks.onError(error);
         } finally {

@@ -41,12 +41,26 @@ export async function prepareSaver(): Promise<boolean> {
   if (!('serviceWorker' in navigator) || !streamsToDisk()) return false;
   try {
     const registration = await navigator.serviceWorker.register(SW_URL, { scope: SW_SCOPE });
-    const ready = await navigator.serviceWorker.ready;
-    worker = ready.active ?? registration.active ?? undefined;
+    // Not `serviceWorker.ready`: that waits for a worker whose scope holds this page, and the web
+    // app's page (/) is outside /share/ while its downloads' frames are inside it.
+    worker = registration.active ?? (await activated(registration.installing ?? registration.waiting));
     return worker !== undefined;
   } catch {
     return false;
   }
+}
+
+/** The worker once it is active; undefined if it never becomes so (replaced, or failed to install). */
+function activated(pending: ServiceWorker | null): Promise<ServiceWorker | undefined> {
+  if (!pending) return Promise.resolve(undefined);
+  return new Promise((resolve) => {
+    const check = () => {
+      if (pending.state === 'activated') resolve(pending);
+      else if (pending.state === 'redundant') resolve(undefined);
+    };
+    pending.addEventListener('statechange', check);
+    check();
+  });
 }
 
 type Picker = (options: { suggestedName: string }) => Promise<{ createWritable(): Promise<WritableStream> }>;
@@ -96,12 +110,39 @@ async function throughBlob(target: SaveTarget, plaintext: ReadableStream<Uint8Ar
   saveBlob(new Blob(parts, { type: target.type || 'application/octet-stream' }), target.name);
 }
 
-/** A chunk as a buffer of its own, to transfer to the Service Worker without a copy when it is one. */
-function ownBuffer(chunk: Uint8Array): ArrayBuffer {
-  if (chunk.byteOffset === 0 && chunk.byteLength === chunk.buffer.byteLength && chunk.buffer instanceof ArrayBuffer) {
-    return chunk.buffer;
+/** Bytes handed to the Service Worker per message: 16 decrypted chunks, not one (a message costs both threads a turn). */
+const BATCH_BYTES = 1024 * 1024;
+
+/**
+ * The next chunks of the stream up to BATCH_BYTES, as one buffer of their own to transfer;
+ * undefined once the stream has ended. A stream that fails throws, whatever was read.
+ */
+async function readBatch(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<ArrayBuffer | undefined> {
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  while (size < BATCH_BYTES) {
+    const read = await reader.read();
+    if (read.done) break;
+    parts.push(read.value);
+    size += read.value.length;
   }
-  return chunk.slice().buffer as ArrayBuffer;
+  const [only] = parts;
+  if (!only) return undefined;
+  if (
+    parts.length === 1 &&
+    only.byteOffset === 0 &&
+    only.byteLength === only.buffer.byteLength &&
+    only.buffer instanceof ArrayBuffer
+  ) {
+    return only.buffer;
+  }
+  const joined = new Uint8Array(size);
+  let at = 0;
+  for (const part of parts) {
+    joined.set(part, at);
+    at += part.length;
+  }
+  return joined.buffer;
 }
 
 /**
@@ -144,14 +185,14 @@ function throughServiceWorker(
         reject(new Error('The download was cancelled.'));
       } else if (data.pull) {
         try {
-          const { done, value } = await reader.read();
-          if (done) {
+          // One message per pull: the chunks read, or (at the next pull) the end.
+          const value = await readBatch(reader);
+          if (value) {
+            port.postMessage({ chunk: value }, [value]);
+          } else {
             port.postMessage({ done: true });
             finish();
             resolve();
-          } else {
-            const buffer = ownBuffer(value);
-            port.postMessage({ chunk: buffer }, [buffer]);
           }
         } catch (error) {
           fail(error);
