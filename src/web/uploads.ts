@@ -111,7 +111,15 @@ function uploadItem(file: File, hooks: Hooks, encrypt: boolean): Job {
     item.dataset.state = 'uploading';
     status.textContent = 'Starting…';
     const { isPublic, expiresIn, defaultLinks } = hooks.settings();
-    const options = { filename: name, isPublic, expiresIn, onProgress: show, signal: controller.signal };
+    // A cancelled upload is deleted from the server too: the user asked for it to go, not to pause.
+    const options = {
+      filename: name,
+      isPublic,
+      expiresIn,
+      onProgress: show,
+      signal: controller.signal,
+      terminateOnAbort: true,
+    };
     try {
       if (encrypt) {
         await encrypted(client, options);
@@ -147,7 +155,7 @@ function uploadItem(file: File, hooks: Hooks, encrypt: boolean): Job {
   /** The age file, made in the Web Worker as tus reads it; resumes an upload of the same file begun earlier. */
   async function encrypted(
     client: EdgeshareClient,
-    options: { isPublic: boolean; expiresIn: number | undefined; signal: AbortSignal },
+    options: { isPublic: boolean; expiresIn: number | undefined; signal: AbortSignal; terminateOnAbort: boolean },
   ): Promise<void> {
     status.textContent = 'Preparing the encryption…';
     const own = await hooks.identity();

@@ -8,7 +8,7 @@
 // a keyed link whose whole URL opens with `age`, and one from the Links dialog, a decrypting
 // download; a guest's encrypted upload through an `e2e` file request (refused without `#r=`),
 // opened by the owner; a collection link from the web app that the collection page decrypts; an
-// encrypted upload cancelled or refused leaving no key behind; the pages at 1280 and 390 px
+// encrypted upload cancelled (deleted from the server too) or refused leaving no key behind; the pages at 1280 and 390 px
 // without CSP violations.
 import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
@@ -210,6 +210,8 @@ describe.runIf(warnIfNoChromium('the end-to-end encryption browser tests (owner)
         row.getByRole('button', { name: `Download ${bigName} (decrypted)` }).click(),
       ]);
       expect(decrypted.suggestedFilename()).toBe(bigName);
+      // Saved as the share pages save: streamed through the Service Worker, never held as a Blob.
+      expect(new URL(decrypted.url()).pathname).toMatch(/^\/share\/_e2e-save\//);
       expect(sha256(await savedBytes(decrypted))).toBe(sha256(plaintext));
       // The cut PATCHes are the only failures the page reports.
       expect(problems.filter((problem) => !problem.includes('ERR_INTERNET_DISCONNECTED'))).toEqual([]);
@@ -480,6 +482,12 @@ describe.runIf(warnIfNoChromium('the end-to-end encryption browser tests (owner)
         await held;
         await route.abort('aborted').catch(() => {});
       });
+      let uploadUrl = '';
+      page.on('response', (response) => {
+        if (response.request().method() === 'POST' && response.url().endsWith('/api/v2/uploads')) {
+          uploadUrl = new URL(response.headers().location ?? '', response.url()).href;
+        }
+      });
       await page.locator('#file-input').setInputFiles(small);
       await until(() => patching, 'the first PATCH');
       // The keys are kept while it runs (what a resume needs), and tus's address of it.
@@ -489,6 +497,15 @@ describe.runIf(warnIfNoChromium('the end-to-end encryption browser tests (owner)
       await expect.poll(() => item.getAttribute('data-state')).toBe('error');
       expect(await item.textContent()).toContain('Its keys are deleted from this browser');
       await expect.poll(kept).toEqual([]);
+      // And the server's copy goes with them (tus termination): nothing is left to resume.
+      expect(uploadUrl).toMatch(/\/api\/v2\/uploads\/[\w-]+$/);
+      // (The item says cancelled once the DELETE is answered: one HEAD, not a poll the rate limit
+      // would stop.) 410: terminated, where an upload still there answers 200 with its offset.
+      const head = await fetch(uploadUrl, {
+        method: 'HEAD',
+        headers: { Authorization: `Bearer ${key}`, 'Tus-Resumable': '1.0.0' },
+      });
+      expect(head.status).toBe(410);
       release();
       await page.unrouteAll();
 
