@@ -77,6 +77,25 @@ function show(a: VariantResult, b: VariantResult, metric: string, floor = 0): Ou
   return { ...compare(a, b, metric, Number.NaN, '>=', floor), met: true, shown: true };
 }
 
+/**
+ * An absolute bound as a ratio: the largest of the runs over `limit` (≤ 1 meets it); the median
+ * of the runs over it as the per-round figure.
+ */
+function bound(a: VariantResult, metric: string, limit: number, unit: string): Outcome {
+  const runs = values(a, metric);
+  const value = Math.max(...runs) / limit;
+  return {
+    value,
+    perRound: median(runs) / limit,
+    goal: 1,
+    op: '<=',
+    met: value <= 1,
+    compared: `${a.label}: largest peak / ${limit} ${unit}`,
+    medians: [Math.max(...runs), limit],
+    unit,
+  };
+}
+
 /** The service variant against the baseline the case decided it compares with (`versus`). */
 function serviceVersus(results: Map<string, CaseResult>, caseId: string, serviceId = 'service') {
   const service = variant(results, caseId, serviceId);
@@ -365,6 +384,39 @@ export const TARGETS: Target[] = [
     evaluate: (results) => {
       const pair = serviceVersus(results, 'e2e-cli-memory');
       return pair && compare(pair.service, pair.baseline, 'cliGrowthMiB', 1.2, '<=', CLI_MEMORY_FLOOR_MIB);
+    },
+  },
+  // End-to-end encryption in Chromium (issue 41, "Speed"): the encrypted way against the plain one,
+  // each beside its floor, the same browser encrypting or decrypting the same bytes alone (shown).
+  ...(
+    [
+      ['e2e-browser-upload', 'the web app’s encrypted upload', 'its plain upload of the same file', 'web-plain'],
+      ['e2e-browser-download', 'the share page’s decrypting download', 'a plain share-page download', 'share-plain'],
+    ] as const
+  ).flatMap(([caseId, what, plain, plainId]): Target[] => [
+    {
+      id: `${caseId}.throughput`,
+      text: `${caseId}: ${what} ≥ 0.7× ${plain}`,
+      evaluate: (results) => {
+        const pair = serviceVersus(results, caseId);
+        return pair && compare(pair.service, pair.baseline, 'mibPerS', 0.7, '>=');
+      },
+    },
+    {
+      id: `${caseId}.floor`,
+      text: `${caseId}: the floor, the same browser ${caseId.endsWith('upload') ? 'hashing and encrypting' : 'decrypting and checking'} the same bytes with nothing else, against ${plain} (shown, no goal)`,
+      evaluate: (results) => {
+        const pair = versusVariant(results, caseId, plainId, 'floor');
+        return pair && show(pair.service, pair.baseline, 'mibPerS');
+      },
+    },
+  ]),
+  {
+    id: 'e2e-browser-download.heap',
+    text: 'e2e-browser-download: the share page’s JS heap while it decrypts (CDP), its largest peak / 200 MB ≤ 1',
+    evaluate: (results) => {
+      const service = variant(results, 'e2e-browser-download', 'service');
+      return service && bound(service, 'jsHeapMB', 200, 'MB');
     },
   },
   ...['get-c10', 'get-c50'].map(

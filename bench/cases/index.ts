@@ -5,6 +5,7 @@ import type { BenchCase } from '../lib/case.ts';
 import { MIB } from '../lib/transfer.ts';
 import { accessLogCase } from './access-log.ts';
 import { blocklistCase } from './blocklist.ts';
+import { browserDownloadCase, browserUploadCase } from './browser.ts';
 import { bulkCase } from './bulk.ts';
 import { costsCase } from './costs.ts';
 import { crcCase } from './crc.ts';
@@ -55,6 +56,9 @@ export function benchCases(quick: boolean): BenchCase[] {
     cliDownloadCase('e2e-cli-download', sizeFromEnv('BENCH_E2E_MIB', quick ? 24 : 300), reps(3)),
     // One round: a GiB each way takes minutes; memory, not time, is the figure here.
     cliMemoryCase('e2e-cli-memory', sizeFromEnv('BENCH_E2E_LARGE_MIB', quick ? 32 : 1024), 1),
+    // End-to-end encryption in Chromium (issue 41): BENCH_BROWSER_MIB (default 300 MiB, 24 quick).
+    browserUploadCase('e2e-browser-upload', sizeFromEnv('BENCH_BROWSER_MIB', quick ? 24 : 300), reps(3)),
+    browserDownloadCase('e2e-browser-download', sizeFromEnv('BENCH_BROWSER_MIB', quick ? 24 : 300), reps(3)),
     // The ZIP cases share one set of members per size, uploaded by the first case that needs them:
     // the 320 MiB, 1 GiB and 3 GiB archives are the first 20, 64 and 192 files of 16 MiB (1 MiB quick).
     zipThroughputCase('zip-20x16mib', 20, (quick ? 1 : 16) * MIB, reps(5)),

@@ -130,6 +130,8 @@ export type BenchCase = {
   metrics: MetricSpec[];
   /** Untimed preparation (files, seeds, uploads to read back); returns the variants in round order. */
   prepare: (ctx: BenchContext) => Promise<Variant[]>;
+  /** After the last round, or a failure: what the case started (a browser), stopped. */
+  teardown?: () => Promise<void>;
 };
 
 /** Metrics every variant gets from the harness: workerd's CPU time and peak memory growth. */
@@ -166,6 +168,19 @@ export async function runCase(
   log: (line: string) => void,
 ): Promise<CaseResult> {
   const started = performance.now();
+  try {
+    return await runRounds(benchCase, ctx, log, started);
+  } finally {
+    await benchCase.teardown?.();
+  }
+}
+
+async function runRounds(
+  benchCase: BenchCase,
+  ctx: BenchContext,
+  log: (line: string) => void,
+  started: number,
+): Promise<CaseResult> {
   const reps = benchCase.reps;
   const variants = await benchCase.prepare(ctx);
   const runs = new Map<string, Metrics[]>(variants.map((variant) => [variant.id, []]));
