@@ -1,9 +1,10 @@
-// Node's own ChaCha20-Poly1305 (OpenSSL, through node:crypto) for the age module's STREAM chunks:
-// several times faster than @noble/ciphers' portable one, which the browser and the Worker keep.
-// Only the AEAD of RFC 8439: the chunks' layout, nonces and checks stay in src/lib/age/stream.ts,
-// and the C2SP vectors and the property tests run with both (test/lib/age/native-cipher.node.test.ts).
-import { createCipheriv, createDecipheriv } from 'node:crypto';
-import type { ChunkCipher } from '../src/lib/age/index.ts';
+// Node's own ChaCha20-Poly1305 and scrypt (OpenSSL, through node:crypto) for the age module's STREAM
+// chunks and passphrase stanzas: several times faster than @noble's portable ones, which the
+// browser and the Worker keep. Only the primitives: the chunks' layout, nonces and checks stay in
+// src/lib/age/stream.ts, the stanzas' in recipients.ts, and the C2SP vectors and the property tests
+// run with both (test/lib/age/native-cipher.node.test.ts).
+import { createCipheriv, createDecipheriv, scrypt } from 'node:crypto';
+import type { ChunkCipher, Scrypt } from '../src/lib/age/index.ts';
 
 const TAG = 16;
 
@@ -33,3 +34,13 @@ export const NODE_CIPHER: ChunkCipher = {
     return out;
   },
 };
+
+/** scrypt in OpenSSL: a work factor of 2^18 in a fraction of noble's time (memory: 128 × r × N bytes). */
+export const NODE_SCRYPT: Scrypt = (passphrase, salt, logN) =>
+  new Promise((resolve, reject) => {
+    const N = 2 ** logN;
+    scrypt(passphrase, salt, 32, { N, r: 8, p: 1, maxmem: 2 * 128 * 8 * N }, (error, key) => {
+      if (error) reject(error);
+      else resolve(new Uint8Array(key.buffer, key.byteOffset, key.length));
+    });
+  });

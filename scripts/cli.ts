@@ -47,12 +47,15 @@ import {
   sealIdentityBackup,
   type Unlock,
   useChunkCipher,
+  useScrypt,
 } from '../src/lib/age/index.ts';
-import { NODE_CIPHER } from './age-native.ts';
+import { NODE_CIPHER, NODE_SCRYPT } from './age-native.ts';
 
 // Every STREAM chunk (encrypting uploads, decrypting downloads) through Node's native ChaCha20-Poly1305,
-// and the downloads' checks (Repr-Digest, meta's SHA-256) through node:crypto's SHA-256.
+// every passphrase (links, the identity's backup) through its scrypt, and the downloads' checks
+// (Repr-Digest, meta's SHA-256) through node:crypto's SHA-256.
 useChunkCipher(NODE_CIPHER);
+useScrypt(NODE_SCRYPT);
 useSha256(() => createHash('sha256'));
 
 const USAGE = `usage: npm run cli -- <command> [options]

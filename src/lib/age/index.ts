@@ -55,6 +55,7 @@ export {
   FILE_KEY_SIZE,
   headerMac,
   makeHeader,
+  NOBLE_SCRYPT,
   newFileKey,
   parseRecipient,
   recoverFileKey,
@@ -62,9 +63,11 @@ export {
   SCRYPT_MAX_LOG_N,
   SCRYPT_MIN_LOG_N,
   SCRYPT_OPEN_MAX_LOG_N,
+  type Scrypt,
   scryptStanza,
   type To,
   type Unlock,
+  useScrypt,
   x25519Stanza,
 } from './recipients.ts';
 export {

@@ -72,6 +72,23 @@ export function x25519Stanza(fileKey: Uint8Array, recipient: string): Stanza {
   return { args: ['X25519', base64nopad.encode(share)], body: wrap(key, fileKey) };
 }
 
+/** scrypt with age's parameters (r = 8, p = 1, 32 bytes) over a passphrase and `salt` (the label ‖ the stanza's salt). */
+export type Scrypt = (passphrase: string, salt: Uint8Array, logN: number) => Promise<Uint8Array>;
+
+/** @noble/hashes' scrypt, which yields while it runs: the pages' and the Worker's. */
+export const NOBLE_SCRYPT: Scrypt = (passphrase, salt, logN) =>
+  scryptAsync(passphrase, salt, { N: 2 ** logN, r: 8, p: 1, dkLen: 32 });
+
+let scrypt: Scrypt = NOBLE_SCRYPT;
+
+/**
+ * The scrypt passphrase stanzas use from now on, made and opened: a runtime's faster one (the
+ * CLI gives node:crypto's, scripts/age-native.ts); without an argument, noble's again.
+ */
+export function useScrypt(next: Scrypt = NOBLE_SCRYPT): void {
+  scrypt = next;
+}
+
 /** `-> scrypt <salt> <logN>`: the file key wrapped under a passphrase (scrypt runs without blocking). */
 export async function scryptStanza(fileKey: Uint8Array, passphrase: string, logN = SCRYPT_LOG_N): Promise<Stanza> {
   checkFileKey(fileKey);
@@ -80,8 +97,37 @@ export async function scryptStanza(fileKey: Uint8Array, passphrase: string, logN
   }
   if (passphrase.length === 0) throw new RangeError('an empty passphrase');
   const salt = crypto.getRandomValues(new Uint8Array(16));
-  const key = await scryptAsync(passphrase, concat([SCRYPT_LABEL, salt]), { N: 2 ** logN, r: 8, p: 1, dkLen: 32 });
+  const key = await scrypt(passphrase, concat([SCRYPT_LABEL, salt]), logN);
   return { args: ['scrypt', base64nopad.encode(salt), String(logN)], body: wrap(key, fileKey) };
+}
+
+/**
+ * What opens a header's scrypt stanza with `passphrase`: age-encryption's ScryptIdentity (its
+ * checks, in its order), with the scrypt above instead of its blocking one, so a page stays
+ * responsive while it works and the CLI uses Node's.
+ */
+function passphraseIdentity(passphrase: string) {
+  return {
+    async unwrapFileKey(stanzas: readonly Stanza[]): Promise<Uint8Array | null> {
+      for (const { args, body } of stanzas) {
+        if (args[0] !== 'scrypt') continue;
+        if (stanzas.length !== 1) throw new Error('scrypt recipient is not the only one in the header');
+        if (args.length !== 3 || !/^[1-9][0-9]*$/.test(args[2] ?? '')) throw new Error('invalid scrypt stanza');
+        const salt = base64nopad.decode(args[1] ?? '');
+        if (salt.length !== 16) throw new Error('invalid scrypt stanza');
+        const logN = Number(args[2]);
+        if (logN > SCRYPT_OPEN_MAX_LOG_N) throw new Error('scrypt work factor is too high');
+        const key = await scrypt(passphrase, concat([SCRYPT_LABEL, salt]), logN);
+        if (body.length !== 32) throw new Error('invalid stanza');
+        try {
+          return chacha20poly1305(key, ZERO_NONCE).decrypt(body);
+        } catch {
+          // Not this passphrase: the next stanza, or no match.
+        }
+      }
+      return null;
+    },
+  };
 }
 
 /** HMAC-SHA-256 under HKDF(file key, salt empty, "header"), over the header up to and including `---`. */
@@ -114,7 +160,7 @@ export async function recoverFileKey(header: Uint8Array, unlock: Unlock): Promis
   const decrypter = new Decrypter();
   if ('passphrase' in unlock) {
     checkWorkFactor(check.stanzas);
-    decrypter.addPassphrase(unlock.passphrase);
+    decrypter.addIdentity(passphraseIdentity(unlock.passphrase));
   } else {
     for (const identity of [unlock.identity].flat()) {
       if (!/^AGE-SECRET-KEY-(PQ-)?1/.test(identity)) throw new TypeError('not an age identity (AGE-SECRET-KEY-1…)');
