@@ -75,6 +75,17 @@ async function withHeap<T>(page: Page, work: () => Promise<T>): Promise<[T, numb
   }
 }
 
+/** The file at `path`, chosen in a file input the page gains (#bench-file): a File the page reads from disk. */
+async function chooseFile(page: Page, path: string): Promise<void> {
+  await page.evaluate(() => {
+    const input = document.createElement('input');
+    input.type = 'file';
+    input.id = 'bench-file';
+    document.body.append(input);
+  });
+  await page.locator('#bench-file').setInputFiles(path);
+}
+
 async function signIn(page: Page, origin: string, key: string): Promise<void> {
   await page.goto(`${origin}/`);
   await page.getByLabel('API key', { exact: true }).fill(key);
@@ -174,13 +185,7 @@ export function browserUploadCase(id: string, sizeMiB: number, reps: number): Be
       const floor = async (): Promise<Rep> => {
         const page = await context.newPage();
         await page.goto(`${origin}/`);
-        await page.evaluate(() => {
-          const input = document.createElement('input');
-          input.type = 'file';
-          input.id = 'bench-file';
-          document.body.append(input);
-        });
-        await page.locator('#bench-file').setInputFiles(path);
+        await chooseFile(page, path);
         const [ms, heap] = await withHeap(page, () =>
           page.evaluate(async (slice) => {
             const file = (document.getElementById('bench-file') as HTMLInputElement).files?.[0] as File;
@@ -357,13 +362,7 @@ export function browserDownloadCase(id: string, sizeMiB: number, reps: number): 
         const page = await floorContext.newPage();
         await page.goto(`${service.url.origin}/`);
         await page.addScriptTag({ content: script });
-        await page.evaluate(() => {
-          const input = document.createElement('input');
-          input.type = 'file';
-          input.id = 'bench-file';
-          document.body.append(input);
-        });
-        await page.locator('#bench-file').setInputFiles(agePath);
+        await chooseFile(page, agePath);
         const [result, heap] = await withHeap(page, () =>
           page.evaluate(
             ([text, key, sealed]) => {
