@@ -47,6 +47,7 @@ import {
   newEncryption,
   type Opened,
   openAgeStream,
+  type ReadAt,
   sha256OfBlob,
 } from './e2e.ts';
 import { newSha256 } from './hash.ts';
@@ -61,6 +62,7 @@ export {
   newEncryption,
   type Opened,
   openAgeStream,
+  type ReadAt,
   resumedEncryption,
   sha256OfBlob,
 } from './e2e.ts';
@@ -129,6 +131,8 @@ export type EncryptedUploadOptions = Omit<ResumableOptions, 'filename' | 'sha256
   state?: EncryptionState;
   /** Called with the state before anything is sent: keep its header and nonce to resume after a crash. */
   onState?: (state: EncryptionState) => void | Promise<void>;
+  /** Reads the file's bytes into one buffer reused (Node: a FileHandle's read) rather than Blob slices: see ReadAt. */
+  readAt?: ReadAt;
   /** Passed through to tus-js-client (urlStorage, fingerprint, …). */
   tus?: Partial<UploadOptions>;
 };
@@ -437,7 +441,7 @@ export class EdgeshareClient {
       sha256: options.plaintextSha256 ?? (await sha256OfBlob(file)),
     });
     await options.onState?.(state);
-    const encrypted = new EncryptedBlob(file, state);
+    const encrypted = new EncryptedBlob(file, state, options.readAt);
     const common = { isPublic: options.isPublic, expiresIn: options.expiresIn, encryption: 'age' as const, meta };
     const resumable = options.resumable ?? file.size >= RESUMABLE_THRESHOLD;
     let record: FileRecord;
@@ -450,6 +454,7 @@ export class EdgeshareClient {
         state: _s,
         onState: _o,
         plaintextSha256: _h,
+        readAt: _read,
         ...rest
       } = options;
       record = await this.uploadResumable(encrypted, {

@@ -73,6 +73,7 @@ export {
   decryptReader,
   decryptStream,
   encryptChunk,
+  encryptChunkParts,
   encryptStream,
   NOBLE_CIPHER,
   payloadKey,

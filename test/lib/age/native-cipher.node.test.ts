@@ -6,6 +6,7 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { NODE_CIPHER } from '../../../scripts/age-native.ts';
 import { type ChunkCipher, NOBLE_CIPHER, useChunkCipher } from '../../../src/lib/age/index.ts';
+import { concat } from '../../../src/lib/bytes.ts';
 
 const calls = { seal: 0, open: 0 };
 const counted: ChunkCipher = {
@@ -29,7 +30,10 @@ describe("Node's ChaCha20-Poly1305 for STREAM chunks", () => {
         fc.uint8Array({ maxLength: 70_000 }),
         fc.nat(),
         (key, nonce, plaintext, flip) => {
-          const sealed = NODE_CIPHER.seal(key, nonce, plaintext);
+          const pieces = NODE_CIPHER.seal(key, nonce, plaintext);
+          // Its pieces (the ciphertext, the tag: never an empty one) join into exactly noble's bytes.
+          expect(pieces.every((piece) => piece.length > 0)).toBe(true);
+          const sealed = concat(pieces);
           expect(sealed).toEqual(chacha20poly1305(key, nonce).encrypt(plaintext));
           expect(NODE_CIPHER.open(key, nonce, sealed)).toEqual(plaintext);
           const altered = sealed.slice();
