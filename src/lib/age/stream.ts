@@ -173,12 +173,17 @@ export function decryptReader(
   let index = options.fromChunk ?? 0;
   chunkNonce(index, false);
   let finished = false;
+  // A chunk that spans the stream's pieces is gathered here, the same array each time: it is
+  // opened into a new one before the next is read (a new array per chunk would be garbage that
+  // Node, for one, collects only after tens of MiB of it).
+  let gathered: Uint8Array | undefined;
   const next = async (): Promise<Uint8Array | undefined> => {
     if (finished) {
       if (!(await input.atEnd())) throw new AgeError('payload', `bytes after the final chunk (${index})`);
       return undefined;
     }
-    const ciphertext = await input.read(ENCRYPTED_CHUNK_SIZE);
+    gathered ??= new Uint8Array(ENCRYPTED_CHUNK_SIZE);
+    const ciphertext = await input.read(ENCRYPTED_CHUNK_SIZE, gathered);
     if (ciphertext.length === 0) {
       const where = index === 0 ? 'has no chunk after its nonce' : `ends after chunk ${index - 1}, not a final one`;
       throw new AgeError('payload', `the payload ${where}: cut short`);
