@@ -698,7 +698,7 @@ async function run(): Promise<number> {
       const api = client();
       const file = await api.get(id);
       if (file.encryption === 'age') {
-        const opened = await api.downloadDecrypted(id, unlockOwn());
+        const opened = await api.downloadDecrypted(file, unlockOwn());
         const target = await saveDecrypted(
           opened.plaintext,
           opened.meta?.name ?? file.originalName.replace(/\.age$/, ''),

@@ -540,12 +540,17 @@ export class EdgeshareClient {
   /**
    * An encrypted file of the account, decrypted as it downloads: the owner's header opened with
    * `unlock`, every chunk authenticated, and, when the file has `meta`, the plaintext checked
-   * against its SHA-256 and size. `meta` gives its real name and type.
+   * against its SHA-256 and size. `meta` gives its real name and type. Given the file's record
+   * (rather than its id), it is not fetched again.
    */
-  async downloadDecrypted(id: string, unlock: Unlock, options: { signal?: AbortSignal } = {}): Promise<Opened> {
-    const file = await this.get(id);
-    if (file.encryption !== 'age') throw new TypeError(`${id} is not end-to-end encrypted`);
-    const response = await this.download(id, { signal: options.signal });
+  async downloadDecrypted(
+    fileOrId: string | FileRecord,
+    unlock: Unlock,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<Opened> {
+    const file = typeof fileOrId === 'string' ? await this.get(fileOrId) : fileOrId;
+    if (file.encryption !== 'age') throw new TypeError(`${file.id} is not end-to-end encrypted`);
+    const response = await this.download(file.id, { signal: options.signal });
     if (!response.body) throw new Error('the download has no body');
     return openAgeStream(response.body, unlock, file.meta);
   }
