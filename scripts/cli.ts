@@ -413,8 +413,13 @@ async function uploadEncryptedFile(
     // `meta` (with the plaintext's SHA-256) goes with the first request, so the file is read once
     // before it is encrypted: by node:crypto's native SHA-256, not the typed client's own.
     const plaintextSha256 = await sha256OfHandle(handle);
-    const readAt = async (into: Uint8Array, position: number) =>
-      (await handle.read(into, 0, into.length, position)).bytesRead;
+    // As a Blob of the file would, a read refuses a file changed since (its size or time differ):
+    // its bytes would no longer be the ones `meta` hashed, nor the ones an earlier attempt sent.
+    const readAt = async (into: Uint8Array, position: number) => {
+      const now = await handle.stat();
+      if (now.size !== stat.size || now.mtimeMs !== stat.mtimeMs) throw new Error(`${path} changed while uploading`);
+      return (await handle.read(into, 0, into.length, position)).bytesRead;
+    };
     const { file } = await untilInterrupted(name, (signal) =>
       api.uploadEncrypted(blob, {
         name,
