@@ -14,7 +14,7 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { rename, rm } from 'node:fs/promises';
+import { type FileHandle, open, rename, rm } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
@@ -408,40 +408,66 @@ async function uploadEncryptedFile(
       )
     : undefined;
   const blob = await openAsBlob(path);
-  // `meta` (with the plaintext's SHA-256) goes with the first request, so the file is read once
-  // before it is encrypted: by node:crypto's native SHA-256, not the typed client's own.
+  // Both reads of the file (the hash, then the encryption) go through one handle into buffers used
+  // again and again: a new buffer per read would be garbage that Node's heap lets pile up for tens
+  // of MiB before it collects it (see ReadAt).
+  const handle = await open(path, 'r');
+  try {
+    // `meta` (with the plaintext's SHA-256) goes with the first request, so the file is read once
+    // before it is encrypted: by node:crypto's native SHA-256, not the typed client's own.
+    const plaintextSha256 = await sha256OfHandle(handle);
+    // As a Blob of the file would, a read refuses a file changed since (its size or time differ):
+    // its bytes would no longer be the ones `meta` hashed, nor the ones an earlier attempt sent.
+    const readAt = async (into: Uint8Array, position: number) => {
+      const now = await handle.stat();
+      if (now.size !== stat.size || now.mtimeMs !== stat.mtimeMs) throw new Error(`${path} changed while uploading`);
+      return (await handle.read(into, 0, into.length, position)).bytesRead;
+    };
+    const { file } = await untilInterrupted(name, (signal) =>
+      api.uploadEncrypted(blob, {
+        name,
+        plaintextSha256,
+        readAt,
+        isPublic: options.isPublic,
+        expiresIn: options.expiresIn,
+        resumable,
+        state,
+        chunkSize: options.chunkSize,
+        onProgress: options.onProgress,
+        signal,
+        onState: (made) => {
+          if (!resumable) return;
+          writeE2eState((all) => {
+            all[fingerprint] = {
+              header: Buffer.from(made.header).toString('base64'),
+              nonce: Buffer.from(made.nonce).toString('base64'),
+            };
+          });
+        },
+        tus: {
+          urlStorage: options.urlStorage,
+          storeFingerprintForResuming: true,
+          fingerprint: () => Promise.resolve(fingerprint),
+        },
+      }),
+    );
+    if (resumable) writeE2eState((all) => delete all[fingerprint]);
+    return file;
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The SHA-256 (hex) of an open file, read from its start into one 1 MiB buffer. */
+async function sha256OfHandle(handle: FileHandle): Promise<string> {
   const hash = createHash('sha256');
-  await pipeline(createReadStream(path), hash);
-  const plaintextSha256 = hash.digest('hex');
-  const { file } = await untilInterrupted(name, (signal) =>
-    api.uploadEncrypted(blob, {
-      name,
-      plaintextSha256,
-      isPublic: options.isPublic,
-      expiresIn: options.expiresIn,
-      resumable,
-      state,
-      chunkSize: options.chunkSize,
-      onProgress: options.onProgress,
-      signal,
-      onState: (made) => {
-        if (!resumable) return;
-        writeE2eState((all) => {
-          all[fingerprint] = {
-            header: Buffer.from(made.header).toString('base64'),
-            nonce: Buffer.from(made.nonce).toString('base64'),
-          };
-        });
-      },
-      tus: {
-        urlStorage: options.urlStorage,
-        storeFingerprintForResuming: true,
-        fingerprint: () => Promise.resolve(fingerprint),
-      },
-    }),
-  );
-  if (resumable) writeE2eState((all) => delete all[fingerprint]);
-  return file;
+  const buffer = new Uint8Array(1024 * 1024);
+  for (let position = 0; ; ) {
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, position);
+    if (bytesRead === 0) return hash.digest('hex');
+    hash.update(buffer.subarray(0, bytesRead));
+    position += bytesRead;
+  }
 }
 
 /** `identity init|show|export|import|backup|restore`. */
@@ -680,7 +706,7 @@ async function run(): Promise<number> {
       const api = client();
       const file = await api.get(id);
       if (file.encryption === 'age') {
-        const opened = await api.downloadDecrypted(id, unlockOwn());
+        const opened = await api.downloadDecrypted(file, unlockOwn());
         const target = await saveDecrypted(
           opened.plaintext,
           opened.meta?.name ?? file.originalName.replace(/\.age$/, ''),

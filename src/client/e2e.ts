@@ -10,7 +10,7 @@ import {
   type DecryptedFile,
   decrypt,
   ENCRYPTED_CHUNK_SIZE,
-  encryptChunk,
+  encryptChunkParts,
   encryptStream,
   type FileMeta,
   generateIdentity,
@@ -59,21 +59,47 @@ export async function resumedEncryption(
 const READ_CHUNKS = 16;
 
 /**
+ * Reads the plaintext's bytes from `position` into `into` and says how many it read (0 at the end):
+ * Node's `FileHandle.read`. Given one, EncryptedBlob reads into one buffer again and again, where
+ * `Blob.slice().arrayBuffer()` makes a new one per read: garbage that Node collects only after tens
+ * of MiB of it, so the process's peak memory grows by that much.
+ */
+export type ReadAt = (into: Uint8Array, position: number) => Promise<number>;
+
+/**
  * A plaintext Blob (a File, or `fs.openAsBlob` in Node: read from disk, never whole) seen as its
  * age file, `header ‖ nonce ‖ chunks`: `slice` and `sliceStream` make any byte range alone (each 64 KiB chunk is
- * encrypted at its own index), `stream` makes it all in order. Both equal the same bytes.
+ * encrypted at its own index), `stream` makes it all in order. Both equal the same bytes. With
+ * `readAt` (the same bytes as the Blob), `sliceStream` reads the plaintext through it.
  */
 export class EncryptedBlob {
   readonly plaintext: Blob;
   readonly state: EncryptionState;
   readonly size: number;
   readonly #key: Uint8Array;
+  readonly #readAt: ReadAt | undefined;
 
-  constructor(plaintext: Blob, state: EncryptionState) {
+  constructor(plaintext: Blob, state: EncryptionState, readAt?: ReadAt) {
     this.plaintext = plaintext;
     this.state = state;
     this.size = state.header.length + payloadLength(plaintext.size);
     this.#key = payloadKey(state.fileKey, state.nonce);
+    this.#readAt = readAt;
+  }
+
+  /**
+   * Plaintext bytes `from` to `to` (at most READ_CHUNKS chunks): through `readAt` into `scratch`
+   * (overwritten by the next read; the chunks encrypted from it are new arrays), else a Blob slice.
+   */
+  async #plaintext(from: number, to: number, scratch: Uint8Array | undefined): Promise<Uint8Array> {
+    if (!this.#readAt || !scratch) return new Uint8Array(await this.plaintext.slice(from, to).arrayBuffer());
+    const into = scratch.subarray(0, to - from);
+    for (let have = 0; have < into.length; ) {
+      const read = await this.#readAt(into.subarray(have), from + have);
+      if (read <= 0) throw new Error(`the file ended at byte ${from + have} of ${this.plaintext.size}: it changed`);
+      have += read;
+    }
+    return into;
   }
 
   /** Bytes `start` (inclusive) to `end` (exclusive) of the age file, in one array (see sliceStream). */
@@ -84,7 +110,8 @@ export class EncryptedBlob {
   /**
    * Bytes `start` (inclusive) to `end` (exclusive) of the age file as a stream, made as it is read:
    * only the chunks the range touches are read and encrypted, each at its own index, up to
-   * READ_CHUNKS of them held at a time, so a 50 MiB PATCH body never sits in memory.
+   * READ_CHUNKS of them held at a time, so a 50 MiB PATCH body never sits in memory. A chunk is
+   * given in the pieces its cipher made (see encryptChunkParts), not joined.
    */
   sliceStream(start: number, end: number): ReadableStream<Uint8Array> {
     const to = Math.min(end, this.size);
@@ -97,6 +124,8 @@ export class EncryptedBlob {
     /** The part of `bytes` (at `at` in the age file) inside the range. */
     const within = (bytes: Uint8Array, at: number) =>
       bytes.subarray(Math.max(0, start - at), Math.max(0, Math.min(bytes.length, to - at)));
+    // Made at the first read, as large as the range needs (READ_CHUNKS chunks at most).
+    let scratch: Uint8Array | undefined;
     return new ReadableStream<Uint8Array>(
       {
         pull: async (controller) => {
@@ -109,14 +138,16 @@ export class EncryptedBlob {
           // Several chunks' plaintext in one read of the Blob, then each encrypted at its index.
           const until = Math.min(last + 1, index + READ_CHUNKS);
           const from = index * CHUNK_SIZE;
-          const plain = new Uint8Array(
-            await this.plaintext.slice(from, Math.min(until * CHUNK_SIZE, this.plaintext.size)).arrayBuffer(),
-          );
+          if (this.#readAt) scratch ??= new Uint8Array((until - index) * CHUNK_SIZE);
+          const plain = await this.#plaintext(from, Math.min(until * CHUNK_SIZE, this.plaintext.size), scratch);
           for (; index < until; index++) {
             const bytes = plain.subarray(index * CHUNK_SIZE - from, (index + 1) * CHUNK_SIZE - from);
-            const sealed = encryptChunk(this.#key, index, bytes, index === count - 1);
-            const part = within(sealed, base + chunkOffset(index));
-            if (part.length > 0) controller.enqueue(part);
+            let at = base + chunkOffset(index);
+            for (const sealed of encryptChunkParts(this.#key, index, bytes, index === count - 1)) {
+              const part = within(sealed, at);
+              if (part.length > 0) controller.enqueue(part);
+              at += sealed.length;
+            }
           }
         },
       },
@@ -124,8 +155,9 @@ export class EncryptedBlob {
     );
   }
 
-  /** The whole age file, encrypted as it is read (one chunk held at a time). */
+  /** The whole age file, encrypted as it is read (one chunk held at a time; READ_CHUNKS through `readAt`). */
   stream(): ReadableStream<Uint8Array> {
+    if (this.#readAt) return this.sliceStream(0, this.size);
     const front = concat([this.state.header, this.state.nonce]);
     const chunks = this.plaintext.stream().pipeThrough(encryptStream(this.#key));
     return chunks.pipeThrough(

@@ -48,6 +48,7 @@ import {
   type Opened,
   openAgeStream,
   patchEnd,
+  type ReadAt,
   sha256OfBlob,
 } from './e2e.ts';
 import { newSha256 } from './hash.ts';
@@ -62,6 +63,7 @@ export {
   newEncryption,
   type Opened,
   openAgeStream,
+  type ReadAt,
   resumedEncryption,
   sha256OfBlob,
 } from './e2e.ts';
@@ -130,6 +132,8 @@ export type EncryptedUploadOptions = Omit<ResumableOptions, 'filename' | 'sha256
   state?: EncryptionState;
   /** Called with the state before anything is sent: keep its header and nonce to resume after a crash. */
   onState?: (state: EncryptionState) => void | Promise<void>;
+  /** Reads the file's bytes into one buffer reused (Node: a FileHandle's read) rather than Blob slices: see ReadAt. */
+  readAt?: ReadAt;
   /** Passed through to tus-js-client (urlStorage, fingerprint, …). */
   tus?: Partial<UploadOptions>;
 };
@@ -443,7 +447,7 @@ export class EdgeshareClient {
       sha256: options.plaintextSha256 ?? (await sha256OfBlob(file)),
     });
     await options.onState?.(state);
-    const encrypted = new EncryptedBlob(file, state);
+    const encrypted = new EncryptedBlob(file, state, options.readAt);
     const common = { isPublic: options.isPublic, expiresIn: options.expiresIn, encryption: 'age' as const, meta };
     const resumable = options.resumable ?? file.size >= RESUMABLE_THRESHOLD;
     let record: FileRecord;
@@ -456,6 +460,7 @@ export class EdgeshareClient {
         state: _s,
         onState: _o,
         plaintextSha256: _h,
+        readAt: _read,
         ...rest
       } = options;
       record = await this.uploadResumable(encrypted, {
@@ -541,12 +546,17 @@ export class EdgeshareClient {
   /**
    * An encrypted file of the account, decrypted as it downloads: the owner's header opened with
    * `unlock`, every chunk authenticated, and, when the file has `meta`, the plaintext checked
-   * against its SHA-256 and size. `meta` gives its real name and type.
+   * against its SHA-256 and size. `meta` gives its real name and type. Given the file's record
+   * (rather than its id), it is not fetched again.
    */
-  async downloadDecrypted(id: string, unlock: Unlock, options: { signal?: AbortSignal } = {}): Promise<Opened> {
-    const file = await this.get(id);
-    if (file.encryption !== 'age') throw new TypeError(`${id} is not end-to-end encrypted`);
-    const response = await this.download(id, { signal: options.signal });
+  async downloadDecrypted(
+    fileOrId: string | FileRecord,
+    unlock: Unlock,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<Opened> {
+    const file = typeof fileOrId === 'string' ? await this.get(fileOrId) : fileOrId;
+    if (file.encryption !== 'age') throw new TypeError(`${file.id} is not end-to-end encrypted`);
+    const response = await this.download(file.id, { signal: options.signal });
     if (!response.body) throw new Error('the download has no body');
     return openAgeStream(response.body, unlock, file.meta);
   }

@@ -98,6 +98,43 @@ describe('EncryptedBlob', () => {
     }
   });
 
+  it('reads the plaintext through readAt into one buffer again and again, making the same bytes', async () => {
+    const identity = await generateIdentity();
+    const plain = bytesOf(40 * 65_536 - 77, 12);
+    const state = await newEncryption({ recipients: [await identityToRecipient(identity)] });
+    const blob = new Blob([plain]);
+    const whole = await readAll(new EncryptedBlob(blob, state).stream());
+    const buffers = new Set<ArrayBufferLike>();
+    let reads = 0;
+    const readAt = async (into: Uint8Array, position: number) => {
+      buffers.add(into.buffer);
+      reads++;
+      // Short reads, as a file may give: the rest is asked for again.
+      const count = Math.min(into.length, 100_000, plain.length - position);
+      into.set(plain.subarray(position, position + count));
+      return count;
+    };
+    const viaRead = new EncryptedBlob(blob, state, readAt);
+    expect(await readAll(viaRead.stream())).toEqual(whole);
+    const at = (chunk: number) => state.header.length + 16 + chunk * 65_552;
+    for (const [start, end] of [
+      [0, 10],
+      [at(15) - 9, at(33) + 4],
+      [at(39) + 2, whole.length],
+    ] as const) {
+      expect(sha256(await viaRead.slice(start, end)), `${start}-${end}`).toBe(sha256(whole.subarray(start, end)));
+    }
+    // One buffer per stream that reads the file (the whole, two slices; not the header's), read many
+    // times: no new array per read.
+    expect(buffers.size).toBe(3);
+    expect(reads).toBeGreaterThan(30);
+    // A file that ends early (it changed after its size was taken) fails the stream, never short bytes.
+    const cut = new EncryptedBlob(blob, state, async (into, position) =>
+      position < 65_536 ? readAt(into, position) : 0,
+    );
+    await expect(readAll(cut.stream())).rejects.toThrow(/ended at byte/);
+  });
+
   it('makes the same bytes again from the saved header and nonce, the key recovered with the identity', async () => {
     const identity = await generateIdentity();
     const plain = new Blob([bytesOf(100_000, 8)]);

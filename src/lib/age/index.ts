@@ -76,6 +76,7 @@ export {
   decryptReader,
   decryptStream,
   encryptChunk,
+  encryptChunkParts,
   encryptStream,
   NOBLE_CIPHER,
   payloadKey,

@@ -17,8 +17,12 @@ export class ExactReader {
     this.reader = stream.getReader();
   }
 
-  /** The next `n` bytes; fewer only when the stream ends first. */
-  async read(n: number): Promise<Uint8Array> {
+  /**
+   * The next `n` bytes; fewer only when the stream ends first. Bytes that span several of the
+   * stream's chunks are gathered into a new array, or into `into` (at least `n` long) when given:
+   * then they are valid only until the next read, which may overwrite them.
+   */
+  async read(n: number, into?: Uint8Array): Promise<Uint8Array> {
     const parts: Uint8Array[] = [];
     let have = 0;
     while (have < n && (this.buffered.length > 0 || (await this.fill()))) {
@@ -27,7 +31,13 @@ export class ExactReader {
       parts.push(part);
       have += part.length;
     }
-    return concat(parts, have);
+    if (!into || parts.length < 2) return concat(parts, have);
+    let offset = 0;
+    for (const part of parts) {
+      into.set(part, offset);
+      offset += part.length;
+    }
+    return into.subarray(0, have);
   }
 
   /** At least `n` bytes ahead, left unread (fewer only at the end). */

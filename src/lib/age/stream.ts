@@ -6,6 +6,7 @@
 import { chacha20poly1305 } from '@noble/ciphers/chacha.js';
 import { hkdf } from '@noble/hashes/hkdf.js';
 import { sha256 } from '@noble/hashes/sha2.js';
+import { concat } from '../bytes.ts';
 import { AgeError } from './errors.ts';
 import { ExactReader } from './io.ts';
 import { CHUNK_SIZE, ENCRYPTED_CHUNK_SIZE, NONCE_SIZE, TAG_SIZE } from './length.ts';
@@ -14,18 +15,20 @@ const FILE_KEY_SIZE = 16;
 const PAYLOAD_LABEL = new TextEncoder().encode('payload');
 
 /**
- * ChaCha20-Poly1305 (RFC 8439) for one STREAM chunk: `seal` gives ciphertext ‖ 16-byte tag, `open`
- * gives the plaintext, or undefined when the tag does not authenticate (never a byte before it is
- * checked). The chunks' layout, nonces and checks stay here; only the AEAD itself can be swapped.
+ * ChaCha20-Poly1305 (RFC 8439) for one STREAM chunk: `seal` gives ciphertext ‖ 16-byte tag, in
+ * pieces whose concatenation that is (one for @noble/ciphers; Node's cipher gives the ciphertext
+ * and the tag apart, and joining them would copy every chunk once more), `open` gives the
+ * plaintext, or undefined when the tag does not authenticate (never a byte before it is checked).
+ * The chunks' layout, nonces and checks stay here; only the AEAD itself can be swapped.
  */
 export type ChunkCipher = {
-  seal(key: Uint8Array, nonce: Uint8Array, plaintext: Uint8Array): Uint8Array;
+  seal(key: Uint8Array, nonce: Uint8Array, plaintext: Uint8Array): Uint8Array[];
   open(key: Uint8Array, nonce: Uint8Array, ciphertext: Uint8Array): Uint8Array | undefined;
 };
 
 /** @noble/ciphers' ChaCha20-Poly1305: runs everywhere (workerd, Node, browsers). */
 export const NOBLE_CIPHER: ChunkCipher = {
-  seal: (key, nonce, plaintext) => chacha20poly1305(key, nonce).encrypt(plaintext),
+  seal: (key, nonce, plaintext) => [chacha20poly1305(key, nonce).encrypt(plaintext)],
   open: (key, nonce, ciphertext) => {
     try {
       return chacha20poly1305(key, nonce).decrypt(ciphertext);
@@ -69,6 +72,14 @@ function chunkNonce(index: number, last: boolean): Uint8Array {
  * (an empty file).
  */
 export function encryptChunk(key: Uint8Array, index: number, plaintext: Uint8Array, last: boolean): Uint8Array {
+  return concat(encryptChunkParts(key, index, plaintext, last));
+}
+
+/**
+ * encryptChunk's bytes in the pieces the cipher made them in (their concatenation is the chunk):
+ * for streams that pass the pieces on as they are, without joining them into one array first.
+ */
+export function encryptChunkParts(key: Uint8Array, index: number, plaintext: Uint8Array, last: boolean): Uint8Array[] {
   if (last ? plaintext.length > CHUNK_SIZE : plaintext.length !== CHUNK_SIZE) {
     throw new RangeError(
       `chunk ${index} holds ${plaintext.length} bytes; a chunk before the last holds exactly 64 KiB`,
@@ -123,7 +134,7 @@ export function encryptStream(key: Uint8Array, options: StreamOptions = {}): Tra
       while (rest.length > 0) {
         // A full chunk is encrypted once more plaintext arrives: only then is it known not to be the last.
         if (used === CHUNK_SIZE) {
-          controller.enqueue(encryptChunk(key, index++, buffer, false));
+          for (const part of encryptChunkParts(key, index++, buffer, false)) controller.enqueue(part);
           used = 0;
         }
         const taken = rest.subarray(0, CHUNK_SIZE - used);
@@ -133,7 +144,7 @@ export function encryptStream(key: Uint8Array, options: StreamOptions = {}): Tra
       }
     },
     flush(controller) {
-      controller.enqueue(encryptChunk(key, index, buffer.subarray(0, used), true));
+      for (const part of encryptChunkParts(key, index, buffer.subarray(0, used), true)) controller.enqueue(part);
     },
   });
 }
@@ -162,12 +173,17 @@ export function decryptReader(
   let index = options.fromChunk ?? 0;
   chunkNonce(index, false);
   let finished = false;
+  // A chunk that spans the stream's pieces is gathered here, the same array each time: it is
+  // opened into a new one before the next is read (a new array per chunk would be garbage that
+  // Node, for one, collects only after tens of MiB of it).
+  let gathered: Uint8Array | undefined;
   const next = async (): Promise<Uint8Array | undefined> => {
     if (finished) {
       if (!(await input.atEnd())) throw new AgeError('payload', `bytes after the final chunk (${index})`);
       return undefined;
     }
-    const ciphertext = await input.read(ENCRYPTED_CHUNK_SIZE);
+    gathered ??= new Uint8Array(ENCRYPTED_CHUNK_SIZE);
+    const ciphertext = await input.read(ENCRYPTED_CHUNK_SIZE, gathered);
     if (ciphertext.length === 0) {
       const where = index === 0 ? 'has no chunk after its nonce' : `ends after chunk ${index - 1}, not a final one`;
       throw new AgeError('payload', `the payload ${where}: cut short`);

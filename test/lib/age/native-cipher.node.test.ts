@@ -13,6 +13,7 @@ import {
   useChunkCipher,
   useScrypt,
 } from '../../../src/lib/age/index.ts';
+import { concat } from '../../../src/lib/bytes.ts';
 
 const calls = { seal: 0, open: 0 };
 const counted: ChunkCipher = {
@@ -42,7 +43,10 @@ describe("Node's ChaCha20-Poly1305 for STREAM chunks", () => {
         fc.uint8Array({ maxLength: 70_000 }),
         fc.nat(),
         (key, nonce, plaintext, flip) => {
-          const sealed = NODE_CIPHER.seal(key, nonce, plaintext);
+          const pieces = NODE_CIPHER.seal(key, nonce, plaintext);
+          // Its pieces (the ciphertext, the tag: never an empty one) join into exactly noble's bytes.
+          expect(pieces.every((piece) => piece.length > 0)).toBe(true);
+          const sealed = concat(pieces);
           expect(sealed).toEqual(chacha20poly1305(key, nonce).encrypt(plaintext));
           expect(NODE_CIPHER.open(key, nonce, sealed)).toEqual(plaintext);
           const altered = sealed.slice();

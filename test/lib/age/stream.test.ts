@@ -14,6 +14,7 @@ import {
   decrypt,
   decryptStream,
   ENCRYPTED_CHUNK_SIZE,
+  ExactReader,
   encryptChunk,
   encryptStream,
   generateIdentity,
@@ -256,5 +257,23 @@ describe('memory', () => {
     // Zero bytes do not authenticate: the first read fails, having read one chunk and a little.
     await expect(plain.read()).rejects.toBeInstanceOf(AgeError);
     expect(encrypted.state.pulled).toBeLessThanOrEqual(4 * ENCRYPTED_CHUNK_SIZE);
+  });
+});
+
+describe('ExactReader', () => {
+  it('gathers a read spanning the stream’s pieces into the array given, and gives one within a piece as a view of it', async () => {
+    const bytes = seededBytes(21, 100);
+    const pieces = [30, 70];
+    const reader = new ExactReader(piecewise(bytes, () => pieces.shift() ?? 100));
+    const into = new Uint8Array(50);
+    const within = await reader.read(20, into);
+    expect(within.buffer).not.toBe(into.buffer);
+    expect(within).toEqual(bytes.subarray(0, 20));
+    const spanning = await reader.read(50, into);
+    expect(spanning.buffer).toBe(into.buffer);
+    expect(spanning).toEqual(bytes.subarray(20, 70));
+    // Without an array, a spanning read is a new one; the end gives fewer bytes.
+    expect(await reader.read(50)).toEqual(bytes.subarray(70));
+    expect(await reader.atEnd()).toBe(true);
   });
 });
