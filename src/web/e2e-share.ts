@@ -23,6 +23,13 @@ const PREVIEWABLE = /^(image|audio|video|text)\//;
 
 const saverReady = prepareSaver();
 
+/**
+ * The Service Worker's registration settled (at most 3 s), before a Download button shows: the
+ * saver is chosen at the click, and one made before it settled would take the File System Access
+ * picker or a Blob instead.
+ */
+const saverSettled = () => Promise.race([saverReady, new Promise((resolve) => setTimeout(resolve, 3000))]);
+
 function say(status: HTMLElement, text: string, state?: 'ready' | 'busy' | 'done' | 'error') {
   status.textContent = text;
   if (state) status.dataset.state = state;
@@ -149,6 +156,7 @@ function filePage(box: HTMLElement) {
     }
     for (const note of document.querySelectorAll('.e2e-note, .e2e-note + pre')) (note as HTMLElement).hidden = true;
     const open = () => openDownload(download, header, fileKey, meta);
+    await saverSettled();
     save.hidden = false;
     save.textContent = meta ? `Download (${formatBytes(meta.size)})` : 'Download';
     say(status, 'End-to-end encrypted: it is decrypted in this browser as it downloads.', 'ready');
@@ -208,6 +216,7 @@ function collectionPage(status: HTMLElement) {
   const encrypted = members.filter((member) => member.item.dataset.header !== undefined);
   const passphrase = encrypted.some((member) => needsPassphrase(member.item.dataset.header ?? ''));
   askUnlock(status, form, passphrase, async (unlock) => {
+    await saverSettled();
     let opened = 0;
     for (const member of encrypted) {
       const header = member.item.dataset.header ?? '';
