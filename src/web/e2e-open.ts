@@ -14,6 +14,7 @@ import { type FileMeta, openMeta } from '../lib/age/meta.ts';
 import { recoverFileKey, SCRYPT_OPEN_MAX_LOG_N } from '../lib/age/recipients.ts';
 import { decryptReader, payloadKey } from '../lib/age/stream.ts';
 import { toHex } from '../lib/encoding.ts';
+import { CRYPTO_WORKER_URL, type CryptoReply, type CryptoRequest } from './e2e-protocol.ts';
 
 export { SCRYPT_OPEN_MAX_LOG_N };
 
@@ -103,18 +104,101 @@ export async function openDownload(
 
 /** Passes the plaintext on, failing (never ending) when it is not the size and SHA-256 its `meta` says. */
 function checkedAgainst(meta: FileMeta): TransformStream<Uint8Array, Uint8Array> {
-  const digest = sha256.create();
+  const digest = newDigest();
   let seen = 0;
   const mismatch = () => new Error('The file is not what its owner sent (its size or SHA-256 differ): not saved.');
   return new TransformStream({
-    transform(chunk, controller) {
+    async transform(chunk, controller) {
       seen += chunk.length;
       if (seen > meta.size) throw mismatch();
-      digest.update(chunk);
+      await digest.update(chunk);
       controller.enqueue(chunk);
     },
-    flush() {
-      if (seen !== meta.size || toHex(digest.digest()) !== meta.sha256) throw mismatch();
+    async flush() {
+      if (seen !== meta.size || (await digest.hex()) !== meta.sha256) throw mismatch();
     },
   });
+}
+
+/** A running SHA-256 of a plaintext. */
+type Digest = { update(chunk: Uint8Array): Promise<void>; hex(): Promise<string> };
+
+/** Bytes handed to the Web Worker per message, and how many messages may wait there unhashed. */
+const DIGEST_BATCH = 1024 * 1024;
+const DIGEST_AHEAD = 4;
+
+type Waiting = { resolve: (value: string) => void; reject: (error: Error) => void };
+/** The page's Web Worker for digests (null where none can be made), its messages awaiting a reply. */
+let digestWorker: Worker | null | undefined;
+const waiting = new Map<number, Waiting>();
+let nextId = 0;
+let nextStream = 0;
+
+function worker(): Worker | null {
+  if (digestWorker !== undefined) return digestWorker;
+  try {
+    const made = new Worker(CRYPTO_WORKER_URL);
+    made.onmessage = ({ data }: MessageEvent<CryptoReply>) => {
+      const entry = waiting.get(data.id);
+      waiting.delete(data.id);
+      if ('error' in data) entry?.reject(new Error(data.error));
+      else entry?.resolve(data.value as string);
+    };
+    made.onerror = (event) => {
+      for (const entry of waiting.values()) entry.reject(new Error(`The hashing worker failed: ${event.message}`));
+      waiting.clear();
+    };
+    digestWorker = made;
+  } catch {
+    digestWorker = null;
+  }
+  return digestWorker;
+}
+
+/**
+ * A running SHA-256, hashed in the Web Worker while this thread decrypts (the two took turns on
+ * one thread: half the time of a decrypting download): the plaintext is copied into 1 MiB
+ * batches, each handed over, at most DIGEST_AHEAD unhashed at a time. Here where no worker can be made.
+ */
+function newDigest(): Digest {
+  const to = worker();
+  if (!to) {
+    const here = sha256.create();
+    return { update: async (chunk) => void here.update(chunk), hex: async () => toHex(here.digest()) };
+  }
+  const stream = nextStream++;
+  const inFlight: Promise<string>[] = [];
+  let batch = new Uint8Array(DIGEST_BATCH);
+  let filled = 0;
+  const send = (end?: true): Promise<string> => {
+    const id = nextId++;
+    const bytes = filled > 0 ? batch.subarray(0, filled) : undefined;
+    const reply = new Promise<string>((resolve, reject) => waiting.set(id, { resolve, reject }));
+    // Awaited later, or never when the download fails first: not an unhandled rejection meanwhile.
+    reply.catch(() => undefined);
+    const message: CryptoRequest = { id, kind: 'digest', stream, ...(bytes ? { bytes } : {}), ...(end ? { end } : {}) };
+    to.postMessage(message, bytes ? [bytes.buffer] : []);
+    batch = new Uint8Array(end ? 0 : DIGEST_BATCH);
+    filled = 0;
+    return reply;
+  };
+  return {
+    async update(chunk) {
+      for (let at = 0; at < chunk.length; ) {
+        const count = Math.min(chunk.length - at, DIGEST_BATCH - filled);
+        batch.set(chunk.subarray(at, at + count), filled);
+        filled += count;
+        at += count;
+        if (filled === DIGEST_BATCH) {
+          inFlight.push(send());
+          if (inFlight.length > DIGEST_AHEAD) await inFlight.shift();
+        }
+      }
+    },
+    async hex() {
+      const digest = send(true);
+      await Promise.all(inFlight);
+      return digest;
+    },
+  };
 }

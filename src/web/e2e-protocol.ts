@@ -1,4 +1,5 @@
-// The messages between the pages and their encrypting Web Worker (e2e-worker.ts).
+// The messages between the pages and their Web Worker (e2e-worker.ts): encrypting an upload, and
+// hashing a download's plaintext beside the thread that decrypts it.
 
 export type CryptoRequest =
   | { id: number; kind: 'hash'; file: Blob }
@@ -12,7 +13,13 @@ export type CryptoRequest =
       /** Bytes `start` (inclusive) to `end` (exclusive) of the age file. */
       start: number;
       end: number;
-    };
+    }
+
+  /**
+   * A running SHA-256 of a download's plaintext (`stream` names it): `bytes` appended (a reply
+   * once hashed), or, with `end`, the digest in lowercase hex (and the stream forgotten).
+   */
+  | { id: number; kind: 'digest'; stream: number; bytes?: Uint8Array; end?: true };
 
 export type CryptoReply = { id: number; value: string | Uint8Array } | { id: number; error: string };
 

@@ -206,6 +206,30 @@ describe.runIf(warnIfNoChromium('the encrypted share page browser tests'))(
       });
     }
 
+    it('a file whose meta states another SHA-256 than its plaintext’s is an error, and no complete file is saved', async () => {
+      // Every chunk opens (the payload is whole): only the SHA-256 against `meta` tells, hashed
+      // beside the decryption in the page's Web Worker. 2 MiB: more than one batch handed over.
+      const made = await ageFile(await newIdentity(), 2 * 1024 * 1024 + 5, 44, 'ledger.bin');
+      const meta = sealMeta(made.fileKey, {
+        name: 'ledger.bin',
+        type: 'application/octet-stream',
+        size: made.plaintext.length,
+        sha256: sha256(made.plaintext).replace(/^./, (digit) => (digit === '0' ? '1' : '0')),
+      });
+      const id = await uploadAge(key, { ...made, meta });
+      const way = await linkHeader(made);
+      const link = await makeLink(key, id, way.header);
+      const context = await browser.newContext({ acceptDownloads: true });
+      const { page } = await newPage(context);
+      await page.goto(`${link.url}#k=${way.identity}`);
+      await expect.poll(() => status(page).getAttribute('data-state')).toBe('ready');
+      const download = await startDownload(page);
+      await expect.poll(() => status(page).getAttribute('data-state'), { timeout: 30_000 }).toBe('error');
+      expect(await status(page).textContent()).toMatch(/not what its owner sent/);
+      expect(await download.failure()).not.toBeNull();
+      await context.close();
+    });
+
     it('an image previews after decryption, from a blob: URL the CSP allows', async () => {
       const picture = landscapePng(320, 200);
       const made = await ageFile(await newIdentity(), 0, 43, 'harbour.png', picture);
