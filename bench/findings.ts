@@ -14,42 +14,70 @@
 // each, about two lines at most; the first says the conclusion ("At the floor: …", "Out of reach
 // on this runtime: …"). Cut repetition and connective prose, never a figure or a comparison.
 export const FINDINGS: Record<string, string[]> = {
-  // Issue 40's rows: merged in from the run of 2026-11-29 09:47 (`--only e2e`, nothing else running),
-  // after the owner's download of an encrypted file stopped pumping its payload in JavaScript.
+  // Issues 40 and 41's rows: merged in from the run of 2026-11-29 12:05 (`--only e2e`, nothing else
+  // running), after the header went alone in an encrypted upload's first PATCH, the CLI's chunks
+  // stopped making new arrays, and the share page's SHA-256 moved to its Web Worker.
   'e2e-link-download.throughput': [
-    'Met, and faster than plain (159 against 39 MiB/s; server CPU 0.4 against 2.5 s per 100 MiB).',
+    'Met, and faster than plain (135 against 32 MiB/s; server CPU 0.5 against 2.8 s per 100 MiB).',
     'After the link’s header, the R2 body is piped by the runtime into a FixedLengthStream, which the ' +
       'access log’s meter reads far faster than it reads an R2 body itself.',
     'The plain link reads the R2 body in the meter directly: the same pipe there would likely gain as much ' +
       '(not done: outside issue 40).',
   ],
   'e2e-cli-upload.throughput': [
-    'At 300 MiB: 17.7 against 13.7 s. The CLI spends 2.8 against 1.3 s of CPU, the local Worker 15.7 ' +
-      'against 13.0 s (tus PATCHes of a file 300 MiB and 1,200 tags long).',
-    'Both reads use node:crypto (SHA-256 for `meta`, ChaCha20-Poly1305 for the chunks); `meta` goes with the ' +
-      'first request, so the file is read twice.',
+    'Met since the header goes alone in the first PATCH: 15.3 against 15.2 s at 300 MiB; it was 17.7 against 13.7.',
+    'An age upload’s header is in no R2 part, so each PATCH left a tail of a chunk less the header, written to ' +
+      'R2 and read back by the next: the local Worker spent 15.7 against 13.0 s, now 14.1 against 14.1.',
+    'The CLI still reads the file twice (SHA-256 for `meta`, which goes with the first request): 2.1 against ' +
+      '1.3 s of its CPU.',
   ],
   'e2e-cli-upload.memory': [
-    'Flat in the size, not yet at the goal: 70 MiB growth at 300 MiB (plain 39), 75 at 64 MiB.',
+    'Flat in the size, not at the goal: 76 MiB growth at 300 MiB (plain 42; rounds 62 to 79).',
     'Not the read-ahead: 4 or 16 chunks of 64 KiB per read of the file gave the same 75 MiB at 64 MiB.',
     'Not the new arrays alone: each 64 KiB chunk made four (the file’s slice, the cipher’s output, that output ' +
-      'joined to its tag, the hash’s read), now one and its 16-byte tag. 64 MiB runs went from 78 to 51–63 MiB; 300 MiB stayed 66.',
+      'joined to its tag, the hash’s read), now one and its 16-byte tag. 64 MiB runs went from 78 to 51–63 MiB.',
     'The RSS ratchets: plain’s falls back between PATCHes (155 to 118 MiB in a 200 MiB run), the encrypted ' +
       'one’s never does, with live ArrayBuffers under 45 MiB and a 36 MiB heap: the allocator keeps what was freed.',
   ],
   'e2e-cli-download.throughput': [
     'Met since the server pipes the payload after the header (it was 0.48×): the owner’s 64 MiB download ' +
-      'took 4.6 s of the local Worker’s CPU, now 2.4 s (plain: 2.5 s).',
+      'took 4.6 s of the local Worker’s CPU, then 2.4 s (plain: 2.5 s).',
   ],
   'e2e-cli-download.memory': [
-    'Flat in the size, not at the goal: 67 MiB growth at 300 MiB, 83 at 1 GiB (e2e-cli-memory); plain 34, ' +
-      'with rounds from 23 to 63.',
+    'Met in this run: 51 MiB growth at 300 MiB against plain’s 44 (the last run: 67 against 34).',
     'Not data waiting in the pipeline: what piles up between collections is garbage arrays (40–50 MiB), as in ' +
       'plain. Each 64 KiB chunk made four new ones, now two: the response’s and the cipher’s (plain: the response’s).',
   ],
   'e2e-cli-memory.memory': [
-    'Flat in the size: 83 MiB growth at 1 GiB against 67 at 300 MiB; the plain download grew 58 MiB.',
+    'Flat in the size, not at the goal: 72 MiB growth at 1 GiB (83 before), 73 at 300 MiB through the link ' +
+      '(e2e-cli-download’s cli-link); the plain download grew 51 MiB.',
     'One round at 1 GiB: the spread is unknown.',
+  ],
+  'e2e-browser-upload.throughput': [
+    'Just short: 21.1 against 14.5 s at 300 MiB; a second run of the case alone gave 0.68 (21.9 against 14.9 s).',
+    'Not the crypto alone: the floor (the Web Worker hashing and encrypting the file, 9.5 s) is faster than the ' +
+      'plain upload. The SHA-256 for `meta` must come first (it goes with the creation): 2 s before any byte is sent.',
+    'Since the header goes alone in the first PATCH, the local Worker spends what the plain upload costs it ' +
+      '(14.1 against 13.7 s of CPU; 30 against 15 s before): it takes one of the two cores for the whole upload.',
+    'The encryption (7 s of the other core) then competes with Chromium sending the bytes: on 2 cores the ' +
+      'encrypted upload is bound by CPU. 16 MiB PATCHes instead of 8 took the same 20–22 s (0.76 in a run whose ' +
+      'plain upload was slower): not the request count.',
+  ],
+  'e2e-browser-upload.floor': [
+    'The floor (31.5 MiB/s) is above the plain upload (20.7): the cost is the crypto sharing 2 cores with ' +
+      'Chromium’s sending and the local Worker, not the crypto’s own speed.',
+  ],
+  'e2e-browser-download.throughput': [
+    'At its floor’s reach on this runtime: 27 MiB/s against a plain download of 117 MiB/s, which Chromium ' +
+      'writes to disk itself with no script in the way.',
+    'The floor, the page’s own code decrypting the same age file from a Blob with no network and nothing saved, ' +
+      'reaches 44 MiB/s: ChaCha20-Poly1305 in JavaScript (@noble/ciphers: Web Crypto has no ChaCha20, and no ' +
+      'streaming SHA-256). The rest is the bytes’ way through the page to the Service Worker and the network.',
+    'The SHA-256 against `meta` now runs in the page’s Web Worker beside the decryption: 19 to 24 MiB/s at 96 MiB ' +
+      '(floor 25 to 34–45); the page hands the Service Worker 1 MiB per message, not 64 KiB.',
+  ],
+  'e2e-browser-download.heap': [
+    'Met: the page’s JS heap peaked at 6.6 MB while it decrypted 300 MiB (CDP JSHeapUsedSize every 100 ms).',
   ],
   'upload-1mib.throughput': [
     'Out of reach on this runtime: at 1 MiB no upload that is authenticated, hashed (SHA-256, issue 18) and ' +

@@ -333,7 +333,6 @@ export function cliMemoryCase(id: string, sizeMiB: number, reps: number): BenchC
   };
 }
 
-/** A run that downloads `source` (an id, or a link) with the CLI to a file, checks its size, and removes it. */
 /** A keyed link to an encrypted file, made as its owner makes one: `npm run cli -- share ID`. */
 async function keyedLink(fileId: string, env: Record<string, string>, dir: string): Promise<string> {
   const shared = await runCli(['share', fileId, '--json'], env, dir);
@@ -342,6 +341,7 @@ async function keyedLink(fileId: string, env: Record<string, string>, dir: strin
   return url;
 }
 
+/** A run that downloads `source` (an id, or a link) with the CLI to a file, checks its size, and removes it. */
 function cliDownloader(id: string, dir: string, env: Record<string, string>, size: number, restingMiB: number) {
   return (source: string) => async (): Promise<Rep> => {
     const target = join(dir, `out-${id}.bin`);
