@@ -60,8 +60,9 @@ export const FINDINGS: Record<string, string[]> = {
     'Since the header goes alone in the first PATCH, the local Worker spends what the plain upload costs it ' +
       '(14.1 against 13.7 s of CPU; 30 against 15 s before): it takes one of the two cores for the whole upload.',
     'The encryption (7 s of the other core) then competes with Chromium sending the bytes: on 2 cores the ' +
-      'encrypted upload is bound by CPU. 16 MiB PATCHes instead of 8 took the same 20–22 s (0.76 in a run whose ' +
-      'plain upload was slower): not the request count.',
+      'encrypted upload is bound by CPU.',
+    'Not the request count: 16 MiB PATCHes instead of 8 took the same 20–22 s (0.76 in a run whose plain ' +
+      'upload was slower).',
   ],
   'e2e-browser-upload.floor': [
     'The floor (31.5 MiB/s) is above the plain upload (20.7): the cost is the crypto sharing 2 cores with ' +
@@ -70,9 +71,9 @@ export const FINDINGS: Record<string, string[]> = {
   'e2e-browser-download.throughput': [
     'At its floor’s reach on this runtime: 27 MiB/s against a plain download of 117 MiB/s, which Chromium ' +
       'writes to disk itself with no script in the way.',
-    'The floor, the page’s own code decrypting the same age file from a Blob with no network and nothing saved, ' +
-      'reaches 44 MiB/s: ChaCha20-Poly1305 in JavaScript (@noble/ciphers: Web Crypto has no ChaCha20, and no ' +
-      'streaming SHA-256). The rest is the bytes’ way through the page to the Service Worker and the network.',
+    'The floor, the page’s own code decrypting the same age file from a Blob with nothing sent or saved, reaches ' +
+      '44 MiB/s: ChaCha20-Poly1305 in JavaScript (@noble/ciphers; Web Crypto has no ChaCha20).',
+    'The rest is the bytes’ way through the page to the Service Worker, and the network.',
     'The SHA-256 against `meta` now runs in the page’s Web Worker beside the decryption: 19 to 24 MiB/s at 96 MiB ' +
       '(floor 25 to 34–45); the page hands the Service Worker 1 MiB per message, not 64 KiB.',
   ],
