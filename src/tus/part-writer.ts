@@ -15,7 +15,7 @@ import { crc32 } from '../lib/crc32';
 import { toHex } from '../lib/encoding';
 import { Sha256 } from '../lib/sha256';
 import type { StoredBlob } from '../storage/blobs';
-import { type Checksum, MAX_PART_SIZE, MAX_PARTS, sameBytes, tailPrefix } from './protocol';
+import { type Checksum, MAX_PART_SIZE, MAX_PARTS, partSizeOpen, sameBytes, tailPrefix } from './protocol';
 import type { UploadSnapshot } from './tus-upload-contract';
 import type { TusUpload } from './tus-upload-object';
 
@@ -135,13 +135,14 @@ class PartWriter {
     this.#r = request;
     this.#upload = request.upload;
     this.#mimeType = request.upload.mimeType;
-    const { offset, partSize, length, tail, partCount } = request.upload;
+    const { offset, partSize, length, tail } = request.upload;
     this.#stored = offset - (tail?.size ?? 0);
     // Only before any byte of a part is stored (no part, no tail): afterwards the parts' size is
     // fixed. An age upload's header is in neither, so a client that sends the header alone first
     // has its chunks of payload, not the chunks shifted by the header, tile the parts.
-    const unsized = partCount === 0 && !tail;
-    this.#partSize = unsized ? chunkPartSize(partSize, length - offset, request.contentLength) : partSize;
+    this.#partSize = partSizeOpen(request.upload)
+      ? chunkPartSize(partSize, length - offset, request.contentLength)
+      : partSize;
     this.#hash = request.upload.hash ? Sha256.restore(request.upload.hash) : null;
     this.#crc32 = request.upload.crc32 ?? null;
     this.#age = ageHeaderOf(request.upload);

@@ -38,6 +38,14 @@ export const MAX_PART_SIZE = 32 * MIB;
 export const MAX_TUS_LENGTH = MAX_PARTS * MAX_PART_SIZE;
 
 /**
+ * Whether an upload's part size may still be chosen: no byte of a part is stored yet (no part, no
+ * tail). The PATCH that stores the first chooses it (src/tus/part-writer.ts), and the upload's
+ * object records it (an age upload's header, in no part, leaves it free).
+ */
+export const partSizeOpen = (upload: { partCount: number; tail: unknown }): boolean =>
+  upload.partCount === 0 && !upload.tail;
+
+/**
  * The R2 part size of an upload: every part but the last has exactly this size. At least 8 MiB
  * (R2's minimum is 5 MiB), and large enough that the whole upload fits in 10,000 parts.
  */

@@ -3,7 +3,7 @@ import { releaseHold } from '../accounts/account-storage-client';
 import { Sha256, type Sha256State } from '../lib/sha256';
 import { log } from '../log';
 import { segmentReferenced } from '../storage/segments-repo';
-import { tailPrefix } from './protocol';
+import { partSizeOpen, tailPrefix } from './protocol';
 import {
   type BeginResult,
   CLAIM_TIMEOUT_MS,
@@ -157,7 +157,7 @@ export class TusUpload extends DurableObject<Env> {
     );
     // Set by the PATCH that stored the first part's bytes (an age upload's header is in no part);
     // once parts or a tail exist their size never changes.
-    if (state.partCount === 0 && !state.tail) state.partSize = progress.partSize;
+    if (partSizeOpen(state)) state.partSize = progress.partSize;
     state.partCount = Math.max(state.partCount, progress.part.partNumber);
     state.offset = progress.offset;
     // A stored tail went into the part (the first one this PATCH wrote).
@@ -206,7 +206,7 @@ export class TusUpload extends DurableObject<Env> {
       );
     }
     // Set by the PATCH that stored the first part's bytes (see recordPart).
-    if (state.partCount === 0 && !state.tail && progress.partSize !== undefined) {
+    if (partSizeOpen(state) && progress.partSize !== undefined) {
       state.partSize = progress.partSize;
     }
     state.partCount = Math.max(state.partCount, ...progress.parts.map((part) => part.partNumber));
