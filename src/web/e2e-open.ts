@@ -14,7 +14,7 @@ import { type FileMeta, openMeta } from '../lib/age/meta.ts';
 import { recoverFileKey, SCRYPT_OPEN_MAX_LOG_N } from '../lib/age/recipients.ts';
 import { decryptReader, payloadKey } from '../lib/age/stream.ts';
 import { toHex } from '../lib/encoding.ts';
-import { CRYPTO_WORKER_URL, type CryptoReply, type CryptoRequest } from './e2e-protocol.ts';
+import { cryptoWorker } from './e2e-protocol.ts';
 
 export { SCRYPT_OPEN_MAX_LOG_N };
 
@@ -127,33 +127,8 @@ type Digest = { update(chunk: Uint8Array): Promise<void>; hex(): Promise<string>
 const DIGEST_BATCH = 1024 * 1024;
 const DIGEST_AHEAD = 4;
 
-type Waiting = { resolve: (value: string) => void; reject: (error: Error) => void };
-/** The page's Web Worker for digests (null where none can be made), its messages awaiting a reply. */
-let digestWorker: Worker | null | undefined;
-const waiting = new Map<number, Waiting>();
-let nextId = 0;
+/** Names each download's running digest in the worker. */
 let nextStream = 0;
-
-function worker(): Worker | null {
-  if (digestWorker !== undefined) return digestWorker;
-  try {
-    const made = new Worker(CRYPTO_WORKER_URL);
-    made.onmessage = ({ data }: MessageEvent<CryptoReply>) => {
-      const entry = waiting.get(data.id);
-      waiting.delete(data.id);
-      if ('error' in data) entry?.reject(new Error(data.error));
-      else entry?.resolve(data.value as string);
-    };
-    made.onerror = (event) => {
-      for (const entry of waiting.values()) entry.reject(new Error(`The hashing worker failed: ${event.message}`));
-      waiting.clear();
-    };
-    digestWorker = made;
-  } catch {
-    digestWorker = null;
-  }
-  return digestWorker;
-}
 
 /**
  * A running SHA-256, hashed in the Web Worker while this thread decrypts (the two took turns on
@@ -161,23 +136,23 @@ function worker(): Worker | null {
  * batches, each handed over, at most DIGEST_AHEAD unhashed at a time. Here where no worker can be made.
  */
 function newDigest(): Digest {
-  const to = worker();
+  const to = cryptoWorker();
   if (!to) {
     const here = sha256.create();
     return { update: async (chunk) => void here.update(chunk), hex: async () => toHex(here.digest()) };
   }
   const stream = nextStream++;
-  const inFlight: Promise<string>[] = [];
+  const inFlight: Promise<unknown>[] = [];
   let batch = new Uint8Array(DIGEST_BATCH);
   let filled = 0;
-  const send = (end?: true): Promise<string> => {
-    const id = nextId++;
+  const send = (end?: true) => {
     const bytes = filled > 0 ? batch.subarray(0, filled) : undefined;
-    const reply = new Promise<string>((resolve, reject) => waiting.set(id, { resolve, reject }));
+    const reply = to.call(
+      { kind: 'digest', stream, ...(bytes ? { bytes } : {}), ...(end ? { end } : {}) },
+      bytes ? [bytes.buffer] : [],
+    );
     // Awaited later, or never when the download fails first: not an unhandled rejection meanwhile.
     reply.catch(() => undefined);
-    const message: CryptoRequest = { id, kind: 'digest', stream, ...(bytes ? { bytes } : {}), ...(end ? { end } : {}) };
-    to.postMessage(message, bytes ? [bytes.buffer] : []);
     batch = new Uint8Array(end ? 0 : DIGEST_BATCH);
     filled = 0;
     return reply;
@@ -198,7 +173,7 @@ function newDigest(): Digest {
     async hex() {
       const digest = send(true);
       await Promise.all(inFlight);
-      return digest;
+      return (await digest) as string;
     },
   };
 }

@@ -1,5 +1,5 @@
 // The messages between the pages and their Web Worker (e2e-worker.ts): encrypting an upload, and
-// hashing a download's plaintext beside the thread that decrypts it.
+// hashing a download's plaintext beside the thread that decrypts it; and the page's one worker.
 
 export type CryptoRequest =
   | { id: number; kind: 'hash'; file: Blob }
@@ -25,3 +25,50 @@ export type CryptoReply = { id: number; value: string | Uint8Array } | { id: num
 
 /** Where the pages load the worker from: this origin (the pages' CSP says `worker-src 'self'`). */
 export const CRYPTO_WORKER_URL = '/assets/e2e-worker.js';
+
+type Pending = { resolve: (value: string | Uint8Array) => void; reject: (error: Error) => void };
+type Distribute<T> = T extends unknown ? Omit<T, 'id'> : never;
+
+/** The page's one Web Worker for this protocol, started on first use; its replies by request id. */
+class CryptoWorker {
+  readonly #worker = new Worker(CRYPTO_WORKER_URL);
+  readonly #pending = new Map<number, Pending>();
+  #next = 0;
+
+  constructor() {
+    this.#worker.onmessage = ({ data }: MessageEvent<CryptoReply>) => {
+      const pending = this.#pending.get(data.id);
+      this.#pending.delete(data.id);
+      if ('error' in data) pending?.reject(new Error(`Encryption failed: ${data.error}`));
+      else pending?.resolve(data.value);
+    };
+    this.#worker.onerror = (event) => {
+      for (const pending of this.#pending.values())
+        pending.reject(new Error(`The encrypting worker failed: ${event.message}`));
+      this.#pending.clear();
+    };
+  }
+
+  /** Sends a request (its buffers in `transfer` handed over, not copied); resolves with the reply's value. */
+  call(request: Distribute<CryptoRequest>, transfer: Transferable[] = []): Promise<string | Uint8Array> {
+    const id = this.#next++;
+    return new Promise((resolve, reject) => {
+      this.#pending.set(id, { resolve, reject });
+      this.#worker.postMessage({ ...request, id }, transfer);
+    });
+  }
+}
+
+let worker: CryptoWorker | null | undefined;
+
+/** The page's worker; null where the browser cannot start one (then the caller works without it). */
+export function cryptoWorker(): CryptoWorker | null {
+  if (worker === undefined) {
+    try {
+      worker = new CryptoWorker();
+    } catch {
+      worker = null;
+    }
+  }
+  return worker;
+}

@@ -10,53 +10,22 @@ import { defaultOptions, type UploadOptions } from 'tus-js-client';
 import { neutralName, newEncryption, patchEnd } from '../client/e2e.ts';
 import { openMeta, payloadLength, sealMeta } from '../lib/age/index.ts';
 import { fromBase64, toBase64 } from '../lib/encoding.ts';
-import { CRYPTO_WORKER_URL, type CryptoReply, type CryptoRequest } from './e2e-protocol.ts';
+import { cryptoWorker } from './e2e-protocol.ts';
 
 export { E2E_TUS_CHUNK_BYTES } from '../lib/web-settings.ts';
 
 const STORE_PREFIX = 'edgeshare.e2e.upload.';
 
-type Pending = { resolve: (value: string | Uint8Array) => void; reject: (error: Error) => void };
-type Distribute<T> = T extends unknown ? Omit<T, 'id'> : never;
-
-/** The page's one encrypting worker, started on first use. */
-class CryptoWorker {
-  readonly #worker = new Worker(CRYPTO_WORKER_URL);
-  readonly #pending = new Map<number, Pending>();
-  #next = 0;
-
-  constructor() {
-    this.#worker.onmessage = ({ data }: MessageEvent<CryptoReply>) => {
-      const pending = this.#pending.get(data.id);
-      this.#pending.delete(data.id);
-      if ('error' in data) pending?.reject(new Error(`Encryption failed: ${data.error}`));
-      else pending?.resolve(data.value);
-    };
-    this.#worker.onerror = (event) => {
-      for (const pending of this.#pending.values())
-        pending.reject(new Error(`The encrypting worker failed: ${event.message}`));
-      this.#pending.clear();
-    };
-  }
-
-  call(request: Distribute<CryptoRequest>): Promise<string | Uint8Array> {
-    const id = this.#next++;
-    return new Promise((resolve, reject) => {
-      this.#pending.set(id, { resolve, reject });
-      this.#worker.postMessage({ ...request, id });
-    });
-  }
-}
-
-let worker: CryptoWorker | undefined;
-const cryptoWorker = () => {
-  worker ??= new CryptoWorker();
+/** The page's Web Worker, or an error to show where the browser cannot start one. */
+function encrypter() {
+  const worker = cryptoWorker();
+  if (!worker) throw new Error('This browser cannot start the Web Worker that encrypts: upload without encryption.');
   return worker;
-};
+}
 
 /** The plaintext's SHA-256 (lowercase hex), read in the worker. */
 export const sha256InWorker = async (file: Blob): Promise<string> =>
-  (await cryptoWorker().call({ kind: 'hash', file })) as string;
+  (await encrypter().call({ kind: 'hash', file })) as string;
 
 type Saved = { header: string; nonce: string; fileKey: string; meta: string; filename: string };
 
@@ -121,7 +90,7 @@ export async function prepareEncryptedUpload(
   const fileKey = fromBase64(saved.fileKey) as Uint8Array;
   const size = header.length + payloadLength(file.size);
   const encrypted = (start: number, end: number) =>
-    cryptoWorker().call({
+    encrypter().call({
       kind: 'slice',
       file,
       header: header.slice(),
