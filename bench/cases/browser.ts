@@ -17,6 +17,7 @@ import { E2E_TUS_CHUNK_BYTES } from '../../src/lib/web-settings.ts';
 import type { BenchCase, BenchContext, MetricSpec, Rep } from '../lib/case.ts';
 import { bearer, deleteFiles, jsonBody } from '../lib/service.ts';
 import { fileBody, MIB, makeFile, send, transferred } from '../lib/transfer.ts';
+import { headerOf } from './e2e.ts';
 import { THROUGHPUT } from './uploads.ts';
 
 const TIME: MetricSpec = { name: 'ms', label: 'time', unit: 'ms', better: 'lower', digits: 0 };
@@ -292,9 +293,7 @@ export function browserDownloadCase(id: string, sizeMiB: number, reps: number): 
       const recipient = execFileSync('age-keygen', ['-y', keyPath], { encoding: 'utf8' }).trim();
       const agePath = join(setup.dir, 'download.age');
       execFileSync('age', ['-r', recipient, '-o', agePath, plain]);
-      const front = readFileSync(agePath).subarray(0, 16 * 1024);
-      const headerEnd = front.indexOf('\n', front.indexOf('\n---') + 1) + 1;
-      const header = front.subarray(0, headerEnd).toString('latin1');
+      const header = headerOf(agePath);
       const sha256 = createHash('sha256').update(readFileSync(plain)).digest('hex');
       const fileKey = await recoverFileKey(new TextEncoder().encode(header), { identity });
       const meta = sealMeta(fileKey, { name: 'bench.bin', type: 'application/octet-stream', size, sha256 });

@@ -3,7 +3,7 @@
 // one process per command, its memory read from /proc) uploading and downloading encrypted
 // against plain, the same file, the same commands but `--e2e` / a `#k=` link.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { closeSync, mkdirSync, mkdtempSync, openSync, readSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BenchCase, BenchContext, MetricSpec, Rep, Variant } from '../lib/case.ts';
 import { type CliRun, restingPeakMiB, runCli } from '../lib/cli.ts';
@@ -41,13 +41,17 @@ export function sizeFromEnv(name: string, fallback: number): number {
   return Number.isInteger(value) && value > 0 ? value : fallback;
 }
 
-/** The age file header at the start of `path` (read from its first 16 KiB). */
-function headerOf(path: string): string {
-  const text = readFileSync(path)
-    .subarray(0, 16 * 1024)
-    .toString('latin1');
-  const end = text.indexOf('\n---');
-  return text.slice(0, text.indexOf('\n', end + 1) + 1);
+/** The age file header at the start of `path` (read from its first 16 KiB, not the whole file). */
+export function headerOf(path: string): string {
+  const front = Buffer.alloc(16 * 1024);
+  const fd = openSync(path, 'r');
+  try {
+    const text = front.subarray(0, readSync(fd, front, 0, front.length, 0)).toString('latin1');
+    const end = text.indexOf('\n---');
+    return text.slice(0, text.indexOf('\n', end + 1) + 1);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 async function makeLink(base: URL, key: string, fileId: string, extra: Record<string, unknown> = {}): Promise<string> {
