@@ -211,11 +211,16 @@ export async function sharedDevServer(name: 'e2eServer' | 'browserServer'): Prom
 }
 
 /** A fresh API key through POST /admin/keys. */
-export async function adminKey(origin: string, adminToken: string, name: string): Promise<string> {
+export async function adminKey(
+  origin: string,
+  adminToken: string,
+  name: string,
+  overrides: { rateLimitRequests?: number } = {},
+): Promise<string> {
   const response = await fetch(`${origin}/admin/keys`, {
     method: 'POST',
     headers: { Authorization: `Bearer ${adminToken}`, 'Content-Type': 'application/json' },
-    body: JSON.stringify({ name }),
+    body: JSON.stringify({ name, ...overrides }),
   });
   const body = (await response.json()) as { data?: { key?: string } };
   if (response.status !== 201 || !body.data?.key) {
