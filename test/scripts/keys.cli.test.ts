@@ -9,7 +9,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localD1Config } from '../../scripts/local-d1.ts';
 import { wranglerEnv } from '../../scripts/wrangler.ts';
-import { KEY_STATE_MAX_AGE_MS } from '../../src/keys/key-material.ts';
+import { KEY_STATE_MAX_AGE_MS, newKeyMaterial } from '../../src/keys/key-material.ts';
 
 const root = join(import.meta.dirname, '..', '..');
 let state: string;
@@ -47,6 +47,20 @@ function rows(query: string): Record<string, unknown>[] {
 }
 
 const lastLine = (text: string) => text.trim().split('\n').at(-1) ?? '';
+
+/**
+ * A key written straight into the database (its account founded by migration 0006's trigger, as
+ * for every key), for the cases about the other commands: each CLI run starts a workerd, and
+ * create itself is tested below.
+ */
+async function seedKey(name: string): Promise<{ id: string; key: string }> {
+  const { id, key, keyHash, prefix } = await newKeyMaterial();
+  const now = new Date().toISOString();
+  rows(
+    `INSERT INTO api_keys (id, key_hash, prefix, name, status, created_at, updated_at) VALUES ('${id}', '${keyHash}', '${prefix}', '${name}', 'active', '${now}', '${now}')`,
+  );
+  return { id, key };
+}
 
 describe('npm run keys', () => {
   beforeAll(() => {
@@ -90,8 +104,8 @@ describe('npm run keys', () => {
     expect(rows(`SELECT id FROM api_keys WHERE id = '${created.id}'`)).toHaveLength(1);
   });
 
-  it('list prints one line per key, starting with its id, and never the key', () => {
-    keys('create', '--name', 'second');
+  it('list prints one line per key, starting with its id, and never the key', async () => {
+    await seedKey('second');
     const lines = keys('list').trim().split('\n');
     expect(lines).toHaveLength(2);
     expect(lines[0]?.startsWith(`${created.id}\t`)).toBe(true);
@@ -99,19 +113,19 @@ describe('npm run keys', () => {
     expect(lines.join('\n')).not.toContain(created.key);
   });
 
-  it('revoke takes an id or the key itself', () => {
+  it('revoke takes an id or the key itself', async () => {
     expect(keys('revoke', created.id)).toContain(created.id);
     expect(rows(`SELECT status, revoked_at FROM api_keys WHERE id = '${created.id}'`)[0]).toMatchObject({
       status: 'revoked',
     });
-    const other = lastLine(keys('create', '--name', 'third'));
+    const other = (await seedKey('third')).key;
     keys('revoke', other);
     const hash = createHash('sha256').update(other).digest('hex');
     expect(rows(`SELECT status FROM api_keys WHERE key_hash = '${hash}'`)[0]).toMatchObject({ status: 'revoked' });
   });
 
-  it("set changes a key's overrides, and `default` clears one", () => {
-    const key = lastLine(keys('create', '--name', 'tuned'));
+  it("set changes a key's overrides, and `default` clears one", async () => {
+    const { key } = await seedKey('tuned');
     expect(keys('set', key, '--rate-limit', '7', '--quota', '1000')).toContain('Updated');
     const hash = createHash('sha256').update(key).digest('hex');
     expect(rows(`SELECT rate_limit_requests, storage_quota_bytes FROM api_keys WHERE key_hash = '${hash}'`)[0]).toEqual(
@@ -182,8 +196,8 @@ describe('npm run keys', () => {
     expect(() => keys('create', '--name', 'x', '--scope', 'files:everything')).toThrow();
   });
 
-  it('account-set sets, lifts and clears an account’s policy overrides, and refuses values the API refuses', () => {
-    const founder = lastLine(keys('create', '--name', 'bounded'));
+  it('account-set sets, lifts and clears an account’s policy overrides, and refuses values the API refuses', async () => {
+    const founder = (await seedKey('bounded')).key;
     const hash = createHash('sha256').update(founder).digest('hex');
     const account = String(rows(`SELECT account_id FROM api_keys WHERE key_hash = '${hash}'`)[0]?.account_id);
     const policy = () => rows(`SELECT policy FROM accounts WHERE id = '${account}'`)[0]?.policy;
@@ -275,8 +289,8 @@ describe('npm run keys', () => {
     expect(unreachable).toThrow(/could not reach http:\/\/127.0.0.1:9/);
   });
 
-  it('revoke, set and account-set wait until a running service has the change, unless --no-wait', () => {
-    const key = lastLine(keys('create', '--name', 'waited for'));
+  it('revoke, set and account-set wait until a running service has the change, unless --no-wait', async () => {
+    const { key } = await seedKey('waited for');
     const started = performance.now();
     expect(run(['revoke', key])).toContain('Revoked');
     expect(performance.now() - started).toBeGreaterThanOrEqual(KEY_STATE_MAX_AGE_MS);
