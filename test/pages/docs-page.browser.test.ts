@@ -1,18 +1,22 @@
 // /docs in real Chromium with every request outside 127.0.0.1 blocked: the reference renders from
-// this Worker alone, and "Try it out" reaches this origin's API with a key.
-import type { Browser, BrowserContext } from 'playwright-core';
+// this Worker alone, and "Try it out" reaches this origin's API with a key. One page, loaded once
+// (Swagger UI takes seconds to render the reference): the cases go on from where the one before
+// left it, the switch to v1 last.
+import type { Browser, Page, Response } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey, launchBrowser, newPage, screenshot, server, warnIfNoChromium } from '../helpers/browser.ts';
 
 describe.runIf(warnIfNoChromium('the /docs browser tests'))('/docs in Chromium, offline', () => {
   let browser: Browser;
-  let context: BrowserContext;
+  let page: Page;
+  let problems: string[];
+  let response: Response | null;
   const blocked: string[] = [];
   const requested: string[] = [];
 
   beforeAll(async () => {
     browser = await launchBrowser();
-    context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+    const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
     await context.route('**/*', (route) => {
       const url = route.request().url();
       requested.push(url);
@@ -20,6 +24,9 @@ describe.runIf(warnIfNoChromium('the /docs browser tests'))('/docs in Chromium, 
       blocked.push(url);
       return route.abort('blockedbyclient');
     });
+    ({ page, problems } = await newPage(context));
+    response = await page.goto(`${server().origin}/docs`);
+    await page.locator('.opblock').first().waitFor();
   });
 
   afterAll(async () => {
@@ -27,11 +34,7 @@ describe.runIf(warnIfNoChromium('the /docs browser tests'))('/docs in Chromium, 
   });
 
   it('renders every operation with nothing from outside this Worker', async () => {
-    const { origin } = server();
-    const { page, problems } = await newPage(context);
-    const response = await page.goto(`${origin}/docs`);
     expect(response?.status()).toBe(200);
-    await page.locator('.opblock').first().waitFor();
     await expect.poll(() => page.locator('.opblock').count()).toBeGreaterThanOrEqual(7);
     expect(await page.locator('.info .title').textContent()).toContain('edgeshare API v2');
     for (const path of ['/upload', '/files', '/files/{id}', '/files/bulk']) {
@@ -46,9 +49,6 @@ describe.runIf(warnIfNoChromium('the /docs browser tests'))('/docs in Chromium, 
   it('sends "Try it out" to this origin with the key given to Authorize', async () => {
     const { origin } = server();
     const key = await createKey('docs try-it-out');
-    const { page, problems } = await newPage(context);
-    await page.goto(`${origin}/docs`);
-    await page.locator('.opblock').first().waitFor();
 
     await page.locator('.auth-wrapper button.authorize').click();
     await page.locator('.auth-container input').fill(key);
@@ -72,10 +72,6 @@ describe.runIf(warnIfNoChromium('the /docs browser tests'))('/docs in Chromium, 
   });
 
   it('switches to the v1 reference', async () => {
-    const { origin } = server();
-    const { page } = await newPage(context);
-    await page.goto(`${origin}/docs`);
-    await page.locator('.opblock').first().waitFor();
     await page.getByLabel('API version').selectOption('/api/v1/openapi.json');
     await expect.poll(() => page.locator('.info .title').textContent()).toContain('edgeshare API v1');
     expect(await page.locator('.opblock-summary-path[data-path="/upload/bulk"]').count()).toBe(0);
