@@ -1,26 +1,31 @@
-// The policy from the typed client and `npm run cli -- policy`, against a real `wrangler dev`
-// started with policy variables: the bounds as GET /api/v2/policy answers them, and a refusal
-// as an EdgeshareError with code POLICY_VIOLATION and its details.
+// The policy from the typed client and `npm run cli -- policy`, against the shared `wrangler dev`,
+// with a key of an account whose own bounds (set through the admin API, as an operator overrides
+// the configuration per account: docs/policy.md) are the policy: the bounds as GET /api/v2/policy
+// answers them, and a refusal as an EdgeshareError with code POLICY_VIOLATION and its details.
 import { execFile } from 'node:child_process';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../../scripts/wrangler.ts';
 import { EdgeshareClient, EdgeshareError } from '../../src/client/edgeshare.ts';
-import { type DevServer, startDevServer } from '../helpers/dev-server.ts';
+import { type SharedDevServer, sharedDevServer } from '../helpers/dev-server.ts';
 
-const VARS = { LINK_REQUIRE_PASSWORD: 'true', LINK_MAX_DOWNLOADS: '5', FILE_MAX_EXPIRY_SECONDS: '86400' };
+const POLICY = { linkRequirePassword: true, linkMaxDownloads: 5, fileMaxExpirySeconds: 86400 };
 
-let server: DevServer;
+let server: SharedDevServer;
 let key: string;
 let client: EdgeshareClient;
 
 beforeAll(async () => {
-  server = await startDevServer({ vars: VARS });
-  key = await server.createKey('policy');
+  server = await sharedDevServer('e2eServer');
+  // A new account with POLICY as its own bounds, and its first key (POST /admin/accounts).
+  const response = await fetch(`${server.origin}/admin/accounts`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${server.adminToken}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ name: 'policy', policy: POLICY }),
+  });
+  const body = (await response.json()) as { data?: { key?: { key?: string } } };
+  expect(response.status, JSON.stringify(body)).toBe(201);
+  key = body.data?.key?.key ?? '';
   client = new EdgeshareClient({ baseUrl: server.origin, apiKey: key });
-}, 120_000);
-
-afterAll(async () => {
-  await server?.stop();
 });
 
 function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -35,7 +40,7 @@ function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: st
 }
 
 describe('the policy from the client and the CLI', () => {
-  it('client.policy() answers the configured bounds, and a refusal is an EdgeshareError POLICY_VIOLATION', async () => {
+  it('client.policy() answers the account’s bounds, and a refusal is an EdgeshareError POLICY_VIOLATION', async () => {
     expect(await client.policy()).toEqual({
       linkMaxExpirySeconds: null,
       linkRequireExpiry: null,
