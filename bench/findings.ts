@@ -17,7 +17,7 @@ export const FINDINGS: Record<string, string[]> = {
   // Issues 40 and 41's rows: merged in from the run of 2026-11-29 12:05 (`--only e2e`, nothing else
   // running), after the header went alone in an encrypted upload's first PATCH, the CLI's chunks
   // stopped making new arrays, and the share page's SHA-256 moved to its Web Worker. The CLI's
-  // rows (e2e-cli-*) from the runs of 2026-11-29 14:20 and 14:33 (`--only`, a loaded machine), after
+  // rows (e2e-cli-*) from the runs of 2026-11-29 14:41 and 14:33 (`--only`, load average 3 and 6), after
   // the CLI began freeing its chunks as it goes (scripts/node-chunks.ts).
   'e2e-link-download.throughput': [
     'Met, and faster than plain (135 against 32 MiB/s; server CPU 0.5 against 2.8 s per 100 MiB).',
@@ -32,12 +32,12 @@ export const FINDINGS: Record<string, string[]> = {
       'R2 and read back by the next: the local Worker spent 15.7 against 13.0 s, now 14.1 against 14.1.',
     'The CLI still reads the file twice (SHA-256 for `meta`, which goes with the first request): 2.1 against ' +
       '1.3 s of its CPU.',
-    'The figures shown are from a loaded machine (load average 6–7 on 2 cores): 28–41 s each way. A run just ' +
-      'before gave 0.78, its rounds 17–41 s; the CLI’s CPU was the same in both (2.0–2.2 s against 1.3–1.4).',
+    'Runs on a loaded machine (load average 6–7 on 2 cores) gave 1.12 and 0.78, rounds of 17–41 s each way; ' +
+      'the one shown (load 3) 0.95. The CLI’s CPU was the same in all three (1.8–2.2 s against 1.2–1.4).',
   ],
   'e2e-cli-upload.memory': [
-    'Met since the CLI frees its chunks as it goes: 36.5 MiB growth at 300 MiB against plain’s 41.5 (another run: ' +
-      '32.8 against 44.4); it was 76 against 42.',
+    'Met since the CLI frees its chunks as it goes: 37.8 MiB growth at 300 MiB against plain’s 44.0 (two runs ' +
+      'before: 36.5 against 41.5, 32.8 against 44.4); it was 76 against 42.',
     'The cause was garbage, not data held: node:crypto makes each 64 KiB chunk a new buffer, and V8 freed them only ' +
       'at a collection, after 40–60 MiB of them (the small JS objects around them fill the young generation slowly).',
     'Not mainly the allocator: with glibc’s mmap threshold pinned at 64 KiB (MALLOC_MMAP_THRESHOLD_, every chunk ' +
