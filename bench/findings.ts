@@ -16,7 +16,9 @@
 export const FINDINGS: Record<string, string[]> = {
   // Issues 40 and 41's rows: merged in from the run of 2026-11-29 12:05 (`--only e2e`, nothing else
   // running), after the header went alone in an encrypted upload's first PATCH, the CLI's chunks
-  // stopped making new arrays, and the share page's SHA-256 moved to its Web Worker.
+  // stopped making new arrays, and the share page's SHA-256 moved to its Web Worker. The CLI's
+  // rows (e2e-cli-*) from the runs of 2026-11-29 14:41 and 14:33 (`--only`, load average 3 and 6), after
+  // the CLI began freeing its chunks as it goes (scripts/node-chunks.ts).
   'e2e-link-download.throughput': [
     'Met, and faster than plain (135 against 32 MiB/s; server CPU 0.5 against 2.8 s per 100 MiB).',
     'After the link’s header, the R2 body is piped by the runtime into a FixedLengthStream, which the ' +
@@ -30,28 +32,42 @@ export const FINDINGS: Record<string, string[]> = {
       'R2 and read back by the next: the local Worker spent 15.7 against 13.0 s, now 14.1 against 14.1.',
     'The CLI still reads the file twice (SHA-256 for `meta`, which goes with the first request): 2.1 against ' +
       '1.3 s of its CPU.',
+    'Runs on a loaded machine (load average 6–7 on 2 cores) gave 1.12 and 0.78, rounds of 17–41 s each way; ' +
+      'the one shown (load 3) 0.95. The CLI’s CPU was the same in all three (1.8–2.2 s against 1.2–1.4).',
   ],
   'e2e-cli-upload.memory': [
-    'Flat in the size, not at the goal: 76 MiB growth at 300 MiB (plain 42; rounds 62 to 79).',
-    'Not the read-ahead: 4 or 16 chunks of 64 KiB per read of the file gave the same 75 MiB at 64 MiB.',
-    'Not the new arrays alone: each 64 KiB chunk made four (the file’s slice, the cipher’s output, that output ' +
-      'joined to its tag, the hash’s read), now one and its 16-byte tag. 64 MiB runs went from 78 to 51–63 MiB.',
-    'The RSS ratchets: plain’s falls back between PATCHes (155 to 118 MiB in a 200 MiB run), the encrypted ' +
-      'one’s never does, with live ArrayBuffers under 45 MiB and a 36 MiB heap: the allocator keeps what was freed.',
+    'Met since the CLI frees its chunks as it goes: 37.8 MiB growth at 300 MiB against plain’s 44.0 (two runs ' +
+      'before: 36.5 against 41.5, 32.8 against 44.4); it was 76 against 42.',
+    'The cause was garbage, not data held: node:crypto makes each 64 KiB chunk a new buffer, and V8 freed them only ' +
+      'at a collection, after 40–60 MiB of them (the small JS objects around them fill the young generation slowly).',
+    'Not mainly the allocator: with glibc’s mmap threshold pinned at 64 KiB (MALLOC_MMAP_THRESHOLD_, every chunk ' +
+      'returned on free) a 160 MiB run still grew 55–58 MiB against 65–69.',
+    'Now a young-generation collection runs every 2 MiB encrypted (scripts/node-chunks.ts): under 1 ms each; the ' +
+      'CLI’s CPU is unchanged (2.0–2.2 s at 300 MiB).',
+    'Left: about 20 MiB while it streams, and 10–15 MiB at exit, where V8 finishes a background compile of undici’s ' +
+      'WebAssembly HTTP parser (seen with strace; before this change too).',
   ],
   'e2e-cli-download.throughput': [
     'Met since the server pipes the payload after the header (it was 0.48×): the owner’s 64 MiB download ' +
       'took 4.6 s of the local Worker’s CPU, then 2.4 s (plain: 2.5 s).',
   ],
   'e2e-cli-download.memory': [
-    'Met in this run: 51 MiB growth at 300 MiB against plain’s 44 (the last run: 67 against 34).',
-    'Not data waiting in the pipeline: what piles up between collections is garbage arrays (40–50 MiB), as in ' +
-      'plain. Each 64 KiB chunk made four new ones, now two: the response’s and the cipher’s (plain: the response’s).',
+    'Met: 21.6 MiB growth at 300 MiB against plain’s 59.5, 26 through the link (before: 51 against 44).',
+    'Decrypted chunks are freed once written, and a young-generation collection runs every 2 MiB decrypted ' +
+      '(scripts/node-chunks.ts): what piled up between collections was garbage arrays (40–60 MiB).',
+    'The response’s own chunks, as in plain, now go at the next collection: the plain download keeps its 40–60 ' +
+      'MiB, more in this run’s loaded machine (load average 6 on 2 cores).',
   ],
   'e2e-cli-memory.memory': [
-    'Flat in the size, not at the goal: 72 MiB growth at 1 GiB (83 before), 73 at 300 MiB through the link ' +
-      '(e2e-cli-download’s cli-link); the plain download grew 51 MiB.',
-    'One round at 1 GiB: the spread is unknown.',
+    'Met since the CLI frees its chunks as it goes: 27.4 MiB growth at 1 GiB (21.3 in another run), against ' +
+      'plain’s 85.9 (76.8); it was 72 against 51.',
+    'The plain download grew more than in the quieter run before (51): the machine was loaded (load average 6 on ' +
+      '2 cores). Against that 51 the encrypted one is still 0.42–0.54×.',
+    'Each decrypted chunk is detached (ArrayBuffer transfer(0)) once written to the file, and a young-generation ' +
+      'collection runs every 2 MiB, which frees the response’s chunks (scripts/node-chunks.ts).',
+    'At 160 MiB: freeing the written chunks alone changed nothing measurable (52–79 MiB before, 63–79); ' +
+      'collecting every 8 MiB gave 38–46, both 33–42, both with a collection every 2 MiB 22–26 (0.5–1 ms each).',
+    'One round at 1 GiB each time: the spread is unknown.',
   ],
   'e2e-browser-upload.throughput': [
     'Just short: 21.1 against 14.5 s at 300 MiB; a second run of the case alone gave 0.68 (21.9 against 14.9 s).',

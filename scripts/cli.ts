@@ -50,6 +50,7 @@ import {
   useScrypt,
 } from '../src/lib/age/index.ts';
 import { NODE_CIPHER, NODE_SCRYPT } from './age-native.ts';
+import { collectingEvery, writeAndFree } from './node-chunks.ts';
 
 // Every STREAM chunk (encrypting uploads, decrypting downloads) through Node's native ChaCha20-Poly1305,
 // every passphrase (links, the identity's backup) through its scrypt, and the downloads' checks
@@ -418,10 +419,14 @@ async function uploadEncryptedFile(
     const plaintextSha256 = await sha256OfHandle(handle);
     // As a Blob of the file would, a read refuses a file changed since (its size or time differ):
     // its bytes would no longer be the ones `meta` hashed, nor the ones an earlier attempt sent.
+    // Each read is encrypted into new chunks: a collection every few MiB frees them (node-chunks.ts).
+    const moved = collectingEvery();
     const readAt = async (into: Uint8Array, position: number) => {
       const now = await handle.stat();
       if (now.size !== stat.size || now.mtimeMs !== stat.mtimeMs) throw new Error(`${path} changed while uploading`);
-      return (await handle.read(into, 0, into.length, position)).bytesRead;
+      const { bytesRead } = await handle.read(into, 0, into.length, position);
+      moved(bytesRead);
+      return bytesRead;
     };
     const { file } = await untilInterrupted(name, (signal) =>
       api.uploadEncrypted(blob, {
@@ -562,9 +567,21 @@ async function identityCommand([action, ...rest]: string[]): Promise<number> {
 /** Saves an opened age download: to -o PATH, - for stdout, or its name; a failure removes the file. */
 async function saveDecrypted(plaintext: ReadableStream<Uint8Array>, name: string): Promise<string> {
   const target = values.output ?? name;
-  const body = Readable.fromWeb(plaintext as import('node:stream/web').ReadableStream<Uint8Array>);
   try {
-    await pipeline(body, target === '-' ? process.stdout : createWriteStream(target));
+    if (target === '-') {
+      await pipeline(
+        Readable.fromWeb(plaintext as import('node:stream/web').ReadableStream<Uint8Array>),
+        process.stdout,
+      );
+    } else {
+      // Each decrypted chunk is freed once written (see node-chunks.ts): memory stays flat.
+      const handle = await open(target, 'w');
+      try {
+        await writeAndFree(plaintext, handle);
+      } finally {
+        await handle.close();
+      }
+    }
   } catch (error) {
     if (target !== '-') rmSync(target, { force: true });
     throw error;
