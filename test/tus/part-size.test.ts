@@ -55,22 +55,22 @@ async function storedSha(keyId: string, id: string): Promise<{ sha: string; etag
 }
 
 describe('the part size chosen by the first PATCH', () => {
-  it('stores 25 MiB sent in 10 MiB chunks as parts of 10, 10 and 5 MiB, with no tail object between PATCHes', async () => {
-    const { id: keyId, auth } = await newKey('ten mib chunks');
-    const bytes = binaryBytes(25 * MIB, 31);
+  it('stores 15 MiB sent in 6 MiB chunks as parts of 6, 6 and 3 MiB, with no tail object between PATCHes', async () => {
+    const { id: keyId, auth } = await newKey('six mib chunks');
+    const bytes = binaryBytes(15 * MIB, 31);
     const { path, id } = await created(auth, bytes.length, { filename: 'chunks.bin' });
 
-    expect(await sizedOk(auth, path, 0, bytes.slice(0, 10 * MIB))).toBe(10 * MIB);
-    expect(await partsOf(id)).toEqual({ partSize: 10 * MIB, partCount: 1 });
+    expect(await sizedOk(auth, path, 0, bytes.slice(0, 6 * MIB))).toBe(6 * MIB);
+    expect(await partsOf(id)).toEqual({ partSize: 6 * MIB, partCount: 1 });
     expect(await tailObjects(id)).toEqual([]);
-    expect(await sizedOk(auth, path, 10 * MIB, bytes.slice(10 * MIB, 20 * MIB))).toBe(20 * MIB);
-    expect(await partsOf(id)).toEqual({ partSize: 10 * MIB, partCount: 2 });
+    expect(await sizedOk(auth, path, 6 * MIB, bytes.slice(6 * MIB, 12 * MIB))).toBe(12 * MIB);
+    expect(await partsOf(id)).toEqual({ partSize: 6 * MIB, partCount: 2 });
     expect(await tailObjects(id)).toEqual([]);
-    const last = await sized(auth, path, 20 * MIB, bytes.slice(20 * MIB));
+    const last = await sized(auth, path, 12 * MIB, bytes.slice(12 * MIB));
     expect(last.headers.get('x-file-id')).toBe(id);
 
     const stored = await storedSha(keyId, id);
-    // An R2 multipart object's ETag ends in -<parts>: 8 MiB parts would have made four.
+    // An R2 multipart object's ETag ends in -<parts>: 8 MiB parts would have made two.
     expect(stored.etag).toMatch(/-3"$/);
     expect(stored.sha).toBe(await sha256Hex(bytes));
     const record = await call(`/api/v2/files/${id}`, { headers: auth });
@@ -105,7 +105,7 @@ describe('the part size chosen by the first PATCH', () => {
 
   it('keeps 8 MiB parts when the first PATCH is under 5 MiB, even if larger chunks follow', async () => {
     const { id: keyId, auth } = await newKey('small first chunk');
-    const bytes = binaryBytes(21 * MIB, 32);
+    const bytes = binaryBytes(17 * MIB, 32);
     const { path, id } = await created(auth, bytes.length, { filename: 'small-first.bin' });
 
     expect(await sizedOk(auth, path, 0, bytes.slice(0, MIB))).toBe(MIB);
@@ -133,27 +133,27 @@ describe('the part size chosen by the first PATCH', () => {
 });
 
 describe('resuming with the chosen part size', () => {
-  it('keeps what arrived of a broken PATCH as the tail and completes in 10 MiB parts', async () => {
+  it('keeps what arrived of a broken PATCH as the tail and completes in 6 MiB parts', async () => {
     const { id: keyId, auth } = await newKey('broken chunk');
-    const bytes = binaryBytes(30 * MIB, 34);
+    const bytes = binaryBytes(18 * MIB, 34);
     const { path, id } = await created(auth, bytes.length, { filename: 'broken-chunk.bin' });
-    expect(await sizedOk(auth, path, 0, bytes.slice(0, 10 * MIB))).toBe(10 * MIB);
+    expect(await sizedOk(auth, path, 0, bytes.slice(0, 6 * MIB))).toBe(6 * MIB);
 
-    // The next 10 MiB chunk breaks off after 4 MiB: those are kept, in a tail object.
+    // The next 6 MiB chunk breaks off after 2 MiB: those are kept, in a tail object.
     const broken = await call(path, {
       method: 'PATCH',
-      headers: { ...TUS, ...auth, ...OCTETS, 'Upload-Offset': String(10 * MIB) },
-      body: breakingBody(bytes.subarray(10 * MIB, 20 * MIB), 4 * MIB),
+      headers: { ...TUS, ...auth, ...OCTETS, 'Upload-Offset': String(6 * MIB) },
+      body: breakingBody(bytes.subarray(6 * MIB, 12 * MIB), 2 * MIB),
     });
     expect(broken.status).toBe(204);
-    expect(await offsetOf(auth, path)).toBe(14 * MIB);
-    expect(await partsOf(id)).toEqual({ partSize: 10 * MIB, partCount: 1 });
+    expect(await offsetOf(auth, path)).toBe(8 * MIB);
+    expect(await partsOf(id)).toEqual({ partSize: 6 * MIB, partCount: 1 });
     expect(await tailObjects(id)).toHaveLength(1);
 
     // The client resumes with chunks of its size from the offset HEAD reports: the tail goes in front.
-    expect(await sizedOk(auth, path, 14 * MIB, bytes.slice(14 * MIB, 24 * MIB))).toBe(24 * MIB);
-    expect(await partsOf(id)).toEqual({ partSize: 10 * MIB, partCount: 2 });
-    const last = await sized(auth, path, 24 * MIB, bytes.slice(24 * MIB));
+    expect(await sizedOk(auth, path, 8 * MIB, bytes.slice(8 * MIB, 14 * MIB))).toBe(14 * MIB);
+    expect(await partsOf(id)).toEqual({ partSize: 6 * MIB, partCount: 2 });
+    const last = await sized(auth, path, 14 * MIB, bytes.slice(14 * MIB));
     expect(last.headers.get('x-file-id')).toBe(id);
     expect(await tailObjects(id)).toEqual([]);
 
@@ -164,22 +164,23 @@ describe('resuming with the chosen part size', () => {
 
   it('keeps the size a broken first PATCH chose from its Content-Length', async () => {
     const { id: keyId, auth } = await newKey('broken first');
-    const bytes = binaryBytes(20 * MIB, 35);
+    const bytes = binaryBytes(13 * MIB, 35);
     const { path, id } = await created(auth, bytes.length, { filename: 'broken-first.bin' });
     const broken = await call(path, {
       method: 'PATCH',
-      headers: { ...TUS, ...auth, ...OCTETS, 'Upload-Offset': '0', 'Content-Length': String(10 * MIB) },
-      body: breakingBody(bytes, 7 * MIB),
+      headers: { ...TUS, ...auth, ...OCTETS, 'Upload-Offset': '0', 'Content-Length': String(6 * MIB) },
+      body: breakingBody(bytes, 4 * MIB),
     });
     expect(broken.status).toBe(204);
-    expect(await offsetOf(auth, path)).toBe(7 * MIB);
-    expect(await partsOf(id)).toEqual({ partSize: 10 * MIB, partCount: 0 });
+    expect(await offsetOf(auth, path)).toBe(4 * MIB);
+    expect(await partsOf(id)).toEqual({ partSize: 6 * MIB, partCount: 0 });
 
-    expect(await sizedOk(auth, path, 7 * MIB, bytes.slice(7 * MIB, 17 * MIB))).toBe(17 * MIB);
-    expect(await partsOf(id)).toEqual({ partSize: 10 * MIB, partCount: 1 });
-    await sized(auth, path, 17 * MIB, bytes.slice(17 * MIB));
+    expect(await sizedOk(auth, path, 4 * MIB, bytes.slice(4 * MIB, 10 * MIB))).toBe(10 * MIB);
+    expect(await partsOf(id)).toEqual({ partSize: 6 * MIB, partCount: 1 });
+    await sized(auth, path, 10 * MIB, bytes.slice(10 * MIB));
     const stored = await storedSha(keyId, id);
-    expect(stored.etag).toMatch(/-2"$/);
+    // Parts of 6, 6 and 1 MiB: 8 MiB parts would have made two.
+    expect(stored.etag).toMatch(/-3"$/);
     expect(stored.sha).toBe(await sha256Hex(bytes));
   });
 
