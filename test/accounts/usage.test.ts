@@ -98,7 +98,9 @@ describe('GET /api/v2/usage', () => {
   });
 
   it('counts as a request and carries the rate-limit headers', async () => {
-    const { auth } = await createKey('counted', { rateLimitRequests: 2 });
+    // An hour's window: the three requests never straddle the start of a new one (windows are
+    // aligned to multiples of their length).
+    const { auth } = await createKey('counted', { rateLimitRequests: 2, rateLimitWindowSeconds: 3600 });
     const first = await call('/api/v2/usage', { headers: auth });
     expect(first.headers.get('x-ratelimit-limit')).toBe('2');
     expect(first.headers.get('x-ratelimit-remaining')).toBe('1');
