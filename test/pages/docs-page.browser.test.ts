@@ -26,7 +26,8 @@ describe.runIf(warnIfNoChromium('the /docs browser tests'))('/docs in Chromium, 
     });
     ({ page, problems } = await newPage(context));
     response = await page.goto(`${server().origin}/docs`);
-    await page.locator('.opblock').first().waitFor();
+    // Swagger UI renders for 10-15 s here, longer while other files keep both cores busy.
+    await page.locator('.opblock').first().waitFor({ timeout: 90_000 });
   });
 
   afterAll(async () => {
