@@ -43,9 +43,17 @@ export { freePort };
 type LaunchedDevServer = DevServer & { ready: Promise<void>; log: string };
 
 export async function startDevServer(options: DevServerOptions = {}): Promise<DevServer> {
-  const server = await launchDevServer(options);
-  await server.ready;
-  return server;
+  for (let attempt = 1; ; attempt++) {
+    const server = await launchDevServer(options);
+    try {
+      await server.ready;
+      return server;
+    } catch (error) {
+      // Another process took a port between freePort() and wrangler's bind: new ports, once more.
+      await server.stop();
+      if (attempt === 3 || !server.output().includes('Address already in use')) throw error;
+    }
+  }
 }
 
 /**
