@@ -43,17 +43,9 @@ export { freePort };
 type LaunchedDevServer = DevServer & { ready: Promise<void>; log: string };
 
 export async function startDevServer(options: DevServerOptions = {}): Promise<DevServer> {
-  for (let attempt = 1; ; attempt++) {
-    const server = await launchDevServer(options);
-    try {
-      await server.ready;
-      return server;
-    } catch (error) {
-      // Another process took a port between freePort() and wrangler's bind: new ports, once more.
-      await server.stop();
-      if (attempt === 3 || !server.output().includes('Address already in use')) throw error;
-    }
-  }
+  const server = await launchDevServer(options);
+  await server.ready;
+  return server;
 }
 
 /**
@@ -80,30 +72,49 @@ async function launchDevServer(options: DevServerOptions): Promise<LaunchedDevSe
   let child: ReturnType<typeof spawn> | undefined;
   let exited = Promise.resolve();
   let stopping = false;
+  let up = false;
   const start = async () => {
     // As `npm run dev` does: in this process, one workerd (scripts/local-d1.ts), not a wrangler per migration.
     await withLocalD1(persistTo, (db) => db.migrate());
-    if (stopping) return;
     // The ip comes from wrangler.toml [dev]; the inspector gets its own port so that runs (and a
     // developer's own `npm run dev`) never collide on the default one.
     const args = ['dev', '--port', String(port), '--inspector-port', String(inspectorPort), '--persist-to', persistTo];
-    // detached: wrangler leads a new process group, so stop() can end workerd and esbuild with it.
-    const started = spawn(process.execPath, [WRANGLER, ...args, '--show-interactive-dev-session=false', ...vars], {
-      cwd: ROOT,
-      env: { ...wranglerEnv(), XDG_CONFIG_HOME: join(dir, 'config') },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
-    });
-    child = started;
-    started.stdout?.on('data', append);
-    started.stderr?.on('data', append);
-    exited = new Promise<void>((resolve) =>
-      started.once('exit', (code, signal) => {
-        if (!stopping) append(`\n${EXITED} (${signal ?? code})\n`);
-        resolve();
-      }),
-    );
-    await waitForHealth(origin, options.startTimeoutMs ?? 90_000, log);
+    for (let attempt = 1; !stopping; attempt++) {
+      // detached: wrangler leads a new process group, so stop() can end workerd and esbuild with it.
+      const started = spawn(process.execPath, [WRANGLER, ...args, '--show-interactive-dev-session=false', ...vars], {
+        cwd: ROOT,
+        env: { ...wranglerEnv(), XDG_CONFIG_HOME: join(dir, 'config') },
+        stdio: ['ignore', 'pipe', 'pipe'],
+        detached: true,
+      });
+      child = started;
+      let said = '';
+      const hear = (chunk: Buffer) => {
+        said += chunk.toString();
+        append(chunk);
+      };
+      started.stdout?.on('data', hear);
+      started.stderr?.on('data', hear);
+      let gone = false;
+      exited = new Promise<void>((resolve) =>
+        started.once('exit', (code, signal) => {
+          gone = true;
+          // Once it has answered, its end is final: files waiting on a shared server stop waiting.
+          if (!stopping) append(`\n${up ? EXITED : '[e2e] wrangler dev ended'} (${signal ?? code})\n`);
+          resolve();
+        }),
+      );
+      try {
+        await waitForHealth(origin, options.startTimeoutMs ?? 90_000, () => gone);
+        up = true;
+        return;
+      } catch (error) {
+        // A port wrangler picks for itself (in the kernel's ephemeral range) can be taken by another
+        // process's connection before wrangler binds it: it exits at once, and starts again well.
+        if (!gone || attempt === 3 || !said.includes('Address already in use')) throw error;
+        endGroup(started.pid, 'SIGKILL');
+      }
+    }
   };
   const ready = start().catch((error: unknown) => {
     const message = error instanceof Error ? error.message : String(error);
@@ -118,8 +129,8 @@ async function launchDevServer(options: DevServerOptions): Promise<LaunchedDevSe
     await ready.catch(() => undefined);
     if (child && child.exitCode === null && child.signalCode === null && child.pid !== undefined) {
       const pid = child.pid;
-      process.kill(-pid, 'SIGTERM');
-      const timer = setTimeout(() => process.kill(-pid, 'SIGKILL'), 10_000);
+      endGroup(pid, 'SIGTERM');
+      const timer = setTimeout(() => endGroup(pid, 'SIGKILL'), 10_000);
       await exited;
       clearTimeout(timer);
     }
@@ -146,14 +157,23 @@ async function launchDevServer(options: DevServerOptions): Promise<LaunchedDevSe
   };
 }
 
+/** Signals the process group wrangler leads (it, workerd and esbuild), if it is still there. */
+function endGroup(pid: number | undefined, signal: NodeJS.Signals) {
+  try {
+    if (pid !== undefined) process.kill(-pid, signal);
+  } catch {
+    // Already gone.
+  }
+}
+
 /** The line a server's log ends with when wrangler exits or never started. */
 const EXITED = '[e2e] wrangler dev exited';
 
-/** Polls /health until it answers 200; fails early once the log says wrangler is gone. */
-async function waitForHealth(origin: string, timeoutMs: number, log: string): Promise<void> {
+/** Polls /health until it answers 200; fails early once `gone()` says wrangler is. */
+async function waitForHealth(origin: string, timeoutMs: number, gone: () => boolean): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (readLog(log).includes(EXITED)) throw new Error('wrangler exited');
+    if (gone()) throw new Error('wrangler exited');
     try {
       const response = await fetch(`${origin}/health`, { signal: AbortSignal.timeout(2_000) });
       await response.arrayBuffer();
@@ -209,7 +229,7 @@ export type SharedDevServer = { origin: string; adminToken: string; createKey(na
 export async function sharedDevServer(name: 'e2eServer' | 'browserServer'): Promise<SharedDevServer> {
   const { origin, adminToken, log } = inject(name);
   try {
-    await waitForHealth(origin, 150_000, log);
+    await waitForHealth(origin, 150_000, () => readLog(log).includes(EXITED));
   } catch (error) {
     throw new Error(
       `the shared wrangler dev did not start: ${(error as Error).message}\n${readLog(log).slice(-20_000)}`,
