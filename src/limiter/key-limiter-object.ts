@@ -22,6 +22,8 @@ import { hasScope, parseScopes } from './scopes';
 
 type WindowState = { start: number; count: number };
 type StoredKeyState = KeyState & { checkedAt: number };
+/** When the key was last used, and the use last written to D1 (ms). */
+type LastUse = { at: number; written: number };
 
 const WINDOW_KEY = 'window';
 const KEY_STATE_KEY = 'key';
@@ -200,16 +202,22 @@ export class KeyLimiter extends DurableObject<Env> {
 
   /** Writes when the key was last used to D1: at most once per LAST_USED_FLUSH_MS. */
   override async alarm(): Promise<void> {
-    const used = this.#get<{ at: number; written: number }>(LAST_USED_KEY);
+    const used = this.#get<LastUse>(LAST_USED_KEY);
     const state = this.#get<StoredKeyState>(KEY_STATE_KEY);
     if (!used || !state || used.written >= used.at) return;
     await touchLastUsed(this.env.DB, state.id, new Date(used.at).toISOString());
-    this.#put(LAST_USED_KEY, { ...used, written: used.at });
+    // Requests go on while D1 writes: a use noted meanwhile is kept, and (#used saw a write due and
+    // scheduled none) its own write is scheduled here, a minute after this one.
+    const latest = this.#get<LastUse>(LAST_USED_KEY) ?? used;
+    this.#put(LAST_USED_KEY, { at: latest.at, written: used.at });
+    if (latest.at > used.at && (await this.ctx.storage.getAlarm()) === null) {
+      await this.ctx.storage.setAlarm(used.at + LAST_USED_FLUSH_MS);
+    }
   }
 
   /** Notes a use; the first one since the last write schedules the next write. */
   async #used(now: number): Promise<void> {
-    const used = this.#get<{ at: number; written: number }>(LAST_USED_KEY) ?? { at: 0, written: 0 };
+    const used = this.#get<LastUse>(LAST_USED_KEY) ?? { at: 0, written: 0 };
     this.#put(LAST_USED_KEY, { ...used, at: now });
     if (used.at > used.written) return; // a write is already due
     if ((await this.ctx.storage.getAlarm()) !== null) return;

@@ -1,7 +1,8 @@
 // lastUsedAt: the key's object notes every use and writes it to D1 from an alarm, at most once a
 // minute per key, never once per request.
-import { env, runDurableObjectAlarm } from 'cloudflare:test';
+import { env, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
+import { sha256Hex } from '../../src/lib/crypto';
 import { call, createKey } from '../helpers/worker';
 
 const lastUsed = async (id: string) =>
@@ -47,5 +48,40 @@ describe('lastUsedAt', () => {
     const list = await call('/api/v2/keys', { headers: auth });
     const keys = ((await list.json()) as { data: { keys: { id: string; lastUsedAt: string | null }[] } }).data.keys;
     expect(keys.find((key) => key.id === id)?.lastUsedAt).toBe(rewritten);
+  });
+
+  it('keeps a use noted while the alarm writes to D1, and writes it a minute later', async () => {
+    const { id, key, auth } = await createKey('used meanwhile');
+    const stub = env.KEY_LIMITER.getByName(id);
+    await use(auth, 1);
+    const keyHash = await sha256Hex(key);
+    const meanwhile = await runInDurableObject(stub, async (limiter, state) => {
+      await state.storage.deleteAlarm();
+      const before = state.storage.kv.get<{ at: number; written: number }>('lastUsed');
+      if (!before) throw new Error('no use noted');
+      // The alarm awaits D1; the use below (no I/O: the key's state is fresh) lands during that write.
+      const writing = limiter.alarm();
+      const at = before.at + 1;
+      const result = await limiter.authorize({
+        keyId: id,
+        keyHash,
+        defaults: {
+          rateLimitRequests: 100,
+          rateLimitWindowSeconds: 60,
+          storageQuotaBytes: 1,
+          maxFiles: 1,
+          holdTtlMs: 1,
+        },
+        scope: null,
+        now: at,
+      });
+      expect(result.admission?.allowed).toBe(true);
+      await writing;
+      expect(state.storage.kv.get('lastUsed')).toEqual({ at, written: before.at });
+      expect(await state.storage.getAlarm()).toBe(before.at + 60_000);
+      return at;
+    });
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    expect(Date.parse((await lastUsed(id)) ?? '')).toBe(meanwhile);
   });
 });
