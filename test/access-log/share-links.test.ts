@@ -6,7 +6,7 @@ import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:
 import { describe, expect, it } from 'vitest';
 import worker from '../../src/index';
 import { basic, makeLink, owner, pathOf, readLink } from '../helpers/links';
-import { call, ORIGIN, someAddress } from '../helpers/worker';
+import { awayFromWindowEdge, call, ORIGIN, someAddress } from '../helpers/worker';
 import { accessLog, addressHeader, gist, visit, wholeLog } from './access-helpers';
 
 const CONTENT = 'the shared content, 38 bytes long....';
@@ -47,7 +47,10 @@ describe('a file’s default link', () => {
   it('records a download refused by the per-address throttle, before the link was even looked up', async () => {
     const { auth, fileId, shareUrl } = await owner({ content: CONTENT });
     const from = addressHeader();
-    const tight = { LINK_DOWNLOAD_LIMIT: '1' };
+    // An hour's window, away from its end: both downloads count in the same one (windows are
+    // aligned to multiples of their length; in the default minute the second could start a new one).
+    const tight = { LINK_DOWNLOAD_LIMIT: '1', LINK_DOWNLOAD_WINDOW_SECONDS: '3600' };
+    await awayFromWindowEdge(3600);
     const path = `${new URL(shareUrl).pathname}/download`;
     expect((await visit(path, { headers: from }, tight)).response.status).toBe(200);
     expect((await visit(path, { headers: from }, tight)).response.status).toBe(429);
@@ -157,6 +160,8 @@ describe('a made link', () => {
     const { auth, fileId } = await owner({ content: CONTENT });
     const link = await makeLink(auth, fileId, { password: 'right one' });
     const from = addressHeader();
+    // Wrong passwords per address count in 5-minute windows aligned to the clock: all of them in one.
+    await awayFromWindowEdge(300);
     let status = 401;
     for (let i = 0; i < 12 && status === 401; i++) {
       status = (await visit(`${pathOf(link)}/download`, { headers: { ...basic(`wrong ${i}`), ...from } })).response

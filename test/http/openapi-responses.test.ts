@@ -18,7 +18,7 @@ import {
 } from '../helpers/openapi';
 import { api, VERSIONS } from '../helpers/responses';
 import { form } from '../helpers/upload';
-import { call, createKey } from '../helpers/worker';
+import { awayFromWindowEdge, call, createKey } from '../helpers/worker';
 import { at, grantTokens } from '../oauth/oauth-helpers';
 
 type Version = (typeof VERSIONS)[number];
@@ -96,7 +96,9 @@ describe.each(VERSIONS)('every %s operation answers as its OpenAPI document says
     await expectDocumented(version, 'uploadFile', await upload(version, {}));
     await expectDocumented(version, 'uploadFile', await upload(version, auth, 'big.txt', 'x'.repeat(200)));
     await expectDocumented(version, 'uploadFile', await upload(version, auth, 'tool.exe'));
-    const limited = await createKey('doc-limited', { rateLimitRequests: 1 });
+    // An hour's window: the second upload is refused, never counted in a new minute's window.
+    const limited = await createKey('doc-limited', { rateLimitRequests: 1, rateLimitWindowSeconds: 3600 });
+    await awayFromWindowEdge(3600);
     await (await upload(version, limited.auth)).arrayBuffer();
     await expectDocumented(version, 'uploadFile', await upload(version, limited.auth));
   });
@@ -758,6 +760,8 @@ describe('the report operation answers as the v2 document says', () => {
     const turnstile = { TURNSTILE_SITE_KEY: '1x00000000000000000000AA', TURNSTILE_SECRET_KEY: 'secret' };
     await expectDocumented('v2', 'reportAbuse', await report(ok, 'application/json', turnstile));
     const address = { 'CF-Connecting-IP': '192.0.2.77' };
+    // Reports count in hour windows aligned to the clock: all three in one.
+    await awayFromWindowEdge(3600);
     for (let i = 0; i < 2; i++) await report(ok, 'application/json', { REPORTS_PER_ADDRESS: '2' }, address);
     const throttled = await report(ok, 'application/json', { REPORTS_PER_ADDRESS: '2' }, address);
     expect(throttled.status).toBe(429);
