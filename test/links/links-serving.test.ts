@@ -1,5 +1,6 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
+import { FLUSH_DELAY_MS } from '../../src/links/link-counter-object';
 import { sweep } from '../../src/maintenance/sweep';
 import { expireLink, flush, json, makeLink, owner, pathOf, readLink } from '../helpers/links';
 import { PNG_1X1 } from '../helpers/upload';
@@ -133,11 +134,15 @@ describe('counting', () => {
   it('keeps counts in the link’s object and flushes them to D1 (link and file) in one write', async () => {
     const { auth, fileId } = await owner();
     const link = await makeLink(auth, fileId);
+    const start = Date.now();
     for (let i = 0; i < 4; i++) await (await call(`${pathOf(link)}/download`)).arrayBuffer();
     const before = await env.DB.prepare('SELECT download_count FROM share_links WHERE id = ?1')
       .bind(link.id)
       .first<{ download_count: number }>();
-    expect(before?.download_count).toBe(0);
+    // Nothing in D1 yet. (The alarm flushes by itself FLUSH_DELAY_MS after the first download: on a
+    // machine so loaded that the downloads took that long, it may have run, with what was counted.)
+    if (Date.now() - start < FLUSH_DELAY_MS) expect(before?.download_count).toBe(0);
+    else expect(before?.download_count).toBeLessThanOrEqual(4);
     expect((await readLink(auth, link.id)).downloadCount).toBe(4);
     await flush(link.id);
     const after = await env.DB.prepare(

@@ -1,5 +1,6 @@
 import { env, runDurableObjectAlarm } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
+import { FLUSH_DELAY_MS } from '../../src/links/link-counter-object';
 import type { ErrorBody } from '../helpers/records';
 import { PNG_1X1, upload } from '../helpers/upload';
 import { awayFromWindowEdge, call, createKey, flushDefaultLink } from '../helpers/worker';
@@ -206,9 +207,14 @@ describe('the default link’s counting and throttle', () => {
   it('counts downloads in the file’s counter object and writes them to D1 once per flush, not once per download', async () => {
     const { auth } = await createKey();
     const file = await uploadFile(auth, {});
+    const start = Date.now();
     for (let i = 0; i < 4; i++) await (await call(`/share/${file.token}/download`)).arrayBuffer();
-    // Nothing written yet: four downloads cost D1 four reads, no write.
-    expect(await storedCount(file.id)).toBe(0);
+    const stored = await storedCount(file.id);
+    // Nothing written yet: four downloads cost D1 four reads, no write. (The alarm flushes by itself
+    // FLUSH_DELAY_MS after the first download: on a machine so loaded that the downloads took that
+    // long, it may have run, and written at most what was counted.)
+    if (Date.now() - start < FLUSH_DELAY_MS) expect(stored).toBe(0);
+    else expect(stored).toBeLessThanOrEqual(4);
     await runDurableObjectAlarm(env.LINK_COUNTERS.getByName(`file:${file.id}`));
     expect(await storedCount(file.id)).toBe(4);
     // A flush with nothing pending adds nothing.
