@@ -98,7 +98,8 @@ it('delivers a signed file.uploaded within seconds; a 10 s receiver never delays
   const answeredIn = Date.now() - started;
   expect(uploaded.status).toBe(201);
   const file = ((await uploaded.json()) as { data: { id: string } }).data;
-  expect(answeredIn).toBeLessThan(2_000);
+  // Well under the slow receiver's 10 s, with room for a loaded machine (2 s was all it had).
+  expect(answeredIn).toBeLessThan(5_000);
 
   const delivered = await waitFor(() => hits.find((hit) => hit.path === '/fast'), 10_000);
   expect(delivered.at - started).toBeLessThan(10_000);
@@ -112,7 +113,7 @@ it('delivers a signed file.uploaded within seconds; a 10 s receiver never delays
   const again = Date.now();
   const listed = await fetch(`${server.origin}/api/v2/files`, { headers: auth() });
   expect(listed.status).toBe(200);
-  expect(Date.now() - again).toBeLessThan(2_000);
+  expect(Date.now() - again).toBeLessThan(5_000);
 
   await waitFor(() => hits.find((hit) => hit.path === '/redirect'), 10_000);
   const deliveriesOf = async (id: string) => {
