@@ -6,7 +6,7 @@ import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:
 import { describe, expect, it } from 'vitest';
 import worker from '../../src/index';
 import { basic, makeLink, owner, pathOf, readLink } from '../helpers/links';
-import { awayFromWindowEdge, call, ORIGIN, someAddress } from '../helpers/worker';
+import { awayFromWindowEdge, call, ORIGIN, pollPause, someAddress } from '../helpers/worker';
 import { accessLog, addressHeader, gist, visit, wholeLog } from './access-helpers';
 
 const CONTENT = 'the shared content, 38 bytes long....';
@@ -80,8 +80,8 @@ describe('a file’s default link', () => {
     await waitOnExecutionContext(ctx);
     // The event follows the cancel (no request signal here to hand it to waitUntil at once).
     let events = (await accessLog(auth, `/files/${fileId}`)).events;
-    for (const deadline = Date.now() + 30_000; events.length === 0 && Date.now() < deadline; ) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
+    for (let attempt = 0, deadline = Date.now() + 30_000; events.length === 0 && Date.now() < deadline; attempt++) {
+      await pollPause(attempt);
       events = (await accessLog(auth, `/files/${fileId}`)).events;
     }
     expect(events).toHaveLength(1);

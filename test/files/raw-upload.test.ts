@@ -15,7 +15,7 @@ import { UPLOAD_RECORD_V2_KEYS } from '../helpers/records';
 import { expectError } from '../helpers/responses';
 import { gatedBody } from '../helpers/storage';
 import { PNG_1X1 } from '../helpers/upload';
-import { call, createKey } from '../helpers/worker';
+import { call, createKey, pollPause } from '../helpers/worker';
 
 const MIB = 1024 * 1024;
 
@@ -217,8 +217,12 @@ describe('PUT /api/v2/upload/{filename} storage hold', () => {
     // While the body waits at the gate, the whole declared length is already held (polled to a
     // deadline: a loaded machine may admit the request late).
     let held = await usageOf(auth);
-    for (const deadline = Date.now() + 30_000; held.reservedBytes === 0 && Date.now() < deadline; ) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
+    for (
+      let attempt = 0, deadline = Date.now() + 30_000;
+      held.reservedBytes === 0 && Date.now() < deadline;
+      attempt++
+    ) {
+      await pollPause(attempt);
       held = await usageOf(auth);
     }
     expect(held).toMatchObject({ reservedBytes: bytes.length, reservedFiles: 1, usedBytes: 0, files: 0 });

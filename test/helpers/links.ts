@@ -2,7 +2,7 @@ import { env, runDurableObjectAlarm } from 'cloudflare:test';
 import { expect } from 'vitest';
 import type { LinkRecord } from '../../src/links/records';
 import { upload } from './upload';
-import { call, createKey } from './worker';
+import { call, createKey, pollPause } from './worker';
 
 export type { LinkRecord };
 
@@ -90,8 +90,8 @@ export async function readThenBreakOff(response: Response, bytes: number) {
 export async function statusAfterGiveBack(auth: Record<string, string>, linkId: string): Promise<string> {
   let status = 'exhausted';
   // Polled to a deadline, not a count of tries: on a loaded machine the give-back lands late.
-  for (const deadline = Date.now() + 30_000; status === 'exhausted' && Date.now() < deadline; ) {
-    await new Promise((resolve) => setTimeout(resolve, 20));
+  for (let attempt = 0, deadline = Date.now() + 30_000; status === 'exhausted' && Date.now() < deadline; attempt++) {
+    await pollPause(attempt);
     status = (await readLink(auth, linkId)).status;
   }
   return status;

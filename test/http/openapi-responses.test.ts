@@ -18,7 +18,7 @@ import {
 } from '../helpers/openapi';
 import { api, VERSIONS } from '../helpers/responses';
 import { form } from '../helpers/upload';
-import { awayFromWindowEdge, call, createKey } from '../helpers/worker';
+import { awayFromWindowEdge, call, createKey, pollPause } from '../helpers/worker';
 import { at, grantTokens } from '../oauth/oauth-helpers';
 
 type Version = (typeof VERSIONS)[number];
@@ -326,10 +326,10 @@ describe('every webhook operation answers as the v2 document says', () => {
     await expectDocumented('v2', 'updateWebhook', await send(`/webhooks/${unknown}`, 'PATCH', { events: ['*'] }));
     await upload('v2', auth);
     let deliveryId: string | undefined;
-    for (const deadline = Date.now() + 30_000; !deliveryId && Date.now() < deadline; ) {
+    for (let attempt = 0, deadline = Date.now() + 30_000; !deliveryId && Date.now() < deadline; attempt++) {
       const listed = await send(`/webhooks/${id}/deliveries`, 'GET');
       deliveryId = ((await listed.json()) as { data: { deliveries: { id: string }[] } }).data.deliveries[0]?.id;
-      if (!deliveryId) await new Promise((resolve) => setTimeout(resolve, 100));
+      if (!deliveryId) await pollPause(attempt);
     }
     await expectDocumented('v2', 'listWebhookDeliveries', await send(`/webhooks/${id}/deliveries`, 'GET'));
     await expectDocumented('v2', 'listWebhookDeliveries', await send(`/webhooks/${id}/deliveries?limit=0`, 'GET'));
