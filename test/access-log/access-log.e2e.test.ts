@@ -22,7 +22,8 @@ let apiKey: string;
 
 beforeAll(async () => {
   server = await startDevServer();
-  apiKey = await server.createKey('access');
+  // Room for polling the log (every 100 ms, to a 30 s deadline) beside the file's own requests.
+  apiKey = await server.createKey('access', ['--rate-limit', '100000']);
   client = new EdgeshareClient({ baseUrl: server.origin, apiKey });
 }, 120_000);
 

@@ -223,7 +223,12 @@ export async function shareDevServer(
 }
 
 /** A project's shared server, in a test file: `origin`, and a new key, through the admin API. */
-export type SharedDevServer = { origin: string; adminToken: string; createKey(name?: string): Promise<string> };
+export type SharedDevServer = {
+  origin: string;
+  adminToken: string;
+  /** A key; `overrides.rateLimitRequests` for a file that polls (the default is 100 a minute). */
+  createKey(name?: string, overrides?: { rateLimitRequests?: number }): Promise<string>;
+};
 
 /** The shared server `name`, once it answers (it may still be starting when the first files run). */
 export async function sharedDevServer(name: 'e2eServer' | 'browserServer'): Promise<SharedDevServer> {
@@ -235,7 +240,11 @@ export async function sharedDevServer(name: 'e2eServer' | 'browserServer'): Prom
       `the shared wrangler dev did not start: ${(error as Error).message}\n${readLog(log).slice(-20_000)}`,
     );
   }
-  return { origin, adminToken, createKey: (keyName = 'e2e') => adminKey(origin, adminToken, keyName) };
+  return {
+    origin,
+    adminToken,
+    createKey: (keyName = 'e2e', overrides = {}) => adminKey(origin, adminToken, keyName, overrides),
+  };
 }
 
 /** A fresh API key through POST /admin/keys. */
