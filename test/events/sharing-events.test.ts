@@ -78,7 +78,11 @@ describe('made share links', () => {
     // Refused requests after the cap change nothing.
     expect((await call(download)).status).toBe(404);
 
-    await waitFor(() => ofType(hook.calls(), 'link.exhausted').length > 0, 'link.exhausted');
+    // Waited for in full: the downloads' events can come in a later batch than link.exhausted.
+    await waitFor(
+      () => ofType(hook.calls(), 'link.exhausted').length > 0 && ofType(hook.calls(), 'file.downloaded').length >= 3,
+      'link.exhausted and three file.downloaded',
+    );
     await settle();
     const exhausted = ofType(hook.calls(), 'link.exhausted');
     expect(exhausted).toHaveLength(1);
@@ -131,7 +135,11 @@ describe('file requests', () => {
     // Full now: refused, and no event for it.
     expect((await send(request, [textFile('e.txt')], { headers: auth })).status).toBe(410);
 
-    await waitFor(() => ofType(hook.calls(), 'request.full').length > 0, 'request.full');
+    // Waited for in full: the earlier uploads' events can come in a later batch than request.full.
+    await waitFor(
+      () => ofType(hook.calls(), 'request.full').length > 0 && ofType(hook.calls(), 'request.received').length >= 4,
+      'request.full and four request.received',
+    );
     await settle();
     const received = ofType(hook.calls(), 'request.received');
     expect(received.map((d) => (dataOf(d).file as { originalName: string }).originalName).sort()).toEqual([
@@ -160,7 +168,10 @@ describe('file requests', () => {
     for (let i = 0; i < 6; i++) statuses.push((await send(request, [textFile(`f${i}.txt`, 16)])).status);
     expect(statuses.slice(0, 4)).toEqual([201, 201, 201, 201]);
     expect(statuses.slice(4).every((s) => s === 410 || s === 413)).toBe(true);
-    await waitFor(() => ofType(hook.calls(), 'request.full').length > 0, 'request.full');
+    await waitFor(
+      () => ofType(hook.calls(), 'request.full').length > 0 && ofType(hook.calls(), 'request.received').length >= 4,
+      'request.full and four request.received',
+    );
     await settle();
     expect(ofType(hook.calls(), 'request.full')).toHaveLength(1);
     expect(ofType(hook.calls(), 'request.received')).toHaveLength(4);
