@@ -215,7 +215,10 @@ export async function shareDevServer(
   enabled = true,
 ): Promise<() => Promise<void>> {
   const adminToken = randomBytes(24).toString('base64url');
-  const server = enabled ? await launchDevServer({ vars: { ADMIN_TOKEN: adminToken } }) : undefined;
+  // Keys get room for the pages and polls of several files at once on a loaded machine (the default,
+  // 100 requests a minute, ran out for a key whose pages were slow); none of these files tests it.
+  const vars = { ADMIN_TOKEN: adminToken, RATE_LIMIT_REQUESTS: '100000' };
+  const server = enabled ? await launchDevServer({ vars }) : undefined;
   project.provide(name, { origin: server?.origin ?? '', adminToken, log: server?.log ?? '' });
   return async () => {
     await server?.stop();
