@@ -229,8 +229,8 @@ export async function shareDevServer(
 export type SharedDevServer = {
   origin: string;
   adminToken: string;
-  /** A key; `overrides.rateLimitRequests` for a file that polls (the default is 100 a minute). */
-  createKey(name?: string, overrides?: { rateLimitRequests?: number }): Promise<string>;
+  /** A key (with the server's 100,000 requests a minute: room for pages and polls). */
+  createKey(name?: string): Promise<string>;
 };
 
 /** The shared server `name`, once it answers (it may still be starting when the first files run). */
@@ -246,21 +246,16 @@ export async function sharedDevServer(name: 'e2eServer' | 'browserServer'): Prom
   return {
     origin,
     adminToken,
-    createKey: (keyName = 'e2e', overrides = {}) => adminKey(origin, adminToken, keyName, overrides),
+    createKey: (keyName = 'e2e') => adminKey(origin, adminToken, keyName),
   };
 }
 
 /** A fresh API key through POST /admin/keys. */
-export async function adminKey(
-  origin: string,
-  adminToken: string,
-  name: string,
-  overrides: { rateLimitRequests?: number } = {},
-): Promise<string> {
+export async function adminKey(origin: string, adminToken: string, name: string): Promise<string> {
   const response = await fetch(`${origin}/admin/keys`, {
     method: 'POST',
     headers: { Authorization: `Bearer ${adminToken}`, 'Content-Type': 'application/json' },
-    body: JSON.stringify({ name, ...overrides }),
+    body: JSON.stringify({ name }),
   });
   const body = (await response.json()) as { data?: { key?: string } };
   if (response.status !== 201 || !body.data?.key) {
