@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { account, archive, json, makeCollection, uploadFile } from '../collections/collection-helpers';
 import { basic, type LinkRecord, pathOf, readLink } from '../helpers/links';
-import { awayFromWindowEdge, call } from '../helpers/worker';
+import { call, inOneHourWindow } from '../helpers/worker';
 import { accessLog, addressHeader, gist, visit, wholeLog } from './access-helpers';
 
 const A = 'the first member, 27 bytes.';
@@ -111,10 +111,8 @@ describe('a collection link’s access log', () => {
   it('records ZIP downloads refused by the per-address throttle', async () => {
     const { auth, link, path } = await shared();
     const from = addressHeader();
-    // An hour's window, away from its end: both ZIPs count in the same one (windows are aligned to
-    // multiples of their length; in the default minute the second could start a new one).
-    const tight = { LINK_DOWNLOAD_LIMIT: '1', LINK_DOWNLOAD_WINDOW_SECONDS: '3600' };
-    await awayFromWindowEdge(3600);
+    // Both ZIPs count in one window.
+    const tight = await inOneHourWindow('LINK_DOWNLOAD_WINDOW_SECONDS', { LINK_DOWNLOAD_LIMIT: '1' });
     expect((await visit(`${path}/archive.zip`, { headers: from }, tight)).response.status).toBe(200);
     expect((await visit(`${path}/archive.zip`, { headers: from }, tight)).response.status).toBe(429);
     const { events } = await accessLog(auth, `/links/${link.id}`);

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { basic, makeRequest, newOwner, patchRequest, type RequestRecord, tokenOf } from '../helpers/requests';
 import { base64, OCTETS, TUS } from '../helpers/tus';
-import { awayFromWindowEdge, call } from '../helpers/worker';
+import { call, inOneHourWindow } from '../helpers/worker';
 import { accessLog, addressHeader, gist, visit } from './access-helpers';
 
 function form(content: string, name = 'notes.txt'): FormData {
@@ -78,10 +78,8 @@ describe('a file request’s access log', () => {
     const { auth } = await newOwner();
     const request = await makeRequest(auth);
     const from = addressHeader();
-    // An hour's window, away from its end: both uploads count in the same one (windows are aligned
-    // to multiples of their length; in the default minute the second could start a new one).
-    const tight = { REQUEST_UPLOADS_PER_ADDRESS: '1', REQUEST_UPLOAD_WINDOW_SECONDS: '3600' };
-    await awayFromWindowEdge(3600);
+    // Both uploads count in one window.
+    const tight = await inOneHourWindow('REQUEST_UPLOAD_WINDOW_SECONDS', { REQUEST_UPLOADS_PER_ADDRESS: '1' });
     expect((await upload(request, 'one', from, tight)).response.status).toBe(201);
     expect((await upload(request, 'two', from, tight)).response.status).toBe(429);
     const { events } = await accessLog(auth, `/requests/${request.id}`);

@@ -6,7 +6,7 @@ import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:
 import { describe, expect, it } from 'vitest';
 import worker from '../../src/index';
 import { basic, makeLink, owner, pathOf, readLink } from '../helpers/links';
-import { awayFromWindowEdge, call, ORIGIN, pollPause, someAddress } from '../helpers/worker';
+import { awayFromWindowEdge, call, inOneHourWindow, ORIGIN, pollPause, someAddress } from '../helpers/worker';
 import { accessLog, addressHeader, gist, visit, wholeLog } from './access-helpers';
 
 const CONTENT = 'the shared content, 38 bytes long....';
@@ -47,10 +47,8 @@ describe('a file’s default link', () => {
   it('records a download refused by the per-address throttle, before the link was even looked up', async () => {
     const { auth, fileId, shareUrl } = await owner({ content: CONTENT });
     const from = addressHeader();
-    // An hour's window, away from its end: both downloads count in the same one (windows are
-    // aligned to multiples of their length; in the default minute the second could start a new one).
-    const tight = { LINK_DOWNLOAD_LIMIT: '1', LINK_DOWNLOAD_WINDOW_SECONDS: '3600' };
-    await awayFromWindowEdge(3600);
+    // Both downloads count in one window.
+    const tight = await inOneHourWindow('LINK_DOWNLOAD_WINDOW_SECONDS', { LINK_DOWNLOAD_LIMIT: '1' });
     const path = `${new URL(shareUrl).pathname}/download`;
     expect((await visit(path, { headers: from }, tight)).response.status).toBe(200);
     expect((await visit(path, { headers: from }, tight)).response.status).toBe(429);

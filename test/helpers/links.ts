@@ -1,5 +1,6 @@
 import { env, runDurableObjectAlarm } from 'cloudflare:test';
 import { expect } from 'vitest';
+import { FLUSH_DELAY_MS } from '../../src/links/link-counter-object';
 import type { LinkRecord } from '../../src/links/records';
 import { upload } from './upload';
 import { call, createKey, pollPause } from './worker';
@@ -95,4 +96,14 @@ export async function statusAfterGiveBack(auth: Record<string, string>, linkId: 
     status = (await readLink(auth, linkId)).status;
   }
   return status;
+}
+
+/**
+ * What D1 holds of a link counter's downloads before the test runs its alarm: nothing, unless its
+ * flush came due by itself (FLUSH_DELAY_MS after the first download, at `since`) on a loaded
+ * machine, and then at most the `counted` downloads.
+ */
+export function expectUnflushed(stored: number | undefined, since: number, counted: number): void {
+  if (Date.now() - since < FLUSH_DELAY_MS) expect(stored).toBe(0);
+  else expect(stored).toBeLessThanOrEqual(counted);
 }

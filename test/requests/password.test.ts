@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { basic, makeRequest, newOwner, patchRequest, receivedRows, send, textFile, tokenOf } from '../helpers/requests';
 import { expectError } from '../helpers/responses';
 import { base64, OCTETS, TUS } from '../helpers/tus';
-import { awayFromWindowEdge, call } from '../helpers/worker';
+import { call, inOneHourWindow } from '../helpers/worker';
 
 describe('a request with a password', () => {
   it('stores only a PBKDF2-SHA-256 hash (100,000 iterations, salted)', async () => {
@@ -83,12 +83,9 @@ describe('a request with a password', () => {
   it('throttles wrong passwords per address, then per request (429 before any check)', async () => {
     const owner = await newOwner();
     const request = await makeRequest(owner.auth, { password: 'pw-4' });
-    // Both sequences count in one AUTH_FAILURE_WINDOW_SECONDS window (fixed, aligned to the clock):
-    // an hour's, away from its end (in a minute's, a loaded machine's password checks could
-    // straddle a new window even when started 15 s before its end).
-    const limits = { REQUEST_PASSWORD_FAILURE_LIMIT: '3', AUTH_FAILURE_WINDOW_SECONDS: '3600' };
+    // Both sequences count in one window.
+    const limits = await inOneHourWindow('AUTH_FAILURE_WINDOW_SECONDS', { REQUEST_PASSWORD_FAILURE_LIMIT: '3' });
     const address = { 'CF-Connecting-IP': '198.51.100.9' };
-    await awayFromWindowEdge(3600);
     for (let attempt = 0; attempt < 3; attempt++) {
       const response = await send(request, [textFile()], { headers: { ...address, ...basic('nope') }, env: limits });
       await expectError(response, 401, 'PASSWORD_REQUIRED', 'v2');
@@ -125,8 +122,7 @@ describe('a request with a password', () => {
   it('lets no blocked guesser through with a password someone else already used', async () => {
     const owner = await newOwner();
     const request = await makeRequest(owner.auth, { password: 'pw-8' });
-    const limits = { REQUEST_PASSWORD_FAILURE_LIMIT: '3', AUTH_FAILURE_WINDOW_SECONDS: '3600' };
-    await awayFromWindowEdge(3600);
+    const limits = await inOneHourWindow('AUTH_FAILURE_WINDOW_SECONDS', { REQUEST_PASSWORD_FAILURE_LIMIT: '3' });
     // An uploader proves the password (this isolate remembers it), then a guesser elsewhere is
     // stopped: its right guess must be refused like any other, or 429 versus 201 tells it.
     const uploader = { 'CF-Connecting-IP': '198.51.100.21' };
