@@ -564,28 +564,23 @@ async function identityCommand([action, ...rest]: string[]): Promise<number> {
   }
 }
 
-/** Saves an opened age download: to -o PATH, - for stdout, or its name; a failure removes the file. */
+/** Saves an opened age download: to -o PATH, - for stdout, or its name; whole or not at all (saveAtomically). */
 async function saveDecrypted(plaintext: ReadableStream<Uint8Array>, name: string): Promise<string> {
   const target = values.output ?? name;
-  try {
-    if (target === '-') {
-      await pipeline(
-        Readable.fromWeb(plaintext as import('node:stream/web').ReadableStream<Uint8Array>),
-        process.stdout,
-      );
-    } else {
-      // Each decrypted chunk is freed once written (see node-chunks.ts): memory stays flat.
-      const handle = await open(target, 'w');
-      try {
-        await writeAndFree(plaintext, handle);
-      } finally {
-        await handle.close();
-      }
-    }
-  } catch (error) {
-    if (target !== '-') rmSync(target, { force: true });
-    throw error;
+  if (target === '-') {
+    await pipeline(Readable.fromWeb(plaintext as import('node:stream/web').ReadableStream<Uint8Array>), process.stdout);
+    return target;
   }
+  // Whole or not at all, as a plain download; each decrypted chunk is freed once written
+  // (node-chunks.ts), so memory stays flat.
+  await saveAtomically(target, async (temporary) => {
+    const handle = await open(temporary, 'wx');
+    try {
+      await writeAndFree(plaintext, handle);
+    } finally {
+      await handle.close();
+    }
+  });
   return target;
 }
 
@@ -747,7 +742,10 @@ async function run(): Promise<number> {
       const body = Readable.fromWeb(response.body as import('node:stream/web').ReadableStream);
       // The client errors the body at its end if the bytes do not match: nothing is saved then.
       if (target === '-') await pipeline(body, process.stdout);
-      else await saveAtomically(body, target);
+      else
+        await saveAtomically(target, (temporary, signal) =>
+          pipeline(body, createWriteStream(temporary, { flags: 'wx' }), { signal }),
+        );
       const verified = stated ? ` sha256:${file.sha256} verified` : '';
       if (target !== '-')
         out(
@@ -977,14 +975,22 @@ async function collections([action, ...rest]: string[]): Promise<number> {
  * `target` as it was; two runs saving to one path each rename a whole file, so the path ends
  * holding one complete download, never a mix.
  */
-async function saveAtomically(body: Readable, target: string): Promise<void> {
+async function saveAtomically(
+  target: string,
+  write: (temporary: string, signal: AbortSignal) => Promise<void>,
+): Promise<void> {
   const temporary = join(dirname(target), `.${basename(target)}.${randomBytes(6).toString('hex')}.part`);
   const controller = new AbortController();
   const stop = () => controller.abort(new Error('interrupted'));
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+  // A writer that does not watch the signal is left behind on Ctrl-C: its file goes all the same.
+  const interrupted = new Promise<never>((_, reject) =>
+    controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true }),
+  );
+  interrupted.catch(() => undefined);
   try {
-    await pipeline(body, createWriteStream(temporary, { flags: 'wx' }), { signal: controller.signal });
+    await Promise.race([write(temporary, controller.signal), interrupted]);
     await rename(temporary, target);
   } catch (error) {
     await rm(temporary, { force: true });

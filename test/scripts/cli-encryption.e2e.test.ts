@@ -5,7 +5,16 @@
 // headers, and request-upload to a request link carrying #r=. Needs `age` and `curl` (Debian's).
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Decrypter } from 'age-encryption';
@@ -173,6 +182,28 @@ describe('npm run cli: end-to-end encryption', () => {
     expect(wrong.code).toBe(1);
     expect(wrong.stderr).toContain('cannot decrypt');
     expect(existsSync(join(work, 'wrong.bin'))).toBe(false);
+  });
+
+  it('saves a decrypted download whole or not at all: two runs to one path leave one whole file', async () => {
+    const big = bytesOf(6 * 1024 * 1024, 3);
+    const small = bytesOf(200_000, 4);
+    const ids: string[] = [];
+    for (const [name, bytes] of [
+      ['big.bin', big],
+      ['small.bin', small],
+    ] as const) {
+      writeFileSync(join(work, name), bytes);
+      const up = await cli(['upload', '--e2e', name, '--json']);
+      expect(up.code, up.stderr).toBe(0);
+      ids.push((JSON.parse(up.stdout) as { id: string }[])[0]?.id ?? '');
+    }
+    writeFileSync(join(work, 'same.bin'), 'before');
+    // Written in place, the small file's run would truncate the big one's file mid-way and write
+    // over its start: a mix, reported as saved by both.
+    const runs = await Promise.all(ids.map((id) => cli(['download', id, '-o', 'same.bin'])));
+    for (const run of runs) expect(run.code, run.stderr).toBe(0);
+    expect([sha256(big), sha256(small)]).toContain(sha256File('same.bin'));
+    expect(readdirSync(work).filter((name) => name.includes('.part'))).toEqual([]);
   });
 
   it('makes a passphrase link that opens in the CLI and in age-encryption', async () => {
