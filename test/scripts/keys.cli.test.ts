@@ -4,10 +4,10 @@ import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { localD1Config } from '../../scripts/local-d1.ts';
+import { localD1Config, localD1File } from '../../scripts/local-d1.ts';
 import { wranglerEnv } from '../../scripts/wrangler.ts';
 import { KEY_STATE_MAX_AGE_MS, newKeyMaterial } from '../../src/keys/key-material.ts';
 
@@ -95,7 +95,10 @@ describe('npm run keys', () => {
     // One wrangler process: it applies nothing, so it opened the database the CLI migrated and wrote.
     expect(wrangler('migrations', 'apply', 'DB', '--local', '--persist-to', state)).toContain('No migrations to apply');
     const dir = join(state, 'v3', 'd1', 'miniflare-D1DatabaseObject');
-    expect(readdirSync(dir).filter((name) => /^[0-9a-f]{64}\.sqlite$/.test(name))).toHaveLength(1);
+    // The one file Miniflare made is the one later commands open directly (scripts/local-d1.ts).
+    expect(readdirSync(dir).filter((name) => /^[0-9a-f]{64}\.sqlite$/.test(name))).toEqual([
+      basename(localD1File(state, 'DB')),
+    ]);
     expect(rows('SELECT name FROM d1_migrations ORDER BY id').map((row) => row.name)).toEqual(
       readdirSync(join(root, 'migrations'))
         .filter((name) => name.endsWith('.sql'))
