@@ -1,3 +1,5 @@
+// First: the WebSocket to the tests inside workerd without compression (see the file).
+import './test/helpers/ws-no-deflate.ts';
 import { accessSync, constants, statfsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-plugin';
