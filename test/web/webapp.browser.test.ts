@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 // (DOM types: the page.evaluate callbacks here run in the browser.)
 // The web app at `/` in real Chromium against wrangler dev: paste a key, upload a small file in
-// one request and a 30 MiB one through tus with progress shown, copy share links, make a file
+// one request and a 20 MiB one through tus with progress shown, copy share links, make a file
 // private, change expiry, page and search, delete one and several, download, the ShareX file,
 // and a key revoked on /keys that the app then reports as refused.
 import { randomBytes } from 'node:crypto';
@@ -26,7 +26,7 @@ import {
 } from '../helpers/browser.ts';
 
 const MiB = 1024 * 1024;
-const BIG_SIZE = 30 * MiB;
+const BIG_SIZE = 20 * MiB;
 /** Under TUS_FROM_BYTES: one request, yet large enough for progress events part way. */
 const MEDIUM_SIZE = 12 * MiB;
 
@@ -109,8 +109,8 @@ describe.runIf(warnIfNoChromium('the web app browser tests'))('the web app in Ch
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('uploads a small file in one request and 30 MiB through tus with progress, shares, hides and deletes', async () => {
-    // The 30 MiB file must take the tus path, in one chunk under the body limit.
+  it('uploads a small file in one request and 20 MiB through tus with progress, shares, hides and deletes', async () => {
+    // The 20 MiB file must take the tus path, in one chunk under the body limit.
     expect(BIG_SIZE).toBeGreaterThanOrEqual(TUS_FROM_BYTES);
     expect(MEDIUM_SIZE).toBeLessThan(TUS_FROM_BYTES);
     expect(TUS_CHUNK_BYTES).toBeLessThan(100_000_000);
@@ -183,7 +183,7 @@ describe.runIf(warnIfNoChromium('the web app browser tests'))('the web app in Ch
 
     // Usage and the list follow.
     await expect.poll(() => page.locator('#usage-files-text').textContent()).toBe('3 of 100,000 files');
-    expect(await page.locator('#usage-bytes-text').textContent()).toBe('42 MiB of 1 GiB');
+    expect(await page.locator('#usage-bytes-text').textContent()).toBe('32 MiB of 1 GiB');
     await expect.poll(() => page.locator('#files-body tr').count()).toBe(3);
     expect(await page.locator('#files-caption').textContent()).toBe('3 files.');
     await screenshot(page, 'web-app', true);
