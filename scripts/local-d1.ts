@@ -119,7 +119,7 @@ async function miniflareBackend(state: string, config: LocalD1Config): Promise<B
   try {
     const db = await mf.getD1Database('DATABASE');
     return {
-      // D1 runs every statement of the text, in one transaction, and answers the last one's rows.
+      // One statement, as the file takes (D1 would run more, and answer the last one's rows).
       query: async <Row>(sql: string) => (await db.prepare(sql).all<Row>()).results,
       execute: async (sql: string) => void (await db.prepare(sql).all()),
       close: () => mf.dispose(),
@@ -133,13 +133,10 @@ async function miniflareBackend(state: string, config: LocalD1Config): Promise<B
 export class LocalD1 {
   readonly #backend: Backend;
   readonly config: LocalD1Config;
-  /** The SQLite file this database lives in. */
-  readonly file: string;
 
-  private constructor(backend: Backend, config: LocalD1Config, file: string) {
+  private constructor(backend: Backend, config: LocalD1Config) {
     this.#backend = backend;
     this.config = config;
-    this.file = file;
   }
 
   /** Opens the local state `persistTo` (wrangler's default, .wrangler/state, when undefined). */
@@ -147,8 +144,7 @@ export class LocalD1 {
     const config = localD1Config(readFileSync(join(ROOT, 'wrangler.toml'), 'utf8'));
     const state = resolve(ROOT, persistTo ?? '.wrangler/state');
     const file = localD1File(state, config.id);
-    const backend = existsSync(file) ? fileBackend(file) : await miniflareBackend(state, config);
-    return new LocalD1(backend, config, file);
+    return new LocalD1(existsSync(file) ? fileBackend(file) : await miniflareBackend(state, config), config);
   }
 
   /** Runs one SQL statement and returns its rows, as `wrangler d1 execute --json` does. */

@@ -243,11 +243,7 @@ export async function sharedDevServer(name: 'e2eServer' | 'browserServer'): Prom
       `the shared wrangler dev did not start: ${(error as Error).message}\n${readLog(log).slice(-20_000)}`,
     );
   }
-  return {
-    origin,
-    adminToken,
-    createKey: (keyName = 'e2e') => adminKey(origin, adminToken, keyName),
-  };
+  return { origin, adminToken, createKey: (keyName = 'e2e') => adminKey(origin, adminToken, keyName) };
 }
 
 /** A fresh API key through POST /admin/keys. */

@@ -2,7 +2,7 @@
 // one wrangler itself reads and writes (checked with wrangler once).
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -30,10 +30,9 @@ const keys = (...args: string[]) => run([...args, '--no-wait']);
  * directory, opened directly (no wrangler process is running between commands).
  */
 function rows(query: string): Record<string, unknown>[] {
-  const dir = join(state, 'v3', 'd1', 'miniflare-D1DatabaseObject');
-  const file = readdirSync(dir).find((name) => name.endsWith('.sqlite') && name !== 'metadata.sqlite');
-  if (!file) throw new Error(`no local D1 database in ${dir}`);
-  const db = new DatabaseSync(join(dir, file));
+  const file = localD1File(state, 'DB');
+  if (!existsSync(file)) throw new Error(`no local D1 database at ${file}`);
+  const db = new DatabaseSync(file);
   try {
     const statement = db.prepare(query);
     if (statement.columns().length === 0) {
