@@ -1,9 +1,9 @@
 /// <reference lib="dom" />
 // (DOM types: tablesInPlace's callback runs in the browser.)
-// Real headless Chromium for the page tests: Debian's `chromium` driven by playwright-core (which
-// downloads no browser of its own). Where no Chromium is installed the tests are skipped, never
-// silently: the skip prints a banner saying so and how to install one. In CI they fail instead,
-// so that a run without them never passes green.
+// Real headless Chromium for the page tests: Debian's `chromium-headless-shell` (or `chromium`)
+// driven by playwright-core (which downloads no browser of its own). Where no Chromium is
+// installed the tests are skipped, never silently: the skip prints a banner saying so and how to
+// install one. In CI they fail instead, so that a run without them never passes green.
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
@@ -11,7 +11,14 @@ import { expect, inject } from 'vitest';
 import { ROOT } from '../../scripts/wrangler.ts';
 import { adminKey } from './dev-server.ts';
 
-const CANDIDATES = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'];
+// Debian's chromium-headless-shell first: the same Blink without the browser's own UI, it took
+// 38 % off the browser project's CPU (400 s to 248) and a third off its time.
+const CANDIDATES = [
+  process.env.CHROMIUM_PATH,
+  '/usr/bin/chromium-headless-shell',
+  '/usr/bin/chromium',
+  '/usr/bin/chromium-browser',
+];
 
 /** The Chromium binary, or undefined when none is installed. */
 export const CHROMIUM_PATH = CANDIDATES.find((path): path is string => Boolean(path && existsSync(path)));
@@ -30,7 +37,7 @@ export const warnIfNoChromium = (what: string): boolean => chromiumOrSkip(what, 
 export function chromiumOrSkip(what: string, chromium: string | undefined, env: NodeJS.ProcessEnv): boolean {
   if (chromium) return true;
   const install =
-    'Install it with `apt-get install -y chromium` (Debian), or set CHROMIUM_PATH. .ci/run installs it where apt-get exists.';
+    'Install it with `apt-get install -y chromium-headless-shell` (Debian), or set CHROMIUM_PATH. .ci/run installs it where apt-get exists.';
   if (isCI(env)) {
     throw new Error(
       `${what} cannot run, since no Chromium is installed, and CI must not pass without them. ${install}`,
@@ -39,7 +46,7 @@ export function chromiumOrSkip(what: string, chromium: string | undefined, env: 
   const line = '!'.repeat(78);
   console.warn(
     `\n${line}\n!! SKIPPED: ${what}, since no Chromium is installed.\n` +
-      '!! Install it with `apt-get install -y chromium` (Debian), or set CHROMIUM_PATH.\n' +
+      '!! Install it with `apt-get install -y chromium-headless-shell` (Debian), or set CHROMIUM_PATH.\n' +
       `!! .ci/run installs it where apt-get exists. A CI run (CI=true) fails instead.\n${line}\n`,
   );
   return false;
