@@ -67,6 +67,13 @@ const bundledDeps = {
   },
 };
 
+// The Durable Objects the tests inside workerd hold on to: AUTH_GUARD's are named by the client's
+// address, which test files share, so none may go idle with data that reset() would then not reach
+// (test/helpers/worker-setup.ts). The rest of wrangler.toml's binding, as wrangler gives it.
+const durableObjects = {
+  AUTH_GUARD: { className: 'AuthGuard', useSQLite: true, unsafePreventEviction: true },
+};
+
 // Our request log lines are JSON; keep them out of test output unless they report an error.
 const quietLogs = (log: string) => !(log.startsWith('{"level":"info"') || log.includes('"msg":"request"'));
 
@@ -86,6 +93,7 @@ export default defineConfig({
             wrangler: { configPath: './wrangler.toml' },
             miniflare: {
               bindings: workerBindings,
+              durableObjects,
             },
           }),
         ],
@@ -122,6 +130,7 @@ export default defineConfig({
                   SCAN_MAX_BYTES: String(1024 * 1024),
                   STOPPED_SCANNER: clamd?.stopped ?? '',
                 },
+                durableObjects,
               },
             };
           }),

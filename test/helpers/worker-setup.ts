@@ -2,23 +2,19 @@
 // (vitest.config.ts: isolate false; a process per file cost about 5 s of CPU each), so each file
 // starts here from empty storage: reset() deletes the storage of every Durable Object, which in
 // workerd holds D1, R2 and the queues as well as our own objects; then the migrations are applied.
-import { applyD1Migrations, env, listDurableObjectIds, reset, runInDurableObject } from 'cloudflare:test';
+import { applyD1Migrations, env, reset } from 'cloudflare:test';
 import { afterAll, vi } from 'vitest';
 import { registerByteEquality } from './byte-equality';
 
 // reset() reaches only the objects workerd holds open, and it lets go of one idle for 10 s (its
-// data stays, and its id stays listed even once reset). Most of our objects are named by random ids
-// (a key, an account, an upload, a link), which no later file meets again, so what an idle one
-// kept cannot reach another file. AUTH_GUARD's are named by the caller's address, the same in every
-// file: those are woken through their ids, D1's and R2's by a call, right before reset(). (Waking
-// every listed id instead cost each file more the more files had run before it.)
+// data stays). Most of our objects are named by random ids (a key, an account, an upload, a link),
+// which no later file meets again, so what an idle one kept cannot reach another file. AUTH_GUARD's
+// are named by the caller's address, which files share: vitest.config.ts keeps those from being
+// let go (unsafePreventEviction), so reset() reaches every one. (Waking each listed guard before
+// reset() did the same, at a cost that grew with every file: half a second a file by the 45th.)
+// D1's and R2's objects are woken by a call.
 async function wakeSharedObjects() {
-  const guards = await listDurableObjectIds(env.AUTH_GUARD);
-  await Promise.all([
-    ...guards.map((id) => runInDurableObject(env.AUTH_GUARD.get(id), () => undefined)),
-    env.DB.prepare('SELECT 1').first(),
-    env.FILES.head('wake'),
-  ]);
+  await Promise.all([env.DB.prepare('SELECT 1').first(), env.FILES.head('wake')]);
 }
 
 /** What the files before left in D1 and R2. */
