@@ -4,9 +4,11 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
+import { CHROMIUM_ARGS, CHROMIUM_PATH, INSTALL_CHROMIUM } from './chromium.ts';
 import { ROOT } from './wrangler.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+if (!CHROMIUM_PATH) throw new Error(`no Chromium: ${INSTALL_CHROMIUM}`);
+
 const svg = readFileSync(join(ROOT, 'public/assets/favicon.svg'), 'utf8');
 
 /** An .ico holding one PNG image (allowed since Windows Vista, read by every current browser). */
@@ -27,7 +29,7 @@ function icoOf(png: Buffer, size: number): Buffer {
   return Buffer.concat([header, entry, png]);
 }
 
-const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu'] });
+const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
 try {
   const page = await browser.newPage();
   async function render(size: number): Promise<Buffer> {

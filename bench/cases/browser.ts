@@ -7,10 +7,11 @@
 // through the DevTools protocol (Performance.getMetrics) while each runs.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { type Browser, chromium, type Page } from 'playwright-core';
+import { CHROMIUM_ARGS, CHROMIUM_PATH, INSTALL_CHROMIUM } from '../../scripts/chromium.ts';
 import { ROOT } from '../../scripts/wrangler.ts';
 import { recoverFileKey, sealMeta } from '../../src/lib/age/index.ts';
 import { E2E_TUS_CHUNK_BYTES } from '../../src/lib/web-settings.ts';
@@ -31,18 +32,12 @@ export const JS_HEAP: MetricSpec = {
 };
 const METRICS = [THROUGHPUT, TIME, JS_HEAP];
 
-const CHROMIUM = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find(
-  (path): path is string => Boolean(path && existsSync(path)),
-);
-/** The flags the browser tests use (test/helpers/browser.ts): quiet and offline in a container. */
-const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking'];
-
 /** A case's Chromium (closed by its teardown), its own account and folder. */
 type Setup = { browser: Browser; key: string; dir: string };
 
 async function browserSetup(ctx: BenchContext, id: string): Promise<Setup> {
-  if (!CHROMIUM) throw new Error('no Chromium: install it with `apt-get install -y chromium`, or set CHROMIUM_PATH');
-  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
+  if (!CHROMIUM_PATH) throw new Error(`no Chromium: ${INSTALL_CHROMIUM}`);
+  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS });
   // An account of its own: the web app makes its identity there on first use.
   const { key } = await ctx.createApiKey(`${id} bench`);
   const dir = join(ctx.tmpDir, id);

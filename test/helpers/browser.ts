@@ -4,24 +4,16 @@
 // driven by playwright-core (which downloads no browser of its own). Where no Chromium is
 // installed the tests are skipped, never silently: the skip prints a banner saying so and how to
 // install one. In CI they fail instead, so that a run without them never passes green.
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
 import { expect, inject } from 'vitest';
+import { CHROMIUM_ARGS, CHROMIUM_PATH, INSTALL_CHROMIUM } from '../../scripts/chromium.ts';
 import { ROOT } from '../../scripts/wrangler.ts';
 import { adminKey } from './dev-server.ts';
 
-// Debian's chromium-headless-shell first: the same Blink without the browser's own UI, it took
-// 38 % off the browser project's CPU (400 s to 248) and a third off its time.
-const CANDIDATES = [
-  process.env.CHROMIUM_PATH,
-  '/usr/bin/chromium-headless-shell',
-  '/usr/bin/chromium',
-  '/usr/bin/chromium-browser',
-];
-
-/** The Chromium binary, or undefined when none is installed. */
-export const CHROMIUM_PATH = CANDIDATES.find((path): path is string => Boolean(path && existsSync(path)));
+/** The Chromium binary, or undefined when none is installed (scripts/chromium.ts). */
+export { CHROMIUM_PATH };
 
 /** A CI run: CI set to anything but empty, `false` or `0` (GitHub Actions and .ci/run set CI=true). */
 export const isCI = (env: NodeJS.ProcessEnv = process.env) =>
@@ -36,8 +28,7 @@ export const warnIfNoChromium = (what: string): boolean => chromiumOrSkip(what, 
  */
 export function chromiumOrSkip(what: string, chromium: string | undefined, env: NodeJS.ProcessEnv): boolean {
   if (chromium) return true;
-  const install =
-    'Install it with `apt-get install -y chromium-headless-shell` (Debian), or set CHROMIUM_PATH. .ci/run installs it where apt-get exists.';
+  const install = `${INSTALL_CHROMIUM} .ci/run installs it where apt-get exists.`;
   if (isCI(env)) {
     throw new Error(
       `${what} cannot run, since no Chromium is installed, and CI must not pass without them. ${install}`,
@@ -46,26 +37,15 @@ export function chromiumOrSkip(what: string, chromium: string | undefined, env: 
   const line = '!'.repeat(78);
   console.warn(
     `\n${line}\n!! SKIPPED: ${what}, since no Chromium is installed.\n` +
-      '!! Install it with `apt-get install -y chromium-headless-shell` (Debian), or set CHROMIUM_PATH.\n' +
+      `!! ${INSTALL_CHROMIUM}\n` +
       `!! .ci/run installs it where apt-get exists. A CI run (CI=true) fails instead.\n${line}\n`,
   );
   return false;
 }
 
-/** The flags that make Chromium quiet and offline-friendly in a container (see platform notes). */
-const ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-
 export function launchBrowser(): Promise<Browser> {
   // playwright-core gives every launch a fresh, throwaway profile (--user-data-dir).
-  return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: ARGS });
+  return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS });
 }
 
 /**
