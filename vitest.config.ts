@@ -4,6 +4,7 @@ import { accessSync, constants, statfsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-plugin';
 import { defineConfig } from 'vitest/config';
+import { unstable_readConfig } from 'wrangler';
 import { buildBrowserAssets } from './scripts/assets.mjs';
 
 // The pages' generated browser code (Swagger UI, the web app's bundle) lives in public/ only once
@@ -69,9 +70,16 @@ const bundledDeps = {
 
 // The Durable Objects the tests inside workerd hold on to: AUTH_GUARD's are named by the client's
 // address, which test files share, so none may go idle with data that reset() would then not reach
-// (test/helpers/worker-setup.ts). The rest of wrangler.toml's binding, as wrangler gives it.
+// (test/helpers/worker-setup.ts). The binding replaces wrangler.toml's, so it is read from there.
+const wranglerConfig = unstable_readConfig({ config: new URL('./wrangler.toml', import.meta.url).pathname });
+const guardClass = wranglerConfig.durable_objects.bindings.find((binding) => binding.name === 'AUTH_GUARD')?.class_name;
+if (!guardClass) throw new Error('wrangler.toml binds no AUTH_GUARD Durable Object');
 const durableObjects = {
-  AUTH_GUARD: { className: 'AuthGuard', useSQLite: true, unsafePreventEviction: true },
+  AUTH_GUARD: {
+    className: guardClass,
+    useSQLite: wranglerConfig.migrations.some((migration) => migration.new_sqlite_classes?.includes(guardClass)),
+    unsafePreventEviction: true,
+  },
 };
 
 // Our request log lines are JSON; keep them out of test output unless they report an error.
