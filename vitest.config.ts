@@ -88,6 +88,22 @@ const durableObjects = {
 // mocks); each makes its own keys, files and pages.
 const sharedProcess = { isolate: false } as const;
 
+// The queues' consumers as wrangler.toml has them, but a batch goes at once instead of after up to
+// max_batch_timeout (1 s): the tests that wait for a delivery wait that much less, and the queue
+// goes quiet sooner for those that check nothing more arrives (settle() in test/helpers/webhooks.ts).
+const queueConsumers = Object.fromEntries(
+  (wranglerConfig.queues.consumers ?? []).map((consumer) => [
+    consumer.queue,
+    {
+      maxBatchSize: consumer.max_batch_size,
+      maxBatchTimeout: 0,
+      maxRetries: consumer.max_retries,
+      deadLetterQueue: consumer.dead_letter_queue,
+      retryDelay: consumer.retry_delay,
+    },
+  ]),
+);
+
 // Our request log lines are JSON; keep them out of test output unless they report an error.
 const quietLogs = (log: string) => !(log.startsWith('{"level":"info"') || log.includes('"msg":"request"'));
 
@@ -108,6 +124,7 @@ export default defineConfig({
             miniflare: {
               bindings: workerBindings,
               durableObjects,
+              queueConsumers,
             },
           }),
         ],
@@ -145,7 +162,8 @@ export default defineConfig({
                   STOPPED_SCANNER: clamd?.stopped ?? '',
                 },
                 durableObjects,
-                },
+                queueConsumers,
+              },
             };
           }),
         ],

@@ -65,7 +65,7 @@ export async function waitFor<T>(
 }
 
 /** Lets queued work settle: no new delivery for `quietMs`. */
-export async function settle(quietMs = 2500): Promise<void> {
+export async function settle(quietMs = 1000): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, quietMs));
 }
 
