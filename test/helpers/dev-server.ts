@@ -231,6 +231,8 @@ export type SharedDevServer = {
   adminToken: string;
   /** A key (with the server's 100,000 requests a minute: room for pages and polls). */
   createKey(name?: string): Promise<string>;
+  /** The end of what wrangler printed so far (all files' requests), for failure messages. */
+  output(): string;
 };
 
 /** The shared server `name`, once it answers (it may still be starting when the first files run). */
@@ -243,7 +245,12 @@ export async function sharedDevServer(name: 'e2eServer' | 'browserServer'): Prom
       `the shared wrangler dev did not start: ${(error as Error).message}\n${readLog(log).slice(-20_000)}`,
     );
   }
-  return { origin, adminToken, createKey: (keyName = 'e2e') => adminKey(origin, adminToken, keyName) };
+  return {
+    origin,
+    adminToken,
+    createKey: (keyName = 'e2e') => adminKey(origin, adminToken, keyName),
+    output: () => readLog(log).slice(-20_000),
+  };
 }
 
 /** A fresh API key through POST /admin/keys. */

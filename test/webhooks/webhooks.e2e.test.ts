@@ -9,11 +9,11 @@ import { createServer as createTcpServer } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ROOT } from '../../scripts/wrangler.ts';
 import { EdgeshareClient } from '../../src/client/edgeshare.ts';
-import { type DevServer, freePort, startDevServer } from '../helpers/dev-server.ts';
+import { freePort, type SharedDevServer, sharedDevServer } from '../helpers/dev-server.ts';
 
 type Hit = { path: string; headers: IncomingMessage['headers']; body: string; at: number };
 
-let server: DevServer;
+let server: SharedDevServer;
 let receiver: Server;
 let receiverOrigin: string;
 let apiKey: string;
@@ -34,13 +34,12 @@ beforeAll(async () => {
     });
   });
   await new Promise<void>((resolve) => receiver.listen(port, '127.0.0.1', resolve));
-  // The test polls deliveries while the local queue works: a key limit the polling cannot reach.
-  server = await startDevServer({ vars: { RATE_LIMIT_REQUESTS: '100000' } });
+  // The project's server: its keys allow 100,000 requests a minute, which the polling of deliveries cannot reach.
+  server = await sharedDevServer('e2eServer');
   apiKey = await server.createKey('webhooks e2e');
 }, 150_000);
 
 afterAll(async () => {
-  await server?.stop();
   receiver?.closeAllConnections();
   await new Promise((resolve) => receiver?.close(resolve));
 });
