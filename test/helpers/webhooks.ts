@@ -64,7 +64,10 @@ export async function waitFor<T>(
   }
 }
 
-/** Lets queued work settle: no new delivery for `quietMs`. */
+/**
+ * Lets queued work settle: waits `quietMs` for a delivery that should not come. The tests' queues
+ * hand a batch over at once (vitest.config.ts), so a second can be quiet enough.
+ */
 export async function settle(quietMs = 1000): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, quietMs));
 }
