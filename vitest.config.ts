@@ -4,7 +4,7 @@ import { accessSync, constants, statfsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-plugin';
 import { defineConfig } from 'vitest/config';
-import { unstable_readConfig } from 'wrangler';
+import { unstable_getMiniflareWorkerOptions } from 'wrangler';
 import { buildBrowserAssets } from './scripts/assets.mjs';
 
 // The pages' generated browser code (Swagger UI, the web app's bundle) lives in public/ only once
@@ -68,19 +68,18 @@ const bundledDeps = {
   },
 };
 
+// What wrangler makes of wrangler.toml for Miniflare (wrangler's own reader), for the two bindings
+// below that replace its entries and must otherwise stay as wrangler.toml has them.
+const wranglerOptions = unstable_getMiniflareWorkerOptions(
+  new URL('./wrangler.toml', import.meta.url).pathname,
+).workerOptions;
+
 // The Durable Objects the tests inside workerd hold on to: AUTH_GUARD's are named by the client's
 // address, which test files share, so none may go idle with data that reset() would then not reach
-// (test/helpers/worker-setup.ts). The binding replaces wrangler.toml's, so it is read from there.
-const wranglerConfig = unstable_readConfig({ config: new URL('./wrangler.toml', import.meta.url).pathname });
-const guardClass = wranglerConfig.durable_objects.bindings.find((binding) => binding.name === 'AUTH_GUARD')?.class_name;
-if (!guardClass) throw new Error('wrangler.toml binds no AUTH_GUARD Durable Object');
-const durableObjects = {
-  AUTH_GUARD: {
-    className: guardClass,
-    useSQLite: wranglerConfig.migrations.some((migration) => migration.new_sqlite_classes?.includes(guardClass)),
-    unsafePreventEviction: true,
-  },
-};
+// (test/helpers/worker-setup.ts).
+const guard = wranglerOptions.durableObjects?.AUTH_GUARD;
+if (!guard || typeof guard !== 'object') throw new Error('wrangler.toml binds no AUTH_GUARD Durable Object');
+const durableObjects = { AUTH_GUARD: { ...guard, unsafePreventEviction: true } };
 
 // The projects in Node: files take turns in a worker process (vitest's forks), as the workerd ones
 // do, instead of a new process each that loads vitest, the helpers and the client again (a fifth of
@@ -92,15 +91,9 @@ const sharedProcess = { isolate: false } as const;
 // max_batch_timeout (1 s): the tests that wait for a delivery wait that much less, and the queue
 // goes quiet sooner for those that check nothing more arrives (settle() in test/helpers/webhooks.ts).
 const queueConsumers = Object.fromEntries(
-  (wranglerConfig.queues.consumers ?? []).map((consumer) => [
-    consumer.queue,
-    {
-      maxBatchSize: consumer.max_batch_size,
-      maxBatchTimeout: 0,
-      maxRetries: consumer.max_retries,
-      deadLetterQueue: consumer.dead_letter_queue,
-      retryDelay: consumer.retry_delay,
-    },
+  Object.entries(wranglerOptions.queueConsumers ?? {}).map(([queue, consumer]) => [
+    queue,
+    { ...consumer, maxBatchTimeout: 0 },
   ]),
 );
 
