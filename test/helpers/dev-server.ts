@@ -238,18 +238,17 @@ export type SharedDevServer = {
 /** The shared server `name`, once it answers (it may still be starting when the first files run). */
 export async function sharedDevServer(name: 'e2eServer' | 'browserServer'): Promise<SharedDevServer> {
   const { origin, adminToken, log } = inject(name);
+  const output = () => readLog(log).slice(-20_000);
   try {
     await waitForHealth(origin, 150_000, () => readLog(log).includes(EXITED));
   } catch (error) {
-    throw new Error(
-      `the shared wrangler dev did not start: ${(error as Error).message}\n${readLog(log).slice(-20_000)}`,
-    );
+    throw new Error(`the shared wrangler dev did not start: ${(error as Error).message}\n${output()}`);
   }
   return {
     origin,
     adminToken,
     createKey: (keyName = 'e2e') => adminKey(origin, adminToken, keyName),
-    output: () => readLog(log).slice(-20_000),
+    output,
   };
 }
 
